@@ -1,0 +1,1 @@
+"""Command modules, one per job; each exposes `commands`."""
