@@ -28,13 +28,15 @@ class CliContext:
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--profile", envvar="CROSSDECK_PROFILE", help="Config profile: demo, mainnet or a custom one.")
+@click.option(
+    "--profile", envvar="CROSSDECK_PROFILE", help="Config profile: demo, mainnet or a custom one."
+)
 @click.option("--json", "json_", is_flag=True, help="Machine-readable output (JSON or JSON lines).")
 @click.option(
     "--world",
     type=click.Path(dir_okay=False, path_type=Path),
     envvar="CROSSDECK_WORLD",
-    help="Talk to a demo world described by this file (written by `crossdeck sim serve --world-file`).",
+    help="Talk to the demo world described by this file (see `sim serve --world-file`).",
 )
 @click.version_option(__version__, prog_name="crossdeck")
 @click.pass_context
