@@ -1,0 +1,97 @@
+"""GET /chains (facts: 'Other endpoints')."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from crossdeck.models.base import WireModel
+
+VENUE_CHAIN_ID = 1337
+
+
+class ChainCurrency(WireModel):
+    id: str | None = None
+    symbol: str | None = None
+    name: str | None = None
+    address: str | None = None
+    decimals: int | None = None
+    supports_bridging: bool | None = None
+
+
+class ChainProtocolV2(WireModel):
+    chain_id: str | int | None = None
+    depository: str | None = None
+
+
+class ChainProtocol(WireModel):
+    v2: ChainProtocolV2 | None = None
+
+
+class ChainInfo(WireModel):
+    id: int | None = None
+    name: str | None = None
+    display_name: str | None = None
+    http_rpc_url: str | None = None
+    explorer_url: str | None = None
+    explorer_paths: dict[str, str] | None = None
+    deposit_enabled: bool | None = None
+    disabled: bool | None = None
+    block_production_lagging: bool | None = None
+    currency: ChainCurrency | None = None
+    erc20_currencies: list[ChainCurrency] | None = None
+    solver_currencies: list[ChainCurrency] | None = None
+    vm_type: str | None = None
+    protocol: ChainProtocol | None = None
+
+    @property
+    def depository(self) -> str | None:
+        v2 = self.protocol.v2 if self.protocol else None
+        return v2.depository if v2 else None
+
+    @property
+    def currencies(self) -> list[ChainCurrency]:
+        """Native currency first, then ERC-20 and solver currencies, without duplicates."""
+        seen: set[str] = set()
+        out: list[ChainCurrency] = []
+        pool = [self.currency] if self.currency else []
+        pool += (self.erc20_currencies or []) + (self.solver_currencies or [])
+        for cur in pool:
+            key = (cur.address or cur.id or cur.symbol or "").lower()
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(cur)
+        return out
+
+    def find_currency(self, address: str) -> ChainCurrency | None:
+        wanted = address.lower()
+        return next((c for c in self.currencies if (c.address or "").lower() == wanted), None)
+
+    def explorer_tx_url(self, tx_hash: str) -> str | None:
+        """The explorer link of a transaction, or None when the chain has no explorer.
+
+        `explorerPaths.transaction` is a path template ('/tx/{txHash}') or a path prefix
+        ('/tx/'); the default is '/tx/'."""
+        if not self.explorer_url:
+            return None
+        template = (self.explorer_paths or {}).get("transaction") or "/tx/{txHash}"
+        for placeholder in ("{txHash}", "{hash}", "{tx}"):
+            if placeholder in template:
+                path = template.replace(placeholder, tx_hash)
+                break
+        else:
+            path = template.rstrip("/") + "/" + tx_hash
+        if path.startswith(("http://", "https://")):
+            return path
+        return self.explorer_url.rstrip("/") + "/" + path.lstrip("/")
+
+
+class ChainsResponse(WireModel):
+    chains: list[ChainInfo] = Field(default_factory=list)
+
+    def by_id(self, chain_id: int) -> ChainInfo | None:
+        return next((c for c in self.chains if c.id == chain_id), None)
+
+    @property
+    def venue(self) -> ChainInfo | None:
+        return self.by_id(VENUE_CHAIN_ID)

@@ -1,0 +1,78 @@
+"""The service's error body (facts: {message, errorCode, errorData?}) and field errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from crossdeck.errors import InputError
+from crossdeck.models.base import WireModel
+
+TRANSIENT_ERROR_CODES = frozenset(
+    {"PRICE_FETCH_FAILED", "SERVICE_UNAVAILABLE", "REQUEST_TIMED_OUT", "RPC_HTTP_ERROR"}
+)
+
+
+class ErrorBody(WireModel):
+    message: str | None = None
+    error_code: str | None = None
+    error_data: Any = None
+
+    @property
+    def is_transient(self) -> bool:
+        return self.error_code in TRANSIENT_ERROR_CODES
+
+
+class RuleViolation(ValueError):
+    """Raised inside a validator for a rule that involves several fields; names the field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+class FieldInputError(InputError):
+    """A value for a request body or query failed validation. `field` is the wire name."""
+
+    def __init__(
+        self, field: str, message: str, *, fields: list[str] | None = None, hint: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.field = field
+        self.fields = fields or [field]
+
+
+def field_errors(exc: ValidationError, model: type[Any]) -> list[tuple[str, str]]:
+    """(wire field name, readable message) for each error of a pydantic ValidationError."""
+    out: list[tuple[str, str]] = []
+    fields = getattr(model, "model_fields", {})
+    for err in exc.errors():
+        ctx = err.get("ctx") or {}
+        cause = ctx.get("error")
+        if isinstance(cause, RuleViolation):
+            out.append((cause.field, cause.message))
+            continue
+        loc = err.get("loc") or ()
+        head = loc[0] if loc else ""
+        if isinstance(head, str) and head in fields:
+            info = fields[head]
+            head = info.alias or head
+        path = ".".join(str(p) for p in (head, *loc[1:]) if p != "") or "body"
+        message = err.get("msg", "invalid value")
+        if isinstance(cause, ValueError):
+            message = str(cause)
+        elif err.get("type") == "extra_forbidden":
+            message = "is not a known field"
+        out.append((path, message))
+    return out
+
+
+def raise_field_error(
+    exc: ValidationError, model: type[Any], error_cls: type[FieldInputError]
+) -> None:
+    problems = field_errors(exc, model)
+    field, _ = problems[0]
+    text = "; ".join(f"{name}: {msg}" for name, msg in problems)
+    raise error_cls(field, text, fields=[name for name, _ in problems]) from None

@@ -1,0 +1,276 @@
+"""The POST /quote/v2 body (spec 4.1; unnamed fields under their public names from facts.md).
+
+`QuoteRequest.build(**fields)` is the front door: it accepts snake_case or camelCase names and
+raises `QuoteRequestError` naming the offending field. `to_body()` is the JSON to send.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from crossdeck.models.base import IntStr
+from crossdeck.models.chains import VENUE_CHAIN_ID
+from crossdeck.models.errors import FieldInputError, RuleViolation, raise_field_error
+
+EVM_ADDRESS_PATTERN = r"^0x[a-fA-F0-9]{40}$"
+_EVM_ADDRESS = re.compile(EVM_ADDRESS_PATTERN)
+# Venue currencies: perps USDC '0x' + 32 hex, spot token ids (16 bytes), HIP-3 = a spot address
+# with the hex of the DEX name appended: at least 32 hex digits, whole bytes.
+_VENUE_CURRENCY = re.compile(r"^0x(?:[a-fA-F0-9]{2}){16,}$")
+_AMOUNT = re.compile(r"^[0-9]+$")
+_COMPONENT = re.compile(r"^[a-z]+$")
+
+TradeType = Literal["EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT"]
+
+
+class QuoteRequestError(FieldInputError):
+    """The quote body is invalid; `field` names the offending field (wire name)."""
+
+
+def _evm_address(value: str) -> str:
+    if not _EVM_ADDRESS.fullmatch(value):
+        raise ValueError(f"{value!r} is not an EVM address ('0x' followed by 40 hex digits)")
+    return value
+
+
+EvmAddress = Annotated[str, AfterValidator(_evm_address)]
+
+
+def _amount_text(value: object) -> object:
+    if isinstance(value, bool):
+        raise ValueError("must be a whole number of the smallest unit, not a boolean")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError("must not be negative")
+        return str(value)
+    if isinstance(value, str) and not _AMOUNT.fullmatch(value):
+        raise ValueError(
+            f"{value!r} must be digits only (an integer in the currency's smallest unit)"
+        )
+    return value
+
+
+AmountText = Annotated[str, BeforeValidator(_amount_text)]
+
+
+def _bps(value: object) -> int:
+    if isinstance(value, bool):
+        raise ValueError("must be basis points (0..10000), not a boolean")
+    if isinstance(value, str):
+        if not _AMOUNT.fullmatch(value):
+            raise ValueError(f"{value!r} must be a whole number of basis points (0..10000)")
+        value = int(value)
+    if not isinstance(value, int):
+        raise ValueError(f"{value!r} must be a whole number of basis points (0..10000)")
+    if not 0 <= value <= 10000:
+        raise ValueError(f"{value} is out of range: basis points must be 0..10000 (50 = 0.5%)")
+    return value
+
+
+Bps = Annotated[
+    int, BeforeValidator(_bps), PlainSerializer(str, return_type=str, when_used="always")
+]
+"""Basis points: an int in Python, a digit string on the wire."""
+
+
+def _non_negative(value: int) -> int:
+    if value < 0:
+        raise ValueError("must not be negative")
+    return value
+
+
+UIntStr = Annotated[IntStr, AfterValidator(_non_negative)]
+
+
+class _BodyModel(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
+
+
+class TxCall(_BodyModel):
+    """A transaction to execute on the destination chain."""
+
+    model_config = ConfigDict(extra="allow")
+    to: EvmAddress
+    value: UIntStr | None = None
+    data: str | None = None
+
+
+class Authorization(_BodyModel):
+    """An EIP-7702 authorization."""
+
+    chain_id: int
+    address: EvmAddress
+    nonce: int
+    y_parity: int
+    r: str
+    s: str
+
+
+class AppFee(_BodyModel):
+    recipient: str
+    fee: Bps
+
+
+class QuoteRequest(_BodyModel):
+    # named in the spec
+    user: EvmAddress
+    origin_chain_id: int
+    destination_chain_id: int
+    origin_currency: str
+    destination_currency: str
+    amount: AmountText
+    trade_type: TradeType
+    recipient: EvmAddress | None = None
+    refund_to: EvmAddress | None = None
+    protocol_version: Literal["v2"] | None = None
+    topup_gas: bool | None = None
+    subsidize_fees: bool | None = None
+    use_deposit_address: bool | None = None
+    strict: bool | None = None
+    # named in facts.md
+    txs: list[TxCall] | None = None
+    txs_gas_limit: int | None = Field(default=None, ge=0)
+    authorization_list: list[Authorization] | None = None
+    additional_data: dict[str, Any] | None = None
+    referrer: str | None = None
+    referrer_address: EvmAddress | None = None
+    recovery_address: EvmAddress | None = None
+    refund_on_origin: bool | None = None
+    topup_gas_amount: UIntStr | None = None
+    enable_true_exact_output: bool | None = None
+    explicit_deposit: bool | None = None
+    use_external_liquidity: bool | None = None
+    use_fallbacks: bool | None = None
+    use_permit: bool | None = None
+    permit_expiry: int | None = Field(default=None, gt=0)
+    slippage_tolerance: Bps | None = None
+    late_payment_slippage_tolerance: Bps | None = None
+    gas_limit_for_deposit_specified_txs: int | None = Field(default=None, ge=0)
+    force_solver_execution: bool | None = None
+    sponsored_fee_components: list[str] | None = None
+    max_subsidization_amount: UIntStr | None = None
+    subsidize_rent: bool | None = None
+    included_swap_sources: list[str] | None = None
+    excluded_swap_sources: list[str] | None = None
+    included_origin_swap_sources: list[str] | None = None
+    included_destination_swap_sources: list[str] | None = None
+    origin_gas_overhead: int | None = Field(default=None, ge=0)
+    deposit_fee_payer: str | None = None
+    max_route_length: int | None = Field(default=None, ge=1)
+    use_shared_accounts: bool | None = None
+    include_compute_unit_limit: bool | None = None
+    override_price_impact: bool | None = None
+    disable_origin_swaps: bool | None = None
+    fixed_rate: str | int | None = None
+    app_fees: list[AppFee] | None = None
+    include_protocol_data: bool | None = None
+    ttl: int | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _rules(self) -> Self:
+        self._check_currency("originCurrency", self.origin_currency, self.origin_chain_id)
+        self._check_currency(
+            "destinationCurrency", self.destination_currency, self.destination_chain_id
+        )
+        if self.origin_chain_id == VENUE_CHAIN_ID and self.protocol_version != "v2":
+            raise RuleViolation(
+                "protocolVersion",
+                "must be 'v2' when withdrawing from the venue (originChainId 1337)",
+            )
+        if self.topup_gas_amount is not None and not self.topup_gas:
+            raise RuleViolation("topupGasAmount", "applies only with topupGas=true")
+        if self.sponsored_fee_components is not None:
+            if not self.subsidize_fees:
+                raise RuleViolation("sponsoredFeeComponents", "needs subsidizeFees=true")
+            if not self.sponsored_fee_components:
+                raise RuleViolation(
+                    "sponsoredFeeComponents", "must name at least one component (or be omitted)"
+                )
+            for name in self.sponsored_fee_components:
+                if not _COMPONENT.fullmatch(name):
+                    raise RuleViolation(
+                        "sponsoredFeeComponents",
+                        f"{name!r} is not a fee component name (lowercase letters, e.g. "
+                        "execution, swap, app, rent)",
+                    )
+        if self.max_subsidization_amount is not None and not self.subsidize_fees:
+            raise RuleViolation("maxSubsidizationAmount", "needs subsidizeFees=true")
+        if self.strict is not None and not self.use_deposit_address:
+            raise RuleViolation("strict", "applies only with useDepositAddress=true")
+        if self.strict and self.refund_to is None:
+            raise RuleViolation("refundTo", "is required with a strict deposit address")
+        if self.use_deposit_address and self.trade_type == "EXACT_OUTPUT" and not self.strict:
+            raise RuleViolation(
+                "strict", "must be true for a deposit address with tradeType EXACT_OUTPUT"
+            )
+        return self
+
+    @staticmethod
+    def _check_currency(field: str, value: str, chain_id: int) -> None:
+        if chain_id == VENUE_CHAIN_ID:
+            if not _VENUE_CURRENCY.fullmatch(value):
+                raise RuleViolation(
+                    field,
+                    f"{value!r} is not a venue currency address ('0x' and at least 32 hex "
+                    "digits: perps USDC, a spot token id, or a HIP-3 id)",
+                )
+        elif not _EVM_ADDRESS.fullmatch(value):
+            raise RuleViolation(
+                field, f"{value!r} is not an EVM address ('0x' followed by 40 hex digits)"
+            )
+
+    @classmethod
+    def build(cls, **fields: Any) -> Self:
+        """Validate the fields (snake_case or camelCase); QuoteRequestError names the field."""
+        return cls.from_body(fields)
+
+    @classmethod
+    def from_body(cls, body: dict[str, Any]) -> Self:
+        try:
+            return cls.model_validate(body)
+        except ValidationError as exc:
+            raise_field_error(exc, cls, QuoteRequestError)
+            raise  # unreachable: raise_field_error always raises
+
+    def effective_recipient(self) -> str:
+        """Rule 2: recipient, else user."""
+        return self.recipient or self.user
+
+    def effective_refund_to(self) -> str:
+        """Rule 3: refundTo, else recipient, else user."""
+        return self.refund_to or self.recipient or self.user
+
+    @property
+    def amount_int(self) -> int:
+        return int(self.amount)
+
+    @property
+    def is_venue_withdrawal(self) -> bool:
+        return self.origin_chain_id == VENUE_CHAIN_ID
+
+    @property
+    def is_venue_deposit(self) -> bool:
+        return self.destination_chain_id == VENUE_CHAIN_ID
+
+    def to_body(self) -> dict[str, Any]:
+        """The JSON body: camelCase keys, no None values, amounts and bps as strings."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -1,0 +1,67 @@
+"""Exact conversion between smallest-unit integers and human decimal strings.
+
+Money is an `int` of the smallest unit everywhere; these two functions are the only bridge to
+the decimal text a person types or reads. No float is involved at any point.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from crossdeck.errors import InputError
+
+_DECIMAL_TEXT = re.compile(r"^(?P<whole>[0-9]*)(?:\.(?P<frac>[0-9]*))?$")
+
+
+class UnitsError(InputError, ValueError):
+    """A human amount cannot be expressed exactly in the currency's smallest unit."""
+
+
+def _check_decimals(decimals: int) -> None:
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0:
+        raise ValueError(f"decimals must be a non-negative integer, got {decimals!r}")
+
+
+def format_units(value: int, decimals: int) -> str:
+    """1500000, 6 -> '1.5'. Exact; no trailing zeros; no exponent."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"value must be an int of the smallest unit, got {type(value).__name__}")
+    _check_decimals(decimals)
+    sign = "-" if value < 0 else ""
+    whole, frac = divmod(abs(value), 10**decimals)
+    if frac == 0:
+        return f"{sign}{whole}"
+    digits = str(frac).rjust(decimals, "0").rstrip("0")
+    return f"{sign}{whole}.{digits}"
+
+
+def to_decimal(value: int, decimals: int) -> Decimal:
+    """The smallest-unit integer as an exact Decimal in human units (for display only)."""
+    return Decimal(format_units(value, decimals))
+
+
+def parse_units(text: str | Decimal, decimals: int) -> int:
+    """'1.5', 6 -> 1500000. Rejects signs, exponents and more fractional digits than `decimals`."""
+    _check_decimals(decimals)
+    if isinstance(text, Decimal):
+        if not text.is_finite():
+            raise UnitsError(f"amount {text} is not a finite number")
+        text = format(text, "f")
+    if not isinstance(text, str):
+        raise TypeError(f"amount must be a decimal string, got {type(text).__name__}")
+    cleaned = text.strip()
+    match = _DECIMAL_TEXT.fullmatch(cleaned)
+    if match is None or cleaned in {"", "."}:
+        raise UnitsError(
+            f"amount {text!r} is not a plain decimal number",
+            hint="use digits with an optional '.', e.g. 1.25",
+        )
+    whole = match.group("whole") or "0"
+    frac = (match.group("frac") or "").rstrip("0")
+    if len(frac) > decimals:
+        raise UnitsError(
+            f"amount {text!r} has {len(frac)} decimal places but the currency has {decimals}",
+            hint=f"use at most {decimals} digits after the '.'",
+        )
+    return int(whole) * 10**decimals + int(frac.ljust(decimals, "0") or "0")

@@ -1,0 +1,154 @@
+"""Answers of the venue's `/info` endpoint (facts.md, "Venue").
+
+The venue reports balances as decimal strings in human units ("12.5"); they are `Decimal` here
+(never float) and serialize back to the same text. Like every wire model these keep unknown
+fields, so a newer venue answer loses nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field, PlainSerializer, field_validator
+
+from crossdeck.models.base import WireModel
+
+_HEX_64 = re.compile(r"^0x[0-9a-f]{64}$")
+
+
+def _decimal_from_wire(value: object) -> Decimal:
+    # A float has already lost the venue's exact text; the venue sends strings.
+    if isinstance(value, bool) or isinstance(value, float):
+        raise ValueError(f"expected a decimal string, got {value!r}")
+    if isinstance(value, Decimal):
+        result = value
+    elif isinstance(value, int | str):
+        try:
+            result = Decimal(str(value).strip())
+        except InvalidOperation:
+            raise ValueError(f"expected a decimal string, got {value!r}") from None
+    else:
+        raise ValueError(f"expected a decimal string, got {value!r}")
+    if not result.is_finite():
+        raise ValueError(f"expected a finite decimal, got {value!r}")
+    return result
+
+
+VenueDecimal = Annotated[
+    Decimal,
+    BeforeValidator(_decimal_from_wire),
+    PlainSerializer(lambda d: format(d, "f"), return_type=str, when_used="always"),
+]
+"""A decimal string in human units on the wire ("1.50"); an exact `Decimal` in Python."""
+
+
+class SpotToken(WireModel):
+    """One entry of spotMeta `tokens`."""
+
+    name: str
+    sz_decimals: int | None = None
+    wei_decimals: int | None = None
+    index: int
+    token_id: str
+    is_canonical: bool | None = None
+    evm_contract: Any = None
+    full_name: str | None = None
+
+    @field_validator("token_id")
+    @classmethod
+    def _lower_hex(cls, value: str) -> str:
+        return value.lower()
+
+
+class SpotPair(WireModel):
+    """One entry of spotMeta `universe`: a spot market of two token indices."""
+
+    tokens: list[int]
+    name: str
+    index: int
+    is_canonical: bool | None = None
+
+
+class SpotMeta(WireModel):
+    """Answer to `{"type": "spotMeta"}`."""
+
+    tokens: list[SpotToken]
+    universe: list[SpotPair] = Field(default_factory=list)
+
+    def token_by_id(self, token_id: str) -> SpotToken | None:
+        wanted = token_id.lower()
+        return next((t for t in self.tokens if t.token_id == wanted), None)
+
+    def token_by_name(self, name: str) -> SpotToken | None:
+        """Exact name match; a canonical token wins over look-alikes of the same name."""
+        matches = [t for t in self.tokens if t.name == name]
+        if not matches:
+            return None
+        return next((t for t in matches if t.is_canonical), matches[0])
+
+    def token_by_index(self, index: int) -> SpotToken | None:
+        return next((t for t in self.tokens if t.index == index), None)
+
+
+class MarginSummary(WireModel):
+    account_value: VenueDecimal | None = None
+    total_margin_used: VenueDecimal | None = None
+    total_ntl_pos: VenueDecimal | None = None
+    total_raw_usd: VenueDecimal | None = None
+
+
+class ClearinghouseState(WireModel):
+    """Answer to `{"type": "clearinghouseState", "user": ...}`: the perps account."""
+
+    margin_summary: MarginSummary | None = None
+    cross_margin_summary: MarginSummary | None = None
+    asset_positions: list[dict[str, Any]] = Field(default_factory=list)
+    withdrawable: VenueDecimal
+    time: int | None = None
+
+
+class SpotBalance(WireModel):
+    coin: str
+    token: int
+    total: VenueDecimal
+    hold: VenueDecimal = Decimal(0)
+    entry_ntl: VenueDecimal | None = None
+
+    @property
+    def available(self) -> Decimal:
+        """What is not held by open orders."""
+        return self.total - self.hold
+
+
+class SpotClearinghouseState(WireModel):
+    """Answer to `{"type": "spotClearinghouseState", "user": ...}`."""
+
+    balances: list[SpotBalance] = Field(default_factory=list)
+
+    def balance_of(self, coin: str) -> SpotBalance | None:
+        return next((b for b in self.balances if b.coin == coin), None)
+
+
+class VenueSignature(WireModel):
+    """The `signature` member of an `/exchange` body: r and s as 0x + 64 hex, v 27 or 28."""
+
+    r: str
+    s: str
+    v: int
+
+    @field_validator("r", "s")
+    @classmethod
+    def _hex_32_bytes(cls, value: str) -> str:
+        value = value.lower()
+        if not _HEX_64.fullmatch(value):
+            raise ValueError("must be 0x followed by 64 hex digits")
+        return value
+
+    @field_validator("v")
+    @classmethod
+    def _v_27_28(cls, value: int) -> int:
+        if isinstance(value, bool) or value not in (27, 28):
+            raise ValueError("must be 27 or 28")
+        return value
