@@ -1,0 +1,235 @@
+"""Secrets in the keyring, one keyring service per profile (`crossdeck:<profile>`).
+
+Entries: `wallet-key` (hex private key), `wallet-address` (its address, so the app can show
+the wallet without touching the key) and `api-key`.
+
+Which backend:
+1. `PYTHON_KEYRING_BACKEND` or keyring's own config file, when set, is honoured as is.
+2. Else the best OS keyring (Secret Service, macOS Keychain, Windows Credential Locker, ...).
+3. Else (headless machines, containers, CI) an encrypted file: keyrings.alt's
+   `EncryptedKeyring` (AES-256, PBKDF2 key) at `CROSSDECK_KEYRING_FILE` or
+   `<user data dir>/crossdeck/keyring.cfg`. Its password comes from `CROSSDECK_KEYRING_PASSWORD`,
+   else from `set_keyring_password()` (the app asks in a dialog), else from a hidden prompt
+   when a terminal is attached; otherwise `KeyringLockedError`. keyring's plaintext file
+   backend is never chosen automatically.
+To pin the encrypted file explicitly:
+`PYTHON_KEYRING_BACKEND=crossdeck.wallet.keystore.EncryptedFileKeyring`.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import keyring.core
+import keyring.errors
+import platformdirs
+from keyrings.alt.file import EncryptedKeyring
+from pydantic import SecretStr
+
+from crossdeck.errors import InputError
+from crossdeck.wallet.errors import KeyringError, KeyringLockedError, KeyringPasswordError
+
+ENV_PASSWORD = "CROSSDECK_KEYRING_PASSWORD"
+ENV_FILE = "CROSSDECK_KEYRING_FILE"
+WALLET_KEY = "wallet-key"
+WALLET_ADDRESS = "wallet-address"
+API_KEY = "api-key"
+
+_REFERENCE = "password reference value"  # what keyrings.alt stores to check a password
+_session_password: SecretStr | None = None
+_cache: dict[tuple[str | None, str], keyring.backend.KeyringBackend] = {}
+
+
+def service_name(profile: str) -> str:
+    """The keyring service that holds one profile's secrets."""
+    return f"crossdeck:{profile}"
+
+
+def keyring_file_path() -> Path:
+    """Where the encrypted file backend keeps its file."""
+    configured = os.environ.get(ENV_FILE)
+    if configured:
+        return Path(configured).expanduser()
+    return platformdirs.user_data_path("crossdeck") / "keyring.cfg"
+
+
+def set_keyring_password(password: SecretStr | None) -> None:
+    """Give the encrypted file backend its password for this process (the app's dialog)."""
+    global _session_password
+    _session_password = password
+    _cache.clear()
+
+
+class EncryptedFileKeyring(EncryptedKeyring):
+    """keyrings.alt's encrypted file at crossdeck's own path, unlocked without getpass
+    when a password is configured."""
+
+    # Low, so keyring's own auto-detection in other code never prefers this class.
+    priority = 0.1  # type: ignore[assignment]
+
+    def __init__(self, path: Path | None = None) -> None:
+        super().__init__()
+        self.file_path = str(path or keyring_file_path())
+
+    def _password(self, *, new: bool) -> str:
+        from_env = os.environ.get(ENV_PASSWORD)
+        if from_env:
+            return from_env
+        if _session_password is not None:
+            return _session_password.get_secret_value()
+        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+            raise KeyringLockedError(
+                f"the encrypted keyring {self.file_path} needs its password",
+                hint=f"set {ENV_PASSWORD} or run in a terminal",
+            )
+        if not new:
+            return getpass.getpass(f"Password for the crossdeck keyring {self.file_path}: ")
+        while True:
+            first = getpass.getpass(f"New password for the crossdeck keyring {self.file_path}: ")
+            if not first.strip():
+                sys.stderr.write("the password cannot be empty\n")
+                continue
+            if getpass.getpass("Repeat the password: ") == first:
+                return first
+            sys.stderr.write("the passwords differ, try again\n")
+
+    def _get_new_password(self) -> str:
+        return self._password(new=True)
+
+    def _unlock(self) -> None:
+        self.keyring_key = self._password(new=False)
+        try:
+            reference = self.get_password("keyring-setting", "password reference")
+        except (AssertionError, ValueError):
+            reference = None
+        if reference != _REFERENCE:
+            self._lock()
+            raise KeyringPasswordError(
+                f"wrong password for the encrypted keyring {self.file_path}",
+                hint=f"check {ENV_PASSWORD}",
+            )
+
+
+def _is_os_keyring(candidate: keyring.backend.KeyringBackend) -> bool:
+    module = type(candidate).__module__
+    if module.startswith("keyrings.alt") or isinstance(candidate, EncryptedFileKeyring):
+        return False
+    return module not in {
+        "keyring.backends.chainer",
+        "keyring.backends.fail",
+        "keyring.backends.null",
+    }
+
+
+def _choose_backend() -> keyring.backend.KeyringBackend:
+    try:
+        explicit = keyring.core.load_env() or keyring.core.load_config()
+    except (ImportError, AttributeError, RuntimeError) as exc:
+        raise KeyringError(
+            f"the configured keyring backend cannot be loaded: {exc}",
+            hint="check PYTHON_KEYRING_BACKEND",
+        ) from None
+    if explicit is not None:
+        return explicit
+    candidates = [b for b in keyring.backend.get_all_keyring() if _is_os_keyring(b)]
+    best = max(candidates, key=keyring.backend.by_priority, default=None)
+    if best is not None and best.priority >= 1:
+        return best
+    return EncryptedFileKeyring()
+
+
+def backend() -> keyring.backend.KeyringBackend:
+    """The backend in use (chosen once per configuration and cached)."""
+    key = (os.environ.get("PYTHON_KEYRING_BACKEND"), str(keyring_file_path()))
+    if key not in _cache:
+        _cache[key] = _choose_backend()
+    return _cache[key]
+
+
+def backend_description() -> str:
+    """One line naming the backend, for `wallet show`, `config show` and the app."""
+    chosen = backend()
+    if isinstance(chosen, EncryptedFileKeyring):
+        return f"encrypted file (AES-256, keyrings.alt) at {chosen.file_path}"
+    name = f"{type(chosen).__module__}.{type(chosen).__name__}"
+    file_path = getattr(chosen, "file_path", None)
+    where = f" at {file_path}" if file_path else ""
+    unencrypted = " (NOT encrypted)" if "Plaintext" in type(chosen).__name__ else ""
+    return f"{name}{where}{unencrypted}"
+
+
+def _get(profile: str, entry: str) -> str | None:
+    try:
+        return backend().get_password(service_name(profile), entry)
+    except keyring.errors.KeyringError as exc:
+        raise KeyringError(f"the keyring could not be read: {type(exc).__name__}") from None
+
+
+def _set(profile: str, entry: str, value: str) -> None:
+    try:
+        backend().set_password(service_name(profile), entry, value)
+    except keyring.errors.KeyringError as exc:
+        raise KeyringError(f"the keyring could not be written: {type(exc).__name__}") from None
+
+
+def _delete(profile: str, entry: str) -> bool:
+    try:
+        backend().delete_password(service_name(profile), entry)
+    except keyring.errors.PasswordDeleteError:
+        return False
+    except keyring.errors.KeyringError as exc:
+        raise KeyringError(f"the keyring could not be written: {type(exc).__name__}") from None
+    return True
+
+
+def store_wallet_key(profile: str, key_hex: str | SecretStr) -> str:
+    """Store a private key (and its address beside it); returns the checksum address."""
+    from crossdeck.wallet.signer import Signer, normalise_private_key
+
+    key = normalise_private_key(key_hex)
+    address = Signer(key).address
+    _set(profile, WALLET_KEY, key.get_secret_value())
+    _set(profile, WALLET_ADDRESS, address)
+    return address
+
+
+def load_wallet_key(profile: str) -> SecretStr | None:
+    """The profile's private key, or None when none is stored."""
+    value = _get(profile, WALLET_KEY)
+    return SecretStr(value) if value else None
+
+
+def load_wallet_address(profile: str) -> str | None:
+    """The address stored beside the key (no key needed to show it)."""
+    return _get(profile, WALLET_ADDRESS) or None
+
+
+def remove_wallet_key(profile: str) -> bool:
+    """Delete the key and its address; False when there was no key."""
+    removed = _delete(profile, WALLET_KEY)
+    _delete(profile, WALLET_ADDRESS)
+    return removed
+
+
+def store_api_key(profile: str, api_key: str | SecretStr) -> None:
+    """Store the service API key of a profile."""
+    value = (api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key).strip()
+    if not value:
+        raise InputError("an empty API key cannot be stored", hint="use `apikey remove`")
+    _set(profile, API_KEY, value)
+
+
+def load_api_key(profile: str) -> SecretStr | None:
+    """The profile's API key, or None."""
+    value = _get(profile, API_KEY)
+    return SecretStr(value) if value else None
+
+
+def remove_api_key(profile: str) -> bool:
+    """Delete the API key; False when there was none."""
+    return _delete(profile, API_KEY)
