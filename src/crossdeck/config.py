@@ -1,0 +1,451 @@
+"""Settings: profiles, a TOML file in the user config dir, `CROSSDECK_...` env vars, world files.
+
+Precedence, highest first:
+1. environment variables `CROSSDECK_<FIELD>`, nested with `__` (`CROSSDECK_SERVICE__URL`,
+   `CROSSDECK_RPC__8453`);
+2. the TOML file: `[profiles.<name>]` of the active profile over the file's top-level sections
+   (which every profile shares);
+3. the profile's defaults: the built-in `mainnet`, or a world file for `demo`.
+
+The file is `<user config dir>/crossdeck/config.toml`, or the file `CROSSDECK_CONFIG` names:
+
+    profile = "mainnet"          # the profile used when none is given
+    theme = "crossdeck-dark"     # shared by all profiles
+
+    [profiles.mainnet.rpc]
+    8453 = "https://my-base-node.example"
+
+    [profiles.staging]
+    extends = "mainnet"          # optional: start from a built-in profile's defaults
+    service = { url = "https://staging.example" }
+
+Secrets never live here: keys and API keys are in the keyring (`crossdeck.wallet.keystore`)
+or, for the demo, in the world file the local world wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Annotated, Any
+
+import platformdirs
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+)
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from crossdeck.errors import CrossdeckError
+from crossdeck.exitcodes import ExitCode
+
+APP_NAME = "crossdeck"
+ENV_CONFIG = "CROSSDECK_CONFIG"
+ENV_PROFILE = "CROSSDECK_PROFILE"
+ENV_WORLD = "CROSSDECK_WORLD"
+
+MAINNET = "mainnet"
+DEMO = "demo"
+
+# Public endpoints of the live deployment (service SDK constants, venue SDK constants, and the
+# chains' public RPCs). Override per profile in the file or with env vars.
+_BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
+    MAINNET: {
+        "service": {"url": "https://api.relay.link"},
+        "venue": {"url": "https://api.hyperliquid.xyz"},
+        "rpc": {"8453": "https://mainnet.base.org", "999": "https://rpc.hyperliquid.xyz/evm"},
+        "signing_chain_id": 1,
+    },
+    DEMO: {},  # filled from the world file
+}
+
+
+class ConfigError(CrossdeckError):
+    """The config file, a world file or the settings they produce are unusable."""
+
+    exit_code = ExitCode.INVALID_INPUT
+
+
+def _check_http_url(value: str) -> str:
+    value = value.strip()
+    if not value.startswith(("http://", "https://")):
+        raise ValueError(f"must be an http:// or https:// URL, got {value!r}")
+    return value.rstrip("/")
+
+
+HttpUrlStr = Annotated[str, AfterValidator(_check_http_url)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class ServiceSettings(_Section):
+    """The cross-chain transfer service."""
+
+    url: HttpUrlStr
+    """Base URL of the service API."""
+    timeout_seconds: float = 20.0
+    """Timeout of one HTTP request to the service."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries of transient failures (429, 503, timeouts) before giving up."""
+
+
+class VenueSettings(_Section):
+    """The perps venue's own API (`/info`, `/exchange`)."""
+
+    url: HttpUrlStr
+    """Base URL of the venue API."""
+    timeout_seconds: float = 20.0
+    """Timeout of one HTTP request to the venue."""
+
+
+class WebhookSettings(_Section):
+    """The local receiver for the service's status webhooks."""
+
+    host: str = "127.0.0.1"
+    """Interface the receiver listens on."""
+    port: int = Field(default=0, ge=0, le=65535)
+    """Port to listen on; 0 picks a free one."""
+    path: str = "/webhooks/crossdeck"
+    """URL path the service posts events to."""
+
+
+class TrackingSettings(_Section):
+    """Following a request until it reaches a final status."""
+
+    poll_interval_seconds: float = Field(default=2.0, gt=0)
+    """First wait between status polls; it grows while nothing changes."""
+    poll_interval_cap_seconds: float = Field(default=10.0, gt=0)
+    """The longest wait between two polls."""
+    timeout_seconds: float = Field(default=600.0, gt=0)
+    """Give up tracking (not the request) after this long without a final status."""
+    failure_settle_seconds: float = Field(default=30.0, ge=0)
+    """`failure` can still turn into `refund`: treat it as final only after this long."""
+
+
+class WorldInfo(_Section):
+    """What a demo world file says beyond URLs: its wallet and demo secrets."""
+
+    file: Path
+    """The world file these values came from."""
+    wallet_address: str
+    """Address of the world's funded demo wallet."""
+    wallet_key: SecretStr
+    """The demo wallet's private key (a publicly known test key)."""
+    api_key: SecretStr | None = None
+    """The demo service's API key, if it wants one."""
+    solver: str | None = None
+    """The world's solver address."""
+
+
+class Settings(BaseSettings):
+    """All settings of one profile."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CROSSDECK_",
+        env_nested_delimiter="__",
+        env_ignore_empty=True,
+        extra="forbid",
+        use_attribute_docstrings=True,
+    )
+
+    profile: str
+    """The profile these settings belong to; it also namespaces the keyring entries."""
+    service: ServiceSettings
+    """The cross-chain transfer service."""
+    venue: VenueSettings
+    """The perps venue."""
+    rpc: dict[int, HttpUrlStr] = Field(default_factory=dict)
+    """JSON-RPC URL per EVM chain id."""
+    signing_chain_id: int = 1
+    """Chain id put in the authorize signature's domain (and its body's signatureChainId)."""
+    data_dir: Path = Field(default_factory=lambda: platformdirs.user_data_path(APP_NAME))
+    """Where the journal and history live."""
+    theme: str = "crossdeck-dark"
+    """Name of the app theme."""
+    keymap: dict[str, str] = Field(default_factory=dict)
+    """Binding id -> keys, to rebind the app's shortcuts."""
+    webhook: WebhookSettings = Field(default_factory=WebhookSettings)
+    """The local webhook receiver."""
+    tracking: TrackingSettings = Field(default_factory=TrackingSettings)
+    """Status tracking."""
+    world: WorldInfo | None = None
+    """Set when the settings come from a demo world file."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        file_layer, default_layer = _LAYERS.get()
+        return (
+            init_settings,
+            _EnvWithoutWorld(settings_cls),
+            _DictSource(settings_cls, file_layer),
+            _DictSource(settings_cls, default_layer),
+        )
+
+
+class _EnvWithoutWorld(EnvSettingsSource):
+    # CROSSDECK_WORLD is a path that `load_settings` reads, not a JSON value for `world`;
+    # CROSSDECK_PROFILE is resolved by `load_settings` too.
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        if field_name in ("world", "profile"):
+            return None, field_name, False
+        return super().get_field_value(field, field_name)
+
+
+class _DictSource(PydanticBaseSettingsSource):
+    def __init__(self, settings_cls: type[BaseSettings], data: dict[str, Any]) -> None:
+        super().__init__(settings_cls)
+        self._data = data
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return self._data
+
+
+_LAYERS: ContextVar[tuple[dict[str, Any], dict[str, Any]]] = ContextVar(
+    "crossdeck_settings_layers", default=({}, {})
+)
+
+
+def config_file_path() -> Path:
+    """The config file in use: `CROSSDECK_CONFIG`, else the user config dir's config.toml."""
+    configured = os.environ.get(ENV_CONFIG)
+    if configured:
+        return Path(configured).expanduser()
+    return platformdirs.user_config_path(APP_NAME) / "config.toml"
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    explicit = bool(os.environ.get(ENV_CONFIG))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if explicit:
+            raise ConfigError(
+                f"config file {path} does not exist", hint=f"{ENV_CONFIG} points at it"
+            ) from None
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    profiles = data.get("profiles", {})
+    if not isinstance(profiles, dict) or not all(isinstance(v, dict) for v in profiles.values()):
+        raise ConfigError(f"config file {path}: `profiles` must hold [profiles.<name>] tables")
+    tables = [("top level", data), *((f"[profiles.{n}]", t) for n, t in profiles.items())]
+    for where, table in tables:
+        if "world" in table:
+            raise ConfigError(
+                f"config file {path}: `world` is not allowed at {where}",
+                hint="pass the world file with --world or CROSSDECK_WORLD",
+            )
+    if "profile" in data and not isinstance(data["profile"], str):
+        raise ConfigError(f"config file {path}: `profile` must be a profile name (a string)")
+    return data
+
+
+def read_world_file(path: Path) -> dict[str, Any]:
+    """The settings layer a world file provides (URLs, RPCs and `world`)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(
+            f"world file {path} does not exist",
+            hint="start the demo world with `crossdeck sim serve --world-file PATH`",
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"world file {path} cannot be read: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"world file {path} is not valid JSON: {exc}") from None
+    try:
+        parsed = _WorldFile.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"world file {path} is malformed: {_describe(exc)}") from None
+    world = WorldInfo(
+        file=path,
+        wallet_address=parsed.wallet.address,
+        wallet_key=parsed.wallet.private_key,
+        api_key=parsed.api_key,
+        solver=parsed.solver,
+    )
+    return {
+        "service": {"url": parsed.service_url},
+        "venue": {"url": parsed.venue_url},
+        "rpc": dict(parsed.rpc),
+        "world": world,
+    }
+
+
+class _WorldWallet(BaseModel):
+    address: str
+    private_key: SecretStr
+
+
+class _WorldFile(BaseModel):
+    service_url: str
+    venue_url: str
+    rpc: dict[str, str]
+    wallet: _WorldWallet
+    api_key: SecretStr | None = None
+    solver: str | None = None
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(p) for p in error["loc"]) or "(top level)"
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def available_profiles(path: Path | None = None) -> list[str]:
+    """Built-in profiles and those the config file defines."""
+    data = _read_config_file(path or config_file_path())
+    return sorted(set(_BUILTIN_PROFILES) | set(data.get("profiles", {})))
+
+
+def load_settings(profile: str | None = None, world: Path | str | None = None) -> Settings:
+    """Settings of `profile` (else CROSSDECK_PROFILE, the file's `profile`, `demo` when a
+    world is given, `mainnet`), layered as the module docstring says."""
+    path = config_file_path()
+    data = _read_config_file(path)
+    if world is None and os.environ.get(ENV_WORLD):
+        world = Path(os.environ[ENV_WORLD])
+    world = Path(world).expanduser() if world is not None else None
+    name = (
+        profile
+        or os.environ.get(ENV_PROFILE)
+        or data.get("profile")
+        or (DEMO if world is not None else MAINNET)
+    )
+    file_profiles: dict[str, dict[str, Any]] = data.get("profiles", {})
+    if name not in _BUILTIN_PROFILES and name not in file_profiles:
+        known = ", ".join(sorted(set(_BUILTIN_PROFILES) | set(file_profiles)))
+        raise ConfigError(
+            f"unknown profile {name!r}", hint=f"known: {known}; define others in {path}"
+        )
+    if world is not None and name == MAINNET:
+        raise ConfigError(
+            "a world file describes the local demo world and cannot be used with profile mainnet",
+            hint="drop --world/CROSSDECK_WORLD or pick the demo profile",
+        )
+
+    profile_table = dict(file_profiles.get(name, {}))
+    base_name = profile_table.pop("extends", name)
+    if base_name not in _BUILTIN_PROFILES:
+        raise ConfigError(
+            f"config file {path}: profile {name!r} extends {base_name!r}",
+            hint=f"extends names a built-in profile: {', '.join(sorted(_BUILTIN_PROFILES))}",
+        )
+    shared = {k: v for k, v in data.items() if k not in ("profile", "profiles")}
+    file_layer = _deep_merge(shared, profile_table)
+    default_layer = dict(_BUILTIN_PROFILES[base_name])
+    if world is not None:
+        default_layer = _deep_merge(default_layer, read_world_file(world))
+    elif base_name == DEMO and "service" not in file_layer:
+        raise ConfigError(
+            f"profile {name!r} needs a world file for its service, venue and RPC URLs",
+            hint="run `crossdeck demo`, or `crossdeck sim serve --world-file PATH` and pass "
+            "--world PATH (or CROSSDECK_WORLD)",
+        )
+
+    token = _LAYERS.set((file_layer, default_layer))
+    try:
+        return Settings(profile=name)
+    except ValidationError as exc:
+        raise ConfigError(
+            f"invalid settings for profile {name!r}: {_describe(exc)}",
+            hint=f"check {path} and the CROSSDECK_* environment variables",
+        ) from None
+    finally:
+        _LAYERS.reset(token)
+
+
+def resolve_api_key(settings: Settings) -> SecretStr | None:
+    """The API key: the world's, else the profile's keyring entry, else None."""
+    if settings.world is not None and settings.world.api_key is not None:
+        return settings.world.api_key
+    from crossdeck.wallet import keystore
+
+    return keystore.load_api_key(settings.profile)
+
+
+def resolve_wallet_key(settings: Settings) -> SecretStr:
+    """The private key to sign with: the world's demo key, else the profile's keyring entry."""
+    if settings.world is not None:
+        return settings.world.wallet_key
+    from crossdeck.wallet import keystore
+    from crossdeck.wallet.errors import NoSecretError
+
+    key = keystore.load_wallet_key(settings.profile)
+    if key is None:
+        raise NoSecretError(
+            f"no wallet key is stored for profile {settings.profile!r}",
+            hint="run `crossdeck wallet import` or `crossdeck wallet new`",
+        )
+    return key
+
+
+def resolve_wallet_address(settings: Settings) -> str | None:
+    """The wallet address for display (no key needed): the world's, else the keyring's."""
+    if settings.world is not None:
+        return settings.world.wallet_address
+    from crossdeck.wallet import keystore
+
+    return keystore.load_wallet_address(settings.profile)
+
+
+def redacted_dump(settings: Settings) -> dict[str, Any]:
+    """Settings as JSON-ready data with every secret replaced by `<set>` or `<unset>`."""
+    dumped = settings.model_dump(mode="json", exclude={"world"})
+    if settings.world is not None:
+        world = settings.world
+        dumped["world"] = {
+            "file": str(world.file),
+            "wallet_address": world.wallet_address,
+            "wallet_key": _presence(world.wallet_key),
+            "api_key": _presence(world.api_key),
+            "solver": world.solver,
+        }
+    else:
+        dumped["world"] = None
+    return dumped
+
+
+def _presence(secret: SecretStr | None) -> str:
+    return "<set>" if secret is not None and secret.get_secret_value() else "<unset>"
