@@ -65,6 +65,8 @@ def field_errors(exc: ValidationError, model: type[Any]) -> list[tuple[str, str]
             message = str(cause)
         elif err.get("type") == "extra_forbidden":
             message = "is not a known field"
+        elif err.get("type") == "missing":
+            message = "is required"
         out.append((path, message))
     return out
 
