@@ -1,0 +1,55 @@
+"""Signing done independently of `crossdeck.track`, straight from the rule in spec 6.3."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from typing import Any
+
+API_KEY = "test-api-key-0123456789"
+
+
+def independent_signature(key: str | bytes, timestamp: str, body: bytes) -> str:
+    raw_key = key.encode() if isinstance(key, str) else key
+    return hmac.new(raw_key, timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+
+
+def signed_headers(
+    body: bytes, *, key: str = API_KEY, timestamp: int | None = None
+) -> dict[str, str]:
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    return {
+        "Content-Type": "application/json",
+        "X-Signature-Timestamp": ts,
+        "X-Signature-SHA256": independent_signature(key, ts, body),
+    }
+
+
+def status_payload(
+    request_id: str = "0xrequest1",
+    status: str = "pending",
+    *,
+    updated_at: int = 1_770_923_404_946,
+    **data_overrides: Any,
+) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "status": status,
+        "inTxHashes": ["0x" + "ab" * 32],
+        "txHashes": [],
+        "updatedAt": updated_at,
+        "originChainId": 8453,
+        "destinationChainId": 1337,
+        "depositAddress": None,
+        "requestId": request_id,
+        "details": None,
+        "failReason": "N/A",
+        "refundFailReason": "N/A",
+    }
+    data.update(data_overrides)
+    return {"event": "request.status.updated", "timestamp": updated_at + 100, "data": data}
+
+
+def body_of(payload: Any) -> bytes:
+    return json.dumps(payload, separators=(",", ":")).encode()
