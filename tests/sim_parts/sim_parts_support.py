@@ -32,6 +32,16 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+_last_nonce = 0
+
+
+def fresh_nonce() -> int:
+    """Now in ms, but strictly increasing: two bodies built in one millisecond must differ."""
+    global _last_nonce
+    _last_nonce = max(now_ms(), _last_nonce + 1)
+    return _last_nonce
+
+
 async def start_app(app: web.Application, port: int = 0) -> tuple[web.AppRunner, str]:
     runner = web.AppRunner(app)
     await runner.setup()
@@ -70,7 +80,7 @@ def build_action(
         "token": token,
         "amount": amount,
         "fromSubAccount": "",
-        "nonce": now_ms() if nonce is None else nonce,
+        "nonce": fresh_nonce() if nonce is None else nonce,
     }
 
 
