@@ -170,3 +170,17 @@ def test_amount_formatted_never_becomes_float() -> None:
     assert ca.amount_formatted == "0.1"
     assert ca.amount_usd_decimal == Decimal("0.30000000000000004")
     assert CurrencyAmount.from_wire({"amountUsd": "n/a"}).amount_usd_decimal is None
+
+
+def test_non_object_item_data_is_kept_raw() -> None:
+    item = StepItem.from_wire({"status": "incomplete", "data": "0xdeadbeef"})
+    assert item.kind_of_data == "unknown"
+    assert item.data == "0xdeadbeef"
+    assert item.to_wire() == {"status": "incomplete", "data": "0xdeadbeef"}
+    with pytest.raises(ItemKindError):
+        item.as_signature()
+
+
+def test_payment_details_chain_id_is_text_even_when_sent_as_number() -> None:
+    quote = Quote.from_wire({"protocol": {"v2": {"paymentDetails": {"chainId": 1337}}}})
+    assert quote.payment_details is not None and quote.payment_details.chain_id == "1337"

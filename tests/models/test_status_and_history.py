@@ -185,3 +185,12 @@ def test_query_rejects_by_field(field: str, value: object) -> None:
 @pytest.mark.parametrize("status", ["success", "failure", "refund", "pending", "depositing"])
 def test_query_statuses(status: str) -> None:
     assert RequestsQuery.build(status=status).to_params() == {"status": status}
+
+
+def test_timestamp_text_survives_copies() -> None:
+    import pickle
+
+    raw = {"createdAt": "2024-11-19T08:00:09+00:00", "updatedAt": "2024-11-19T08:00:10.5Z"}
+    record = RequestRecord.from_wire(raw)
+    assert record.model_copy(deep=True).to_wire() == raw
+    assert pickle.loads(pickle.dumps(record)).to_wire() == raw

@@ -68,6 +68,7 @@ from crossdeck.models.status import (
 )
 from crossdeck.models.steps import (
     ItemCheck,
+    ItemData,
     ItemDataKind,
     ItemKindError,
     PostPayload,
@@ -110,6 +111,7 @@ __all__ = [
     "IntStr",
     "IsoDateTime",
     "ItemCheck",
+    "ItemData",
     "ItemDataKind",
     "ItemKindError",
     "PaymentDetails",

@@ -49,6 +49,17 @@ class WireDateTime(datetime):
 
     wire_text: str | None = None
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # datetime pickles without instance attributes; copies (model_copy(deep=True), pickle)
+        # must keep the original text too.
+        return (_rebuild_wire_datetime, (self.wire_text, datetime.isoformat(self)))
+
+
+def _rebuild_wire_datetime(text: str | None, iso: str) -> datetime:
+    if text is not None:
+        return _datetime_from_wire(text)
+    return datetime.fromisoformat(iso)
+
 
 _DATETIME = TypeAdapter(datetime)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from crossdeck.models.amounts import CurrencyAmount
 from crossdeck.models.base import IntStr, WireModel
@@ -105,8 +105,15 @@ class Details(WireModel):
     route: Route | None = None
 
 
+def _chain_id_text(value: object) -> object:
+    # the contract sends this chain id as a string; a number means the same chain
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
 class PaymentDetails(WireModel):
-    chain_id: str | None = None
+    chain_id: Annotated[str, BeforeValidator(_chain_id_text)] | None = None
     depository: str | None = None
     currency: str | None = None
     amount: IntStr | None = None

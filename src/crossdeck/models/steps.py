@@ -169,13 +169,22 @@ def classify_item_data(data: Any) -> ItemDataKind:
     return "unknown"
 
 
+def _item_tag(data: Any) -> str:
+    # data that is not even an object (a bare string, a list) is kept as it came
+    if isinstance(data, dict | WireModel):
+        return classify_item_data(data)
+    return "raw"
+
+
 ItemData = Annotated[
     Annotated[TransactionData, Tag("transaction")]
     | Annotated[SignatureData, Tag("signature")]
     | Annotated[VenueDepositData, Tag("venue_deposit")]
-    | Annotated[UnknownItemData, Tag("unknown")],
-    Discriminator(classify_item_data),
+    | Annotated[UnknownItemData, Tag("unknown")]
+    | Annotated[Any, Tag("raw")],
+    Discriminator(_item_tag),
 ]
+"""An item's data: one of the three known shapes, else `UnknownItemData` (or the raw value)."""
 
 
 class StepItem(WireModel):
