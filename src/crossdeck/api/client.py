@@ -1,0 +1,460 @@
+"""`ServiceClient`: the transfer service's HTTP API (spec section 4, facts "Other endpoints").
+
+One `httpx.AsyncClient` per client. Every answer goes through the same gate: a 2xx becomes a
+model (or `MalformedResponseError` naming what did not fit), anything else a `ServiceError` built
+from the `{message, errorCode, errorData}` body. Transient failures are retried per
+`RetryPolicy`, but only where a second request cannot do harm (see `_Resend`).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import logging
+import re
+from collections.abc import AsyncIterator
+from typing import Any, Self, TypeVar
+
+import httpx
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from crossdeck import __version__
+from crossdeck.api.errors import (
+    MalformedResponseError,
+    RateLimitedError,
+    ServiceConnectionError,
+    ServiceError,
+    ServiceUnavailableError,
+    preview,
+)
+from crossdeck.api.retry import NOT_ACTED_STATUSES, RetryPolicy, is_transient, parse_retry_after
+from crossdeck.errors import InputError
+from crossdeck.models import (
+    ChainsResponse,
+    ErrorBody,
+    Quote,
+    QuoteRequest,
+    RequestRecord,
+    RequestsPage,
+    RequestsQuery,
+    StatusV1,
+    StatusV3,
+)
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+
+_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
+MAX_PAGE_LIMIT = 50
+
+# The request never left this machine: resending cannot make the server act twice.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+class _Resend(enum.Enum):
+    """When a request may be sent again after a failure."""
+
+    # Reads, quotes, index hints: no effect on the server, so any transient failure (network,
+    # timeout, 429, 503, transient error codes) is worth another try.
+    IDEMPOTENT = "idempotent"
+    # Posts that carry a signature (/authorize, /execute/permits, ...) act on the server: after a
+    # timeout or dropped connection it may already have acted, and a duplicate could act twice
+    # (map a nonce twice, submit a permit twice). They are resent only when the server certainly
+    # did not act: a refused connection, 429 (turned away before handling), 503 (not serving).
+    NOT_ACTED_ONLY = "not_acted_only"
+
+
+def _check_base_url(base_url: str) -> httpx.URL:
+    try:
+        url = httpx.URL(base_url)
+    except httpx.InvalidURL as exc:
+        raise InputError(f"service URL {base_url!r} is invalid: {exc}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise InputError(
+            f"service URL {base_url!r} is not an http(s) URL",
+            hint="give it like https://api.example.com",
+        )
+    return url
+
+
+class ServiceClient:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: SecretStr | str | None = None,
+        timeout: float | httpx.Timeout = 20.0,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._base = _check_base_url(base_url.rstrip("/"))
+        self.base_url = str(self._base)
+        if isinstance(api_key, str):
+            api_key = SecretStr(api_key) if api_key else None
+        self._api_key: SecretStr | None = api_key
+        self.retry = retry or RetryPolicy()
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=timeout,
+            transport=transport,
+            headers={"accept": "application/json", "user-agent": f"crossdeck/{__version__}"},
+        )
+
+    def __repr__(self) -> str:
+        key = "'**********'" if self._api_key else "None"
+        return f"ServiceClient({self.base_url!r}, api_key={key})"
+
+    @property
+    def has_api_key(self) -> bool:
+        return self._api_key is not None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # -- endpoints -------------------------------------------------------------------------
+
+    async def quote(self, body: QuoteRequest | dict[str, Any]) -> Quote:
+        """POST /quote/v2. A dict body is validated as a `QuoteRequest` first."""
+        request = body if isinstance(body, QuoteRequest) else QuoteRequest.from_body(body)
+        response = await self._request(
+            "POST", "/quote/v2", json_body=request.to_body(), resend=_Resend.IDEMPOTENT
+        )
+        return self._model(response, Quote)
+
+    async def requests(self, query: RequestsQuery | None = None) -> RequestsPage:
+        """GET /requests/v2: one page of request history."""
+        params = (query or RequestsQuery()).to_params()
+        limit = params.get("limit")
+        if limit is not None and not (limit.isdigit() and 1 <= int(limit) <= MAX_PAGE_LIMIT):
+            raise InputError(
+                f"limit {limit} is out of range", hint=f"use 1..{MAX_PAGE_LIMIT} (default 20)"
+            )
+        response = await self._request(
+            "GET", "/requests/v2", params=params, resend=_Resend.IDEMPOTENT
+        )
+        return self._model(response, RequestsPage)
+
+    async def iter_pages(
+        self, query: RequestsQuery | None = None, *, max_pages: int | None = None
+    ) -> AsyncIterator[RequestsPage]:
+        """Pages following `continuation` until it is absent or empty, repeats a cursor already
+        followed (a server bug that would otherwise loop forever), or a page comes back empty."""
+        query = query or RequestsQuery()
+        followed: set[str] = set()
+        if query.continuation:
+            followed.add(query.continuation)
+        pages = 0
+        while True:
+            page = await self.requests(query)
+            pages += 1
+            yield page
+            cursor = page.continuation
+            if not cursor or cursor in followed or not page.requests:
+                return
+            if max_pages is not None and pages >= max_pages:
+                return
+            followed.add(cursor)
+            query = query.next_page(cursor)
+
+    async def iter_requests(
+        self, query: RequestsQuery | None = None, *, max_pages: int | None = None
+    ) -> AsyncIterator[RequestRecord]:
+        async for page in self.iter_pages(query, max_pages=max_pages):
+            for record in page.requests:
+                yield record
+
+    async def status(self, request_id: str) -> StatusV1:
+        """GET /intents/status?requestId= (the endpoint quotes name in `check`)."""
+        response = await self._request(
+            "GET",
+            "/intents/status",
+            params={"requestId": _request_id(request_id)},
+            resend=_Resend.IDEMPOTENT,
+        )
+        return self._model(response, StatusV1)
+
+    async def status_v3(self, request_id: str) -> StatusV3:
+        """GET /intents/status/v3?requestId= (adds failReason, refundFailReason)."""
+        response = await self._request(
+            "GET",
+            "/intents/status/v3",
+            params={"requestId": _request_id(request_id)},
+            resend=_Resend.IDEMPOTENT,
+        )
+        return self._model(response, StatusV3)
+
+    async def check(self, endpoint: str) -> StatusV1 | StatusV3 | dict[str, Any]:
+        """GET a step item's `check.endpoint` (path and query relative to the base URL).
+
+        The status endpoints come back as their models; any other endpoint as a dict.
+        """
+        relative = self._relative(endpoint)
+        response = await self._request("GET", relative, resend=_Resend.IDEMPOTENT)
+        path = httpx.URL(relative).path.rstrip("/")
+        if path.endswith("/intents/status/v3"):
+            return self._model(response, StatusV3)
+        if path.endswith("/intents/status"):
+            return self._model(response, StatusV1)
+        return self._object(response)
+
+    async def post_signed(
+        self, endpoint: str, body: dict[str, Any], signature: str
+    ) -> dict[str, Any]:
+        """POST `endpoint?signature=0x...` with `body` as JSON; the decoded answer.
+
+        Used for `/authorize` and any signature item's `post`. Not resent after a timeout: see
+        `_Resend.NOT_ACTED_ONLY`; a `ServiceConnectionError` then has `may_have_acted=True`.
+        """
+        if not isinstance(signature, str) or not _HEX.fullmatch(signature):
+            raise InputError("signature must be 0x followed by hex digits")
+        if not isinstance(body, dict):
+            raise InputError("the signed post body must be a JSON object")
+        relative = self._relative(endpoint)
+        response = await self._request(
+            "POST",
+            relative,
+            params={"signature": signature},
+            json_body=body,
+            resend=_Resend.NOT_ACTED_ONLY,
+        )
+        return self._object(response)
+
+    async def authorize(self, body: dict[str, Any], signature: str) -> dict[str, Any]:
+        """POST /authorize?signature= (the venue withdrawal's nonce mapping)."""
+        return await self.post_signed("/authorize", body, signature)
+
+    async def submit_permit(self, body: dict[str, Any], signature: str) -> dict[str, Any]:
+        """POST /execute/permits?signature= with `{kind: 'eip3009', requestId, api?}`."""
+        return await self.post_signed("/execute/permits", body, signature)
+
+    async def chains(self) -> ChainsResponse:
+        """GET /chains: chains and their currencies (incl. the venue, chain 1337)."""
+        response = await self._request("GET", "/chains", resend=_Resend.IDEMPOTENT)
+        return self._model(response, ChainsResponse)
+
+    async def index_transaction(self, tx_hash: str, chain_id: int) -> dict[str, Any]:
+        """POST /transactions/index: tell the service about a deposit early. Telling it twice
+        is harmless, so this is retried like a read."""
+        if not isinstance(tx_hash, str) or not _TX_HASH.fullmatch(tx_hash):
+            raise InputError(f"tx hash {tx_hash!r} is not 0x followed by 64 hex digits")
+        if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
+            raise InputError(f"chain id {chain_id!r} must be a positive integer")
+        response = await self._request(
+            "POST",
+            "/transactions/index",
+            json_body={"txHash": tx_hash, "chainId": chain_id},
+            resend=_Resend.IDEMPOTENT,
+        )
+        return self._object(response)
+
+    # -- transport -------------------------------------------------------------------------
+
+    def _headers(self) -> dict[str, str]:
+        return {"x-api-key": self._api_key.get_secret_value()} if self._api_key else {}
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        resend: _Resend,
+        params: dict[str, str] | None = None,
+        json_body: Any = None,
+    ) -> httpx.Response:
+        attempt = 0
+        where = path.split("?", 1)[0]
+        while True:
+            attempt += 1
+            try:
+                response = await self._http.request(
+                    method,
+                    path,
+                    params=params,
+                    json=json_body,
+                    headers=self._headers(),
+                )
+            except httpx.TransportError as exc:
+                not_sent = isinstance(exc, _NOT_SENT)
+                resendable = not_sent or resend is _Resend.IDEMPOTENT
+                log.debug("%s %s: %s (attempt %d)", method, where, type(exc).__name__, attempt)
+                if resendable and self.retry.can_retry(attempt):
+                    await self.retry.sleep(self.retry.backoff(attempt - 1))
+                    continue
+                raise ServiceConnectionError(
+                    f"{method} {where}: no answer from the service at {self.base_url} "
+                    f"({_describe_transport_error(exc)}) after {attempt} attempt(s)",
+                    url=self.base_url,
+                    attempts=attempt,
+                    may_have_acted=not not_sent and resend is _Resend.NOT_ACTED_ONLY,
+                ) from exc
+            log.debug("%s %s -> HTTP %d (attempt %d)", method, where, response.status_code, attempt)
+            if response.is_success:
+                return response
+            error = _error_from(response, method, where)
+            status = response.status_code
+            retryable = status in NOT_ACTED_STATUSES or (
+                resend is _Resend.IDEMPOTENT and is_transient(status, error.error_code)
+            )
+            if retryable and self.retry.can_retry(attempt):
+                delay = self.retry.delay_before_retry(
+                    attempt - 1, parse_retry_after(response.headers.get("retry-after"))
+                )
+                if delay is not None:
+                    await self.retry.sleep(delay)
+                    continue
+            raise error
+
+    def _relative(self, endpoint: str) -> str:
+        """A step's endpoint as a path+query under the base URL.
+
+        An absolute URL is accepted only when it points into this service: following one to
+        another host would hand it the API key.
+        """
+        if not isinstance(endpoint, str) or not endpoint:
+            raise MalformedResponseError("the quote names an empty endpoint", status=None)
+        try:
+            url = httpx.URL(endpoint)
+        except httpx.InvalidURL as exc:
+            raise MalformedResponseError(
+                f"the quote names an invalid endpoint {endpoint!r}: {exc}", status=None
+            ) from None
+        if url.is_relative_url and endpoint.startswith("/") and not endpoint.startswith("//"):
+            return endpoint
+        base_path = self._base.path.rstrip("/")
+        if (
+            url.scheme == self._base.scheme
+            and url.host == self._base.host
+            and url.port == self._base.port
+            and url.path.startswith(base_path + "/")
+        ):
+            query = f"?{url.query.decode()}" if url.query else ""
+            return url.path[len(base_path) :] + query
+        raise MalformedResponseError(
+            f"refusing to follow endpoint {endpoint!r}: it is not a path under {self.base_url}",
+            status=None,
+            hint="a quote's endpoints must be paths of the service; the API key is never sent "
+            "elsewhere",
+        )
+
+    # -- decoding --------------------------------------------------------------------------
+
+    def _json(self, response: httpx.Response) -> Any:
+        raw = response.content
+        if not raw.strip():
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            raise MalformedResponseError(
+                f"answered HTTP {response.status_code} with a body that is not JSON: "
+                f"{preview(raw)!r}",
+                status=response.status_code,
+                raw_body=raw,
+                method=response.request.method,
+                path=response.request.url.path,
+            ) from exc
+
+    def _object(self, response: httpx.Response) -> dict[str, Any]:
+        data = self._json(response)
+        if data is None:
+            return {}
+        if not isinstance(data, dict):
+            raise MalformedResponseError(
+                f"expected a JSON object, got {type(data).__name__}",
+                status=response.status_code,
+                raw_body=response.content,
+                method=response.request.method,
+                path=response.request.url.path,
+            )
+        return data
+
+    def _model(self, response: httpx.Response, model: type[M]) -> M:
+        data = self._json(response)
+        if not isinstance(data, dict):
+            raise MalformedResponseError(
+                f"expected a JSON object for {model.__name__}, got "
+                f"{'an empty body' if data is None else type(data).__name__}",
+                status=response.status_code,
+                raw_body=response.content,
+                method=response.request.method,
+                path=response.request.url.path,
+            )
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            raise MalformedResponseError(
+                f"the answer does not fit {model.__name__}: {_validation_summary(exc)}",
+                status=response.status_code,
+                raw_body=response.content,
+                method=response.request.method,
+                path=response.request.url.path,
+            ) from exc
+
+
+def _request_id(request_id: str) -> str:
+    if not isinstance(request_id, str) or not _HEX.fullmatch(request_id):
+        raise InputError(
+            f"request id {request_id!r} is not hex", hint="request ids look like 0x + 64 hex"
+        )
+    return request_id
+
+
+def _describe_transport_error(exc: httpx.TransportError) -> str:
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timed out: {type(exc).__name__}"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _validation_summary(exc: ValidationError, limit: int = 3) -> str:
+    errors = exc.errors()
+    parts = []
+    for error in errors[:limit]:
+        where = ".".join(str(p) for p in error["loc"]) or "(root)"
+        parts.append(f"{where}: {error['msg']}")
+    more = len(errors) - limit
+    return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
+
+
+def _error_from(response: httpx.Response, method: str, path: str) -> ServiceError:
+    """The `ServiceError` for a non-2xx answer, from its `{message, errorCode, errorData}`."""
+    raw = response.content
+    status = response.status_code
+    body: ErrorBody | None = None
+    try:
+        data = json.loads(raw) if raw.strip() else None
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        try:
+            body = ErrorBody.model_validate(data)
+        except ValidationError:
+            body = None
+    message = body.message if body and isinstance(body.message, str) and body.message else None
+    if message is None:
+        message = f"{response.reason_phrase or 'error'}" + (f": {preview(raw)}" if raw else "")
+    kwargs: dict[str, Any] = {
+        "status": status,
+        "error_code": body.error_code if body else None,
+        "error_data": body.error_data if body else None,
+        "raw_body": raw,
+        "method": method,
+        "path": path,
+    }
+    if status == 429:
+        return RateLimitedError(
+            message,
+            retry_after=parse_retry_after(response.headers.get("retry-after")),
+            **kwargs,
+        )
+    if status == 503 or kwargs["error_code"] == "SERVICE_UNAVAILABLE":
+        return ServiceUnavailableError(message, **kwargs)
+    return ServiceError(message, **kwargs)

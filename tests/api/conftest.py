@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from crossdeck.api.retry import RetryPolicy
+
+from .server import ScriptedServer
+
+
+class SleepRecorder:
+    """Stands in for asyncio.sleep: records each requested delay, yields without waiting."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+        await asyncio.sleep(0)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[ScriptedServer]:
+    scripted = ScriptedServer()
+    await scripted.start()
+    try:
+        yield scripted
+    finally:
+        await scripted.stop()
+
+
+@pytest.fixture
+def sleeps() -> SleepRecorder:
+    return SleepRecorder()
+
+
+@pytest.fixture
+def retry(sleeps: SleepRecorder) -> RetryPolicy:
+    """4 attempts, deterministic backoff 0.1, 0.2, 0.4 (no jitter), recorded not slept."""
+    return RetryPolicy(max_attempts=4, base_delay=0.1, max_delay=1.0, jitter=False, sleep=sleeps)
