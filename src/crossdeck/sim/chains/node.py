@@ -1,0 +1,175 @@
+"""Start an EVM chain of the demo world with its contracts deployed and accounts funded."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+
+from eth_account import Account
+from eth_utils import is_hex_address, to_checksum_address
+
+from crossdeck.sim.chains.provision import provision
+from crossdeck.sim.chains.rpc_client import ChainRpcClient
+
+BACKENDS = ("py-evm", "anvil")
+# Hardhat/anvil dev account #1: a publicly known test key, so contract addresses are stable.
+DEFAULT_OPERATOR_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+OPERATOR_NATIVE_WEI = 1_000_000 * 10**18
+OPERATOR_USDC_UNITS = 100_000_000 * 10**6
+
+
+@dataclass
+class ChainNode:
+    """A running chain with the demo contracts deployed."""
+
+    chain_id: int
+    rpc_url: str
+    backend: str
+    usdc: str
+    depository: str
+    operator_key: str = field(repr=False)
+    operator: str
+    _stop: Callable[[], Awaitable[None]] = field(repr=False, compare=False)
+    _stopped: bool = field(default=False, repr=False, compare=False)
+
+    async def stop(self) -> None:
+        """Shut the node down; safe to call twice and from any event loop."""
+        if self._stopped:
+            return
+        self._stopped = True
+        await self._stop()
+
+
+def _balances(
+    funded: Mapping[str, tuple[int, int]], operator: str
+) -> tuple[dict[str, int], dict[str, int]]:
+    native: dict[str, int] = {}
+    usdc: dict[str, int] = {}
+    for raw_address, amounts in funded.items():
+        if not isinstance(raw_address, str) or not is_hex_address(raw_address):
+            raise ValueError(f"funded: {raw_address!r} is not a 20-byte hex address")
+        if (
+            not isinstance(amounts, tuple | list)
+            or len(amounts) != 2
+            or not all(isinstance(a, int) and not isinstance(a, bool) and a >= 0 for a in amounts)
+        ):
+            raise ValueError(
+                f"funded[{raw_address}]: expected (native wei, usdc units) as two ints >= 0"
+            )
+        address = to_checksum_address(raw_address)
+        native[address] = native.get(address, 0) + amounts[0]
+        usdc[address] = usdc.get(address, 0) + amounts[1]
+    native[operator] = native.get(operator, 0) + OPERATOR_NATIVE_WEI
+    usdc[operator] = usdc.get(operator, 0) + OPERATOR_USDC_UNITS
+    return native, usdc
+
+
+async def start_chain(
+    chain_id: int,
+    *,
+    backend: str = "py-evm",
+    funded: Mapping[str, tuple[int, int]] | None = None,
+    operator_key: str | None = None,
+    block_time: float | None = None,
+) -> ChainNode:
+    """Start a chain on 127.0.0.1 (port chosen by the OS), deploy USDC and the depository.
+
+    `funded` maps address -> (native wei, USDC smallest units) given at start; the operator
+    (deployer, USDC owner) is funded generously on top. `block_time` switches from mining each
+    transaction at once to interval mining.
+    """
+    if not isinstance(chain_id, int) or isinstance(chain_id, bool) or chain_id <= 0:
+        raise ValueError(f"chain_id must be a positive int, got {chain_id!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if block_time is not None and block_time <= 0:
+        raise ValueError(f"block_time must be positive seconds, got {block_time!r}")
+    key = operator_key or DEFAULT_OPERATOR_KEY
+    try:
+        operator = Account.from_key(key).address
+    except Exception as exc:
+        raise ValueError("operator_key is not a valid secp256k1 private key") from exc
+    native, usdc = _balances(funded or {}, operator)
+
+    if backend == "py-evm":
+        rpc_url, stop = await _start_pyevm(chain_id, native, block_time)
+    else:
+        rpc_url, stop = await _start_anvil(chain_id, native, block_time)
+    try:
+        async with ChainRpcClient(rpc_url) as client:
+            deployment = await provision(client, chain_id, key, usdc)
+    except BaseException:
+        await stop()
+        raise
+    return ChainNode(
+        chain_id=chain_id,
+        rpc_url=rpc_url,
+        backend=backend,
+        usdc=deployment.usdc,
+        depository=deployment.depository,
+        operator_key=key,
+        operator=operator,
+        _stop=stop,
+    )
+
+
+def _on_home_loop(loop: asyncio.AbstractEventLoop, make: Callable[[], Awaitable[None]]):
+    """A stop function that runs `make()` on `loop`, whichever loop the caller is on."""
+
+    async def stop() -> None:
+        current = asyncio.get_running_loop()
+        if current is loop:
+            await make()
+        elif loop.is_running():
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(make(), loop))
+        # a closed home loop has already torn the server's sockets down
+
+    return stop
+
+
+async def _start_pyevm(
+    chain_id: int, native: dict[str, int], block_time: float | None
+) -> tuple[str, Callable[[], Awaitable[None]]]:
+    from crossdeck.sim.chains.jsonrpc_server import JsonRpcServer
+    from crossdeck.sim.chains.pyevm_rpc import PyEvmRpc
+
+    loop = asyncio.get_running_loop()
+    rpc = await asyncio.to_thread(PyEvmRpc, chain_id, native, auto_mine=block_time is None)
+    server = JsonRpcServer(rpc.handle, name=f"py-evm-{chain_id}")
+    url = await server.start()
+    miner: asyncio.Task | None = None
+    if block_time is not None:
+        miner = loop.create_task(_mine_every(server, rpc, block_time))
+
+    async def shutdown() -> None:
+        if miner is not None:
+            miner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await miner
+        await server.stop()
+
+    return url, _on_home_loop(loop, shutdown)
+
+
+async def _mine_every(server, rpc, block_time: float) -> None:
+    while True:
+        await asyncio.sleep(block_time)
+        await server.run_serialized(rpc.mine_block)
+
+
+async def _start_anvil(
+    chain_id: int, native: dict[str, int], block_time: float | None
+) -> tuple[str, Callable[[], Awaitable[None]]]:
+    from crossdeck.sim.chains.anvil import spawn_anvil
+
+    process = await spawn_anvil(chain_id, block_time=block_time)
+    try:
+        async with ChainRpcClient(process.rpc_url) as client:
+            for address, wei in native.items():
+                await client.call("anvil_setBalance", address, hex(wei))
+    except BaseException:
+        await process.stop()
+        raise
+    return process.rpc_url, process.stop

@@ -1,0 +1,79 @@
+"""Deploy the demo contracts and mint USDC, signing as the operator over JSON-RPC."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from eth_abi import encode as abi_encode
+from eth_account import Account
+from eth_utils import keccak, to_checksum_address
+
+from crossdeck.sim.chains.rpc_client import ChainRpcClient
+from crossdeck.sim.contracts import load_artifact
+
+PRIORITY_FEE_WEI = 10**9
+DEPLOY_GAS = 3_000_000
+MINT_GAS = 120_000
+
+
+@dataclass(frozen=True)
+class Deployment:
+    usdc: str
+    depository: str
+
+
+def function_call(signature: str, arg_types: list[str], args: list) -> bytes:
+    return keccak(text=signature)[:4] + abi_encode(arg_types, args)
+
+
+def contract_address(deployer: str, nonce: int) -> str:
+    import rlp  # py-evm and eth-account depend on it
+
+    return to_checksum_address(keccak(rlp.encode([bytes.fromhex(deployer[2:]), nonce]))[12:])
+
+
+async def provision(
+    client: ChainRpcClient, chain_id: int, operator_key: str, usdc_mints: dict[str, int]
+) -> Deployment:
+    """Deploy USDC and the depository from the operator, then mint USDC to each address.
+
+    All transactions are sent back to back with consecutive nonces and awaited together.
+    """
+    account = Account.from_key(operator_key)
+    nonce = int(await client.call("eth_getTransactionCount", account.address, "pending"), 16)
+    latest = await client.call("eth_getBlockByNumber", "latest", False)
+    max_fee = 2 * int(latest.get("baseFeePerGas", "0x0"), 16) + PRIORITY_FEE_WEI
+
+    def sign(payload: dict) -> str:
+        tx = {
+            "chainId": chain_id,
+            "nonce": nonce + len(raw_txs),
+            "maxFeePerGas": max_fee,
+            "maxPriorityFeePerGas": PRIORITY_FEE_WEI,
+            "value": 0,
+            **payload,
+        }
+        return "0x" + Account.sign_transaction(tx, operator_key).raw_transaction.hex()
+
+    raw_txs: list[str] = []
+    usdc = contract_address(account.address, nonce)
+    raw_txs.append(sign({"data": load_artifact("USDC")["bytecode"], "gas": DEPLOY_GAS}))
+    depository = contract_address(account.address, nonce + 1)
+    raw_txs.append(sign({"data": load_artifact("Depository")["bytecode"], "gas": DEPLOY_GAS}))
+    for holder, amount in usdc_mints.items():
+        if amount > 0:
+            data = function_call("mint(address,uint256)", ["address", "uint256"], [holder, amount])
+            raw_txs.append(sign({"to": usdc, "data": "0x" + data.hex(), "gas": MINT_GAS}))
+
+    hashes = [await client.call("eth_sendRawTransaction", raw) for raw in raw_txs]
+    receipts = await asyncio.gather(*(client.wait_for_receipt(h) for h in hashes))
+    failed = [h for h, r in zip(hashes, receipts, strict=True) if int(r["status"], 16) != 1]
+    if failed:
+        raise RuntimeError(f"chain {chain_id}: setup transactions reverted: {failed}")
+    deployed = (receipts[0]["contractAddress"], receipts[1]["contractAddress"])
+    if [to_checksum_address(a) for a in deployed] != [usdc, depository]:
+        raise RuntimeError(
+            f"chain {chain_id}: contracts deployed at unexpected addresses {deployed}"
+        )
+    return Deployment(usdc=usdc, depository=depository)

@@ -1,0 +1,428 @@
+"""The Ethereum JSON-RPC methods of the py-evm chain, answered as a real node answers them.
+
+Calls here are synchronous and NOT thread-safe: the server runs them one at a time on a single
+worker thread. Results are wire values (hex quantities, camelCase objects); failures raise
+`RpcFault` with the code and message geth gives for the same condition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from eth.exceptions import OutOfGas, Revert, VMError
+from eth.vm.spoof import SpoofTransaction
+from eth_abi import decode as abi_decode
+from eth_tester.exceptions import BlockNotFound, TransactionNotFound
+from eth_utils import ValidationError, keccak, to_canonical_address, to_checksum_address
+
+from crossdeck.sim.chains import rpc_format as fmt
+from crossdeck.sim.chains.pyevm_backend import IndexedPyEVMBackend, make_tester
+from crossdeck.sim.chains.rpc_format import RpcFault, bad_params, param
+
+EXECUTION_ERROR = -32000
+REVERT_ERROR = 3
+METHOD_NOT_FOUND = -32601
+PRIORITY_FEE_WEI = 10**9
+CLIENT_VERSION = "crossdeck-sim/py-evm"
+ERROR_STRING_SELECTOR = keccak(text="Error(string)")[:4]
+BLOB_TX_TYPE = 3
+FEE_HISTORY_MAX_BLOCKS = 1024
+
+
+def _execution_error(message: str) -> RpcFault:
+    return RpcFault(EXECUTION_ERROR, message)
+
+
+def revert_fault(output: bytes) -> RpcFault:
+    """geth's revert error: code 3, the revert data in `data`, the reason in the message."""
+    message = "execution reverted"
+    if output[:4] == ERROR_STRING_SELECTOR:
+        try:
+            (reason,) = abi_decode(["string"], output[4:])
+            message = f"execution reverted: {reason}"
+        except Exception:  # undecodable reason: the data still carries it
+            pass
+    return RpcFault(REVERT_ERROR, message, "0x" + output.hex())
+
+
+class PyEvmRpc:
+    def __init__(self, chain_id: int, balances: dict[str, int], *, auto_mine: bool = True) -> None:
+        self.chain_id = chain_id
+        self.tester = make_tester(chain_id, balances)
+        if not auto_mine:
+            self.tester.disable_auto_mine_transactions()
+        self.auto_mine = auto_mine
+        self.methods: dict[str, Callable[[list], Any]] = {
+            name: getattr(self, name)
+            for name in dir(self)
+            if name.startswith(("eth_", "net_", "web3_")) and callable(getattr(self, name))
+        }
+
+    @property
+    def backend(self) -> IndexedPyEVMBackend:
+        return self.tester.backend
+
+    @property
+    def chain(self):
+        return self.backend.chain
+
+    def handle(self, method: str, params: Any) -> Any:
+        handler = self.methods.get(method)
+        if handler is None:
+            raise RpcFault(METHOD_NOT_FOUND, f"the method {method} does not exist/is not available")
+        if params is None:
+            params = []
+        if not isinstance(params, list):
+            raise bad_params("params must be an array")
+        try:
+            return handler(params)
+        except RpcFault:
+            raise
+        except (BlockNotFound, TransactionNotFound):
+            return None
+        except ValidationError as exc:
+            raise _execution_error(str(exc)) from exc
+
+    def mine_block(self) -> None:
+        """Seal the pending block now (interval mining when auto-mine is off)."""
+        self.backend.refresh_pending_timestamp()
+        self.tester.mine_blocks(1)
+
+    # ---- helpers --------------------------------------------------------------------------
+
+    def _header(self, block: str | int):
+        if block == "pending":
+            return self.chain.get_block().header
+        number = self._block_number(block)
+        try:
+            return self.chain.get_canonical_block_header_by_number(number)
+        except Exception as exc:
+            raise RpcFault(EXECUTION_ERROR, f"header not found: block {block}") from exc
+
+    def _latest_number(self) -> int:
+        return self.chain.get_block().number - 1
+
+    def _block_number(self, block: str | int) -> int:
+        if block == "earliest":
+            return 0
+        if block == "pending":
+            return self.chain.get_block().number
+        if isinstance(block, int):
+            if block > self._latest_number():
+                raise RpcFault(EXECUTION_ERROR, f"header not found: block {block}")
+            return block
+        return self._latest_number()
+
+    def _state(self, block: str | int):
+        if block == "pending":
+            return self.chain.get_vm().state
+        return self.chain.get_vm(at_header=self._header(block)).state
+
+    def _next_base_fee(self) -> int:
+        return self.chain.get_block().header.base_fee_per_gas
+
+    # ---- plain reads ----------------------------------------------------------------------
+
+    def eth_chainId(self, params: list) -> str:
+        return hex(self.chain_id)
+
+    def net_version(self, params: list) -> str:
+        return str(self.chain_id)
+
+    def web3_clientVersion(self, params: list) -> str:
+        return CLIENT_VERSION
+
+    def net_listening(self, params: list) -> bool:
+        return True
+
+    def eth_syncing(self, params: list) -> bool:
+        return False
+
+    def eth_accounts(self, params: list) -> list:
+        return []
+
+    def eth_blockNumber(self, params: list) -> str:
+        return hex(self._latest_number())
+
+    def eth_gasPrice(self, params: list) -> str:
+        return hex(self._next_base_fee() + PRIORITY_FEE_WEI)
+
+    def eth_maxPriorityFeePerGas(self, params: list) -> str:
+        return hex(PRIORITY_FEE_WEI)
+
+    def eth_getBalance(self, params: list) -> str:
+        account = fmt.address(param(params, 0, "address"), "address")
+        state = self._state(fmt.block_id(param(params, 1, "block", required=False)))
+        return hex(state.get_balance(to_canonical_address(account)))
+
+    def eth_getTransactionCount(self, params: list) -> str:
+        account = fmt.address(param(params, 0, "address"), "address")
+        state = self._state(fmt.block_id(param(params, 1, "block", required=False)))
+        return hex(state.get_nonce(to_canonical_address(account)))
+
+    def eth_getCode(self, params: list) -> str:
+        account = fmt.address(param(params, 0, "address"), "address")
+        state = self._state(fmt.block_id(param(params, 1, "block", required=False)))
+        return "0x" + state.get_code(to_canonical_address(account)).hex()
+
+    def eth_getStorageAt(self, params: list) -> str:
+        account = fmt.address(param(params, 0, "address"), "address")
+        slot = fmt.quantity(param(params, 1, "slot"), "slot")
+        state = self._state(fmt.block_id(param(params, 2, "block", required=False)))
+        value = state.get_storage(to_canonical_address(account), slot)
+        return "0x" + value.to_bytes(32, "big").hex()
+
+    def eth_getBlockByNumber(self, params: list) -> dict | None:
+        block = fmt.block_id(param(params, 0, "block"))
+        full = bool(param(params, 1, "fullTransactions", required=False))
+        if isinstance(block, int) and block > self._latest_number():
+            return None
+        return fmt.wire_block(self.tester.get_block_by_number(block, full_transactions=full))
+
+    def eth_getBlockByHash(self, params: list) -> dict | None:
+        block_hash = fmt.hash32(param(params, 0, "hash"), "hash")
+        full = bool(param(params, 1, "fullTransactions", required=False))
+        return fmt.wire_block(self.tester.get_block_by_hash(block_hash, full_transactions=full))
+
+    def eth_getTransactionByHash(self, params: list) -> dict | None:
+        tx_hash = fmt.hash32(param(params, 0, "hash"), "hash")
+        return fmt.wire_transaction(self.tester.get_transaction_by_hash(tx_hash))
+
+    def eth_getTransactionReceipt(self, params: list) -> dict | None:
+        tx_hash = fmt.hash32(param(params, 0, "hash"), "hash")
+        tx = self.tester.get_transaction_by_hash(tx_hash)
+        if tx["block_number"] is None or tx["block_number"] > self._latest_number():
+            return None  # still in the pending block
+        return fmt.wire_receipt(self.tester.get_transaction_receipt(tx_hash))
+
+    def eth_getLogs(self, params: list) -> list:
+        query = param(params, 0, "filter")
+        if not isinstance(query, dict):
+            raise bad_params("invalid argument 0: filter object expected")
+        if query.get("blockHash") is not None:
+            block = self.tester.get_block_by_hash(fmt.hash32(query["blockHash"], "blockHash"))
+            from_block = to_block = block["number"]
+        else:
+            from_block = self._block_number(fmt.block_id(query.get("fromBlock"), "fromBlock"))
+            to_block = fmt.block_id(query.get("toBlock"), "toBlock")
+            to_block = min(
+                self._latest_number(),
+                to_block if isinstance(to_block, int) else self._block_number(to_block),
+            )
+        addresses = query.get("address")
+        if isinstance(addresses, str):
+            addresses = [addresses]
+        if addresses is not None:
+            addresses = [fmt.address(a, "address") for a in addresses]
+        topics = query.get("topics") or None
+        if topics is not None:
+            topics = [self._topic_filter(t) for t in topics]
+        if from_block > to_block:
+            return []
+        logs = self.tester.get_logs(
+            from_block=from_block, to_block=to_block, address=addresses, topics=topics
+        )
+        return [fmt.wire_log(log) for log in logs]
+
+    @staticmethod
+    def _topic_filter(topic: Any) -> Any:
+        if topic is None:
+            return None
+        if isinstance(topic, list):
+            return [fmt.hash32(t, "topics") for t in topic]
+        return fmt.hash32(topic, "topics")
+
+    def eth_feeHistory(self, params: list) -> dict:
+        raw_count = param(params, 0, "blockCount")
+        count = raw_count if isinstance(raw_count, int) else fmt.quantity(raw_count, "blockCount")
+        newest = self._block_number(fmt.block_id(param(params, 1, "newestBlock")))
+        percentiles = param(params, 2, "rewardPercentiles", required=False)
+        if not 1 <= count <= FEE_HISTORY_MAX_BLOCKS:
+            raise bad_params(f"blockCount must be between 1 and {FEE_HISTORY_MAX_BLOCKS}")
+        oldest = max(0, newest - count + 1)
+        base_fees, ratios, rewards = [], [], []
+        for number in range(oldest, newest + 1):
+            block = self.chain.get_canonical_block_by_number(number)
+            header = block.header
+            base_fees.append(hex(header.base_fee_per_gas))
+            ratios.append(header.gas_used / header.gas_limit)
+            if percentiles:
+                tips = sorted(self._tip(tx, header.base_fee_per_gas) for tx in block.transactions)
+                tips = tips or [0]
+                rewards.append(
+                    [hex(tips[min(len(tips) - 1, int(len(tips) * p / 100))]) for p in percentiles]
+                )
+        next_header = (
+            self.chain.get_canonical_block_header_by_number(newest + 1)
+            if newest < self._latest_number()
+            else self.chain.get_block().header
+        )
+        base_fees.append(hex(next_header.base_fee_per_gas))
+        result: dict[str, Any] = {
+            "oldestBlock": hex(oldest),
+            "baseFeePerGas": base_fees,
+            "gasUsedRatio": ratios,
+        }
+        if percentiles:
+            result["reward"] = rewards
+        return result
+
+    @staticmethod
+    def _tip(tx, base_fee: int) -> int:
+        max_fee = getattr(tx, "max_fee_per_gas", None)
+        if max_fee is None:
+            return tx.gas_price - base_fee
+        return min(tx.max_priority_fee_per_gas, max_fee - base_fee)
+
+    # ---- execution ------------------------------------------------------------------------
+
+    def _prepare_call(self, params: list):
+        request = fmt.call_request(param(params, 0, "transaction"))
+        block = fmt.block_id(param(params, 1, "block", required=False))
+        header = self._header(block)
+        sender = request.get("from", "0x" + "00" * 20)
+        explicit_price = request.get("max_fee_per_gas", request.get("gas_price"))
+        vm = self.chain.get_vm(at_header=header)
+        state = vm.state
+        gas = request.get("gas", header.gas_limit)
+        value = request.get("value", 0)
+        balance = state.get_balance(to_canonical_address(sender))
+        cost = value + (gas * explicit_price if explicit_price else 0)
+        if balance < cost:
+            raise _execution_error(
+                f"insufficient funds for gas * price + value: address {sender} "
+                f"have {balance} want {cost}"
+            )
+        unsigned = vm.get_transaction_builder().new_unsigned_dynamic_fee_transaction(
+            chain_id=self.chain_id,
+            nonce=request.get("nonce", state.get_nonce(to_canonical_address(sender))),
+            # Calls run fee-free like geth's (no base fee, zero gas price): a wallet with no
+            # native balance can still read contracts and estimate.
+            max_priority_fee_per_gas=0,
+            max_fee_per_gas=0,
+            gas=gas,
+            to=to_canonical_address(request["to"]) if "to" in request else b"",
+            value=value,
+            data=request.get("data", b""),
+            access_list=(),
+        )
+        return vm, SpoofTransaction(unsigned, from_=to_canonical_address(sender))
+
+    def _execute(self, params: list):
+        vm, tx = self._prepare_call(params)
+        with vm.in_costless_state() as state:
+            try:
+                computation = state.apply_transaction(tx)
+            except ValidationError as exc:
+                raise _execution_error(str(exc)) from exc
+        if computation.is_error:
+            error = computation.error
+            if isinstance(error, Revert):
+                raise revert_fault(bytes(computation.output))
+            raise _execution_error(self._vm_error_message(error))
+        return vm, tx, computation
+
+    @staticmethod
+    def _vm_error_message(error: VMError) -> str:
+        if isinstance(error, OutOfGas):
+            return "out of gas"
+        return str(error) or type(error).__name__
+
+    def eth_call(self, params: list) -> str:
+        _, _, computation = self._execute(params)
+        return "0x" + bytes(computation.output).hex()
+
+    def eth_estimateGas(self, params: list) -> str:
+        vm, tx, _ = self._execute(params)  # surfaces reverts with their data, as geth does
+        with vm.in_costless_state() as state:
+            try:
+                estimate = self.chain.gas_estimator(state, tx)
+            except Revert as exc:
+                raise revert_fault(bytes(exc.args[0]) if exc.args else b"") from exc
+            except VMError as exc:
+                raise _execution_error(self._vm_error_message(exc)) from exc
+        return hex(estimate)
+
+    def eth_sendRawTransaction(self, params: list) -> str:
+        raw = fmt.data_bytes(param(params, 0, "transaction"), "transaction")
+        if not raw:
+            raise bad_params("invalid argument 0: empty transaction")
+        if raw[0] == BLOB_TX_TYPE:
+            raise _execution_error("transaction type not supported")
+        vm = self.chain.get_vm()
+        try:
+            tx = vm.get_transaction_builder().decode(raw)
+        except Exception as exc:
+            raise _execution_error(f"rlp: invalid transaction: {exc}") from exc
+        self._check_chain_id(tx)
+        self._check_admissible(tx, vm.state)
+        if self.auto_mine:
+            self.backend.refresh_pending_timestamp()
+        try:
+            return self.tester.send_raw_transaction("0x" + raw.hex())
+        except ValidationError as exc:
+            raise _execution_error(str(exc)) from exc
+
+    def _check_chain_id(self, tx) -> None:
+        # py-evm itself accepts a signature for any chain id; a real node does not.
+        if hasattr(tx, "v") and not hasattr(tx, "y_parity"):  # legacy transaction
+            if tx.v in (27, 28):
+                raise _execution_error(
+                    "invalid chain id: only replay-protected (EIP-155) transactions allowed "
+                    "over RPC"
+                )
+            chain_id = (tx.v - 35) // 2
+        else:
+            chain_id = tx.chain_id
+        if chain_id != self.chain_id:
+            raise _execution_error(
+                f"invalid chain id for signer: have {chain_id} want {self.chain_id}"
+            )
+
+    def _check_admissible(self, tx, state) -> None:
+        """The txpool checks geth makes before accepting a transaction, with its messages."""
+        try:
+            sender = tx.sender
+        except Exception as exc:
+            raise _execution_error("invalid sender") from exc
+        sender_hex = to_checksum_address(sender)
+        expected_nonce = state.get_nonce(sender)
+        if tx.nonce < expected_nonce:
+            raise _execution_error(
+                f"nonce too low: next nonce {expected_nonce}, tx nonce {tx.nonce}"
+            )
+        if tx.nonce > expected_nonce:
+            # geth would park it in the queue; with instant mining there is no queue to wait in.
+            raise _execution_error(
+                f"nonce too high: next nonce {expected_nonce}, tx nonce {tx.nonce}"
+            )
+        header = self.chain.get_block().header
+        if tx.gas > header.gas_limit:
+            raise _execution_error("exceeds block gas limit")
+        if tx.gas < tx.intrinsic_gas:
+            raise _execution_error(
+                f"intrinsic gas too low: gas {tx.gas}, minimum needed {tx.intrinsic_gas}"
+            )
+        max_fee = getattr(tx, "max_fee_per_gas", None)
+        if max_fee is None:
+            max_fee = tx.gas_price
+        tip = getattr(tx, "max_priority_fee_per_gas", max_fee)
+        if tip > max_fee:
+            raise _execution_error(
+                f"max priority fee per gas higher than max fee per gas: address {sender_hex}, "
+                f"maxPriorityFeePerGas: {tip}, maxFeePerGas: {max_fee}"
+            )
+        base_fee = header.base_fee_per_gas
+        if max_fee < base_fee:
+            raise _execution_error(
+                f"max fee per gas less than block base fee: address {sender_hex}, "
+                f"maxFeePerGas: {max_fee}, baseFee: {base_fee}"
+            )
+        balance = state.get_balance(sender)
+        cost = tx.gas * max_fee + tx.value
+        if balance < cost:
+            raise _execution_error(
+                f"insufficient funds for gas * price + value: balance {balance}, "
+                f"tx cost {cost}, overshot {cost - balance}"
+            )
