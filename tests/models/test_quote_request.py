@@ -187,9 +187,19 @@ def test_topup_amount_needs_topup_gas() -> None:
     err = rejects("topupGasAmount", topupGasAmount="2000000")
     assert "topupGas" in str(err)
     rejects("topupGasAmount", topupGas=False, topupGasAmount="2000000")
-    req = QuoteRequest.build(**body(topupGas=True, topupGasAmount=2_000_000))
+    evm = {"destinationChainId": 999, "destinationCurrency": OTHER}
+    req = QuoteRequest.build(**body(**evm, topupGas=True, topupGasAmount=2_000_000))
     assert req.to_body()["topupGasAmount"] == "2000000"
-    assert QuoteRequest.build(**body(topupGas=True)).to_body()["topupGas"] is True
+    assert QuoteRequest.build(**body(**evm, topupGas=True)).to_body()["topupGas"] is True
+    # topupGas=false with no amount is just the default spelled out
+    assert QuoteRequest.build(**body(topupGas=False)).topup_gas is False
+
+
+def test_topup_gas_is_for_evm_destinations_without_native_output() -> None:
+    err = rejects("topupGas", topupGas=True)  # destination is the venue
+    assert "1337" in str(err)
+    err = rejects("topupGas", destinationChainId=999, destinationCurrency=NATIVE, topupGas=True)
+    assert "gas currency" in str(err)
 
 
 # --- sponsorship ---
@@ -236,8 +246,10 @@ DEPOSIT_NATIVE = {
 
 
 def test_strict_only_with_deposit_address() -> None:
-    rejects("strict", strict=True, refundTo=OTHER)
-    rejects("strict", strict=False)
+    err = rejects("strict", strict=True, refundTo=OTHER)
+    assert "useDepositAddress" in str(err)
+    # strict=false says nothing and is harmless without a deposit address
+    assert QuoteRequest.build(**body(strict=False)).to_body()["strict"] is False
 
 
 def test_strict_needs_refund_to() -> None:
@@ -288,6 +300,8 @@ def test_effective_recipient_and_refund() -> None:
 
 def test_every_field_under_its_public_name() -> None:
     full = body(
+        destinationChainId=999,
+        destinationCurrency=OTHER,
         recipient=OTHER,
         refundTo=THIRD,
         protocolVersion="v2",
@@ -334,7 +348,7 @@ def test_every_field_under_its_public_name() -> None:
         includeProtocolData=True,
         ttl=300,
     )
-    req = QuoteRequest.build(**body(), **{k: v for k, v in full.items() if k not in body()})
+    req = QuoteRequest.build(**full)
     assert req.to_body() == full
     assert set(full) == {f.alias for f in QuoteRequest.model_fields.values()} - {"strict"}
 

@@ -26,6 +26,7 @@ from crossdeck.models.chains import VENUE_CHAIN_ID
 from crossdeck.models.errors import FieldInputError, RuleViolation, raise_field_error
 
 EVM_ADDRESS_PATTERN = r"^0x[a-fA-F0-9]{40}$"
+NATIVE_CURRENCY = "0x0000000000000000000000000000000000000000"
 _EVM_ADDRESS = re.compile(EVM_ADDRESS_PATTERN)
 # Venue currencies: perps USDC '0x' + 32 hex, spot token ids (16 bytes), HIP-3 = a spot address
 # with the hex of the DEX name appended: at least 32 hex digits, whole bytes.
@@ -198,6 +199,15 @@ class QuoteRequest(_BodyModel):
             )
         if self.topup_gas_amount is not None and not self.topup_gas:
             raise RuleViolation("topupGasAmount", "applies only with topupGas=true")
+        if self.topup_gas and self.destination_chain_id == VENUE_CHAIN_ID:
+            raise RuleViolation(
+                "topupGas", "applies to EVM destination chains only, not the venue (1337)"
+            )
+        if self.topup_gas and self.destination_currency == NATIVE_CURRENCY:
+            raise RuleViolation(
+                "topupGas",
+                "does not apply when the destination currency is already the gas currency",
+            )
         if self.sponsored_fee_components is not None:
             if not self.subsidize_fees:
                 raise RuleViolation("sponsoredFeeComponents", "needs subsidizeFees=true")
@@ -214,7 +224,7 @@ class QuoteRequest(_BodyModel):
                     )
         if self.max_subsidization_amount is not None and not self.subsidize_fees:
             raise RuleViolation("maxSubsidizationAmount", "needs subsidizeFees=true")
-        if self.strict is not None and not self.use_deposit_address:
+        if self.strict and not self.use_deposit_address:
             raise RuleViolation("strict", "applies only with useDepositAddress=true")
         if self.strict and self.refund_to is None:
             raise RuleViolation("refundTo", "is required with a strict deposit address")
