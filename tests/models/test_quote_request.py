@@ -375,3 +375,13 @@ def test_several_problems_are_all_reported() -> None:
 def test_body_has_no_none_values() -> None:
     req = QuoteRequest.build(**body(recipient=None))
     assert None not in req.to_body().values()
+
+
+def test_replace_revalidates() -> None:
+    req = QuoteRequest.build(**body(slippageTolerance=50))
+    bigger = req.replace(amount=20_000_000, slippage_tolerance=None, recipient=OTHER)
+    assert bigger.to_body() == body(amount="20000000", recipient=OTHER)
+    assert req.amount == "10000000"  # the original is unchanged
+    with pytest.raises(QuoteRequestError) as info:
+        req.replace(originChainId=1337, originCurrency=PERPS_USDC)
+    assert info.value.field == "protocolVersion"

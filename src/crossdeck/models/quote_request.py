@@ -261,6 +261,17 @@ class QuoteRequest(_BodyModel):
             raise_field_error(exc, cls, QuoteRequestError)
             raise  # unreachable: raise_field_error always raises
 
+    def replace(self, **changes: Any) -> Self:
+        """A validated copy with some fields changed (snake_case or camelCase; None removes)."""
+        body = self.to_body()
+        for name, value in changes.items():
+            key = to_camel(name)
+            if value is None:
+                body.pop(key, None)
+            else:
+                body[key] = value
+        return self.from_body(body)
+
     def effective_recipient(self) -> str:
         """Rule 2: recipient, else user."""
         return self.recipient or self.user
