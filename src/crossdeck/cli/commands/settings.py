@@ -1,0 +1,328 @@
+"""`crossdeck config|wallet|apikey`: where settings come from, and the secrets in the keyring.
+
+Secrets are read from a hidden prompt, stdin (`--stdin`) or an encrypted JSON keystore file,
+never from an option value (shell history, process list). Output shows addresses, never keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+from crossdeck.cli.support import handles_errors, print_json
+from crossdeck.errors import InputError
+from crossdeck.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+    from crossdeck.cli import CliContext
+    from crossdeck.config import Settings
+
+YES_HELP = "Do not ask for confirmation."
+STDIN_HELP = "Read the secret from the first line of stdin instead of a hidden prompt."
+
+
+def _settings(obj: CliContext) -> Settings:
+    from crossdeck.config import load_settings
+
+    return load_settings(obj.profile, obj.world)
+
+
+def _abort(message: str) -> NoReturn:
+    click.echo(f"{message}; nothing changed", err=True)
+    sys.exit(int(ExitCode.ABORTED))
+
+
+def _confirm(question: str, yes: bool) -> None:
+    if yes:
+        return
+    try:
+        confirmed = click.confirm(question, default=False, err=True)
+    except click.Abort:  # stdin closed: no answer is a no
+        click.echo(err=True)
+        confirmed = False
+    if not confirmed:
+        _abort("declined")
+
+
+def _read_secret(prompt: str, from_stdin: bool) -> str:
+    if from_stdin:
+        value = click.get_text_stream("stdin").readline().strip()
+    else:
+        value = click.prompt(prompt, hide_input=True, err=True).strip()
+    if not value:
+        raise InputError(f"no {prompt.lower()} was given")
+    return value
+
+
+def _backend_line() -> str:
+    from crossdeck.wallet import keystore
+    from crossdeck.wallet.errors import KeyringError
+
+    try:
+        return keystore.backend_description()
+    except KeyringError as exc:
+        return f"unavailable: {exc}"
+
+
+def _world_note(settings: Settings) -> None:
+    if settings.world is not None:
+        click.echo(
+            f"note: profile {settings.profile!r} runs on the world file {settings.world.file}, "
+            "whose demo wallet and API key take precedence over the keyring",
+            err=True,
+        )
+
+
+# --- config ---------------------------------------------------------------------------------
+
+
+@click.group("config")
+def config() -> None:
+    """The settings file and the settings in effect."""
+
+
+@config.command("path")
+@click.pass_obj
+@handles_errors
+def config_path(obj: CliContext) -> None:
+    """Print the config file in use (CROSSDECK_CONFIG or the user config dir)."""
+    from crossdeck.config import config_file_path
+
+    path = config_file_path()
+    if obj.json:
+        print_json({"path": str(path), "exists": path.exists()})
+    else:
+        click.echo(str(path))
+
+
+def _toml_ready(value: Any) -> Any:
+    # TOML has no null and wants string keys.
+    if isinstance(value, dict):
+        return {str(k): _toml_ready(v) for k, v in value.items() if v is not None}
+    return value
+
+
+@config.command("show")
+@click.option("--json", "json_", is_flag=True, help="Print JSON instead of TOML.")
+@click.pass_obj
+@handles_errors
+def config_show(obj: CliContext, json_: bool) -> None:
+    """Show the settings of the profile, secrets redacted (<set> or <unset>)."""
+    import tomli_w
+
+    from crossdeck.config import config_file_path, redacted_dump
+
+    settings = _settings(obj)
+    data = redacted_dump(settings)
+    meta = {"config_file": str(config_file_path()), "keyring": _backend_line()}
+    if obj.json or json_:
+        print_json({**data, **meta})
+        return
+    click.echo(f"# profile {settings.profile}; config file {meta['config_file']}")
+    click.echo(f"# keyring: {meta['keyring']}")
+    click.echo(tomli_w.dumps(_toml_ready(data)).rstrip())
+
+
+# --- wallet ---------------------------------------------------------------------------------
+
+
+@click.group("wallet")
+def wallet() -> None:
+    """The profile's wallet key, kept in the keyring."""
+
+
+def _store_key(obj: CliContext, key: SecretStr, yes: bool) -> None:
+    from crossdeck.wallet import keystore
+
+    settings = _settings(obj)
+    _world_note(settings)
+    existing = keystore.load_wallet_address(settings.profile)
+    if existing is not None:
+        _confirm(
+            f"Profile {settings.profile!r} already has wallet {existing}. Replace it? "
+            "Without a backup of its key, its funds are lost.",
+            yes,
+        )
+    address = keystore.store_wallet_key(settings.profile, key)
+    if obj.json:
+        print_json({"profile": settings.profile, "address": address})
+    else:
+        click.echo(address)
+        click.echo(f"stored in {keystore.backend_description()}", err=True)
+
+
+@wallet.command("new")
+@click.option("--yes", "-y", is_flag=True, help=YES_HELP)
+@click.pass_obj
+@handles_errors
+def wallet_new(obj: CliContext, yes: bool) -> None:
+    """Create a new random key, store it, and print only its address."""
+    from crossdeck.wallet.signer import new_private_key
+
+    _store_key(obj, new_private_key(), yes)
+
+
+def _key_from_keystore(path: Path, password_env: str | None) -> SecretStr:
+    from eth_account import Account
+    from pydantic import SecretStr
+
+    from crossdeck.wallet.errors import InvalidKeyError
+
+    try:
+        keyfile = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidKeyError(f"cannot read keystore {path}: {exc}") from None
+    if password_env:
+        password = os.environ.get(password_env)
+        if not password:
+            raise InputError(f"environment variable {password_env} is not set or empty")
+    else:
+        password = click.prompt(f"Password of {path.name}", hide_input=True, err=True)
+    try:
+        return SecretStr("0x" + bytes(Account.decrypt(keyfile, password)).hex())
+    except ValueError:
+        raise InvalidKeyError(
+            f"cannot decrypt keystore {path}: wrong password or not a keystore file"
+        ) from None
+
+
+@wallet.command("import")
+@click.option("--stdin", "from_stdin", is_flag=True, help=STDIN_HELP)
+@click.option(
+    "--keystore",
+    "keystore_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Import from an encrypted JSON keystore (geth/eth-account format).",
+)
+@click.option(
+    "--password-env",
+    metavar="VAR",
+    help="With --keystore: read its password from this environment variable.",
+)
+@click.option("--yes", "-y", is_flag=True, help=YES_HELP)
+@click.pass_obj
+@handles_errors
+def wallet_import(
+    obj: CliContext,
+    from_stdin: bool,
+    keystore_file: Path | None,
+    password_env: str | None,
+    yes: bool,
+) -> None:
+    """Store an existing private key (hex, from a hidden prompt or stdin, or a keystore)."""
+    from pydantic import SecretStr
+
+    from crossdeck.wallet.signer import normalise_private_key
+
+    if keystore_file is not None and from_stdin:
+        raise InputError("use either --keystore or --stdin, not both")
+    if password_env and keystore_file is None:
+        raise InputError("--password-env only goes with --keystore")
+    if keystore_file is not None:
+        key = _key_from_keystore(keystore_file, password_env)
+    else:
+        key = SecretStr(_read_secret("Private key (hex)", from_stdin))
+    _store_key(obj, normalise_private_key(key), yes)
+
+
+@wallet.command("show")
+@click.pass_obj
+@handles_errors
+def wallet_show(obj: CliContext) -> None:
+    """Print the wallet address (no key is read) and the keyring backend."""
+    from crossdeck.config import resolve_wallet_address
+
+    settings = _settings(obj)
+    address = resolve_wallet_address(settings)
+    source = "world file" if settings.world is not None else "keyring"
+    backend = _backend_line()
+    if obj.json:
+        print_json(
+            {"profile": settings.profile, "address": address, "source": source, "keyring": backend}
+        )
+        return
+    if address is None:
+        click.echo(f"no wallet stored for profile {settings.profile!r}")
+        click.echo("create one with `crossdeck wallet new` or `crossdeck wallet import`")
+    else:
+        click.echo(address)
+        click.echo(f"profile: {settings.profile}  source: {source}")
+    click.echo(f"keyring: {backend}")
+
+
+@wallet.command("remove")
+@click.option("--yes", "-y", is_flag=True, help=YES_HELP)
+@click.pass_obj
+@handles_errors
+def wallet_remove(obj: CliContext, yes: bool) -> None:
+    """Delete the profile's wallet key from the keyring."""
+    from crossdeck.wallet import keystore
+
+    settings = _settings(obj)
+    address = keystore.load_wallet_address(settings.profile)
+    if address is None and keystore.load_wallet_key(settings.profile) is None:
+        raise InputError(f"profile {settings.profile!r} has no wallet key in the keyring")
+    _confirm(
+        f"Remove wallet {address or '(unknown address)'} of profile {settings.profile!r} "
+        "from the keyring? Without a backup of its key, its funds are lost.",
+        yes,
+    )
+    keystore.remove_wallet_key(settings.profile)
+    if obj.json:
+        print_json({"profile": settings.profile, "removed": address})
+    else:
+        click.echo(f"removed wallet {address} of profile {settings.profile}")
+
+
+# --- apikey ---------------------------------------------------------------------------------
+
+
+@click.group("apikey")
+def apikey() -> None:
+    """The profile's service API key, kept in the keyring."""
+
+
+@apikey.command("set")
+@click.option("--stdin", "from_stdin", is_flag=True, help=STDIN_HELP)
+@click.pass_obj
+@handles_errors
+def apikey_set(obj: CliContext, from_stdin: bool) -> None:
+    """Store the service API key (hidden prompt, or --stdin)."""
+    from crossdeck.wallet import keystore
+
+    settings = _settings(obj)
+    _world_note(settings)
+    keystore.store_api_key(settings.profile, _read_secret("API key", from_stdin))
+    if obj.json:
+        print_json({"profile": settings.profile, "api_key": "<set>"})
+    else:
+        click.echo(f"API key stored for profile {settings.profile}")
+
+
+@apikey.command("remove")
+@click.option("--yes", "-y", is_flag=True, help=YES_HELP)
+@click.pass_obj
+@handles_errors
+def apikey_remove(obj: CliContext, yes: bool) -> None:
+    """Delete the profile's API key from the keyring."""
+    from crossdeck.wallet import keystore
+
+    settings = _settings(obj)
+    if keystore.load_api_key(settings.profile) is None:
+        raise InputError(f"profile {settings.profile!r} has no API key in the keyring")
+    _confirm(f"Remove the API key of profile {settings.profile!r} from the keyring?", yes)
+    keystore.remove_api_key(settings.profile)
+    if obj.json:
+        print_json({"profile": settings.profile, "api_key": "<unset>"})
+    else:
+        click.echo(f"API key removed for profile {settings.profile}")
+
+
+commands = [config, wallet, apikey]
