@@ -285,9 +285,12 @@ class PyEvmRpc:
         explicit_price = request.get("max_fee_per_gas", request.get("gas_price"))
         vm = self.chain.get_vm(at_header=header)
         state = vm.state
-        gas = request.get("gas", header.gas_limit)
         value = request.get("value", 0)
         balance = state.get_balance(to_canonical_address(sender))
+        gas = request.get("gas", header.gas_limit)
+        if "gas" not in request and explicit_price and balance > value:
+            # Like geth: without a gas limit, the allowance is what the balance can pay for.
+            gas = min(gas, (balance - value) // explicit_price)
         cost = value + (gas * explicit_price if explicit_price else 0)
         if balance < cost:
             raise _execution_error(
