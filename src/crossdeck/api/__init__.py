@@ -1,1 +1,22 @@
-"""crossdeck.api"""
+"""crossdeck.api: the transfer service's HTTP client, its errors and its retry policy."""
+
+from crossdeck.api.client import ServiceClient
+from crossdeck.api.errors import (
+    MalformedResponseError,
+    RateLimitedError,
+    ServiceConnectionError,
+    ServiceError,
+    ServiceUnavailableError,
+)
+from crossdeck.api.retry import NO_RETRY, RetryPolicy
+
+__all__ = [
+    "NO_RETRY",
+    "MalformedResponseError",
+    "RateLimitedError",
+    "RetryPolicy",
+    "ServiceClient",
+    "ServiceConnectionError",
+    "ServiceError",
+    "ServiceUnavailableError",
+]

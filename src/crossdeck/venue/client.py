@@ -1,0 +1,228 @@
+"""`VenueClient`: the venue's own API, `/info` (reads) and `/exchange` (signed actions).
+
+Reads are idempotent and retried on 429, 5xx and network failures. `/exchange` moves money, so it
+is resent only when the venue certainly did not act on it (see `exchange`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any, Self, TypeVar
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from crossdeck.api.retry import RetryPolicy, parse_retry_after
+from crossdeck.errors import InputError
+from crossdeck.models.venue import (
+    ClearinghouseState,
+    SpotClearinghouseState,
+    SpotMeta,
+    VenueSignature,
+)
+from crossdeck.venue.errors import (
+    VenueConnectionError,
+    VenueDataError,
+    VenueError,
+    VenueMalformedResponseError,
+)
+
+log = logging.getLogger(__name__)
+
+_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+_PREVIEW = 300
+M = TypeVar("M", bound=BaseModel)
+
+# Failures where the request never left this machine, so resending cannot double-act.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+def _preview(raw: bytes) -> str:
+    text = " ".join(raw.decode("utf-8", errors="replace").split())
+    return text if len(text) <= _PREVIEW else text[:_PREVIEW] + "..."
+
+
+def _check_user(user: str) -> str:
+    if not isinstance(user, str) or not _ADDRESS.fullmatch(user):
+        raise InputError(
+            f"venue user {user!r} is not an address", hint="use 0x followed by 40 hex digits"
+        )
+    return user
+
+
+class VenueClient:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float | httpx.Timeout = 10.0,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.retry = retry or RetryPolicy()
+        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
+
+    def __repr__(self) -> str:
+        return f"VenueClient({self.base_url!r})"
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # -- /info -----------------------------------------------------------------------------
+
+    async def info(self, body: dict[str, Any]) -> Any:
+        """POST /info with `body`; the decoded JSON answer. Retried: reads have no effects."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await self._http.post("/info", json=body)
+            except httpx.TransportError as exc:
+                if self.retry.can_retry(attempt):
+                    await self.retry.sleep(self.retry.backoff(attempt - 1))
+                    continue
+                raise VenueConnectionError(
+                    f"venue /info unreachable at {self.base_url} after {attempt} attempt(s): "
+                    f"{type(exc).__name__}"
+                ) from exc
+            if response.status_code == 429 or response.status_code >= 500:
+                if self.retry.can_retry(attempt):
+                    delay = self.retry.delay_before_retry(
+                        attempt - 1, parse_retry_after(response.headers.get("retry-after"))
+                    )
+                    if delay is not None:
+                        await self.retry.sleep(delay)
+                        continue
+            return self._decode(response, f"/info {body.get('type')}")
+
+    async def _info_model(self, body: dict[str, Any], model: type[M]) -> M:
+        data = await self.info(body)
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            raise VenueMalformedResponseError(
+                f"venue /info {body['type']} answer has the wrong shape: {_first_errors(exc)}",
+                status=200,
+                response=data,
+            ) from exc
+
+    async def spot_meta(self) -> SpotMeta:
+        return await self._info_model({"type": "spotMeta"}, SpotMeta)
+
+    async def clearinghouse_state(self, user: str, dex: str | None = None) -> ClearinghouseState:
+        body: dict[str, Any] = {"type": "clearinghouseState", "user": _check_user(user)}
+        if dex is not None:
+            body["dex"] = dex
+        return await self._info_model(body, ClearinghouseState)
+
+    async def spot_clearinghouse_state(self, user: str) -> SpotClearinghouseState:
+        body = {"type": "spotClearinghouseState", "user": _check_user(user)}
+        return await self._info_model(body, SpotClearinghouseState)
+
+    # -- /exchange -------------------------------------------------------------------------
+
+    async def exchange(
+        self, action: dict[str, Any], nonce: int, signature: VenueSignature
+    ) -> dict[str, Any]:
+        """POST /exchange `{action, nonce, signature}`; the answer when HTTP 200 and status 'ok'.
+
+        `action` must be the exact signed message (`signing.signed_action`). It is resent only
+        when the request never left (connection refused) or the venue turned it away with 429.
+        After a timeout or a dropped connection the venue may already have executed the
+        transfer, and a second post could move the money twice; so that surfaces as
+        `VenueConnectionError(may_have_acted=True)` for the caller to reconcile first.
+        """
+        if isinstance(nonce, bool) or not isinstance(nonce, int) or nonce < 0:
+            raise VenueDataError(f"nonce must be a non-negative integer, got {nonce!r}")
+        if "nonce" in action and action["nonce"] != nonce:
+            raise VenueDataError(
+                f"the action's nonce {action['nonce']!r} differs from the posted nonce {nonce}",
+                hint="the transfer could not be tied to its request; nothing was sent",
+            )
+        body = {"action": action, "nonce": nonce, "signature": signature.to_wire()}
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await self._http.post("/exchange", json=body)
+            except _NOT_SENT as exc:
+                if self.retry.can_retry(attempt):
+                    await self.retry.sleep(self.retry.backoff(attempt - 1))
+                    continue
+                raise VenueConnectionError(
+                    f"venue /exchange unreachable at {self.base_url}: {type(exc).__name__}"
+                ) from exc
+            except httpx.TransportError as exc:
+                raise VenueConnectionError(
+                    f"venue /exchange did not answer ({type(exc).__name__})", may_have_acted=True
+                ) from exc
+            if response.status_code == 429 and self.retry.can_retry(attempt):
+                delay = self.retry.delay_before_retry(
+                    attempt - 1, parse_retry_after(response.headers.get("retry-after"))
+                )
+                if delay is not None:
+                    await self.retry.sleep(delay)
+                    continue
+            data = self._decode(response, "/exchange")
+            if not isinstance(data, dict) or data.get("status") != "ok":
+                message = data.get("response") if isinstance(data, dict) else data
+                raise VenueError(
+                    f"the venue refused the action: {message}",
+                    status=response.status_code,
+                    response=message,
+                    raw_body=response.content,
+                    hint="nothing was transferred; fix the cause and sign again",
+                )
+            return data
+
+    # -- decoding --------------------------------------------------------------------------
+
+    def _decode(self, response: httpx.Response, what: str) -> Any:
+        raw = response.content
+        log.debug("venue %s -> HTTP %s", what, response.status_code)
+        if response.status_code != 200:
+            try:
+                detail: Any = json.loads(raw)
+            except ValueError:
+                detail = raw.decode("utf-8", errors="replace")
+            if isinstance(detail, dict) and "response" in detail:
+                detail = detail["response"]
+            hint = (
+                "the venue is rate limiting; wait and try again"
+                if response.status_code == 429
+                else None
+            )
+            raise VenueError(
+                f"venue {what} answered HTTP {response.status_code}: "
+                f"{_preview(raw) or response.reason_phrase}",
+                status=response.status_code,
+                response=detail,
+                raw_body=raw,
+                hint=hint,
+            )
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            raise VenueMalformedResponseError(
+                f"venue {what} answered 200 with a body that is not JSON: {_preview(raw)!r}",
+                status=200,
+                raw_body=raw,
+            ) from exc
+
+
+def _first_errors(exc: ValidationError, limit: int = 3) -> str:
+    parts = []
+    for error in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in error["loc"]) or "(root)"
+        parts.append(f"{where}: {error['msg']}")
+    more = len(exc.errors()) - limit
+    return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")

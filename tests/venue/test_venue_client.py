@@ -1,0 +1,219 @@
+"""VenueClient against a real venue-like server: /info reads, /exchange submissions."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from eth_account import Account
+from eth_account.signers.local import LocalAccount
+
+from crossdeck.api.retry import RetryPolicy
+from crossdeck.errors import InputError
+from crossdeck.exitcodes import ExitCode
+from crossdeck.venue.client import VenueClient
+from crossdeck.venue.errors import (
+    VenueConnectionError,
+    VenueDataError,
+    VenueError,
+    VenueMalformedResponseError,
+)
+from crossdeck.venue.signing import build_send_asset_typed_data, signed_action, split_signature
+
+from .conftest import SleepRecorder
+from .test_venue_signing import DESTINATION, NONCE, send_asset_step
+from .venue_server import FakeVenue, Fault
+
+
+def sign_send_asset(wallet: LocalAccount, chain_id: int = 8453, amount: str = "12.5"):
+    """What the executor does with a quote's deposit step: build, sign, split."""
+    action, types, primary = send_asset_step()
+    action["parameters"]["amount"] = amount
+    data = build_send_asset_typed_data(action, types, primary, chain_id)
+    signature = split_signature(Account.sign_typed_data(wallet.key, full_message=data).signature)
+    return signed_action(action, chain_id), signature
+
+
+def info_bodies(venue: FakeVenue) -> list[Any]:
+    return [json.loads(raw) for raw in venue.received["/info"]]
+
+
+async def test_info_reads_send_the_documented_bodies(venue: FakeVenue, wallet: LocalAccount):
+    venue.fund(wallet.address, perps="100.25", USDC="7.5")
+    async with VenueClient(venue.url) as client:
+        meta = await client.spot_meta()
+        perps = await client.clearinghouse_state(wallet.address)
+        perps_dex = await client.clearinghouse_state(wallet.address, dex="")
+        spot = await client.spot_clearinghouse_state(wallet.address)
+    assert meta.token_by_name("USDC") is not None
+    assert perps.withdrawable == Decimal("100.25") == perps_dex.withdrawable
+    assert spot.balance_of("USDC").total == Decimal("7.5")  # type: ignore[union-attr]
+    assert info_bodies(venue) == [
+        {"type": "spotMeta"},
+        {"type": "clearinghouseState", "user": wallet.address},
+        {"type": "clearinghouseState", "user": wallet.address, "dex": ""},
+        {"type": "spotClearinghouseState", "user": wallet.address},
+    ]
+
+
+async def test_user_is_checked_before_sending(venue: FakeVenue) -> None:
+    async with VenueClient(venue.url) as client:
+        with pytest.raises(InputError, match="address"):
+            await client.clearinghouse_state("0x1234")
+    assert venue.received["/info"] == []
+
+
+async def test_info_retries_429_and_5xx(
+    venue: FakeVenue, wallet: LocalAccount, retry: RetryPolicy, sleeps: SleepRecorder
+) -> None:
+    venue.fail("/info", Fault(429, "rate limited", headers={"Retry-After": "2"}), Fault(502))
+    async with VenueClient(venue.url, retry=retry) as client:
+        meta = await client.spot_meta()
+    assert len(meta.tokens) == 2
+    assert len(venue.received["/info"]) == 3
+    assert sleeps.delays == [2.0, 0.2]
+
+
+async def test_info_gives_up_after_the_attempts(venue: FakeVenue, retry: RetryPolicy) -> None:
+    venue.fail("/info", *[Fault(500, "boom")] * 3)
+    async with VenueClient(venue.url, retry=retry) as client:
+        with pytest.raises(VenueError) as info:
+            await client.spot_meta()
+    assert info.value.status == 500 and info.value.response == "boom"
+    assert len(venue.received["/info"]) == 3
+
+
+async def test_info_4xx_is_not_retried(venue: FakeVenue, retry: RetryPolicy) -> None:
+    async with VenueClient(venue.url, retry=retry) as client:
+        with pytest.raises(VenueError) as info:
+            await client.info({"type": "noSuchThing"})
+    assert info.value.status == 422
+    assert "Failed to deserialize" in str(info.value)
+    assert info.value.exit_code == ExitCode.SERVICE_ERROR
+    assert len(venue.received["/info"]) == 1
+
+
+async def test_info_malformed_answers(venue: FakeVenue, retry: RetryPolicy) -> None:
+    venue.fail("/info", Fault(200, "{not json"), Fault(200, {"tokens": "nope"}))
+    async with VenueClient(venue.url, retry=retry) as client:
+        with pytest.raises(VenueMalformedResponseError, match="not JSON"):
+            await client.spot_meta()
+        with pytest.raises(VenueMalformedResponseError, match="tokens"):
+            await client.spot_meta()
+
+
+async def test_info_timeout_is_retried_then_a_connection_error(
+    venue: FakeVenue, retry: RetryPolicy, sleeps: SleepRecorder
+) -> None:
+    venue.fail("/info", *[Fault(200, {}, delay=30)] * 3)
+    async with VenueClient(venue.url, timeout=0.2, retry=retry) as client:
+        with pytest.raises(VenueConnectionError) as info:
+            await client.spot_meta()
+    assert not info.value.may_have_acted and info.value.exit_code == ExitCode.NETWORK
+    assert len(venue.received["/info"]) == 3
+    assert sleeps.delays == [0.1, 0.2]
+
+
+async def test_exchange_ok_moves_the_money(venue: FakeVenue, wallet: LocalAccount) -> None:
+    venue.fund(wallet.address, perps="100")
+    action, signature = sign_send_asset(wallet)
+    async with VenueClient(venue.url) as client:
+        answer = await client.exchange(action, NONCE, signature)
+        after = await client.clearinghouse_state(wallet.address)
+        solver = await client.spot_clearinghouse_state(DESTINATION)
+    assert answer == {"status": "ok", "response": {"type": "default"}}
+    assert after.withdrawable == Decimal("87.5")
+    assert solver.balance_of("USDC").total == Decimal("12.5")  # type: ignore[union-attr]
+    (raw,) = venue.received["/exchange"]
+    posted = json.loads(raw)
+    assert posted == {"action": action, "nonce": NONCE, "signature": signature.to_wire()}
+    assert type(posted["signature"]["v"]) is int
+
+
+async def test_exchange_status_err_carries_the_venue_message(
+    venue: FakeVenue, wallet: LocalAccount
+) -> None:
+    venue.fund(wallet.address, perps="5")
+    action, signature = sign_send_asset(wallet, amount="12.5")
+    async with VenueClient(venue.url) as client:
+        with pytest.raises(VenueError) as info:
+            await client.exchange(action, NONCE, signature)
+        after = await client.clearinghouse_state(wallet.address)
+    assert info.value.status == 200
+    assert info.value.response == "Insufficient balance for asset transfer"
+    assert "Insufficient balance" in str(info.value)
+    assert after.withdrawable == Decimal("5")
+
+
+async def test_exchange_signed_by_someone_else_is_refused(
+    venue: FakeVenue, wallet: LocalAccount, other_wallet: LocalAccount
+) -> None:
+    venue.fund(wallet.address, perps="100")
+    action, _ = sign_send_asset(wallet)
+    _, foreign = sign_send_asset(other_wallet)
+    async with VenueClient(venue.url) as client:
+        with pytest.raises(VenueError, match="does not exist"):
+            await client.exchange(action, NONCE, foreign)
+
+
+async def test_exchange_http_4xx(venue: FakeVenue, wallet: LocalAccount) -> None:
+    venue.fail("/exchange", Fault(422, "Failed to deserialize the JSON body"))
+    action, signature = sign_send_asset(wallet)
+    async with VenueClient(venue.url) as client:
+        with pytest.raises(VenueError) as info:
+            await client.exchange(action, NONCE, signature)
+    assert info.value.status == 422
+    assert len(venue.received["/exchange"]) == 1
+
+
+async def test_exchange_is_not_resent_after_a_timeout(
+    venue: FakeVenue, wallet: LocalAccount, retry: RetryPolicy, sleeps: SleepRecorder
+) -> None:
+    venue.fund(wallet.address, perps="100")
+    venue.fail("/exchange", Fault(200, {"status": "ok"}, delay=30))
+    action, signature = sign_send_asset(wallet)
+    async with VenueClient(venue.url, timeout=0.2, retry=retry) as client:
+        with pytest.raises(VenueConnectionError) as info:
+            await client.exchange(action, NONCE, signature)
+    assert info.value.may_have_acted
+    assert "check the venue balance" in str(info.value)
+    assert len(venue.received["/exchange"]) == 1
+    assert sleeps.delays == []
+
+
+async def test_exchange_is_not_resent_after_a_5xx(
+    venue: FakeVenue, wallet: LocalAccount, retry: RetryPolicy
+) -> None:
+    venue.fund(wallet.address, perps="100")
+    venue.fail("/exchange", Fault(502, "bad gateway"))
+    action, signature = sign_send_asset(wallet)
+    async with VenueClient(venue.url, retry=retry) as client:
+        with pytest.raises(VenueError) as info:
+            await client.exchange(action, NONCE, signature)
+    assert info.value.status == 502
+    assert len(venue.received["/exchange"]) == 1
+
+
+async def test_exchange_is_resent_after_429(
+    venue: FakeVenue, wallet: LocalAccount, retry: RetryPolicy, sleeps: SleepRecorder
+) -> None:
+    venue.fund(wallet.address, perps="100")
+    venue.fail("/exchange", Fault(429, "too many requests"))
+    action, signature = sign_send_asset(wallet)
+    async with VenueClient(venue.url, retry=retry) as client:
+        answer = await client.exchange(action, NONCE, signature)
+    assert answer["status"] == "ok"
+    assert len(venue.received["/exchange"]) == 2
+    assert sleeps.delays == [0.1]
+
+
+async def test_exchange_refuses_a_nonce_that_differs_from_the_action(
+    venue: FakeVenue, wallet: LocalAccount
+) -> None:
+    action, signature = sign_send_asset(wallet)
+    async with VenueClient(venue.url) as client:
+        with pytest.raises(VenueDataError, match="nonce"):
+            await client.exchange(action, NONCE + 1, signature)
+    assert venue.received["/exchange"] == []
