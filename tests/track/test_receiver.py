@@ -422,3 +422,38 @@ def test_constructor_rejects_bad_settings() -> None:
         WebhookReceiver("")
     with pytest.raises(ValueError, match="positive"):
         WebhookReceiver(API_KEY, max_body_bytes=0)
+
+
+async def test_rejection_messages_stay_short(
+    receiver: WebhookReceiver, client: httpx.AsyncClient
+) -> None:
+    body = body_of({**status_payload(), "event": "e" * 100_000})
+    resp = await deliver(client, receiver, body, signed_headers(body))
+    assert resp.status_code == 400
+    assert len(resp.json()["message"]) <= 200
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}",
+        b"POST /webhooks HTTP/1.1\r\nHost: x\r\nX-Signature-SHA256: \xff\xfe\r\n"
+        b"X-Signature-Timestamp: 1\r\nContent-Length: 2\r\n\r\n{}",
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 64,  # a TLS hello
+        b"GARBAGE\r\n\r\n",
+    ],
+    ids=["bad content-length", "non-ascii header", "tls hello", "garbage"],
+)
+async def test_malformed_http_never_crashes_the_receiver(
+    receiver: WebhookReceiver, client: httpx.AsyncClient, raw: bytes
+) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", receiver.port)
+    writer.write(raw)
+    await writer.drain()
+    answer = await asyncio.wait_for(reader.read(4096), timeout=5)
+    writer.close()
+    await writer.wait_closed()
+    status_line = answer.split(b"\r\n", 1)[0]
+    assert status_line == b"" or status_line.split()[1][:1] == b"4", answer[:200]
+    assert receiver.stats.accepted == 0
+    await assert_still_works(client, receiver, "after-malformed")

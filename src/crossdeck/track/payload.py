@@ -30,7 +30,9 @@ def parse_event(body: bytes) -> WebhookEvent:
     except (ValidationError, RecursionError) as exc:
         raise PayloadError(f"body is not a 6.1 payload: {_first_error(exc)}") from None
     if event.event != STATUS_UPDATED_EVENT:
-        raise PayloadError(f"event must be {STATUS_UPDATED_EVENT!r}, got {event.event!r}")
+        got = repr(event.event)
+        got = got if len(got) <= 60 else got[:57] + "..."
+        raise PayloadError(f"event must be {STATUS_UPDATED_EVENT!r}, got {got}")
     data = event.data
     if data is None:
         raise PayloadError("data is missing")

@@ -216,6 +216,8 @@ class WebhookReceiver:
         self, request: web.Request, status: int, reason: str, message: str = ""
     ) -> web.Response:
         self.stats.rejected[reason] += 1
+        # Parts of a message can come from the body: keep logs and answers short.
+        message = message if len(message) <= 200 else message[:197] + "..."
         log.warning("rejected webhook from %s: %d %s %s", request.remote, status, reason, message)
         return _reply(status, reason, message)
 
