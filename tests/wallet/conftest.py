@@ -66,3 +66,22 @@ def keyring_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     keystore.set_keyring_password(None)
     yield path
     keystore.set_keyring_password(None)
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A clean CROSSDECK_* environment for CLI runs: an empty config file and the encrypted
+    keyring under tmp_path. Returns the keyring file."""
+    for name in list(os.environ):
+        if name.startswith("CROSSDECK_"):
+            monkeypatch.delenv(name)
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    keyring_path = tmp_path / "keyring.cfg"
+    monkeypatch.setenv("CROSSDECK_CONFIG", str(config))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "crossdeck.wallet.keystore.EncryptedFileKeyring")
+    monkeypatch.setenv(keystore.ENV_FILE, str(keyring_path))
+    monkeypatch.setenv(keystore.ENV_PASSWORD, KEYRING_PASSWORD)
+    keystore.set_keyring_password(None)
+    yield keyring_path
+    keystore.set_keyring_password(None)

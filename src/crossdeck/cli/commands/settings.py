@@ -53,7 +53,7 @@ def _confirm(question: str, yes: bool) -> None:
 
 def _read_secret(prompt: str, from_stdin: bool) -> str:
     if from_stdin:
-        value = click.get_text_stream("stdin").readline().strip()
+        value = sys.stdin.readline().strip()
     else:
         value = click.prompt(prompt, hide_input=True, err=True).strip()
     if not value:
