@@ -304,3 +304,21 @@ async def test_destination_may_be_checksummed_and_is_credited_lowercase(venue) -
         "signature": sign(venue.brand, back, OTHER_KEY),
     }
     await expect_err(venue, signed, "Insufficient balance")  # 0.5 + 1 USDC fee > 1 USDC
+
+
+async def test_perps_to_own_spot_is_a_class_transfer(venue) -> None:
+    funded(venue)
+    body = signed_body(venue.brand, destination=PAYER.address, amount="4", destination_dex="spot")
+    assert (await venue.exchange(body)).json() == OK
+    assert venue.ledger.balance(PAYER.address, SPOT_USDC_ID) == 4 * USDC_UNIT
+    assert venue.ledger.balance(PAYER.address, PERPS_USDC) == (100 - 4) * USDC_UNIT - FEE
+
+
+async def test_send_to_self_on_the_same_dex_is_refused(venue) -> None:
+    funded(venue)
+    await expect_err(venue, signed_body(venue.brand, destination=PAYER.address), "same account")
+
+
+async def test_unknown_dex_is_refused(venue) -> None:
+    funded(venue)
+    await expect_err(venue, signed_body(venue.brand, source_dex="abc"), "Unknown sourceDex")
