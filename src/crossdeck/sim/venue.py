@@ -465,9 +465,11 @@ class VenueLedger:
             if nonce in self._nonces.get(signer, set()):
                 raise VenueError("Invalid nonce: duplicate nonce")
             if nonce < now - self.nonce_past_window_ms:
-                raise VenueError("Invalid nonce: nonce is more than 2 days in the past")
+                hours = self.nonce_past_window_ms // 3_600_000
+                raise VenueError(f"Invalid nonce: nonce is more than {hours} h in the past")
             if nonce > now + self.nonce_future_window_ms:
-                raise VenueError("Invalid nonce: nonce is more than 1 day in the future")
+                hours = self.nonce_future_window_ms // 3_600_000
+                raise VenueError(f"Invalid nonce: nonce is more than {hours} h in the future")
             if from_sub_account != "":
                 raise VenueError("Sub-accounts are not supported: fromSubAccount must be ''")
             if not _ADDRESS_RE.fullmatch(destination):
