@@ -89,8 +89,12 @@ class ChainReader(Protocol):
 
     async def block_number(self, chain: EvmChain) -> int: ...
 
-    async def transact(self, chain: EvmChain, to: str, data: bytes, gas: int) -> str:
-        """Sign with the chain's relayer key, send, wait for the receipt; returns the hash.
+    async def transact(
+        self, chain: EvmChain, to: str, data: bytes, gas: int
+    ) -> tuple[str, int, str]:
+        """Sign with the chain's relayer key, send, wait for the receipt.
+
+        Returns (tx hash, block number, sender address).
 
         Raises ``ChainUnavailable`` on RPC trouble and ``TransactionReverted`` on a revert.
         """
@@ -165,7 +169,9 @@ class Web3ChainReader:
     async def block_number(self, chain: EvmChain) -> int:
         return int(await self._rpc(chain, lambda w3: w3.eth.block_number))
 
-    async def transact(self, chain: EvmChain, to: str, data: bytes, gas: int) -> str:
+    async def transact(
+        self, chain: EvmChain, to: str, data: bytes, gas: int
+    ) -> tuple[str, int, str]:
         if not chain.relayer_key:
             raise ChainUnavailable(f"chain {chain.chain_id} has no relayer key to submit with")
         account = Account.from_key(chain.relayer_key)
@@ -208,7 +214,7 @@ class Web3ChainReader:
                 )
                 if int(receipt["status"]) != 1:
                     raise TransactionReverted(tx_hash)
-                return tx_hash
+                return tx_hash, int(receipt["blockNumber"]), account.address
         raise ChainUnavailable(f"chain {chain.chain_id}: could not send: {last_error}")
 
     async def close(self) -> None:
@@ -250,7 +256,9 @@ class StaticChainReader:
     async def block_number(self, chain: EvmChain) -> int:
         return self.block
 
-    async def transact(self, chain: EvmChain, to: str, data: bytes, gas: int) -> str:
+    async def transact(
+        self, chain: EvmChain, to: str, data: bytes, gas: int
+    ) -> tuple[str, int, str]:
         raise ChainUnavailable(f"chain {chain.chain_id}: no node to submit to")
 
 

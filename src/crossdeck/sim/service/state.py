@@ -412,6 +412,8 @@ class ServiceState:
         self._deposit_seed = deposit_seed or secrets.token_bytes(32)
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[StatusChange], None]] = []
+        self._index_subscribers: list[Callable[[int, str], None]] = []
+        self._indexed: list[tuple[int, str]] = []
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
@@ -794,6 +796,28 @@ class ServiceState:
             record = replace(record, nonce_authorized=True, updated_at=self._tick(record))
             self._write(conn, record, insert=False)
         return record
+
+    # ---- transactions announced early (POST /transactions/index) ------------------------
+
+    def index_tx(self, chain_id: int, tx_hash: str) -> None:
+        """A client told the service about a deposit tx; the solver may look at it early."""
+        with self._lock:
+            self._indexed.append((chain_id, tx_hash.lower()))
+            subscribers = list(self._index_subscribers)
+        for callback in subscribers:
+            try:
+                callback(chain_id, tx_hash.lower())
+            except Exception:
+                continue
+
+    def on_tx_indexed(self, callback: Callable[[int, str], None]) -> None:
+        """Call ``callback(chain_id, tx_hash)`` for every POST /transactions/index."""
+        with self._lock:
+            self._index_subscribers.append(callback)
+
+    def indexed_txs(self) -> list[tuple[int, str]]:
+        with self._lock:
+            return list(self._indexed)
 
     # ---- API keys and deposit addresses ---------------------------------------------------
 

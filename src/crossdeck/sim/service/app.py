@@ -1,0 +1,332 @@
+"""The service's HTTP face: ``make_service_app(state, quotes, config) -> aiohttp.web.Application``.
+
+Routes (bodies JSON; errors ``{"message", "errorCode", "errorData"?}``):
+
+- ``POST /quote/v2`` — quote (4.1), stores a ``waiting`` request;
+- ``POST /authorize?signature=`` — venue nonce mapping (4.4);
+- ``GET /requests/v2`` — history (4.2), opaque ``continuation`` cursor;
+- ``GET /intents/status?requestId=`` — v1 status {status, details, inTxHashes, txHashes, time,
+  originChainId, destinationChainId} with statuses failure/fallback/pending/received/success;
+- ``GET /intents/status/v3?requestId=`` — {status, details, failReason, refundFailReason,
+  inTxHashes, txHashes, updatedAt, originChainId, destinationChainId, quoteCreatedAt};
+- ``GET /chains`` — {chains: [...]} including chain 1337 and its currencies;
+- ``POST /transactions/index`` {txHash, chainId} — tells the solver about a deposit early;
+- ``POST /execute/permits?signature=`` — EIP-3009 permit deposit, request -> ``depositing``;
+- ``POST /_sim/faults`` {kind, count, path?, delay?} — DEMO ONLY: arms ``state.faults``.
+
+Every route except ``/_sim/*`` is rate limited per caller (x-api-key name, else remote
+address): 429 ``{"errorCode": "RATE_LIMITED"}`` with ``Retry-After`` seconds. An x-api-key the
+service does not know is refused (401 UNAUTHORIZED). Armed faults apply before anything else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from crossdeck.sim.brand import BRANDS, Brand
+from crossdeck.sim.service.currencies import VENUE_CHAIN_ID
+from crossdeck.sim.service.errors import ServiceError, invalid, not_found
+from crossdeck.sim.service.faults import FAULT_KINDS
+from crossdeck.sim.service.history import list_requests
+from crossdeck.sim.service.quotes import QuoteEngine
+from crossdeck.sim.service.ratelimit import RateLimiter
+from crossdeck.sim.service.records import history_record, status_v1, status_v3
+from crossdeck.sim.service.signed import BYTES32_RE, PermitSubmitter, authorize
+from crossdeck.sim.service.state import ServiceState
+
+log = logging.getLogger(__name__)
+
+EXPLORER_PATHS = {"transaction": "/tx/{TX_HASH}", "address": "/address/{ADDRESS}"}
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    brand: Brand = field(default_factory=lambda: BRANDS["neutral"])
+    anonymous_per_minute: int = 600
+    keyed_per_minute: int = 6000
+    sim_routes: bool = True  # /_sim/* (fault injection); the demo world keeps them on
+
+
+_STATE = web.AppKey("service_state", ServiceState)
+_QUOTES = web.AppKey("service_quotes", QuoteEngine)
+_CONFIG = web.AppKey("service_config", ServiceConfig)
+_LIMITER = web.AppKey("service_limiter", RateLimiter)
+_PERMITS = web.AppKey("service_permits", PermitSubmitter)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _error(status: int, code: str, message: str, **headers: str) -> web.Response:
+    return web.json_response(
+        {"message": message, "errorCode": code}, status=status, headers=headers
+    )
+
+
+@web.middleware
+async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except ServiceError as exc:
+        return web.json_response(exc.body(), status=exc.status)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status, "INVALID_INPUT")
+        return _error(exc.status, code, f"{request.method} {request.path}: {exc.reason}")
+    except Exception:
+        log.exception("service handler failed: %s %s", request.method, request.path)
+        return _error(500, "INTERNAL_ERROR", "the service failed to handle this request")
+
+
+@web.middleware
+async def _faults(request: web.Request, handler: Handler) -> web.StreamResponse:
+    fault = request.app[_STATE].faults.take(request.path)
+    if fault is None:
+        return await handler(request)
+    if fault.kind == "503":
+        return _error(
+            503, "SERVICE_UNAVAILABLE", "the service is temporarily unavailable (injected)"
+        )
+    if fault.kind == "429":
+        return _error(
+            429, "RATE_LIMITED", "too many requests (injected); retry later", **{"Retry-After": "1"}
+        )
+    if fault.kind == "slow":
+        await asyncio.sleep(fault.delay)
+        return await handler(request)
+    return web.Response(status=200, text='{"steps": [', content_type="application/json")
+
+
+def _caller(request: web.Request) -> str | None:
+    """The name of the caller's API key; None when anonymous. Unknown keys are refused."""
+    secret = request.headers.get("x-api-key")
+    if secret is None or secret == "":
+        return None
+    name = request.app[_STATE].api_keys.name_for(secret)
+    if name is None:
+        raise ServiceError(401, "UNAUTHORIZED", "the x-api-key header holds an unknown key")
+    return name
+
+
+@web.middleware
+async def _rate_limit(request: web.Request, handler: Handler) -> web.StreamResponse:
+    if request.path.startswith("/_sim/"):
+        return await handler(request)
+    name = _caller(request)
+    caller = name if name is not None else (request.remote or "unknown")
+    wait = request.app[_LIMITER].take(caller, keyed=name is not None)
+    if wait is not None:
+        kind = "API key" if name is not None else "anonymous caller"
+        return _error(
+            429,
+            "RATE_LIMITED",
+            f"rate limit of this {kind} reached; retry after {wait} s"
+            + ("" if name is not None else " or send an x-api-key for a higher limit"),
+            **{"Retry-After": str(wait)},
+        )
+    return await handler(request)
+
+
+async def _json_body(request: web.Request) -> Any:
+    text = await request.text()
+    if not text.strip():
+        raise invalid("the request body must be JSON")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise invalid(f"the request body is not valid JSON: {exc.msg} at {exc.pos}") from None
+
+
+async def _quote(request: web.Request) -> web.Response:
+    body = await _json_body(request)
+    result = await request.app[_QUOTES].quote(body, api_key_name=_caller(request))
+    return web.json_response(result)
+
+
+async def _authorize(request: web.Request) -> web.Response:
+    body = await _json_body(request)
+    result = authorize(
+        request.app[_STATE], request.app[_CONFIG].brand, body, request.query.get("signature")
+    )
+    return web.json_response(result)
+
+
+async def _permits(request: web.Request) -> web.Response:
+    body = await _json_body(request)
+    result = await request.app[_PERMITS].submit(body, request.query.get("signature"))
+    return web.json_response(result)
+
+
+async def _requests(request: web.Request) -> web.Response:
+    caller = _caller(request)
+    page = list_requests(request.app[_STATE], request.query, caller_key_name=caller)
+    records = [
+        history_record(
+            r,
+            include_order_data=page.include_order_data,
+            authenticated=page.include_authenticated and r.api_key_name == caller,
+        )
+        for r in page.records
+    ]
+    return web.json_response({"requests": records, "continuation": page.continuation})
+
+
+def _record_for_status(request: web.Request):
+    request_id = request.query.get("requestId")
+    if not request_id:
+        raise invalid("the requestId query parameter is required", field="requestId")
+    if not BYTES32_RE.fullmatch(request_id):
+        raise invalid("requestId must be 0x followed by 64 hex digits", field="requestId")
+    record = request.app[_STATE].find(request_id)
+    if record is None:
+        raise not_found(f"no request with id {request_id}")
+    return record
+
+
+async def _status_v1(request: web.Request) -> web.Response:
+    return web.json_response(status_v1(_record_for_status(request)))
+
+
+async def _status_v3(request: web.Request) -> web.Response:
+    return web.json_response(status_v3(_record_for_status(request)))
+
+
+def chains_payload(quotes: QuoteEngine, brand: Brand) -> dict[str, Any]:
+    directory = quotes.directory
+    chains = []
+    for chain in directory.evm.values():
+        currencies = directory.currencies(chain.chain_id)
+        native = next(c for c in currencies if c.is_native)
+        erc20 = [
+            {**c.chains_entry(), "supportsPermit": c.asset == "USDC"}
+            for c in currencies
+            if not c.is_native
+        ]
+        chains.append(
+            {
+                "id": chain.chain_id,
+                "name": chain.name,
+                "displayName": chain.display_name,
+                "httpRpcUrl": chain.rpc_url or "",
+                "wsRpcUrl": "",
+                "explorerUrl": chain.explorer_url,
+                "explorerName": f"{chain.display_name} Explorer",
+                "explorerPaths": EXPLORER_PATHS,
+                "depositEnabled": True,
+                "tokenSupport": "All",
+                "disabled": False,
+                "partialDisableLimit": 0,
+                "blockProductionLagging": False,
+                "currency": native.chains_entry(),
+                "featuredTokens": erc20,
+                "erc20Currencies": erc20,
+                "solverCurrencies": [c.chains_entry() for c in currencies],
+                "vmType": "evm",
+                "protocol": {
+                    "v2": {"chainId": str(chain.chain_id), "depository": chain.depository}
+                },
+            }
+        )
+    venue_currencies = directory.currencies(VENUE_CHAIN_ID)
+    perps = directory.usdc(VENUE_CHAIN_ID)
+    chains.append(
+        {
+            "id": VENUE_CHAIN_ID,
+            "name": brand.venue_chain_label,
+            "displayName": brand.venue_name,
+            "httpRpcUrl": "",
+            "wsRpcUrl": "",
+            "explorerUrl": directory.venue.explorer_url,
+            "explorerName": f"{brand.venue_name} Explorer",
+            "explorerPaths": EXPLORER_PATHS,
+            "depositEnabled": True,
+            "tokenSupport": "Limited",
+            "disabled": False,
+            "partialDisableLimit": 0,
+            "blockProductionLagging": False,
+            "currency": perps.chains_entry(),
+            "featuredTokens": [c.chains_entry() for c in venue_currencies],
+            "erc20Currencies": [
+                {**c.chains_entry(), "supportsPermit": False} for c in venue_currencies
+            ],
+            "solverCurrencies": [c.chains_entry() for c in venue_currencies],
+            "vmType": "hypevm",
+            "protocol": {
+                "v2": {"chainId": str(VENUE_CHAIN_ID), "depository": directory.venue.solver_address}
+            },
+        }
+    )
+    return {"chains": chains}
+
+
+async def _chains(request: web.Request) -> web.Response:
+    return web.json_response(chains_payload(request.app[_QUOTES], request.app[_CONFIG].brand))
+
+
+async def _index(request: web.Request) -> web.Response:
+    body = await _json_body(request)
+    if not isinstance(body, dict):
+        raise invalid("the body must be {txHash, chainId}")
+    tx_hash = body.get("txHash")
+    chain_id = body.get("chainId")
+    if not isinstance(tx_hash, str) or not BYTES32_RE.fullmatch(tx_hash):
+        raise invalid("txHash must be 0x followed by 64 hex digits", field="txHash")
+    if isinstance(chain_id, str) and chain_id.isdigit():
+        chain_id = int(chain_id)
+    if isinstance(chain_id, bool) or not isinstance(chain_id, int):
+        raise invalid("chainId must be a chain id", field="chainId")
+    if not request.app[_QUOTES].directory.supports(chain_id):
+        raise invalid(f"chainId {chain_id} is not supported", "UNSUPPORTED_CHAIN", field="chainId")
+    request.app[_STATE].index_tx(chain_id, tx_hash)
+    return web.json_response({"message": "Success"})
+
+
+async def _sim_faults(request: web.Request) -> web.Response:
+    body = await _json_body(request)
+    if not isinstance(body, dict):
+        raise invalid("the body must be {kind, count, path?, delay?}")
+    kind, count = body.get("kind"), body.get("count", 1)
+    path, delay = body.get("path"), body.get("delay", 2.0)
+    if kind not in FAULT_KINDS:
+        raise invalid(f"kind must be one of {', '.join(FAULT_KINDS)}", field="kind")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise invalid("count must be a positive integer", field="count")
+    if path is not None and (not isinstance(path, str) or not path.startswith("/")):
+        raise invalid("path must be a path prefix starting with '/'", field="path")
+    if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 60:
+        raise invalid("delay must be a number of seconds between 0 and 60", field="delay")
+    request.app[_STATE].faults.inject(kind, count, path=path, delay=float(delay))
+    return web.json_response({"message": "armed", "pending": request.app[_STATE].faults.pending()})
+
+
+def make_service_app(
+    state: ServiceState, quotes: QuoteEngine, config: ServiceConfig | None = None
+) -> web.Application:
+    config = config or ServiceConfig()
+    app = web.Application(middlewares=[_errors, _faults, _rate_limit])
+    app[_STATE] = state
+    app[_QUOTES] = quotes
+    app[_CONFIG] = config
+    app[_LIMITER] = RateLimiter(
+        anonymous_per_minute=config.anonymous_per_minute,
+        keyed_per_minute=config.keyed_per_minute,
+    )
+    app[_PERMITS] = PermitSubmitter(state, quotes.directory)
+    app.router.add_post("/quote/v2", _quote)
+    app.router.add_post("/authorize", _authorize)
+    app.router.add_get("/requests/v2", _requests)
+    app.router.add_get("/intents/status", _status_v1)
+    app.router.add_get("/intents/status/v3", _status_v3)
+    app.router.add_get("/chains", _chains)
+    app.router.add_post("/transactions/index", _index)
+    app.router.add_post("/execute/permits", _permits)
+    if config.sim_routes:
+        app.router.add_post("/_sim/faults", _sim_faults)
+    return app
