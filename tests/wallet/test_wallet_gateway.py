@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 import vyper
+from aiohttp import web
 from pydantic import SecretStr
 from wallet_support import DEV_KEYS, Anvil
 
+from crossdeck.errors import InputError
 from crossdeck.wallet.errors import (
     ChainMismatchError,
     ReceiptTimeoutError,
@@ -22,6 +24,7 @@ from crossdeck.wallet.errors import (
 from crossdeck.wallet.gateway import EvmGateway, Receipt
 from crossdeck.wallet.signer import Signer, new_private_key
 
+DEV_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 # Init code that deploys the runtime PUSH1 0 PUSH1 0 REVERT: every call to it reverts.
 ALWAYS_REVERTS_INIT = "0x6460006000fd6000526005601bf3"
 
@@ -177,3 +180,58 @@ async def test_unreachable_rpc() -> None:
             await gw.balance("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
     assert "unreachable" in str(info.value)
     assert "secret-path" not in str(info.value)
+
+
+@pytest.fixture
+async def misbehaving_rpc() -> AsyncIterator[str]:
+    """A real HTTP server on 127.0.0.1 that answers like a broken RPC endpoint."""
+
+    async def not_json(request: web.Request) -> web.Response:
+        return web.Response(text="<html>maintenance</html>")
+
+    async def server_error(request: web.Request) -> web.Response:
+        return web.Response(status=502, text="bad gateway")
+
+    async def rpc_error(request: web.Request) -> web.Response:
+        body = await request.json()
+        error = {"code": -32000, "message": "header not found"}
+        return web.json_response({"jsonrpc": "2.0", "id": body["id"], "error": error})
+
+    app = web.Application()
+    app.router.add_post("/not-json", not_json)
+    app.router.add_post("/502", server_error)
+    app.router.add_post("/rpc-error", rpc_error)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        await runner.cleanup()
+
+
+@pytest.mark.parametrize(
+    ("path", "error", "message"),
+    [
+        ("/not-json", RpcError, "malformed answer"),
+        ("/502", RpcUnreachableError, "answered HTTP 502"),
+        ("/rpc-error", RpcError, "refused eth_chainId: header not found"),
+    ],
+)
+async def test_broken_endpoints_are_classified(
+    misbehaving_rpc: str, path: str, error: type[Exception], message: str
+) -> None:
+    async with EvmGateway(misbehaving_rpc + path, 8453, retries=0) as gw:
+        with pytest.raises(error, match=message):
+            await gw.chain_id()
+
+
+async def test_bad_inputs_are_input_errors(gateway: EvmGateway) -> None:
+    with pytest.raises(InputError, match="20-byte"):
+        await gateway.balance("0x1234")
+    with pytest.raises(InputError, match="64 hex"):
+        await gateway.get_receipt("0xabc")
+    with pytest.raises(InputError, match="value must be an integer"):
+        await gateway.estimate_gas({"to": DEV_ADDRESS, "value": "1.5"})

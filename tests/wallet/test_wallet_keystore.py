@@ -81,10 +81,12 @@ def test_set_keyring_password_unlocks_without_env(
     password = keystore.os.environ[keystore.ENV_PASSWORD]
     monkeypatch.delenv(keystore.ENV_PASSWORD)
     keystore.set_keyring_password(None)
+    assert keystore.needs_password()
     # pytest's stdin is not a terminal: nobody can be asked, so it is a clear error.
     with pytest.raises(KeyringLockedError, match=keystore.ENV_PASSWORD):
         keystore.load_wallet_key("alpha")
     keystore.set_keyring_password(SecretStr(password))
+    assert not keystore.needs_password()
     key = keystore.load_wallet_key("alpha")
     assert key is not None and key.get_secret_value() == KEY
 
@@ -96,6 +98,7 @@ def test_python_keyring_backend_is_honoured(
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
     keystore.set_keyring_password(None)
     assert isinstance(keystore.backend(), PlaintextKeyring)
+    assert not keystore.needs_password()
     assert "NOT encrypted" in keystore.backend_description()
     keystore.store_api_key("alpha", "plain-key")
     assert keystore.load_api_key("alpha") == SecretStr("plain-key")

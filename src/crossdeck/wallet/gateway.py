@@ -9,6 +9,7 @@ This module imports web3; import it inside command bodies, not at CLI start-up.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -27,6 +28,7 @@ from web3.exceptions import (
 )
 from web3.providers.rpc.utils import ExceptionRetryConfiguration
 
+from crossdeck.errors import InputError
 from crossdeck.wallet.errors import (
     ChainMismatchError,
     ReceiptTimeoutError,
@@ -84,7 +86,20 @@ def _to_int(name: str, value: Any) -> int:
             return int(value, 16) if value[:2].lower() == "0x" else int(value)
         except ValueError:
             pass
-    raise RpcError(f"transaction field {name} must be an integer, got {value!r}")
+    raise InputError(f"transaction field {name} must be an integer, got {value!r}")
+
+
+def _address(name: str, value: Any) -> str:
+    try:
+        return to_checksum_address(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a 20-byte 0x address, got {value!r}") from None
+
+
+def _tx_hash(value: Any) -> str:
+    if isinstance(value, str) and re.fullmatch(r"0x[0-9a-fA-F]{64}", value):
+        return value.lower()
+    raise InputError(f"a transaction hash is 0x + 64 hex characters, got {value!r}")
 
 
 def _rpc_message(exc: Web3RPCError) -> str:
@@ -152,15 +167,23 @@ class EvmGateway:
                 f"the node at {self._where} (chain {self.expected_chain_id}) refused {what}: "
                 f"{message}"
             ) from None
+        except aiohttp.ClientResponseError as exc:
+            raise RpcUnreachableError(
+                f"the RPC at {self._where} for chain {self.expected_chain_id} answered "
+                f"HTTP {exc.status} to {what}",
+                hint=f"check rpc.{self.expected_chain_id} in the config or the node",
+            ) from None
         except (aiohttp.ClientError, TimeoutError, ProviderConnectionError, OSError) as exc:
             raise RpcUnreachableError(
                 f"the RPC at {self._where} for chain {self.expected_chain_id} is unreachable "
                 f"({type(exc).__name__})",
                 hint=f"check rpc.{self.expected_chain_id} in the config or the node",
             ) from None
-        except Web3Exception as exc:
+        except (Web3Exception, ValueError) as exc:
+            # Not JSON, not JSON-RPC, or a field web3 cannot decode.
             raise RpcError(
-                f"bad answer from the node at {self._where} to {what}: {type(exc).__name__}: {exc}"
+                f"malformed answer from the node at {self._where} to {what} ({type(exc).__name__})",
+                hint=f"is rpc.{self.expected_chain_id} a JSON-RPC endpoint?",
             ) from None
 
     async def _ensure_chain(self) -> None:
@@ -189,7 +212,7 @@ class EvmGateway:
         await self._ensure_chain()
         return await self._rpc(
             "eth_getTransactionCount",
-            self._w3.eth.get_transaction_count(to_checksum_address(address), block),
+            self._w3.eth.get_transaction_count(_address("address", address), block),
         )
 
     def _call_params(self, tx: Mapping[str, Any]) -> dict[str, Any]:
@@ -198,7 +221,7 @@ class EvmGateway:
             if value is None:
                 continue
             if key in ("from", "to"):
-                params[key] = to_checksum_address(value)
+                params[key] = _address(f"transaction field {key}", value)
             elif key in _INT_FIELDS:
                 params[key] = _to_int(key, value)
             elif key in ("data", "input"):
@@ -245,22 +268,27 @@ class EvmGateway:
         return _hex(bytes(sent))
 
     def _receipt(self, raw: Mapping[str, Any]) -> Receipt:
-        contract = raw.get("contractAddress")
-        return Receipt(
-            tx_hash=_hex(bytes(raw["transactionHash"])),
-            status=int(raw["status"]),
-            block_number=int(raw["blockNumber"]),
-            gas_used=int(raw["gasUsed"]),
-            effective_gas_price=int(raw.get("effectiveGasPrice") or 0),
-            contract_address=to_checksum_address(contract) if contract else None,
-        )
+        try:
+            contract = raw.get("contractAddress")
+            return Receipt(
+                tx_hash=_hex(bytes(raw["transactionHash"])),
+                status=int(raw["status"]),
+                block_number=int(raw["blockNumber"]),
+                gas_used=int(raw["gasUsed"]),
+                effective_gas_price=int(raw.get("effectiveGasPrice") or 0),
+                contract_address=to_checksum_address(contract) if contract else None,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RpcError(
+                f"malformed receipt from the node at {self._where}: {type(exc).__name__} {exc}"
+            ) from None
 
     async def get_receipt(self, tx_hash: str) -> Receipt | None:
         """The receipt, or None while the transaction is not mined."""
         await self._ensure_chain()
         try:
             raw = await self._rpc(
-                "eth_getTransactionReceipt", self._w3.eth.get_transaction_receipt(tx_hash)
+                "eth_getTransactionReceipt", self._w3.eth.get_transaction_receipt(_tx_hash(tx_hash))
             )
         except TransactionNotFound:
             return None
@@ -274,6 +302,7 @@ class EvmGateway:
     ) -> Receipt:
         """Poll until mined. Reverted -> `TransactionRevertedError`; too slow ->
         `ReceiptTimeoutError` (the transaction may still land)."""
+        tx_hash = _tx_hash(tx_hash)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
@@ -290,7 +319,9 @@ class EvmGateway:
         """The transaction as plain data (hex strings for bytes), or None when unknown."""
         await self._ensure_chain()
         try:
-            raw = await self._rpc("eth_getTransactionByHash", self._w3.eth.get_transaction(tx_hash))
+            raw = await self._rpc(
+                "eth_getTransactionByHash", self._w3.eth.get_transaction(_tx_hash(tx_hash))
+            )
         except TransactionNotFound:
             return None
         return _plain(raw) if raw else None
@@ -299,11 +330,11 @@ class EvmGateway:
         """Native balance in wei."""
         await self._ensure_chain()
         return await self._rpc(
-            "eth_getBalance", self._w3.eth.get_balance(to_checksum_address(address))
+            "eth_getBalance", self._w3.eth.get_balance(_address("address", address))
         )
 
     async def _erc20_uint(self, token: str, selector: str, *addresses: str) -> int:
-        args = "".join(to_checksum_address(a)[2:].lower().rjust(64, "0") for a in addresses)
+        args = "".join(_address("address", a)[2:].lower().rjust(64, "0") for a in addresses)
         result = await self.call({"to": token, "data": "0x" + selector + args})
         if len(result) < 32:
             raise RpcError(

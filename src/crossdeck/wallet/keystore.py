@@ -65,6 +65,14 @@ def set_keyring_password(password: SecretStr | None) -> None:
     _cache.clear()
 
 
+def needs_password() -> bool:
+    """True when the encrypted file backend is in use and nothing supplies its password yet:
+    the app then asks with its own dialog and calls `set_keyring_password`."""
+    if os.environ.get(ENV_PASSWORD) or _session_password is not None:
+        return False
+    return isinstance(backend(), EncryptedFileKeyring)
+
+
 class EncryptedFileKeyring(EncryptedKeyring):
     """keyrings.alt's encrypted file at crossdeck's own path, unlocked without getpass
     when a password is configured."""
