@@ -1,0 +1,489 @@
+"""`crossdeck quote`, `crossdeck status`, `crossdeck venue balance`: the service and the venue
+from the command line, read-only (nothing is signed here).
+
+Every command prints words by default and the contract's JSON with `--json` (global or local).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from crossdeck.cli.support import handles_errors, print_json
+from crossdeck.errors import CrossdeckError, InputError
+
+if TYPE_CHECKING:
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.cli import CliContext
+    from crossdeck.config import Settings
+    from crossdeck.models import CurrencyAmount, Quote, QuoteRequest, StepItem
+    from crossdeck.venue.client import VenueClient
+
+NATIVE_ADDRESS = "0x0000000000000000000000000000000000000000"
+NATIVE_DECIMALS = 18
+VENUE_CHAIN_ID = 1337
+JSON_HELP = "Print the JSON answer (same as the global --json)."
+
+
+# -- shared plumbing ---------------------------------------------------------------------------
+
+
+def _settings(obj: CliContext) -> Settings:
+    from crossdeck.config import load_settings
+
+    return load_settings(obj.profile, obj.world)
+
+
+def _wants_json(obj: CliContext, local: bool) -> bool:
+    return bool(local or obj.json)
+
+
+def _service_client(settings: Settings) -> ServiceClient:
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.api.retry import RetryPolicy
+    from crossdeck.config import resolve_api_key
+
+    try:
+        api_key = resolve_api_key(settings)
+    except CrossdeckError as exc:
+        # The key only raises rate limits; a broken keyring should not block a read.
+        click.echo(f"warning: continuing without an API key ({exc})", err=True)
+        api_key = None
+    retries = getattr(settings.service, "max_retries", 3)
+    return ServiceClient(
+        settings.service.url,
+        api_key=api_key,
+        timeout=settings.service.timeout_seconds,
+        retry=RetryPolicy(max_attempts=retries + 1),
+    )
+
+
+def _venue_client(settings: Settings) -> VenueClient:
+    from crossdeck.venue.client import VenueClient
+
+    return VenueClient(settings.venue.url, timeout=settings.venue.timeout_seconds)
+
+
+def _wallet_address(settings: Settings, what: str) -> str:
+    from crossdeck.config import resolve_wallet_address
+
+    address = resolve_wallet_address(settings)
+    if not address:
+        raise InputError(
+            f"no {what} given and profile {settings.profile!r} has no wallet",
+            hint=f"pass {what.upper().replace(' ', '-')} or run `crossdeck wallet import`",
+        )
+    return address
+
+
+def _short(value: str | None, keep: int = 10) -> str:
+    if not value:
+        return "-"
+    return value if len(value) <= 2 * keep + 1 else f"{value[:keep]}…{value[-6:]}"
+
+
+# -- quote ---------------------------------------------------------------------------------
+
+
+def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError(f"--extra {pair!r} is not KEY=JSON", hint="e.g. --extra ttl=600")
+        try:
+            extra[key] = json.loads(raw)
+        except ValueError:
+            raise InputError(
+                f"--extra {key}: {raw!r} is not JSON",
+                hint="quote strings: --extra referrer='\"me\"'",
+            ) from None
+    return extra
+
+
+async def _decimals_of(client: ServiceClient, chain_id: int, address: str) -> int:
+    """Decimals of a currency: native is 18 on EVM chains, anything else from /chains."""
+    if chain_id != VENUE_CHAIN_ID and address.lower() == NATIVE_ADDRESS:
+        return NATIVE_DECIMALS
+    chains = await client.chains()
+    chain = chains.by_id(chain_id)
+    currency = chain.find_currency(address) if chain is not None else None
+    if currency is None or currency.decimals is None:
+        raise InputError(
+            f"--amount-human: the decimals of currency {address} on chain {chain_id} are "
+            "unknown (the service's /chains does not list it)",
+            hint="give --amount in the currency's smallest unit instead",
+        )
+    return currency.decimals
+
+
+def _money(value: CurrencyAmount | None) -> str:
+    from crossdeck.models import format_units
+
+    if value is None:
+        return "-"
+    text = value.amount_formatted
+    if text is None and value.amount is not None and value.decimals is not None:
+        text = format_units(value.amount, value.decimals)
+    if text is None:
+        text = f"{value.amount} (smallest unit)" if value.amount is not None else "?"
+    symbol = f" {value.symbol}" if value.symbol else ""
+    usd = f" (${value.amount_usd})" if value.amount_usd else ""
+    chain = value.currency.chain_id if value.currency else None
+    where = f" on chain {chain}" if chain is not None else ""
+    return f"{text}{symbol}{where}{usd}"
+
+
+def _dex_words(dex: str | None) -> str:
+    if not dex:
+        return "perps"
+    return "spot" if dex == "spot" else f"DEX {dex!r}"
+
+
+def describe_item(item: StepItem) -> list[str]:
+    """What executing one step item does, in words (one line per fact)."""
+    from crossdeck.models import format_units
+
+    lines: list[str] = []
+    kind = item.kind_of_data
+    if kind == "transaction":
+        tx = item.as_transaction()
+        data = tx.data or "0x"
+        size = max(len(data) - 2, 0) // 2
+        selector = f", selector {data[:10]}" if size >= 4 else ""
+        value = f"{format_units(tx.value, NATIVE_DECIMALS)} native" if tx.value else "no value"
+        lines.append(
+            f"send a transaction on chain {tx.chain_id} from {tx.from_} to {tx.to}: {value}, "
+            f"{size} bytes of calldata{selector}"
+        )
+    elif kind == "signature":
+        sig = item.as_signature()
+        sign = sig.sign
+        if sign is not None and sign.signature_kind == "eip712":
+            domain = sign.domain or {}
+            fields = ", ".join(f"{k}={v}" for k, v in (sign.value or {}).items())
+            lines.append(
+                f"sign EIP-712 {sign.primary_type} (domain {domain.get('name')} "
+                f"v{domain.get('version')}, chain {domain.get('chainId')}): {fields}"
+            )
+        elif sign is not None:
+            lines.append(f"sign the message {sign.message!r} ({sign.signature_kind})")
+        if sig.post is not None:
+            lines.append(f"then {sig.post.method or 'POST'} it to {sig.post.endpoint}")
+    elif kind == "venue_deposit":
+        deposit = item.as_venue_deposit()
+        action = deposit.action
+        if action is not None:
+            lines.append(
+                f"sign the venue transfer {deposit.eip712_primary_type} (domain "
+                f"{deposit.sign_domain_name}): send {action.amount} {action.token} from "
+                f"{_dex_words(action.source_dex)} to {_dex_words(action.destination_dex)} of "
+                f"{action.destination}, nonce {action.nonce}"
+            )
+        lines.append("then submit the signed action to the venue's /exchange")
+    else:
+        lines.append("item data of an unknown shape: crossdeck cannot execute it")
+    if item.check is not None and item.check.endpoint:
+        lines.append(f"progress: {item.check.method or 'GET'} {item.check.endpoint}")
+    return lines
+
+
+def _nonce_warning(quote: Quote) -> str | None:
+    """The authorize nonce must equal the deposit nonce (spec 4.4); say so when it does not."""
+    authorize = quote.step("authorize")
+    deposit = quote.step("deposit")
+    if authorize is None or deposit is None or not authorize.items or not deposit.items:
+        return None
+    if authorize.items[0].kind_of_data != "signature":
+        return None
+    if deposit.items[0].kind_of_data != "venue_deposit":
+        return None
+    sign = authorize.items[0].as_signature().sign
+    mapped = (sign.value or {}).get("nonce") if sign else None
+    data = deposit.items[0].as_venue_deposit()
+    sent = data.action.nonce if data.action else None
+    if mapped is not None and str(mapped) == str(sent) == str(data.nonce):
+        return None
+    return (
+        f"WARNING: authorize nonce {mapped} != deposit nonce {sent}/{data.nonce}: "
+        "the transfer could not be tied to the request; do not execute this quote"
+    )
+
+
+def render_quote(quote: Quote, request: QuoteRequest) -> list[str]:
+    out: list[str] = []
+    details = quote.details
+    out.append(f"Quote for request {quote.request_id or '-'}")
+    if details is not None:
+        if details.operation:
+            estimate = f", about {details.time_estimate}s" if details.time_estimate else ""
+            out.append(f"  operation   {details.operation}{estimate}")
+        out.append(f"  you send    {_money(details.currency_in)}")
+        out.append(f"  you get     {_money(details.currency_out)}")
+        if details.currency_gas_topup is not None and details.currency_gas_topup.amount:
+            out.append(f"  gas topup   {_money(details.currency_gas_topup)}")
+        if details.rate:
+            out.append(f"  rate        {details.rate}")
+        if details.total_impact is not None:
+            impact = details.total_impact
+            out.append(f"  impact      {impact.usd} USD ({impact.percent}%)")
+        slip = details.slippage_tolerance
+        if slip is not None and slip.destination is not None:
+            out.append(f"  slippage    destination {slip.destination.percent}%")
+    out.append(f"  user        {request.user}")
+    recipient = (details.recipient if details else None) or request.effective_recipient()
+    out.append(f"  recipient   {recipient}")
+    out.append(f"  refund to   {request.effective_refund_to()}")
+
+    fees = quote.fees
+    if fees is not None:
+        out.append("Fees")
+        for name in ("gas", "relayer", "relayer_gas", "relayer_service", "app", "subsidized"):
+            value = getattr(fees, name)
+            if value is not None:
+                out.append(f"  {name.replace('_', ' '):<16}{_money(value)}")
+
+    sponsorship = quote.fee_sponsorship.quoted if quote.fee_sponsorship else None
+    if sponsorship is not None:
+        chosen = ", ".join(sponsorship.selected_components or []) or "none"
+        cap = " (cap hit)" if sponsorship.cap_hit else ""
+        out.append("Sponsorship")
+        out.append(f"  sponsored   {_money(sponsorship.sponsored_total)}{cap}")
+        out.append(f"  you pay     {_money(sponsorship.user_pays_total)}")
+        out.append(f"  components  {chosen}")
+
+    payment = quote.payment_details
+    if payment is not None:
+        out.append(
+            f"Payment      {payment.amount} (smallest unit) of {payment.currency} to "
+            f"{payment.depository} on chain {payment.chain_id}"
+        )
+    out.append("Steps")
+    for number, step in enumerate(quote.steps, start=1):
+        out.append(f"  {number}. {step.id} ({step.kind}): {step.action or step.description or ''}")
+        for item in step.items:
+            out.extend(f"       {line}" for line in describe_item(item))
+    warning = _nonce_warning(quote)
+    if warning:
+        out.append(warning)
+    return out
+
+
+async def _quote(
+    settings: Settings, fields: dict[str, Any], amount_human: str | None
+) -> tuple[Quote, QuoteRequest]:
+    from crossdeck.models import QuoteRequest, parse_units
+
+    async with _service_client(settings) as client:
+        if amount_human is not None:
+            exact_input = fields["trade_type"] == "EXACT_INPUT"
+            chain = fields["origin_chain_id" if exact_input else "destination_chain_id"]
+            currency = fields["origin_currency" if exact_input else "destination_currency"]
+            decimals = await _decimals_of(client, chain, currency)
+            try:
+                fields["amount"] = str(parse_units(amount_human, decimals))
+            except InputError as exc:
+                raise InputError(f"--amount-human: {exc.message}", hint=exc.hint) from None
+        request = QuoteRequest.build(**fields)
+        return await client.quote(request), request
+
+
+_BOOL_OPTIONS = {
+    "topup_gas": "--topup-gas/--no-topup-gas",
+    "subsidize_fees": "--subsidize-fees/--no-subsidize-fees",
+    "use_deposit_address": "--use-deposit-address/--no-use-deposit-address",
+    "strict": "--strict/--no-strict",
+    "use_permit": "--use-permit/--no-use-permit",
+    "refund_on_origin": "--refund-on-origin/--no-refund-on-origin",
+}
+
+
+def _bool_options(func: Any) -> Any:
+    helps = {
+        "topup_gas": "Add a destination gas topup for the recipient.",
+        "subsidize_fees": "Have the sponsor pay the fees.",
+        "use_deposit_address": "Use a deposit address (native-currency bridges only).",
+        "strict": "With a deposit address: a strict one, tied to this order.",
+        "use_permit": "Pay with an EIP-3009 permit (e.g. USDC).",
+        "refund_on_origin": "Always refund on the origin chain.",
+    }
+    for name, decl in reversed(_BOOL_OPTIONS.items()):
+        func = click.option(decl, name, default=None, help=helps[name])(func)
+    return func
+
+
+@click.command("quote")
+@click.option("--origin-chain", type=int, required=True, help="Origin chain id (1337 = venue).")
+@click.option("--origin-currency", required=True, help="Currency address on the origin chain.")
+@click.option("--destination-chain", type=int, required=True, help="Destination chain id.")
+@click.option("--destination-currency", required=True, help="Currency address at destination.")
+@click.option("--amount", help="Amount in the currency's smallest unit (digits only).")
+@click.option(
+    "--amount-human",
+    help="Amount in human units (e.g. 1.5), converted exactly with the currency's decimals "
+    "(the origin currency for EXACT_INPUT, else the destination currency).",
+)
+@click.option(
+    "--trade-type",
+    type=click.Choice(["EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT"]),
+    default="EXACT_INPUT",
+    show_default=True,
+)
+@click.option("--user", help="Depositing address. Default: the profile's wallet.")
+@click.option("--recipient", help="Receiver at destination. Default: the user.")
+@click.option("--refund-to", help="Refund receiver. Default: recipient, else user.")
+@click.option(
+    "--protocol-version",
+    type=click.Choice(["v2"]),
+    help="Protocol version; set to v2 automatically for venue withdrawals (origin 1337).",
+)
+@_bool_options
+@click.option("--topup-gas-amount", help="Gas topup in USD decimal format (1000000 = $1).")
+@click.option(
+    "--sponsor-component",
+    "sponsor_components",
+    multiple=True,
+    help="Fee component to sponsor (repeatable): execution, swap, app, or the service's own.",
+)
+@click.option("--max-subsidization", help="Sponsorship cap in USDC units (1000000 = $1).")
+@click.option("--permit-expiry", type=int, help="Permit validity in seconds.")
+@click.option("--slippage-bps", type=int, help="Slippage tolerance in basis points (50 = 0.5%).")
+@click.option("--referrer", help="Referrer label.")
+@click.option(
+    "--extra",
+    "extras",
+    multiple=True,
+    metavar="KEY=JSON",
+    help="Any other body field by its wire name, value as JSON (repeatable), "
+    "e.g. --extra useFallbacks=true.",
+)
+@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+@handles_errors
+def quote_command(obj: CliContext, json_: bool, **options: Any) -> None:
+    """Ask the service for a quote and show exactly what executing it would do."""
+    amount, amount_human = options.pop("amount"), options.pop("amount_human")
+    if (amount is None) == (amount_human is None):
+        raise InputError("give exactly one of --amount and --amount-human")
+    settings = _settings(obj)
+    fields: dict[str, Any] = {
+        "user": options["user"] or _wallet_address(settings, "--user"),
+        "origin_chain_id": options["origin_chain"],
+        "destination_chain_id": options["destination_chain"],
+        "origin_currency": options["origin_currency"],
+        "destination_currency": options["destination_currency"],
+        "trade_type": options["trade_type"],
+        "amount": amount,
+        "recipient": options["recipient"],
+        "refund_to": options["refund_to"],
+        "protocol_version": options["protocol_version"]
+        or ("v2" if options["origin_chain"] == VENUE_CHAIN_ID else None),
+        "topup_gas_amount": options["topup_gas_amount"],
+        "sponsored_fee_components": list(options["sponsor_components"]) or None,
+        "max_subsidization_amount": options["max_subsidization"],
+        "permit_expiry": options["permit_expiry"],
+        "slippage_tolerance": options["slippage_bps"],
+        "referrer": options["referrer"],
+    }
+    fields.update({name: options[name] for name in _BOOL_OPTIONS})
+    fields = {k: v for k, v in fields.items() if v is not None}
+    extra = _parse_extra(options["extras"])
+    from pydantic.alias_generators import to_camel, to_snake
+
+    given = set(fields) | {to_camel(k) for k in fields}
+    clash = sorted(k for k in extra if k in given or to_snake(k) in given)
+    if clash:
+        raise InputError(f"--extra sets {clash} which an option already sets; use one of them")
+    fields.update(extra)
+    if amount_human is not None:
+        fields.pop("amount", None)
+    quote, request = asyncio.run(_quote(settings, fields, amount_human))
+    if _wants_json(obj, json_):
+        print_json(quote.to_wire())
+        return
+    for line in render_quote(quote, request):
+        click.echo(line)
+
+
+# -- status --------------------------------------------------------------------------------
+
+
+@click.command("status")
+@click.argument("request_id")
+@click.option("--v3", "v3", is_flag=True, help="Use /intents/status/v3 (adds fail reasons).")
+@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+@handles_errors
+def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> None:
+    """Show the status of a request once (see `track` to follow it)."""
+    settings = _settings(obj)
+
+    async def fetch() -> Any:
+        async with _service_client(settings) as client:
+            return await (client.status_v3(request_id) if v3 else client.status(request_id))
+
+    status = asyncio.run(fetch())
+    if _wants_json(obj, json_):
+        print_json(status.to_wire())
+        return
+    final = " (final)" if status.is_final else ""
+    click.echo(f"request   {request_id}")
+    click.echo(f"status    {status.status or '-'}{final}")
+    click.echo(f"chains    {status.origin_chain_id} -> {status.destination_chain_id}")
+    click.echo(f"in txs    {', '.join(status.in_tx_hashes or []) or '-'}")
+    click.echo(f"out txs   {', '.join(status.tx_hashes or []) or '-'}")
+    if v3:
+        click.echo(f"updated   {status.updated_at or '-'} (Unix ms)")
+        click.echo(f"fail      {status.fail_reason or '-'}")
+        click.echo(f"refund    {status.refund_fail_reason or '-'}")
+    else:
+        click.echo(f"time      {status.time or '-'}")
+    if status.details is not None:
+        click.echo(f"details   {json.dumps(status.details)}")
+
+
+# -- venue ---------------------------------------------------------------------------------
+
+
+@click.group("venue")
+def venue_group() -> None:
+    """The perps venue (chain 1337): balances."""
+
+
+@venue_group.command("balance")
+@click.argument("address", required=False)
+@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+@handles_errors
+def venue_balance_command(obj: CliContext, address: str | None, json_: bool) -> None:
+    """Perps withdrawable and spot balances of ADDRESS (default: the profile's wallet)."""
+    settings = _settings(obj)
+    user = address or _wallet_address(settings, "address")
+
+    async def fetch() -> Any:
+        async with _venue_client(settings) as client:
+            perps = await client.clearinghouse_state(user)
+            spot = await client.spot_clearinghouse_state(user)
+            return perps, spot
+
+    perps, spot = asyncio.run(fetch())
+    if _wants_json(obj, json_):
+        print_json({"address": user, "perps": perps.to_wire(), "spot": spot.to_wire()})
+        return
+    click.echo(f"venue account {user}")
+    click.echo(f"perps withdrawable  {perps.withdrawable} USDC")
+    if perps.margin_summary is not None and perps.margin_summary.account_value is not None:
+        click.echo(f"perps account value {perps.margin_summary.account_value} USDC")
+    if not spot.balances:
+        click.echo("spot balances       none")
+        return
+    click.echo("spot balances")
+    for balance in spot.balances:
+        click.echo(f"  {balance.coin:<10} total {balance.total}  held {balance.hold}")
+
+
+commands = [quote_command, status_command, venue_group]

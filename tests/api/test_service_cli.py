@@ -1,0 +1,264 @@
+"""`crossdeck quote` and `crossdeck status` driven end to end against a real HTTP server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from crossdeck.cli import main
+from crossdeck.exitcodes import ExitCode
+
+from . import fixtures as fx
+from .server import Reply, ScriptedServer
+
+DEMO_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+
+
+@pytest.fixture
+def world(server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    monkeypatch.setenv("CROSSDECK_CONFIG", str(config))
+    for name in ("CROSSDECK_PROFILE", "CROSSDECK_WORLD", "CROSSDECK_SERVICE__URL"):
+        monkeypatch.delenv(name, raising=False)
+    return write_world(tmp_path / "world.json", server.url)
+
+
+def write_world(path: Path, service_url: str) -> Path:
+    path.write_text(
+        json.dumps(
+            {
+                "service_url": service_url,
+                "venue_url": "http://127.0.0.1:9",
+                "rpc": {"8453": "http://127.0.0.1:9", "999": "http://127.0.0.1:9"},
+                "wallet": {"address": fx.USER, "private_key": DEMO_KEY},
+                "api_key": "world-api-key",
+                "solver": fx.SOLVER,
+            }
+        )
+    )
+    return path
+
+
+async def run(world: Path, *args: str) -> Result:
+    # The CLI calls asyncio.run itself, so it runs in a thread while this loop serves.
+    runner = CliRunner()
+    return await asyncio.to_thread(
+        runner.invoke, main, ["--world", str(world), *args], catch_exceptions=False
+    )
+
+
+WITHDRAW = [
+    "quote",
+    "--origin-chain",
+    "1337",
+    "--origin-currency",
+    fx.PERPS_USDC,
+    "--destination-chain",
+    "8453",
+    "--destination-currency",
+    fx.BASE_USDC,
+]
+
+
+async def test_quote_builds_the_body_from_options(server: ScriptedServer, world: Path) -> None:
+    server.on("POST", "/quote/v2", Reply(200, fx.venue_withdrawal_quote()))
+    result = await run(
+        world,
+        *WITHDRAW,
+        "--amount",
+        "1000000000",
+        "--recipient",
+        fx.SOLVER,
+        "--subsidize-fees",
+        "--sponsor-component",
+        "execution",
+        "--sponsor-component",
+        "app",
+        "--max-subsidization",
+        "500000",
+        "--slippage-bps",
+        "50",
+        "--referrer",
+        "me",
+        "--no-refund-on-origin",
+        "--extra",
+        "useFallbacks=true",
+        "--extra",
+        'appFees=[{"recipient": "' + fx.SOLVER + '", "fee": "10"}]',
+    )
+    assert result.exit_code == 0, result.output
+    (seen,) = server.requests_to("POST", "/quote/v2")
+    assert seen.json() == {
+        "user": fx.USER,  # the world's wallet by default
+        "originChainId": 1337,
+        "destinationChainId": 8453,
+        "originCurrency": fx.PERPS_USDC,
+        "destinationCurrency": fx.BASE_USDC,
+        "amount": "1000000000",
+        "tradeType": "EXACT_INPUT",
+        "recipient": fx.SOLVER,
+        "protocolVersion": "v2",  # automatic for a venue withdrawal
+        "subsidizeFees": True,
+        "sponsoredFeeComponents": ["execution", "app"],
+        "maxSubsidizationAmount": "500000",
+        "slippageTolerance": "50",
+        "referrer": "me",
+        "refundOnOrigin": False,
+        "useFallbacks": True,
+        "appFees": [{"recipient": fx.SOLVER, "fee": "10"}],
+    }
+    assert seen.headers["x-api-key"] == "world-api-key"
+    text = result.stdout
+    assert "world-api-key" not in result.output
+    assert f"Quote for request {fx.REQUEST_ID}" in text
+    assert "you send    10 USDC on chain 1337" in text
+    assert "you get     9.98 USDC on chain 8453" in text
+    assert f"recipient   {fx.USER}" in text  # what the quote's details say
+    assert f"refund to   {fx.SOLVER}" in text  # rule 3: refundTo else recipient
+    assert "relayer         0.02 USDC" in text
+    assert "components  execution, service" in text
+    assert "1. authorize (signature)" in text and "2. deposit (transaction)" in text
+    assert "sign EIP-712 NonceMapping (domain ServiceNonceMapping v2, chain 1)" in text
+    assert "then POST it to /authorize" in text
+    assert (
+        f"send 10 USDC:{fx.SPOT_USDC_ID} from perps to spot of {fx.SOLVER}, nonce {fx.NONCE}"
+        in text
+    )
+    assert "domain VenueSignTransaction" in text
+    assert f"progress: GET /intents/status?requestId={fx.REQUEST_ID}" in text
+    assert "WARNING" not in text
+
+
+async def test_quote_json_prints_the_quote_as_received(server: ScriptedServer, world: Path) -> None:
+    server.on("POST", "/quote/v2", Reply(200, fx.venue_withdrawal_quote()))
+    result = await run(world, "--json", *WITHDRAW, "--amount", "1000000000")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == fx.venue_withdrawal_quote()
+
+
+async def test_quote_warns_when_the_nonces_differ(server: ScriptedServer, world: Path) -> None:
+    quote = fx.venue_withdrawal_quote()
+    quote["steps"][1]["items"][0]["data"]["action"]["parameters"]["nonce"] = fx.NONCE + 1
+    server.on("POST", "/quote/v2", Reply(200, quote))
+    result = await run(world, *WITHDRAW, "--amount", "1000000000")
+    assert result.exit_code == 0
+    assert "WARNING: authorize nonce" in result.stdout
+
+
+async def test_amount_human_uses_the_currency_decimals(server: ScriptedServer, world: Path) -> None:
+    server.on("GET", "/chains", Reply(200, fx.chains()))
+    server.on("POST", "/quote/v2", Reply(200, fx.venue_withdrawal_quote()))
+    # EXACT_INPUT from the venue: perps USDC, 8 decimals per /chains
+    result = await run(world, *WITHDRAW, "--amount-human", "10.5")
+    assert result.exit_code == 0, result.output
+    # EXACT_OUTPUT: the destination currency (Base USDC, 6 decimals)
+    result = await run(world, *WITHDRAW, "--amount-human", "2.25", "--trade-type", "EXACT_OUTPUT")
+    assert result.exit_code == 0, result.output
+    # native on an EVM chain: 18 decimals without asking /chains
+    native = [
+        "quote",
+        "--origin-chain",
+        "8453",
+        "--origin-currency",
+        fx.ZERO,
+        "--destination-chain",
+        "1337",
+        "--destination-currency",
+        fx.PERPS_USDC,
+    ]
+    result = await run(world, *native, "--amount-human", "0.001")
+    assert result.exit_code == 0, result.output
+    amounts = [s.json()["amount"] for s in server.requests_to("POST", "/quote/v2")]
+    assert amounts == ["1050000000", "2250000", "1000000000000000"]
+    assert server.count("GET", "/chains") == 2
+
+
+async def test_amount_human_refuses_unknown_currencies_and_excess_digits(
+    server: ScriptedServer, world: Path
+) -> None:
+    server.on("GET", "/chains", Reply(200, fx.chains()))
+    unknown = [*WITHDRAW[:-1], "0x" + "12" * 20]
+    result = await run(world, *unknown, "--amount-human", "1", "--trade-type", "EXACT_OUTPUT")
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert "decimals" in result.stderr and "--amount" in result.stderr
+    result = await run(world, *WITHDRAW, "--amount-human", "1.123456789")
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert "8" in result.stderr
+    assert server.count("POST", "/quote/v2") == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        ([], "exactly one of --amount"),
+        (["--amount", "1", "--amount-human", "1"], "exactly one of --amount"),
+        (["--amount", "1.5"], "amount"),
+        (["--amount", "1", "--recipient", "0x12"], "recipient"),
+        (["--amount", "1", "--extra", "ttl"], "KEY=JSON"),
+        (["--amount", "1", "--extra", "ttl=soon"], "not JSON"),
+        (["--amount", "1", "--extra", 'referrer="x"', "--referrer", "y"], "already sets"),
+        (["--amount", "1", "--topup-gas-amount", "5"], "topupGas"),
+    ],
+)
+async def test_bad_quote_input_is_refused_before_sending(
+    server: ScriptedServer, world: Path, args: list[str], needle: str
+) -> None:
+    result = await run(world, *WITHDRAW, *args)
+    assert result.exit_code == ExitCode.INVALID_INPUT, result.output
+    assert needle in result.stderr
+    assert server.count("POST", "/quote/v2") == 0
+
+
+async def test_service_errors_exit_with_the_service_code(
+    server: ScriptedServer, world: Path
+) -> None:
+    server.on(
+        "POST",
+        "/quote/v2",
+        Reply(400, {"message": "Amount too low", "errorCode": "AMOUNT_TOO_LOW"}),
+    )
+    result = await run(world, *WITHDRAW, "--amount", "1")
+    assert result.exit_code == ExitCode.SERVICE_ERROR
+    assert "AMOUNT_TOO_LOW" in result.stderr and "Amount too low" in result.stderr
+
+
+async def test_status_words_and_json(server: ScriptedServer, world: Path) -> None:
+    server.on("GET", "/intents/status", Reply(200, fx.status_v1("pending")))
+    server.on("GET", "/intents/status/v3", Reply(200, fx.status_v3("refund")))
+    v1 = await run(world, "status", fx.REQUEST_ID)
+    v3 = await run(world, "status", fx.REQUEST_ID, "--v3")
+    v3_json = await run(world, "status", fx.REQUEST_ID, "--v3", "--json")
+    global_json = await run(world, "--json", "status", fx.REQUEST_ID)
+    assert v1.exit_code == v3.exit_code == v3_json.exit_code == global_json.exit_code == 0
+    assert "status    pending" in v1.stdout and "(final)" not in v1.stdout
+    assert "status    refund (final)" in v3.stdout and "fail      N/A" in v3.stdout
+    assert json.loads(v3_json.stdout) == fx.status_v3("refund")
+    assert json.loads(global_json.stdout) == fx.status_v1("pending")
+    seen = server.requests_to("GET", "/intents/status")
+    assert all(s.query == {"requestId": fx.REQUEST_ID} for s in seen)
+
+
+async def test_status_of_a_bad_id_and_an_unreachable_service(
+    server: ScriptedServer, world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = await run(world, "status", "nope")
+    assert bad.exit_code == ExitCode.INVALID_INPUT
+    assert server.seen == []
+    monkeypatch.setenv("CROSSDECK_SERVICE__MAX_RETRIES", "0")  # settings reach the client
+    dead = write_world(tmp_path / "dead.json", f"http://127.0.0.1:{closed_port()}")
+    result = await run(dead, "status", fx.REQUEST_ID)
+    assert result.exit_code == ExitCode.NETWORK
+    assert "no answer from the service" in result.stderr
+    assert "after 1 attempt(s)" in result.stderr
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

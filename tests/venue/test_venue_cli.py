@@ -1,0 +1,87 @@
+"""`crossdeck venue balance` against a real venue-like server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from eth_account.signers.local import LocalAccount
+
+from crossdeck.cli import main
+from crossdeck.exitcodes import ExitCode
+
+from .conftest import KEY_0
+from .venue_server import FakeVenue, Fault
+
+
+@pytest.fixture
+def world(
+    venue: FakeVenue, wallet: LocalAccount, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    monkeypatch.setenv("CROSSDECK_CONFIG", str(config))
+    for name in ("CROSSDECK_PROFILE", "CROSSDECK_WORLD", "CROSSDECK_VENUE__URL"):
+        monkeypatch.delenv(name, raising=False)
+    path = tmp_path / "world.json"
+    path.write_text(
+        json.dumps(
+            {
+                "service_url": "http://127.0.0.1:9",
+                "venue_url": venue.url,
+                "rpc": {"8453": "http://127.0.0.1:9"},
+                "wallet": {"address": wallet.address, "private_key": KEY_0},
+                "api_key": "k",
+            }
+        )
+    )
+    return path
+
+
+async def run(world: Path, *args: str) -> Result:
+    runner = CliRunner()
+    return await asyncio.to_thread(
+        runner.invoke, main, ["--world", str(world), *args], catch_exceptions=False
+    )
+
+
+async def test_balance_of_the_wallet_in_words(
+    venue: FakeVenue, wallet: LocalAccount, world: Path
+) -> None:
+    venue.fund(wallet.address, perps="1234.5", USDC="7.25", USDE="3")
+    result = await run(world, "venue", "balance")
+    assert result.exit_code == 0, result.output
+    assert f"venue account {wallet.address}" in result.stdout
+    assert "perps withdrawable  1234.5 USDC" in result.stdout
+    assert "USDC       total 7.25" in result.stdout
+    assert "USDE       total 3" in result.stdout
+    bodies = [json.loads(raw) for raw in venue.received["/info"]]
+    assert bodies == [
+        {"type": "clearinghouseState", "user": wallet.address},
+        {"type": "spotClearinghouseState", "user": wallet.address},
+    ]
+
+
+async def test_balance_of_another_address_as_json(
+    venue: FakeVenue, other_wallet: LocalAccount, world: Path
+) -> None:
+    venue.fund(other_wallet.address, perps="0.5")
+    result = await run(world, "venue", "balance", other_wallet.address, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["address"] == other_wallet.address
+    assert data["perps"]["withdrawable"] == "0.5"
+    assert data["spot"] == {"balances": []}
+
+
+async def test_balance_errors(venue: FakeVenue, world: Path) -> None:
+    bad = await run(world, "venue", "balance", "0x1234")
+    assert bad.exit_code == ExitCode.INVALID_INPUT
+    assert venue.received["/info"] == []
+    venue.fail("/info", Fault(422, "Failed to deserialize the JSON body"))
+    refused = await run(world, "venue", "balance")
+    assert refused.exit_code == ExitCode.SERVICE_ERROR
+    assert "HTTP 422" in refused.stderr and "Failed to deserialize" in refused.stderr
