@@ -312,3 +312,20 @@ async def test_truncated_body_is_a_connection_error_not_a_crash(retry: RetryPoli
         with pytest.raises(ServiceConnectionError) as info:
             await client.authorize({"type": "nonce-mapping"}, SIGNATURE)
     assert info.value.may_have_acted and info.value.attempts == 1
+
+
+async def test_undecodable_body_is_a_connection_error(
+    server: ScriptedServer, retry: RetryPolicy
+) -> None:
+    garbled = Reply(200, b"this is not gzip", headers={"Content-Encoding": "gzip"})
+    server.on("GET", "/chains", garbled)
+    server.on("POST", "/authorize", garbled)
+    async with ServiceClient(server.url, retry=retry) as client:
+        with pytest.raises(ServiceConnectionError) as read:
+            await client.chains()
+        with pytest.raises(ServiceConnectionError) as post:
+            await client.authorize({"type": "nonce-mapping"}, SIGNATURE)
+    assert "DecodingError" in str(read.value)
+    assert server.count("GET", "/chains") == 4  # a read may be asked again
+    assert post.value.may_have_acted
+    assert server.count("POST", "/authorize") == 1

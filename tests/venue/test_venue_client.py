@@ -217,3 +217,15 @@ async def test_exchange_refuses_a_nonce_that_differs_from_the_action(
         with pytest.raises(VenueDataError, match="nonce"):
             await client.exchange(action, NONCE + 1, signature)
     assert venue.received["/exchange"] == []
+
+
+async def test_undecodable_exchange_answer_may_have_acted(
+    venue: FakeVenue, wallet: LocalAccount, retry: RetryPolicy
+) -> None:
+    venue.fail("/exchange", Fault(200, "not gzip", headers={"Content-Encoding": "gzip"}))
+    action, signature = sign_send_asset(wallet)
+    async with VenueClient(venue.url, retry=retry) as client:
+        with pytest.raises(VenueConnectionError) as info:
+            await client.exchange(action, NONCE, signature)
+    assert info.value.may_have_acted
+    assert len(venue.received["/exchange"]) == 1

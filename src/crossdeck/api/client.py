@@ -281,7 +281,8 @@ class ServiceClient:
                     json=json_body,
                     headers=self._headers(),
                 )
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:
+                # Transport failures, timeouts, and bodies that cannot be decoded (bad gzip).
                 not_sent = isinstance(exc, _NOT_SENT)
                 resendable = not_sent or resend is _Resend.IDEMPOTENT
                 log.debug("%s %s: %s (attempt %d)", method, where, type(exc).__name__, attempt)
@@ -407,7 +408,7 @@ def _request_id(request_id: str) -> str:
     return request_id
 
 
-def _describe_transport_error(exc: httpx.TransportError) -> str:
+def _describe_transport_error(exc: httpx.RequestError) -> str:
     if isinstance(exc, httpx.TimeoutException):
         return f"timed out: {type(exc).__name__}"
     text = str(exc)

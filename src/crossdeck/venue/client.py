@@ -86,7 +86,7 @@ class VenueClient:
             attempt += 1
             try:
                 response = await self._http.post("/info", json=body)
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:
                 if self.retry.can_retry(attempt):
                     await self.retry.sleep(self.retry.backoff(attempt - 1))
                     continue
@@ -161,7 +161,7 @@ class VenueClient:
                 raise VenueConnectionError(
                     f"venue /exchange unreachable at {self.base_url}: {type(exc).__name__}"
                 ) from exc
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:
                 raise VenueConnectionError(
                     f"venue /exchange did not answer ({type(exc).__name__})", may_have_acted=True
                 ) from exc
