@@ -76,7 +76,10 @@ class IndexedPyEVMBackend(PyEVMBackend):
 
 
 def make_tester(chain_id: int, balances: dict[str, int]) -> EthereumTester:
-    """An auto-mining EthereumTester whose chain reports `chain_id`, with genesis balances."""
+    """An EthereumTester whose chain reports `chain_id`, with the given genesis balances.
+
+    The RPC layer sends raw transactions to the backend and seals blocks itself.
+    """
     genesis_state = {
         to_canonical_address(addr): {"balance": wei, "nonce": 0, "code": b"", "storage": {}}
         for addr, wei in balances.items()

@@ -50,8 +50,6 @@ class PyEvmRpc:
     def __init__(self, chain_id: int, balances: dict[str, int], *, auto_mine: bool = True) -> None:
         self.chain_id = chain_id
         self.tester = make_tester(chain_id, balances)
-        if not auto_mine:
-            self.tester.disable_auto_mine_transactions()
         self.auto_mine = auto_mine
         self.methods: dict[str, Callable[[list], Any]] = {
             name: getattr(self, name)
@@ -87,7 +85,7 @@ class PyEvmRpc:
     def mine_block(self) -> None:
         """Seal the pending block now (interval mining when auto-mine is off)."""
         self.backend.refresh_pending_timestamp()
-        self.tester.mine_blocks(1)
+        self.backend.mine_blocks(1)
 
     # ---- helpers --------------------------------------------------------------------------
 
@@ -360,12 +358,16 @@ class PyEvmRpc:
             raise _execution_error(f"rlp: invalid transaction: {exc}") from exc
         self._check_chain_id(tx)
         self._check_admissible(tx, vm.state)
-        if self.auto_mine:
-            self.backend.refresh_pending_timestamp()
+        self.backend.refresh_pending_timestamp()
         try:
-            return self.tester.send_raw_transaction("0x" + raw.hex())
+            # Straight to the backend: it applies the transaction to the pending block, so
+            # pending nonces and balances see it even before the block is sealed.
+            tx_hash = self.backend.send_raw_transaction(raw)
         except ValidationError as exc:
             raise _execution_error(str(exc)) from exc
+        if self.auto_mine:
+            self.backend.mine_blocks(1)
+        return "0x" + bytes(tx_hash).hex()
 
     def _check_chain_id(self, tx) -> None:
         # py-evm itself accepts a signature for any chain id; a real node does not.
