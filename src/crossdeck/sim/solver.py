@@ -1,0 +1,566 @@
+"""The solver of the demo world: it watches real payments and fills requests for real.
+
+What it watches
+---------------
+- Each EVM chain, from the block after the one current at start: the depository's ``Deposit``
+  logs (matched to a request by ``id`` = the quote's ``protocol.v2.orderId``), USDC ``Transfer``
+  logs and value-carrying transactions into deposit addresses (matched by address).
+- The venue: every accepted ``sendAsset`` whose destination is the solver's venue account,
+  matched by (user, nonce) through the nonce mapping made by ``POST /authorize``. A sendAsset
+  with no mapping stays in ``unmatched`` (the funds stay with the solver, nothing is refunded);
+  it is matched if the mapping arrives later, since the nonce is what ties it to a request.
+
+Rules (the amount compared is the quote's ``amount_in``)
+-------------------------------------------------------
+- Exact payment: ``waiting``/``depositing`` -> ``pending`` -> ``submitted`` -> ``success``.
+  The fill is a real transaction from the solver's operator account on the destination chain
+  (native or USDC, plus the quoted native gas top-up), or a credit on the venue ledger for
+  destination 1337 (debited from the solver's venue account). ``submitted`` carries the mined
+  fill; ``success`` follows when its receipt is ok. A subsidized request records
+  ``feeSponsorship.actual`` with ``sponsorPayment`` on success.
+- Underpaid (depository or strict deposit address): ``pending`` then a refund of what arrived
+  to ``refundTo`` on the origin chain: ``refund`` with failReason DEPOSITED_AMOUNT_TOO_LOW_TO_FILL.
+- Overpaid: the quoted amount is filled, and the excess is refunded in a child request
+  (kind ``refund``, ``pending`` -> ``refund``, failReason INCORRECT_PAYMENT).
+- Open deposit address: whatever arrives is filled at the quoted rate (amounts are amended);
+  a later payment to the same open address becomes a child request (kind ``deposit``) filled
+  the same way.
+- Wrong currency: ``pending`` then a refund in the currency that arrived,
+  failReason INCORRECT_DEPOSIT_CURRENCY.
+- A second payment for an order id (or a venue nonce) whose request already has its deposit:
+  a child request (kind ``duplicate``) refunds it, ``refund`` with failReason DOUBLE_SPEND.
+- Demo trigger (quote ``referrer`` ``demo:fail`` or ``demo:fail:<REASON>``, see
+  ``crossdeck.sim.service.demo_fail_reason``): after the deposit, ``failure`` with that reason,
+  then after a settle period a refund of the deposit: ``refund`` keeping the failReason.
+- A permit deposit (submitted by the service) passes through ``depositing`` before ``pending``.
+- A fill transaction that reverts: ``failure`` TRANSACTION_REVERTED, then the refund.
+
+Deposit-address funds are swept to the operator after they are seen. Refunds and fills are paid
+from the operator's own liquidity. Venue legs have no chain transaction; their hashes are
+``keccak`` of a stable description (user and nonce for a sendAsset, request and leg for a
+payment), so they are unique and repeatable.
+
+Pacing: ``speed`` divides every delay (1.0 = demo pacing, about a second per stage; 0 or
+``inf`` = no delays, for tests). Polling runs at least every ``MIN_POLL_S``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from eth_account import Account
+from eth_account.signers.local import LocalAccount
+from eth_utils import keccak, to_checksum_address
+
+from crossdeck.sim.chains import ChainNode
+from crossdeck.sim.service import demo_fail_reason
+from crossdeck.sim.service.state import (
+    InvalidTransition,
+    RequestRecord,
+    ServiceState,
+    Status,
+    Tx,
+)
+from crossdeck.sim.solver_chain import (
+    DEPOSIT_TOPIC,
+    NATIVE,
+    SolverChain,
+    is_native,
+    topic_address,
+)
+from crossdeck.sim.venue import SendAssetRecord, VenueLedger
+
+log = logging.getLogger(__name__)
+
+VENUE_CHAIN_ID = 1337
+STAGE_DELAY_S = 1.0  # between pending, submitted and success at speed 1
+SETTLE_DELAY_S = 3.0  # failure -> refund at speed 1
+POLL_S = 0.5
+MIN_POLL_S = 0.1
+
+UNDERPAID = "DEPOSITED_AMOUNT_TOO_LOW_TO_FILL"
+OVERPAID = "INCORRECT_PAYMENT"
+WRONG_CURRENCY = "INCORRECT_DEPOSIT_CURRENCY"
+DOUBLE_SPEND = "DOUBLE_SPEND"
+REVERTED = "TRANSACTION_REVERTED"
+
+_STARTED = (Status.WAITING, Status.DEPOSITING)
+
+
+@dataclass(frozen=True)
+class Payment:
+    """A payment the solver saw, on a chain or on the venue."""
+
+    key: str  # unique per payment (tx hash and log index, or venue user and nonce)
+    chain_id: int
+    currency: str  # lowercase: EVM currency address, or chain-1337 currency address
+    amount: int
+    sender: str
+    tx: Tx
+
+
+def _int(hex_quantity: str) -> int:
+    return int(hex_quantity, 16)
+
+
+def venue_hash(*parts: object) -> str:
+    return "0x" + keccak(text=":".join(str(p) for p in parts)).hex()
+
+
+class Solver:
+    def __init__(
+        self,
+        state: ServiceState,
+        chains: Mapping[int, ChainNode],
+        ledger: VenueLedger,
+        *,
+        operator_key: str,
+        speed: float = 1.0,
+    ) -> None:
+        if speed < 0 or math.isnan(speed):
+            raise ValueError(f"speed must be >= 0, got {speed!r}")
+        self.state = state
+        self.ledger = ledger
+        self.speed = speed
+        self.operator: LocalAccount = Account.from_key(operator_key)
+        self.address = self.operator.address  # the solver's venue account too
+        self.unmatched: list[SendAssetRecord] = []
+        self._nodes = dict(chains)
+        self._chains: dict[int, SolverChain] = {}
+        self._seen: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._inbox: asyncio.Queue[SendAssetRecord] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._jobs: set[asyncio.Task[None]] = set()
+        self._jobs_idle: asyncio.Event | None = None
+        self._wake: dict[int, asyncio.Event] = {}
+
+    def __repr__(self) -> str:
+        return f"Solver(address={self.address}, chains={sorted(self._nodes)}, speed={self.speed})"
+
+    # ---- lifecycle ---------------------------------------------------------------------
+
+    @property
+    def poll_s(self) -> float:
+        return max(MIN_POLL_S, self._delay(POLL_S))
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._inbox = asyncio.Queue()
+        self._jobs_idle = asyncio.Event()
+        self._jobs_idle.set()
+        for chain_id, node in self._nodes.items():
+            chain = SolverChain(node)
+            chain.next_block = await chain.head() + 1
+            self._chains[chain_id] = chain
+            self._wake[chain_id] = asyncio.Event()
+        self._unsubscribe = self.ledger.on_send_asset(self._on_send_asset)
+        self.state.on_tx_indexed(self._on_tx_indexed)
+        for chain in self._chains.values():
+            self._spawn(self._watch_chain(chain), f"watch chain {chain.chain_id}")
+        self._spawn(self._watch_venue(), "watch venue")
+
+    async def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for chain in self._chains.values():
+            await chain.close()
+        self._chains.clear()
+
+    async def idle(self) -> None:
+        """Wait until no fill, refund or sweep is running (watchers keep running)."""
+        if self._jobs_idle is not None:
+            await self._jobs_idle.wait()
+
+    def _spawn(self, coro: Awaitable[None], name: str) -> asyncio.Task[None]:
+        task = asyncio.ensure_future(coro)
+        task.set_name(name)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("solver task %s failed", task.get_name(), exc_info=task.exception())
+
+    def _delay(self, seconds: float) -> float:
+        if self.speed == 0 or math.isinf(self.speed):
+            return 0.0
+        return seconds / self.speed
+
+    async def _pace(self, seconds: float = STAGE_DELAY_S) -> None:
+        await asyncio.sleep(self._delay(seconds))
+
+    # ---- watching chains ---------------------------------------------------------------
+
+    async def _watch_chain(self, chain: SolverChain) -> None:
+        while True:
+            try:
+                head = await chain.head()
+                if head >= chain.next_block:
+                    await self._scan(chain, chain.next_block, head)
+                    chain.next_block = head + 1
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a node hiccup: the same range is scanned again next time
+                log.exception("chain %s: scan failed", chain.chain_id)
+            wake = self._wake[chain.chain_id]
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), self.poll_s)
+            wake.clear()
+
+    def _on_tx_indexed(self, chain_id: int, tx_hash: str) -> None:
+        """POST /transactions/index: look at that chain now instead of at the next poll."""
+        loop, wake = self._loop, self._wake.get(chain_id)
+        if loop is not None and wake is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(wake.set)
+
+    async def _scan(self, chain: SolverChain, first: int, last: int) -> None:
+        # (block, tx index, position in the tx, item): a transaction's own value moves first
+        events: list[tuple[int, int, int, dict[str, Any]]] = [
+            (_int(e["blockNumber"]), _int(e["transactionIndex"]), _int(e["logIndex"]), e)
+            for e in await chain.contract_logs(first, last)
+        ]
+        if self._watches_deposit_addresses(chain.chain_id):
+            events += [
+                (_int(tx["blockNumber"]), _int(tx["transactionIndex"]), -1, tx)
+                for tx in await chain.value_transfers(first, last)
+            ]
+        for _, _, position, item in sorted(events, key=lambda e: e[:3]):
+            if position < 0:
+                await self._on_value_transfer(chain, item)
+            else:
+                await self._on_log(chain, item)
+
+    def _watches_deposit_addresses(self, chain_id: int) -> bool:
+        rows = self.state.query(
+            "SELECT 1 FROM requests WHERE deposit_address IS NOT NULL AND origin_chain = ? LIMIT 1",
+            (chain_id,),
+        )
+        return bool(rows)
+
+    async def _on_log(self, chain: SolverChain, entry: dict[str, Any]) -> None:
+        key = f"{chain.chain_id}:{entry['transactionHash']}:{int(entry['logIndex'], 16)}"
+        if key in self._seen:
+            return
+        topics = entry["topics"]
+        emitter = entry["address"].lower()
+        if emitter == chain.depository.lower() and topics[0] == DEPOSIT_TOPIC:
+            depositor = topic_address(topics[1])
+            token = topic_address(topics[2]).lower()
+            order_id = topics[3].lower()
+            payment = Payment(
+                key=key,
+                chain_id=chain.chain_id,
+                currency=token,
+                amount=int(entry["data"], 16),
+                sender=depositor,
+                tx=await chain.onchain_tx(entry["transactionHash"]),
+            )
+            self._seen.add(key)
+            self._accept(self.state.by_order_id(order_id), payment)
+        elif emitter == chain.usdc.lower() and len(topics) == 3:
+            receiver = topic_address(topics[2])
+            requests = self.state.by_deposit_address(receiver)
+            if not requests or requests[0].origin_chain_id != chain.chain_id:
+                return
+            sender = topic_address(topics[1])
+            if sender.lower() == self.operator.address.lower():
+                return  # gas for a sweep is not a payment (and it is native, not USDC)
+            payment = Payment(
+                key=key,
+                chain_id=chain.chain_id,
+                currency=chain.usdc.lower(),
+                amount=int(entry["data"], 16),
+                sender=sender,
+                tx=await chain.onchain_tx(entry["transactionHash"]),
+            )
+            self._seen.add(key)
+            self._accept(requests[0], payment)
+
+    async def _on_value_transfer(self, chain: SolverChain, tx: dict[str, Any]) -> None:
+        key = f"{chain.chain_id}:{tx['hash']}:value"
+        if key in self._seen or tx["from"].lower() == self.operator.address.lower():
+            return
+        requests = self.state.by_deposit_address(tx["to"])
+        if not requests or requests[0].origin_chain_id != chain.chain_id:
+            return
+        payment = Payment(
+            key=key,
+            chain_id=chain.chain_id,
+            currency=NATIVE,
+            amount=int(tx["value"], 16),
+            sender=to_checksum_address(tx["from"]),
+            tx=await chain.onchain_tx(tx["hash"]),
+        )
+        self._seen.add(key)
+        self._accept(requests[0], payment)
+
+    # ---- watching the venue ------------------------------------------------------------
+
+    def _on_send_asset(self, record: SendAssetRecord) -> None:
+        # The venue may call from any thread; the solver's own loop does the work.
+        if self._loop is not None and self._inbox is not None:
+            self._loop.call_soon_threadsafe(self._inbox.put_nowait, record)
+
+    async def _watch_venue(self) -> None:
+        assert self._inbox is not None
+        while True:
+            try:
+                record = await asyncio.wait_for(self._inbox.get(), self.poll_s)
+            except TimeoutError:
+                record = None
+            if record is not None and record.destination == self.address.lower():
+                self.unmatched.append(record)
+            # unmatched sends are tried again each round: a mapping may arrive after the send
+            for send in list(self.unmatched):
+                request = self.state.by_nonce(send.user, send.nonce)
+                if request is None:
+                    continue
+                self.unmatched.remove(send)
+                key = f"{VENUE_CHAIN_ID}:{send.user}:{send.nonce}"
+                if key in self._seen:
+                    continue
+                self._seen.add(key)
+                payment = Payment(
+                    key=key,
+                    chain_id=VENUE_CHAIN_ID,
+                    currency=send.source_currency.lower(),
+                    amount=send.amount,
+                    sender=to_checksum_address(send.user),
+                    tx=Tx(
+                        hash=venue_hash("sendAsset", send.user, send.nonce),
+                        chain_id=VENUE_CHAIN_ID,
+                        from_=to_checksum_address(send.user),
+                        to=self.address,
+                        value=send.amount,
+                        timestamp=send.time_ms // 1000,
+                    ),
+                )
+                try:
+                    self._accept(request, payment)
+                except Exception:
+                    log.exception("venue payment %s could not be handled", key)
+
+    # ---- the rules ---------------------------------------------------------------------
+
+    def _accept(self, record: RequestRecord | None, payment: Payment) -> None:
+        """Classify one payment and start what it calls for. Synchronous on purpose: the
+        decision (first deposit, duplicate, ...) is made before any other payment is seen."""
+        if record is None:
+            log.warning("payment %s matches no request; it stays with the solver", payment.key)
+            return
+        hashes = {tx.hash.lower() for tx in record.in_txs}
+        first = record.status in _STARTED and (
+            not record.in_txs or payment.tx.hash.lower() in hashes
+        )
+        open_address = record.deposit_address is not None and record.deposit_address.type == "open"
+        if record.deposit_address is not None:
+            self._job(self._sweep(record, payment), f"sweep {record.id}")
+            if first:
+                self.state.amend(
+                    record.id, depositor=payment.sender, deposit_tx_hash=payment.tx.hash
+                )
+
+        if not first:
+            if open_address and payment.currency == record.origin_currency.lower():
+                child = self.state.create_child(
+                    record.id,
+                    "deposit",
+                    status=Status.PENDING,
+                    amount_in=payment.amount,
+                    amount_out=self._at_quoted_rate(record, payment.amount),
+                    in_tx=payment.tx,
+                )
+                self._job(self._fill(child.id), f"fill {child.id}")
+                return
+            child = self.state.create_child(
+                record.id,
+                "duplicate",
+                status=Status.PENDING,
+                amount_in=payment.amount,
+                amount_out=payment.amount,
+                destination_currency=payment.currency,
+                in_tx=payment.tx,
+            )
+            self._refund_job(child.id, payment.amount, payment.currency, DOUBLE_SPEND)
+            return
+
+        if payment.currency != record.origin_currency.lower():
+            self.state.advance(record.id, Status.PENDING, in_tx=payment.tx)
+            self._refund_job(record.id, payment.amount, payment.currency, WRONG_CURRENCY)
+            return
+        expected = record.amount_in
+        if open_address and payment.amount != expected:
+            self.state.amend(
+                record.id,
+                amount_in=payment.amount,
+                amount_out=self._at_quoted_rate(record, payment.amount),
+            )
+            expected = payment.amount
+        if record.status is Status.WAITING and record.extra.get("permit"):
+            # A permit deposit is submitted by the service (POST /execute/permits), which marks
+            # it 'depositing' once mined; when the solver sees the event first it says so itself.
+            self.state.advance(record.id, Status.DEPOSITING, in_tx=payment.tx)
+        self.state.advance(record.id, Status.PENDING, in_tx=payment.tx)
+        if payment.amount < expected:
+            self._refund_job(record.id, payment.amount, payment.currency, UNDERPAID)
+            return
+        self._job(self._fill(record.id), f"fill {record.id}")
+        if payment.amount > expected:
+            excess = payment.amount - expected
+            child = self.state.create_child(
+                record.id,
+                "refund",
+                status=Status.PENDING,
+                amount_in=excess,
+                amount_out=excess,
+                in_tx=payment.tx,
+            )
+            self._refund_job(child.id, excess, payment.currency, OVERPAID)
+
+    @staticmethod
+    def _at_quoted_rate(record: RequestRecord, amount_in: int) -> int:
+        return record.amount_out * amount_in // record.amount_in if record.amount_in else 0
+
+    def _job(self, coro: Awaitable[None], name: str) -> None:
+        """A fill, refund or sweep: tracked so `idle()` can wait for all of them."""
+        task = self._spawn(coro, name)
+        self._jobs.add(task)
+        assert self._jobs_idle is not None
+        self._jobs_idle.clear()
+        task.add_done_callback(self._job_done)
+
+    def _job_done(self, task: asyncio.Task[None]) -> None:
+        self._jobs.discard(task)
+        if not self._jobs and self._jobs_idle is not None:
+            self._jobs_idle.set()
+
+    def _refund_job(self, request_id: str, amount: int, currency: str, reason: str) -> None:
+        self._job(self._refund(request_id, amount, currency, reason), f"refund {request_id}")
+
+    # ---- filling -----------------------------------------------------------------------
+
+    async def _fill(self, request_id: str) -> None:
+        record = self.state.get(request_id)
+        try:
+            await self._pace()
+            reason = demo_fail_reason(record)
+            if reason is not None:
+                await self._fail_then_refund(
+                    record, reason, "demo trigger: the solver declined to fill this request"
+                )
+                return
+            sent_ok, out_tx = await self._deliver(
+                record.destination_chain_id,
+                record.destination_currency,
+                record.recipient,
+                record.amount_out,
+                leg=f"fill:{record.id}",
+            )
+            self.state.advance(record.id, Status.SUBMITTED, out_tx=out_tx)
+            if not sent_ok:
+                await self._fail_then_refund(record, REVERTED, f"fill {out_tx.hash} reverted")
+                return
+            topup = int(record.extra.get("topupNative") or 0)
+            if topup and record.destination_chain_id != VENUE_CHAIN_ID:
+                topup_ok, topup_tx = await self._deliver(
+                    record.destination_chain_id, NATIVE, record.recipient, topup, leg="topup"
+                )
+                if not topup_ok:
+                    log.error("gas top-up %s of %s reverted", topup_tx.hash, record.id)
+                self.state.amend(record.id, out_tx=topup_tx)
+            await self._pace()
+            self.state.advance(record.id, Status.SUCCESS)
+        except Exception as exc:
+            log.exception("fill of %s failed", request_id)
+            await self._fail_then_refund(self.state.get(request_id), "UNKNOWN", str(exc))
+
+    async def _fail_then_refund(self, record: RequestRecord, reason: str, details: str) -> None:
+        try:
+            self.state.advance(record.id, Status.FAILURE, fail_reason=reason, details=details)
+        except InvalidTransition:
+            log.error("request %s cannot fail from %s", record.id, record.status)
+            return
+        await self._pace(SETTLE_DELAY_S)
+        if record.in_txs:  # nothing to give back when no deposit was recorded
+            await self._refund(record.id, record.amount_in, record.origin_currency, reason)
+
+    async def _refund(self, request_id: str, amount: int, currency: str, reason: str) -> None:
+        record = self.state.get(request_id)
+        try:
+            await self._pace()
+            ok, tx = await self._deliver(
+                record.origin_chain_id,
+                currency,
+                record.refund_to,
+                amount,
+                leg=f"refund:{record.id}",
+            )
+            if not ok:
+                raise RuntimeError(f"refund transaction {tx.hash} reverted")
+            self.state.advance(record.id, Status.REFUND, out_tx=tx, fail_reason=reason)
+        except Exception as exc:
+            log.exception("refund of %s failed", request_id)
+            with contextlib.suppress(InvalidTransition):
+                self.state.amend(request_id, details=f"refund failed: {exc}")
+
+    async def _deliver(
+        self, chain_id: int, currency: str, to: str, amount: int, *, leg: str
+    ) -> tuple[bool, Tx]:
+        """Pay `amount` of `currency` to `to` on `chain_id` from the solver's own funds."""
+        if chain_id == VENUE_CHAIN_ID:
+            self.ledger.debit(self.address, currency, amount)
+            self.ledger.credit(to, currency, amount)
+            return True, Tx(
+                hash=venue_hash(leg, to, amount),
+                chain_id=VENUE_CHAIN_ID,
+                from_=self.address,
+                to=to_checksum_address(to),
+                value=amount,
+                timestamp=self.ledger.now_ms() // 1000,
+            )
+        chain = self._chains[chain_id]
+        sent = await chain.pay(self.operator, currency, to, amount)
+        return sent.ok, sent.tx
+
+    # ---- deposit addresses -------------------------------------------------------------
+
+    async def _sweep(self, record: RequestRecord, payment: Payment) -> None:
+        """Move what a deposit address received to the operator, so refunds and fills are paid
+        from liquidity the solver really holds."""
+        if payment.chain_id not in self._chains:
+            return
+        chain = self._chains[payment.chain_id]
+        account = self.state.deposit_account(record.id)
+        try:
+            if is_native(payment.currency):
+                price = await chain.gas_price()
+                balance = await chain.native_balance(account.address)
+                value = balance - 21_000 * price
+                if value > 0:
+                    await chain.send(
+                        account, to=self.operator.address, value=value, gas=21_000, gas_price=price
+                    )
+            else:
+                balance = await chain.usdc_balance(account.address)
+                if balance <= 0:
+                    return
+                price = await chain.gas_price()
+                await chain.send(self.operator, to=account.address, value=100_000 * price * 2)
+                await chain.pay(account, chain.usdc, self.operator.address, balance)
+        except Exception:
+            log.exception("sweep of deposit address %s failed", account.address)

@@ -1,0 +1,424 @@
+"""The whole demo world in one object: two EVM chains, the venue, the service, webhooks, solver.
+
+    async with World(speed=0) as world:          # tests: no pacing
+        httpx.post(world.service_url + "/quote/v2", json=..., headers={"x-api-key": world.api_key})
+
+    world = World(); info = world.start_blocking(); ...; world.stop()   # the CLI
+
+Everything runs in a dedicated background thread with its own event loop, so synchronous client
+code, a test's own loop and the servers never wait on each other. Servers listen on free
+loopback ports. ``world.info`` is the JSON of ``crossdeck sim serve`` and of world files:
+``{"service_url", "venue_url", "rpc": {"8453": url, "999": url}, "wallet": {"address",
+"private_key"}, "api_key", "solver"}``.
+
+The demo wallet is anvil/hardhat account #0, a publicly known test key: never use it for real
+funds. It starts with 100 native and 100,000 USDC on 8453 and 999, and on the venue with 50,000
+perps USDC plus spot USDC, USDe, USDH and USDC on the HIP-3 DEX. The API keys are fixed demo
+strings: ``DEMO_API_KEY`` (name "demo") and ``OTHER_API_KEY`` (name "other").
+
+State (requests, venue balances) lives in SQLite under ``state_dir`` (default: a temporary
+directory removed at stop), so a world restarted on the same directory keeps its history and
+venue balances; the chains always start fresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import shutil
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from aiohttp import web
+
+from crossdeck.sim.brand import BRANDS
+from crossdeck.sim.chains import DEFAULT_OPERATOR_KEY, ChainNode, start_chain
+from crossdeck.sim.service import (
+    ChainDirectory,
+    EvmChain,
+    QuoteEngine,
+    ServiceConfig,
+    ServiceState,
+    StatusChange,
+    VenueSide,
+    make_service_app,
+    webhook_data,
+)
+from crossdeck.sim.solver import Solver
+from crossdeck.sim.venue import (
+    CURRENCIES,
+    PERPS_USDC_ADDRESS,
+    SPOT_TOKENS,
+    VenueLedger,
+    make_venue_app,
+)
+from crossdeck.sim.webhooks import FAILURE_STATUSES, WebhookSender, build_status_payload
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+ORIGIN_CHAIN_ID = 8453
+VENUE_EVM_CHAIN_ID = 999
+CHAIN_IDS = (ORIGIN_CHAIN_ID, VENUE_EVM_CHAIN_ID)
+
+# anvil/hardhat account #0: publicly known, funded only inside the demo world.
+DEMO_WALLET_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+DEMO_WALLET_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+# account #1 is the solver (the chains' operator); account #2 pays the service's own
+# transactions (permit deposits), so the two never race for a nonce.
+SOLVER_KEY = DEFAULT_OPERATOR_KEY
+RELAYER_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a"
+DEMO_API_KEY = "demo-key-of-the-crossdeck-demo-world"
+OTHER_API_KEY = "other-key-of-the-crossdeck-demo-world"
+API_KEYS = {"demo": DEMO_API_KEY, "other": OTHER_API_KEY}
+
+WALLET_NATIVE_WEI = 100 * 10**18
+WALLET_USDC_UNITS = 100_000 * 10**6
+RELAYER_NATIVE_WEI = 1_000 * 10**18
+VENUE_WALLET = {  # chain-1337 currency -> smallest units (8 decimals)
+    PERPS_USDC_ADDRESS: 50_000 * 10**8,
+    **{token.token_id: 10_000 * 10**8 for token in SPOT_TOKENS},
+}
+VENUE_SOLVER_UNITS = 100_000_000 * 10**8  # of every venue currency: fills of venue deposits
+
+CHAIN_NAMES = {
+    ORIGIN_CHAIN_ID: ("base", "Base", "ETH", "Ether"),
+    VENUE_EVM_CHAIN_ID: ("hyperevm", "HyperEVM", "HYPE", "HYPE"),
+}
+
+
+class WorldError(RuntimeError):
+    """The world could not start (the cause is chained)."""
+
+
+class World:
+    def __init__(
+        self,
+        *,
+        backend: str = "py-evm",
+        state_dir: str | Path | None = None,
+        speed: float = 1.0,
+        webhooks: Mapping[str, str] | None = None,
+        webhook_headers: Mapping[str, Mapping[str, str]] | None = None,
+        brand: str = "neutral",
+        host: str = "127.0.0.1",
+        rate_limits: tuple[int, int] | None = None,
+    ) -> None:
+        """`webhooks` maps an API key to its endpoint URL, `webhook_headers` an API key to
+        extra headers; `rate_limits` is (anonymous, keyed) requests per minute."""
+        if brand not in BRANDS:
+            raise ValueError(f"brand must be one of {', '.join(BRANDS)}; got {brand!r}")
+        if speed < 0:
+            raise ValueError(f"speed must be >= 0, got {speed!r}")
+        self.backend = backend
+        self.brand = BRANDS[brand]
+        self.speed = speed
+        self.host = host
+        self.rate_limits = rate_limits
+        self._webhooks = dict(webhooks or {})
+        self._webhook_headers = {k: dict(v) for k, v in (webhook_headers or {}).items()}
+        self._own_state_dir = state_dir is None
+        self.state_dir = Path(state_dir) if state_dir is not None else None
+
+        self.info: dict[str, Any] = {}
+        self.service_url = ""
+        self.venue_url = ""
+        self.rpc: dict[int, str] = {}
+        self.wallet_address = DEMO_WALLET_ADDRESS
+        self.wallet_key = DEMO_WALLET_KEY
+        self.api_key = DEMO_API_KEY
+        self.other_api_key = OTHER_API_KEY
+
+        self.chains: dict[int, ChainNode] = {}
+        self.state: ServiceState | None = None
+        self.ledger: VenueLedger | None = None
+        self.engine: Solver | None = None  # the solver's machinery; `solver` is its address
+        self.webhook_sender: WebhookSender | None = None
+        self._runners: list[web.AppRunner] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._stop_requested: asyncio.Event | None = None
+        self._startup_error: BaseException | None = None
+
+    def __repr__(self) -> str:  # no keys: the api key and wallet key stay out of reprs and logs
+        running = self._thread is not None and self._thread.is_alive()
+        return (
+            f"World(backend={self.backend!r}, brand={self.brand.key!r}, speed={self.speed}, "
+            f"service_url={self.service_url!r}, running={running})"
+        )
+
+    # ---- public surface ----------------------------------------------------------------
+
+    @property
+    def solver(self) -> str:
+        """The solver's address (its venue account and operator on both chains)."""
+        return self.engine.address if self.engine is not None else ""
+
+    @property
+    def faults(self) -> Any:
+        """The service's `FaultInjector` (thread-safe): `world.faults.inject("503", 2)`."""
+        assert self.state is not None, "the world is not running"
+        return self.state.faults
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        assert self._loop is not None, "the world is not running"
+        return self._loop
+
+    def call(self, fn: Callable[[], Awaitable[T]], timeout: float | None = 60.0) -> T:
+        """Run `fn()` (a coroutine function) inside the world's loop and return its result."""
+        return self._submit(fn).result(timeout)
+
+    async def acall(self, fn: Callable[[], Awaitable[T]]) -> T:
+        """`call` for async callers on another loop."""
+        return await asyncio.wrap_future(self._submit(fn))
+
+    def _submit(self, fn: Callable[[], Awaitable[T]]) -> concurrent.futures.Future[T]:
+        async def run() -> T:
+            return await fn()
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop)
+
+    def set_webhook(self, api_key: str, url: str, headers: Mapping[str, str] | None = None) -> None:
+        """Point `api_key`'s one webhook endpoint at `url` (replacing any earlier one)."""
+
+        async def apply() -> None:
+            assert self.webhook_sender is not None
+            self.webhook_sender.set_endpoint(api_key, url, headers)
+
+        self.call(apply)
+
+    def wait_idle(self, timeout: float = 60.0) -> None:
+        """Block until the solver has no fill, refund or sweep running and every queued
+        webhook has been delivered or given up."""
+
+        async def idle() -> None:
+            assert self.engine is not None and self.webhook_sender is not None
+            await self.engine.idle()
+            await self.webhook_sender.wait_idle()
+
+        self.call(idle, timeout)
+
+    # ---- starting and stopping ---------------------------------------------------------
+
+    def start_blocking(self, timeout: float = 120.0) -> dict[str, Any]:
+        """Start the world in its thread; return `info` once every server answers."""
+        if self._thread is not None:
+            raise RuntimeError("this World has already been started")
+        self._thread = threading.Thread(target=self._run, name="crossdeck-world", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            self.stop()
+            raise WorldError(f"the world did not start within {timeout} s")
+        if self._startup_error is not None:
+            self._thread.join(30)
+            raise WorldError(f"the world failed to start: {self._startup_error}") from (
+                self._startup_error
+            )
+        return self.info
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Shut everything down (idempotent): solver, webhooks, servers, chains, databases."""
+        thread, loop, stop = self._thread, self._loop, self._stop_requested
+        if thread is None or not thread.is_alive():
+            return
+        if loop is not None and stop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed between check and call
+                loop.call_soon_threadsafe(stop.set)
+        thread.join(timeout)
+        if thread.is_alive():
+            log.error("the world did not stop within %s s", timeout)
+
+    async def __aenter__(self) -> World:
+        await asyncio.to_thread(self.start_blocking)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.to_thread(self.stop)
+
+    def __enter__(self) -> World:
+        self.start_blocking()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            loop.run_until_complete(self._main())
+        finally:
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    async def _main(self) -> None:
+        self._stop_requested = asyncio.Event()
+        try:
+            await self._start()
+        except BaseException as exc:
+            self._startup_error = exc
+            log.error("world startup failed: %s", exc)
+            await self._shutdown()
+            self._ready.set()
+            return
+        self._ready.set()
+        await self._stop_requested.wait()
+        await self._shutdown()
+
+    async def _start(self) -> None:
+        if self.state_dir is None:
+            self.state_dir = Path(tempfile.mkdtemp(prefix="crossdeck-world-"))
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+
+        chains_started = asyncio.gather(*(self._start_chain(cid) for cid in CHAIN_IDS))
+        self.state = ServiceState(self.state_dir / "service.sqlite3")
+        for name, secret in API_KEYS.items():
+            self.state.register_api_key(name, secret)
+        self.ledger = VenueLedger(self.state_dir / "venue.sqlite3")
+        solver_address = _address_of(SOLVER_KEY)
+        if not self.ledger.exists(DEMO_WALLET_ADDRESS):  # a restarted world keeps its balances
+            for currency, amount in VENUE_WALLET.items():
+                self.ledger.credit(DEMO_WALLET_ADDRESS, currency, amount)
+            self.ledger.credit(
+                DEMO_WALLET_ADDRESS, _hip3_usdc(), VENUE_WALLET[PERPS_USDC_ADDRESS] // 10
+            )
+            for currency in CURRENCIES:
+                self.ledger.credit(solver_address, currency, VENUE_SOLVER_UNITS)
+        await chains_started
+
+        self.webhook_sender = WebhookSender(self._webhooks, self._webhook_headers)
+        await self.webhook_sender.start()
+        self.state.subscribe(self._on_status_change)
+
+        directory = ChainDirectory(
+            [self._evm_chain(self.chains[cid]) for cid in CHAIN_IDS],
+            venue=VenueSide(solver_address=solver_address, balance=self.ledger.balance),
+        )
+        quotes = QuoteEngine(self.state, directory, self.brand)
+        config = ServiceConfig(brand=self.brand)
+        if self.rate_limits is not None:
+            config = ServiceConfig(
+                brand=self.brand,
+                anonymous_per_minute=self.rate_limits[0],
+                keyed_per_minute=self.rate_limits[1],
+            )
+        self.service_url = await self._serve(make_service_app(self.state, quotes, config))
+        self.venue_url = await self._serve(make_venue_app(self.ledger, self.brand))
+
+        self.engine = Solver(
+            self.state, self.chains, self.ledger, operator_key=SOLVER_KEY, speed=self.speed
+        )
+        await self.engine.start()
+        self.rpc = {cid: self.chains[cid].rpc_url for cid in CHAIN_IDS}
+        self.info = {
+            "service_url": self.service_url,
+            "venue_url": self.venue_url,
+            "rpc": {str(cid): url for cid, url in self.rpc.items()},
+            "wallet": {"address": DEMO_WALLET_ADDRESS, "private_key": DEMO_WALLET_KEY},
+            "api_key": DEMO_API_KEY,
+            "solver": self.solver,
+        }
+
+    async def _start_chain(self, chain_id: int) -> None:
+        funded = {
+            DEMO_WALLET_ADDRESS: (WALLET_NATIVE_WEI, WALLET_USDC_UNITS),
+            _address_of(RELAYER_KEY): (RELAYER_NATIVE_WEI, 0),
+        }
+        self.chains[chain_id] = await start_chain(
+            chain_id, backend=self.backend, funded=funded, operator_key=SOLVER_KEY
+        )
+
+    @staticmethod
+    def _evm_chain(node: ChainNode) -> EvmChain:
+        name, display, symbol, native_name = CHAIN_NAMES[node.chain_id]
+        return EvmChain(
+            node.chain_id,
+            name,
+            display,
+            usdc=node.usdc,
+            depository=node.depository,
+            rpc_url=node.rpc_url,
+            native_symbol=symbol,
+            native_name=native_name,
+            relayer_key=RELAYER_KEY,
+        )
+
+    async def _serve(self, app: web.Application) -> str:
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        self._runners.append(runner)
+        site = web.TCPSite(runner, self.host, 0)
+        await site.start()
+        host, port = runner.addresses[0][:2]
+        return f"http://{_url_host(host)}:{port}"
+
+    def _on_status_change(self, change: StatusChange) -> None:
+        """Every committed status change becomes one webhook for the request's API key."""
+        record = change.record
+        secret = self.state.api_keys.secret_for(record.api_key_name) if self.state else None
+        sender, loop = self.webhook_sender, self._loop
+        if not secret or sender is None or loop is None or not sender.has_endpoint(secret):
+            return
+        data = webhook_data(record)
+        payload = build_status_payload(
+            request_id=data["requestId"],
+            status=data["status"],
+            origin_chain_id=data["originChainId"],
+            destination_chain_id=data["destinationChainId"],
+            in_tx_hashes=data["inTxHashes"],
+            tx_hashes=data["txHashes"],
+            updated_at_ms=data["updatedAt"],
+            deposit_address=data["depositAddress"],
+            details=data["details"],
+            fail_reason=data["failReason"] if data["status"] in FAILURE_STATUSES else None,
+            refund_fail_reason=data["refundFailReason"],
+            referrer=data.get("referrer") if self.brand.key == "public" else None,
+        )
+        # the change may be made on any thread; the sender lives on the world's loop
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(sender.enqueue, secret, payload)
+
+    async def _shutdown(self) -> None:
+        steps: list[Callable[[], Awaitable[None]]] = []
+        if self.engine is not None:
+            steps.append(self.engine.stop)
+        if self.webhook_sender is not None:
+            sender = self.webhook_sender
+            steps.append(lambda: sender.stop(drain=True, drain_timeout=2.0))
+        steps += [runner.cleanup for runner in self._runners]
+        steps += [node.stop for node in self.chains.values()]
+        for step in steps:
+            try:
+                await step()
+            except Exception:
+                log.exception("world shutdown step failed")
+        self._runners.clear()
+        if self.state is not None:
+            self.state.close()
+        if self.ledger is not None:
+            self.ledger.close()
+        if self._own_state_dir and self.state_dir is not None:
+            shutil.rmtree(self.state_dir, ignore_errors=True)
+
+
+def _address_of(key: str) -> str:
+    from eth_account import Account
+
+    return Account.from_key(key).address
+
+
+def _hip3_usdc() -> str:
+    return next(c.address for c in CURRENCIES.values() if c.dex not in ("", "spot"))
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
