@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
+import aiohttp
 import pytest
 from eth_account import Account
 from web3.exceptions import Web3RPCError
@@ -163,3 +165,36 @@ async def test_batch_requests(kit: ChainKit) -> None:
     assert balance >= DEMO_NATIVE
     assert block["number"] >= 1
     assert decimals == 6
+
+
+async def test_dev_methods_set_balance_and_mine(kit: ChainKit) -> None:
+    target = Account.create().address
+    reply = await kit.w3.provider.make_request("anvil_setBalance", [target, hex(10**21)])
+    assert "error" not in reply
+    assert await kit.w3.eth.get_balance(target) == 10**21
+    before = await kit.w3.eth.block_number
+    assert "error" not in await kit.w3.provider.make_request("evm_mine", [])
+    assert await kit.w3.eth.block_number == before + 1
+
+
+async def post_raw(url: str, body: bytes) -> object:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(url, data=body, headers={"Content-Type": "application/json"}) as reply,
+    ):
+        return await reply.json(content_type=None)
+
+
+async def test_raw_json_rpc_framing(kit: ChainKit) -> None:
+    url = kit.node.rpc_url
+    # -32700 per JSON-RPC 2.0 (py-evm shim, geth); anvil answers -32600.
+    assert (await post_raw(url, b"{not json"))["error"]["code"] in (-32700, -32600)
+    mixed = json.dumps(
+        [
+            {"jsonrpc": "2.0", "id": 7, "method": "eth_chainId", "params": []},
+            {"jsonrpc": "2.0", "id": 8, "method": "eth_noSuchMethod", "params": []},
+        ]
+    ).encode()
+    first, second = await post_raw(url, mixed)
+    assert (first["id"], first["result"]) == (7, "0x2105")
+    assert (second["id"], second["error"]["code"]) == (8, -32601)

@@ -54,7 +54,8 @@ class PyEvmRpc:
         self.methods: dict[str, Callable[[list], Any]] = {
             name: getattr(self, name)
             for name in dir(self)
-            if name.startswith(("eth_", "net_", "web3_")) and callable(getattr(self, name))
+            if name.startswith(("eth_", "net_", "web3_", "evm_", "anvil_", "hardhat_"))
+            and callable(getattr(self, name))
         }
 
     @property
@@ -119,6 +120,25 @@ class PyEvmRpc:
 
     def _next_base_fee(self) -> int:
         return self.chain.get_block().header.base_fee_per_gas
+
+    # ---- dev methods anvil also has, so a world can drive either backend alike -----------
+
+    def evm_mine(self, params: list) -> str:
+        self.mine_block()
+        return "0x0"
+
+    def anvil_setBalance(self, params: list) -> None:
+        account = fmt.address(param(params, 0, "address"), "address")
+        wei = fmt.quantity(param(params, 1, "balance"), "balance")
+        state = self.chain.get_vm().state
+        state.set_balance(to_canonical_address(account), wei)
+        state.persist()
+        self.chain.header = self.chain.header.copy(state_root=state.state_root)
+        if self.auto_mine:
+            self.mine_block()  # anvil shows the balance at 'latest' at once
+        return None
+
+    hardhat_setBalance = anvil_setBalance
 
     # ---- plain reads ----------------------------------------------------------------------
 
