@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import socket
 import threading
 from collections.abc import Iterator
 
@@ -43,6 +44,21 @@ async def test_custom_operator_owns_the_contracts_and_stop_closes_the_node(backe
         await node.stop()
     assert not await endpoint_answers(node.rpc_url)
     await node.stop()  # a second stop is harmless
+
+
+def port_is_open(url: str) -> bool:
+    host, port = url.removeprefix("http://").split(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_forgotten_node_dies_with_its_event_loop(backend: str) -> None:
+    node = asyncio.run(start_chain(8453, backend=backend))  # never stopped
+    assert not port_is_open(node.rpc_url)
 
 
 async def test_dropped_anvil_process_is_killed() -> None:

@@ -85,6 +85,10 @@ class AnvilProcess:
     def pid(self) -> int:
         return self.process.pid
 
+    def kill(self) -> None:
+        """Terminate now (blocking, at most a few seconds); later calls do nothing."""
+        self._finalizer()
+
     async def stop(self) -> None:
         await asyncio.to_thread(self._finalizer)
 

@@ -66,6 +66,10 @@ class JsonRpcServer:
             self._runner = None
         self._executor.shutdown(wait=False, cancel_futures=True)
 
+    def abandon(self) -> None:
+        """Release the worker when the server's loop is gone and `stop()` cannot run."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
     async def _http(self, request: web.Request) -> web.Response:
         try:
             body = json.loads(await request.read())

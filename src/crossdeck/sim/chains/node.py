@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -94,18 +93,19 @@ async def start_chain(
     native, usdc = _balances(funded or {}, operator)
 
     if backend == "py-evm":
-        rpc_url, stop = await _start_pyevm(chain_id, native, block_time)
+        running = await _start_pyevm(chain_id, native, block_time)
     else:
-        rpc_url, stop = await _start_anvil(chain_id, native, block_time)
+        running = await _start_anvil(chain_id, native, block_time)
+    stop = _stop_with_loop(asyncio.get_running_loop(), running)
     try:
-        async with ChainRpcClient(rpc_url) as client:
+        async with ChainRpcClient(running.rpc_url) as client:
             deployment = await provision(client, chain_id, key, usdc)
     except BaseException:
         await stop()
         raise
     return ChainNode(
         chain_id=chain_id,
-        rpc_url=rpc_url,
+        rpc_url=running.rpc_url,
         backend=backend,
         usdc=deployment.usdc,
         depository=deployment.depository,
@@ -115,42 +115,66 @@ async def start_chain(
     )
 
 
-def _on_home_loop(loop: asyncio.AbstractEventLoop, make: Callable[[], Awaitable[None]]):
-    """A stop function that runs `make()` on `loop`, whichever loop the caller is on."""
+@dataclass(frozen=True)
+class _Running:
+    rpc_url: str
+    shutdown: Callable[[], Awaitable[None]]  # the orderly way, on the loop that started it
+    kill: Callable[[], None]  # the last resort once that loop is gone; blocking
+
+
+async def _shut_down_when_cancelled(shutdown: Callable[[], Awaitable[None]]) -> None:
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await shutdown()
+
+
+def _stop_with_loop(
+    loop: asyncio.AbstractEventLoop, running: _Running
+) -> Callable[[], Awaitable[None]]:
+    """Tie the node's life to the loop that started it and return its stop function.
+
+    A guard task owns the shutdown: `stop()` cancels it from any loop or thread, and so does
+    the teardown of the home loop (asyncio.run and asyncio.Runner cancel leftover tasks), so
+    a forgotten node does not outlive its loop.
+    """
+    guard = loop.create_task(_shut_down_when_cancelled(running.shutdown))
+
+    async def cancel_guard() -> None:
+        guard.cancel()
+        await asyncio.wait([guard])
+        if not guard.cancelled() and guard.exception() is not None:
+            raise guard.exception()  # type: ignore[misc]
 
     async def stop() -> None:
-        current = asyncio.get_running_loop()
-        if current is loop:
-            await make()
+        if asyncio.get_running_loop() is loop:
+            await cancel_guard()
         elif loop.is_running():
-            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(make(), loop))
-        # a closed home loop has already torn the server's sockets down
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(cancel_guard(), loop))
+        else:
+            await asyncio.to_thread(running.kill)
 
     return stop
 
 
-async def _start_pyevm(
-    chain_id: int, native: dict[str, int], block_time: float | None
-) -> tuple[str, Callable[[], Awaitable[None]]]:
+async def _start_pyevm(chain_id: int, native: dict[str, int], block_time: float | None) -> _Running:
     from crossdeck.sim.chains.jsonrpc_server import JsonRpcServer
     from crossdeck.sim.chains.pyevm_rpc import PyEvmRpc
 
-    loop = asyncio.get_running_loop()
     rpc = await asyncio.to_thread(PyEvmRpc, chain_id, native, auto_mine=block_time is None)
     server = JsonRpcServer(rpc.handle, name=f"py-evm-{chain_id}")
     url = await server.start()
     miner: asyncio.Task | None = None
     if block_time is not None:
-        miner = loop.create_task(_mine_every(server, rpc, block_time))
+        miner = asyncio.get_running_loop().create_task(_mine_every(server, rpc, block_time))
 
     async def shutdown() -> None:
         if miner is not None:
             miner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await miner
+            await asyncio.wait([miner])
         await server.stop()
 
-    return url, _on_home_loop(loop, shutdown)
+    return _Running(url, shutdown, server.abandon)
 
 
 async def _mine_every(server, rpc, block_time: float) -> None:
@@ -159,9 +183,7 @@ async def _mine_every(server, rpc, block_time: float) -> None:
         await server.run_serialized(rpc.mine_block)
 
 
-async def _start_anvil(
-    chain_id: int, native: dict[str, int], block_time: float | None
-) -> tuple[str, Callable[[], Awaitable[None]]]:
+async def _start_anvil(chain_id: int, native: dict[str, int], block_time: float | None) -> _Running:
     from crossdeck.sim.chains.anvil import spawn_anvil
 
     process = await spawn_anvil(chain_id, block_time=block_time)
@@ -172,4 +194,4 @@ async def _start_anvil(
     except BaseException:
         await process.stop()
         raise
-    return process.rpc_url, process.stop
+    return _Running(process.rpc_url, process.stop, process.kill)
