@@ -16,7 +16,14 @@ def chain_id() -> int:
     return 8453
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=BACKENDS)
+# The anvil half carries the suite-wide `anvil` marker, so `-m "not anvil"` leaves it out.
+BACKEND_PARAMS = [
+    pytest.param(backend, marks=[pytest.mark.anvil] if backend == "anvil" else [])
+    for backend in BACKENDS
+]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=BACKEND_PARAMS)
 async def kit(request: pytest.FixtureRequest, chain_id: int) -> AsyncIterator[ChainKit]:
     """One chain per backend, shared by a module's tests (each test uses fresh accounts)."""
     node = await start_chain(

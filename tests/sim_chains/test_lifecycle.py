@@ -13,9 +13,10 @@ import aiohttp
 import pytest
 from eth_account import Account
 
-from crossdeck.sim.chains import BACKENDS, start_chain
+from crossdeck.sim.chains import start_chain
 from crossdeck.sim.chains.anvil import AnvilNotFound, spawn_anvil
 
+from .conftest import BACKEND_PARAMS
 from .helpers import ChainKit
 
 
@@ -28,7 +29,7 @@ async def endpoint_answers(url: str) -> bool:
         return False
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
 async def test_custom_operator_owns_the_contracts_and_stop_closes_the_node(backend: str) -> None:
     operator = Account.create()
     node = await start_chain(999, backend=backend, operator_key=operator.key.hex())
@@ -55,7 +56,7 @@ def port_is_open(url: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
 def test_a_forgotten_node_dies_with_its_event_loop(backend: str) -> None:
     node = asyncio.run(start_chain(8453, backend=backend))  # never stopped
     assert not port_is_open(node.rpc_url)
@@ -127,7 +128,7 @@ async def test_pyevm_chain_started_on_another_loop_serves_and_stops_from_here(
     assert not await endpoint_answers(node.rpc_url)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKEND_PARAMS)
 async def test_interval_mining_with_block_time(backend: str) -> None:
     node = await start_chain(999, backend=backend, block_time=0.5)
     kit = ChainKit.connect(node)
