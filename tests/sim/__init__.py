@@ -1,0 +1,1 @@
+"""By-hand end-to-end tests of the demo world (httpx + eth-account only)."""
