@@ -40,6 +40,7 @@ from crossdeck.sim.service.ratelimit import RateLimiter
 from crossdeck.sim.service.records import history_record, status_v1, status_v3
 from crossdeck.sim.service.signed import BYTES32_RE, PermitSubmitter, authorize
 from crossdeck.sim.service.state import ServiceState
+from crossdeck.sim.service.validation import DIGITS_RE
 
 log = logging.getLogger(__name__)
 
@@ -278,7 +279,7 @@ async def _index(request: web.Request) -> web.Response:
     chain_id = body.get("chainId")
     if not isinstance(tx_hash, str) or not BYTES32_RE.fullmatch(tx_hash):
         raise invalid("txHash must be 0x followed by 64 hex digits", field="txHash")
-    if isinstance(chain_id, str) and chain_id.isdigit():
+    if isinstance(chain_id, str) and DIGITS_RE.fullmatch(chain_id) and len(chain_id) <= 20:
         chain_id = int(chain_id)
     if isinstance(chain_id, bool) or not isinstance(chain_id, int):
         raise invalid("chainId must be a chain id", field="chainId")

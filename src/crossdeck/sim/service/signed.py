@@ -41,7 +41,7 @@ from crossdeck.sim.service.state import (
     Tx,
 )
 from crossdeck.sim.service.steps import NONCE_MAPPING_TYPES, ZERO_ADDRESS, order_id_bytes
-from crossdeck.sim.service.validation import ADDRESS_RE
+from crossdeck.sim.service.validation import ADDRESS_RE, DIGITS_RE
 
 SIGNATURE_RE = re.compile(r"^0x[0-9a-fA-F]{130}$")
 BYTES32_RE = re.compile(r"^0x[0-9a-fA-F]{64}$")
@@ -75,7 +75,7 @@ def _uint(value: Any, name: str) -> int:
         raise invalid(f"{name} must be an integer", field=name)
     if isinstance(value, int) and value >= 0:
         return value
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and DIGITS_RE.fullmatch(value) and len(value) <= 78:
         return int(value)
     raise invalid(f"{name} must be a non-negative integer, got {value!r}", field=name)
 

@@ -22,7 +22,7 @@ from crossdeck.sim.service.errors import ServiceError, invalid
 
 ADDRESS_RE = re.compile(r"^0x[a-fA-F0-9]{40}$")
 VENUE_CURRENCY_RE = re.compile(r"^0x(?:[a-fA-F0-9]{2}){16,}$")
-DIGITS_RE = re.compile(r"^[0-9]+$")
+DIGITS_RE = re.compile(r"^[0-9]+$", re.ASCII)
 TRADE_TYPES = ("EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT")
 DEFAULT_TOPUP_MICRO_USD = 2_000_000
 DEFAULT_PERMIT_EXPIRY_S = 600
@@ -177,7 +177,11 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
     amount_text = body.get("amount")
     if amount_text is None:
         raise invalid("amount is required", field="amount")
-    if not isinstance(amount_text, str) or not DIGITS_RE.fullmatch(amount_text):
+    if (
+        not isinstance(amount_text, str)
+        or len(amount_text) > 78
+        or not DIGITS_RE.fullmatch(amount_text)
+    ):
         raise invalid(
             "amount must be a string of digits (^[0-9]+$) in the currency's smallest unit, "
             f"got {amount_text!r}",
