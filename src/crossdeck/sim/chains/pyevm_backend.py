@@ -11,20 +11,23 @@ from eth_tester.backends.pyevm.serializers import (
     serialize_transaction_receipt,
 )
 from eth_tester.exceptions import TransactionNotFound
-from eth_utils import encode_hex, to_canonical_address
+from eth_utils import encode_hex, to_canonical_address, to_checksum_address
 
 
 class IndexedPyEVMBackend(PyEVMBackend):
-    """Looks transactions up through a hash -> block number index.
+    """Looks transactions up through a hash -> block number index, and memoises mined ones.
 
-    eth-tester scans every block backwards for each lookup, which makes receipt polling slow
-    on a long-running world. Blocks are never reorganised here, so an index built as blocks
-    are read stays valid.
+    eth-tester scans every block backwards for each lookup and recovers each sender anew
+    (pure-Python secp256k1: milliseconds each), which makes receipt polling slow on a
+    long-running world. Blocks are never reorganised here, so what is read of a mined block
+    stays valid.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._tx_block: dict[bytes, int] = {}
         self._indexed_up_to = -1
+        self._mined_txs: dict[bytes, dict] = {}
+        self._mined_receipts: dict[bytes, dict] = {}
         super().__init__(*args, **kwargs)
 
     def _locate(self, transaction_hash: bytes):
@@ -48,17 +51,49 @@ class IndexedPyEVMBackend(PyEVMBackend):
         raise TransactionNotFound(f"transaction index is stale for {encode_hex(transaction_hash)}")
 
     def get_transaction_by_hash(self, transaction_hash):
+        if transaction_hash in self._mined_txs:
+            return self._mined_txs[transaction_hash]
         block, transaction, index = self._locate(transaction_hash)
         is_pending = block.number == self.chain.get_block().number
-        return serialize_transaction(block, transaction, index, is_pending)
+        serialized = serialize_transaction(block, transaction, index, is_pending)
+        if not is_pending:
+            self._mined_txs[transaction_hash] = serialized
+        return serialized
 
     def get_transaction_receipt(self, transaction_hash):
+        if transaction_hash in self._mined_receipts:
+            return self._mined_receipts[transaction_hash]
         block, transaction, index = self._locate(transaction_hash)
         is_pending = block.number == self.chain.get_block().number
         receipts = block.get_receipts(self.chain.chaindb)
-        return serialize_transaction_receipt(
+        serialized = serialize_transaction_receipt(
             block, receipts, transaction, index, is_pending, self.chain.get_vm()
         )
+        if not is_pending:
+            self._mined_receipts[transaction_hash] = serialized
+        return serialized
+
+    def block_logs(self, number: int) -> list[dict]:
+        """The logs of a mined block in eth-tester's shape, without recovering any sender."""
+        block = self.chain.get_canonical_block_by_number(number)
+        logs: list[dict] = []
+        for tx_index, (tx, receipt) in enumerate(
+            zip(block.transactions, block.get_receipts(self.chain.chaindb), strict=True)
+        ):
+            for log in receipt.logs:
+                logs.append(
+                    {
+                        "log_index": len(logs),
+                        "transaction_index": tx_index,
+                        "transaction_hash": tx.hash,
+                        "block_hash": block.hash,
+                        "block_number": number,
+                        "address": to_checksum_address(log.address),
+                        "data": log.data,
+                        "topics": [topic.to_bytes(32, "big") for topic in log.topics],
+                    }
+                )
+        return logs
 
     def refresh_pending_timestamp(self) -> None:
         """Stamp the pending block with the current time, as a producer does when it builds it.

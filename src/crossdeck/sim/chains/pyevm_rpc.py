@@ -28,6 +28,7 @@ CLIENT_VERSION = "crossdeck-sim/py-evm"
 ERROR_STRING_SELECTOR = keccak(text="Error(string)")[:4]
 BLOB_TX_TYPE = 3
 FEE_HISTORY_MAX_BLOCKS = 1024
+MAX_LOG_BLOCK_RANGE = 100_000
 
 
 def _execution_error(message: str) -> RpcFault:
@@ -51,6 +52,7 @@ class PyEvmRpc:
         self.chain_id = chain_id
         self.tester = make_tester(chain_id, balances)
         self.auto_mine = auto_mine
+        self._logs_by_block: dict[int, list[dict]] = {}  # mined blocks never change
         self.methods: dict[str, Callable[[list], Any]] = {
             name: getattr(self, name)
             for name in dir(self)
@@ -222,26 +224,49 @@ class PyEvmRpc:
             block = self.tester.get_block_by_hash(fmt.hash32(query["blockHash"], "blockHash"))
             from_block = to_block = block["number"]
         else:
-            from_block = self._block_number(fmt.block_id(query.get("fromBlock"), "fromBlock"))
-            to_block = fmt.block_id(query.get("toBlock"), "toBlock")
-            to_block = min(
-                self._latest_number(),
-                to_block if isinstance(to_block, int) else self._block_number(to_block),
-            )
+            latest = self._latest_number()
+            from_id = fmt.block_id(query.get("fromBlock"), "fromBlock")
+            to_id = fmt.block_id(query.get("toBlock"), "toBlock")
+            from_block = from_id if isinstance(from_id, int) else self._block_number(from_id)
+            to_block = to_id if isinstance(to_id, int) else self._block_number(to_id)
+            to_block = min(latest, to_block)
         addresses = query.get("address")
         if isinstance(addresses, str):
             addresses = [addresses]
+        wanted = None
         if addresses is not None:
-            addresses = [fmt.address(a, "address") for a in addresses]
-        topics = query.get("topics") or None
-        if topics is not None:
-            topics = [self._topic_filter(t) for t in topics]
-        if from_block > to_block:
-            return []
-        logs = self.tester.get_logs(
-            from_block=from_block, to_block=to_block, address=addresses, topics=topics
-        )
-        return [fmt.wire_log(log) for log in logs]
+            wanted = {fmt.address(a, "address").lower() for a in addresses}
+        topics = [self._topic_filter(t) for t in (query.get("topics") or [])]
+        if to_block - from_block >= MAX_LOG_BLOCK_RANGE:
+            raise _execution_error(f"block range exceeds {MAX_LOG_BLOCK_RANGE} blocks")
+        found = []
+        for number in range(from_block, to_block + 1):
+            for log in self._block_logs(number):
+                if wanted is not None and log["address"].lower() not in wanted:
+                    continue
+                if self._topics_match(topics, log["topics"]):
+                    found.append(log)
+        return found
+
+    def _block_logs(self, number: int) -> list[dict]:
+        logs = self._logs_by_block.get(number)
+        if logs is None:
+            logs = [fmt.wire_log(log) for log in self.backend.block_logs(number)]
+            self._logs_by_block[number] = logs
+        return logs
+
+    @staticmethod
+    def _topics_match(wanted: list, topics: list[str]) -> bool:
+        # geth: a filter longer than the log's topic list never matches, even with nulls.
+        if len(wanted) > len(topics):
+            return False
+        for position, choice in enumerate(wanted):
+            if choice is None:
+                continue
+            options = choice if isinstance(choice, list) else [choice]
+            if options and topics[position] not in options:
+                return False
+        return True
 
     @staticmethod
     def _topic_filter(topic: Any) -> Any:
