@@ -8,7 +8,7 @@ import time
 import pytest
 from eth_account import Account
 from eth_utils import keccak
-from web3.exceptions import ContractLogicError
+from web3.exceptions import ContractLogicError, Web3RPCError
 
 from .helpers import ZERO_ADDRESS, ChainKit, sign_authorization
 
@@ -165,3 +165,31 @@ async def test_only_the_owner_withdraws(kit: ChainKit) -> None:
     )
     assert receipt["status"] == 1
     assert await kit.usdc.functions.balanceOf(payee).call() == 500
+
+
+async def test_log_filters_match_like_a_node(kit: ChainKit) -> None:
+    user = await kit.new_account(native=10**18)
+    first, second = os.urandom(32), os.urandom(32)
+    r1 = await kit.call_fn(user, kit.depository, "depositNative", user.address, first, value=1)
+    await kit.call_fn(user, kit.depository, "depositNative", user.address, second, value=2)
+    await kit.call_fn(kit.operator, kit.usdc, "mint", user.address, 5)  # a 3-topic Transfer
+    start = r1["blockNumber"]
+
+    async def ids(**query) -> list[bytes]:
+        logs = await kit.w3.eth.get_logs({"fromBlock": start, **query})
+        return [bytes(log["topics"][3]) for log in logs]
+
+    either = ["0x" + first.hex(), "0x" + second.hex()]
+    assert await ids(topics=[DEPOSIT_TOPIC, None, None, either]) == [first, second]
+    assert await ids(topics=[None, None, None, "0x" + second.hex()]) == [second]
+    transfers = await kit.w3.eth.get_logs({"fromBlock": start, "address": kit.node.usdc})
+    assert len(transfers) == 1
+    # A value at a position the event does not have matches nothing.
+    assert await ids(address=kit.node.usdc, topics=[None, None, None, either]) == []
+    with pytest.raises(Web3RPCError):  # at most four positions, as on every node
+        await ids(topics=[DEPOSIT_TOPIC, None, None, None, None])
+    assert await ids(address=[kit.node.usdc], topics=[DEPOSIT_TOPIC]) == []
+    by_hash = await kit.w3.eth.get_logs({"blockHash": r1["blockHash"]})
+    assert [bytes(log["topics"][3]) for log in by_hash] == [first]
+    beyond = await kit.w3.eth.block_number + 10
+    assert await kit.w3.eth.get_logs({"fromBlock": beyond, "toBlock": beyond + 5}) == []

@@ -29,6 +29,7 @@ ERROR_STRING_SELECTOR = keccak(text="Error(string)")[:4]
 BLOB_TX_TYPE = 3
 FEE_HISTORY_MAX_BLOCKS = 1024
 MAX_LOG_BLOCK_RANGE = 100_000
+MAX_TOPICS = 4
 
 
 def _execution_error(message: str) -> RpcFault:
@@ -237,6 +238,8 @@ class PyEvmRpc:
         if addresses is not None:
             wanted = {fmt.address(a, "address").lower() for a in addresses}
         topics = [self._topic_filter(t) for t in (query.get("topics") or [])]
+        if len(topics) > MAX_TOPICS:
+            raise bad_params("exceeded maximum topics len")
         if to_block - from_block >= MAX_LOG_BLOCK_RANGE:
             raise _execution_error(f"block range exceeds {MAX_LOG_BLOCK_RANGE} blocks")
         found = []
