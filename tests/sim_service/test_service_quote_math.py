@@ -110,6 +110,9 @@ async def test_exact_input_eth_to_usdc_is_exact(service: Service) -> None:
     # Default slippage for a swap is 50 bps: the minimum output says so.
     assert details["currencyOut"]["minimumAmount"] == str(out - out * 50 // 10_000)
     assert details["slippageTolerance"]["destination"]["percent"] == "0.50"
+    assert details["totalImpact"] == {"usd": "-7.510001", "percent": "-0.25"}
+    assert details["swapImpact"] == {"usd": "-6.000000", "percent": "-0.20"}
+    assert details["rate"] == "2992.489999"
     for obj in walk_amount_objects(quote):
         check_amount_object(obj)
 
@@ -384,3 +387,69 @@ async def test_defaults_for_recipient_and_refund(service: Service) -> None:
     quote = await service.ok_quote(body(recipient=RECIPIENT, refundTo=other))
     record = service.state.get(quote["steps"][0]["requestId"])
     assert record.refund_to == other
+
+
+async def test_response_has_every_member_of_2_2(service: Service) -> None:
+    quote = await service.ok_quote(body(subsidizeFees=True, topupGas=False))
+    assert set(quote) == {"steps", "fees", "feeSponsorship", "details", "protocol"}
+    assert set(quote["fees"]) == {
+        "gas",
+        "relayer",
+        "relayerGas",
+        "relayerService",
+        "app",
+        "subsidized",
+    }
+    assert set(quote["details"]) == {
+        "operation",
+        "sender",
+        "recipient",
+        "currencyIn",
+        "currencyOut",
+        "refundCurrency",
+        "currencyGasTopup",
+        "totalImpact",
+        "swapImpact",
+        "expandedPriceImpact",
+        "rate",
+        "slippageTolerance",
+        "timeEstimate",
+        "userBalance",
+        "fallbackType",
+        "isFixedRate",
+        "fixedRateFee",
+        "route",
+    }
+    details = quote["details"]
+    assert set(details["expandedPriceImpact"]) == {
+        "swap",
+        "execution",
+        "service",
+        "app",
+        "sponsored",
+    }
+    for side in ("origin", "destination"):
+        assert set(details["slippageTolerance"][side]) == {"usd", "value", "percent"}
+        route = details["route"][side]
+        assert set(route) == {"inputCurrency", "outputCurrency", "router", "includedSwapSources"}
+    assert set(details["totalImpact"]) == {"usd", "percent"}
+    # Every fee sponsored: 1 ETH buys 3000 USDC with no impact; the sponsor's share shows.
+    assert details["totalImpact"] == {"usd": "0.000000", "percent": "0.00"}
+    assert details["rate"] == "3000"
+    assert details["expandedPriceImpact"]["sponsored"]["usd"] == "7.510000"
+    quoted = quote["feeSponsorship"]["quoted"]
+    assert set(quoted) == {
+        "selectedComponents",
+        "capHit",
+        "components",
+        "sponsoredTotal",
+        "userPaysTotal",
+        "maxSubsidizationAmount",
+    }
+    assert set(quoted["components"]) == {"execution", "swap", "service", "app"}
+    for component in quoted["components"].values():
+        assert set(component) == {"selected", "total", "sponsored", "userPays"}
+    assert set(quote["protocol"]["v2"]) == {"orderId", "orderData", "paymentDetails"}
+    currency = details["currencyIn"]["currency"]
+    assert set(currency) == {"chainId", "address", "symbol", "name", "decimals", "metadata"}
+    assert set(currency["metadata"]) == {"logoURI", "verified", "isNative"}

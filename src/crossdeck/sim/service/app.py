@@ -39,7 +39,7 @@ from crossdeck.sim.service.quotes import QuoteEngine
 from crossdeck.sim.service.ratelimit import RateLimiter
 from crossdeck.sim.service.records import history_record, status_v1, status_v3
 from crossdeck.sim.service.signed import BYTES32_RE, PermitSubmitter, authorize
-from crossdeck.sim.service.state import ServiceState
+from crossdeck.sim.service.state import RequestRecord, ServiceState
 from crossdeck.sim.service.validation import DIGITS_RE
 
 log = logging.getLogger(__name__)
@@ -179,7 +179,7 @@ async def _requests(request: web.Request) -> web.Response:
     return web.json_response({"requests": records, "continuation": page.continuation})
 
 
-def _record_for_status(request: web.Request):
+def _record_for_status(request: web.Request) -> RequestRecord:
     request_id = request.query.get("requestId")
     if not request_id:
         raise invalid("the requestId query parameter is required", field="requestId")

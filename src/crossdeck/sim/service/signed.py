@@ -36,6 +36,7 @@ from crossdeck.sim.service.errors import ServiceError, invalid, not_found
 from crossdeck.sim.service.state import (
     InvalidTransition,
     NonceAlreadyMapped,
+    RequestRecord,
     ServiceState,
     Status,
     Tx,
@@ -217,13 +218,14 @@ class PermitSubmitter:
                 raise invalid("this permit is already being submitted", requestId=record.id)
             self._in_flight.add(record.id)
         try:
-            return await self._send(record.id, record.origin_chain_id, value, signature, record)
+            return await self._send(record, value, signature)
         finally:
             self._in_flight.discard(record.id)
 
     async def _send(
-        self, request_id: str, chain_id: int, value: dict[str, Any], signature: bytes, record: Any
+        self, record: RequestRecord, value: dict[str, Any], signature: bytes
     ) -> dict[str, Any]:
+        request_id, chain_id = record.id, record.origin_chain_id
         chain = self.directory.chain(chain_id)
         r, s, v = signature[:32], signature[32:64], signature[64]
         if v < 27:
