@@ -1,0 +1,96 @@
+"""Request history (GET /requests/v2) for the CLI and the History screen, without any UI.
+
+- `build_query(...)`: typed-in filters -> a checked `RequestsQuery` (`FilterError` otherwise);
+  `apply_quick_filters(query, {QuickFilter.MINE, ...}, wallet=...)` for the presets;
+  `describe_filters(query)` for a one-line summary; `parse_time` for ISO 8601 / Unix seconds.
+- `PagedLoader`: pages fetched on demand for a scrolling view, `check_newer()` for arrivals.
+- `stream_records` / `walk_pages`: every page of a filter, streamed, each record once.
+- `summarize(record) -> HistoryRow` (cells of a row), `table_line`/`csv_line`/`json_line`.
+- `export_history(client, query, path)`: CSV / JSON lines / JSON, streamed to a file.
+- `ExplorerLinks`: explorer URLs of a request's transactions from GET /chains.
+
+Imports models and api only (never textual).
+"""
+
+from crossdeck.history.errors import CursorLoopError, FilterError
+from crossdeck.history.explorer import ExplorerLinks, TxLink
+from crossdeck.history.export import ExportFormat, ExportResult, export_history, format_for
+from crossdeck.history.filters import (
+    MAX_LIMIT,
+    SORT_BY_VALUES,
+    SORT_DIRECTION_VALUES,
+    STATUS_VALUES,
+    QuickFilter,
+    apply_quick_filters,
+    build_query,
+    describe_filters,
+)
+from crossdeck.history.formats import (
+    CSV_COLUMNS,
+    OutputFormat,
+    csv_header,
+    csv_line,
+    csv_values,
+    header_for,
+    json_line,
+    line_renderer,
+    table_header,
+    table_line,
+)
+from crossdeck.history.loader import DEFAULT_PAGE_SIZE, NewerRows, PagedLoader
+from crossdeck.history.pager import WalkStats, stream_records, walk_pages
+from crossdeck.history.summary import (
+    TABLE_COLUMNS,
+    HistoryRow,
+    amount_text,
+    destination_chain_id,
+    origin_chain_id,
+    short,
+    summarize,
+)
+from crossdeck.history.timeparse import TimeParseError, format_time, parse_time
+
+__all__ = [
+    "CSV_COLUMNS",
+    "DEFAULT_PAGE_SIZE",
+    "MAX_LIMIT",
+    "SORT_BY_VALUES",
+    "SORT_DIRECTION_VALUES",
+    "STATUS_VALUES",
+    "TABLE_COLUMNS",
+    "CursorLoopError",
+    "ExplorerLinks",
+    "ExportFormat",
+    "ExportResult",
+    "FilterError",
+    "HistoryRow",
+    "NewerRows",
+    "OutputFormat",
+    "PagedLoader",
+    "QuickFilter",
+    "TimeParseError",
+    "TxLink",
+    "WalkStats",
+    "amount_text",
+    "apply_quick_filters",
+    "build_query",
+    "csv_header",
+    "csv_line",
+    "csv_values",
+    "describe_filters",
+    "destination_chain_id",
+    "export_history",
+    "format_for",
+    "format_time",
+    "header_for",
+    "json_line",
+    "line_renderer",
+    "origin_chain_id",
+    "parse_time",
+    "short",
+    "stream_records",
+    "summarize",
+    "table_header",
+    "table_line",
+    "walk_pages",
+]

@@ -1,0 +1,84 @@
+"""Following `continuation` through GET /requests/v2, one page in memory at a time.
+
+`walk_pages` yields pages until the service gives no cursor (or an empty page), or `max_pages`
+is reached (`stats.next_cursor` then holds where to continue). A cursor the service already
+gave is a loop: `CursorLoopError` rather than a silent stop that could hide a gap.
+
+`stream_records` flattens the pages and drops a record whose id was already yielded: with
+`sortBy=updatedAt` a request updated while paging moves and may come again; with `createdAt`
+that would be a service bug. Either way it is counted in `stats.duplicates`, never printed twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from crossdeck.api.client import ServiceClient
+from crossdeck.history.errors import CursorLoopError
+from crossdeck.models import RequestRecord, RequestsPage, RequestsQuery
+
+
+@dataclass
+class WalkStats:
+    pages: int = 0
+    records: int = 0
+    duplicates: int = 0
+    next_cursor: str | None = None  # set when paging stopped at max_pages with more to come
+    followed: set[str] = field(default_factory=set, repr=False)
+
+    @property
+    def has_more(self) -> bool:
+        return self.next_cursor is not None
+
+
+async def walk_pages(
+    client: ServiceClient,
+    query: RequestsQuery,
+    *,
+    max_pages: int | None = None,
+    stats: WalkStats | None = None,
+) -> AsyncIterator[RequestsPage]:
+    """Pages of `query`, from its `continuation` if it has one; see the module docstring."""
+    if max_pages is not None and max_pages < 1:
+        raise ValueError(f"max_pages must be at least 1, got {max_pages}")
+    stats = stats if stats is not None else WalkStats()
+    if query.continuation:
+        stats.followed.add(query.continuation)
+    while True:
+        page = await client.requests(query)
+        stats.pages += 1
+        cursor = page.continuation or None
+        if cursor is None or not page.requests:
+            yield page
+            return
+        if max_pages is not None and stats.pages >= max_pages:
+            stats.next_cursor = cursor
+            yield page
+            return
+        yield page
+        if cursor in stats.followed:
+            raise CursorLoopError(cursor, stats.pages)
+        stats.followed.add(cursor)
+        query = query.next_page(cursor)
+
+
+async def stream_records(
+    client: ServiceClient,
+    query: RequestsQuery,
+    *,
+    max_pages: int | None = None,
+    stats: WalkStats | None = None,
+) -> AsyncIterator[RequestRecord]:
+    """Records of every page in order, each id once (see the module docstring)."""
+    stats = stats if stats is not None else WalkStats()
+    seen: set[str] = set()
+    async for page in walk_pages(client, query, max_pages=max_pages, stats=stats):
+        for record in page.requests:
+            if record.id is not None:
+                if record.id in seen:
+                    stats.duplicates += 1
+                    continue
+                seen.add(record.id)
+            stats.records += 1
+            yield record

@@ -1,0 +1,179 @@
+"""One request record boiled down to what a history row shows (CLI table, History screen).
+
+The record (spec 2.3) names no origin/destination chain or amount field of its own; they are
+read, in order of preference, from `data.metadata.currencyIn/currencyOut` (currency amount
+objects, 2.1, as the public service sends them) and then from the chain ids of `inTxs`/`outTxs`.
+Amounts stay integers of the smallest unit; the human text comes from `amountFormatted` or from
+the integer and the currency's decimals, never from a float.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from crossdeck.models import CurrencyAmount, RequestRecord, format_units
+
+ELLIPSIS = "…"
+
+
+def short(value: str | None, head: int = 8, tail: int = 6) -> str:
+    """'0x1234abcd…89abcd' for long hex; short values and None ('-') as they are."""
+    if not value:
+        return "-"
+    if len(value) <= head + tail + 1:
+        return value
+    return f"{value[:head]}{ELLIPSIS}{value[-tail:]}"
+
+
+def _metadata_amount(record: RequestRecord, key: str) -> CurrencyAmount | None:
+    data = record.data
+    if data is None:
+        return None
+    metadata = data.extra_fields.get("metadata")
+    if not isinstance(metadata, dict):
+        return None
+    raw = metadata.get(key)
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return CurrencyAmount.from_wire(raw)
+    except ValidationError:  # an odd metadata blob must not break a listing
+        return None
+
+
+def currency_in(record: RequestRecord) -> CurrencyAmount | None:
+    return _metadata_amount(record, "currencyIn")
+
+
+def currency_out(record: RequestRecord) -> CurrencyAmount | None:
+    return _metadata_amount(record, "currencyOut")
+
+
+def origin_chain_id(record: RequestRecord) -> int | None:
+    amount = currency_in(record)
+    if amount is not None and amount.currency is not None and amount.currency.chain_id:
+        return amount.currency.chain_id
+    txs = (record.data.in_txs if record.data else None) or []
+    return next((tx.chain_id for tx in txs if tx.chain_id is not None), None)
+
+
+def destination_chain_id(record: RequestRecord) -> int | None:
+    amount = currency_out(record)
+    if amount is not None and amount.currency is not None and amount.currency.chain_id:
+        return amount.currency.chain_id
+    txs = (record.data.out_txs if record.data else None) or []
+    return next((tx.chain_id for tx in txs if tx.chain_id is not None), None)
+
+
+def amount_text(amount: CurrencyAmount | None, fallback_label: str | None = None) -> str:
+    """'1.5 USDC'; the label alone when the amount is unknown; '-' when nothing is known."""
+    if amount is not None:
+        text = amount.amount_formatted
+        if text is None and amount.amount is not None and amount.decimals is not None:
+            text = format_units(amount.amount, amount.decimals)
+        if text is None and amount.amount is not None:
+            text = f"{amount.amount} units"
+        symbol = amount.symbol or fallback_label
+        if text is not None:
+            return f"{text} {symbol}" if symbol else text
+    if fallback_label:
+        return fallback_label.upper()
+    return "-"
+
+
+def created_text(record: RequestRecord) -> str:
+    moment = record.created_at
+    if moment is None:
+        return "-"
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def route_text(origin: int | None, destination: int | None) -> str:
+    first = "?" if origin is None else str(origin)
+    last = "?" if destination is None else str(destination)
+    return f"{first}->{last}"
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """Display values of one request. `record` is kept for the detail view and exports."""
+
+    id: str
+    short_id: str
+    status: str
+    created: datetime | None
+    created_text: str
+    origin_chain_id: int | None
+    destination_chain_id: int | None
+    route: str
+    amount: str
+    in_hashes: tuple[str, ...]
+    out_hashes: tuple[str, ...]
+    record: RequestRecord
+
+    @property
+    def in_text(self) -> str:
+        return _hashes_text(self.in_hashes)
+
+    @property
+    def out_text(self) -> str:
+        return _hashes_text(self.out_hashes)
+
+    def cells(self) -> tuple[str, ...]:
+        """The table cells in `TABLE_COLUMNS` order."""
+        return (
+            self.short_id,
+            self.status,
+            self.created_text,
+            self.route,
+            self.amount,
+            self.in_text,
+            self.out_text,
+        )
+
+
+TABLE_COLUMNS = ("ID", "STATUS", "CREATED (UTC)", "CHAINS", "AMOUNT", "IN TX", "OUT TX")
+
+
+def _hashes_text(hashes: tuple[str, ...]) -> str:
+    if not hashes:
+        return "-"
+    more = f" +{len(hashes) - 1}" if len(hashes) > 1 else ""
+    return short(hashes[0]) + more
+
+
+def summarize(record: RequestRecord) -> HistoryRow:
+    origin = origin_chain_id(record)
+    destination = destination_chain_id(record)
+    label = record.data.currency if record.data else None
+    return HistoryRow(
+        id=record.id or "",
+        short_id=short(record.id),
+        status=record.status or "-",
+        created=record.created_at,
+        created_text=created_text(record),
+        origin_chain_id=origin,
+        destination_chain_id=destination,
+        route=route_text(origin, destination),
+        amount=amount_text(currency_in(record), label),
+        in_hashes=tuple(record.in_tx_hashes),
+        out_hashes=tuple(record.out_tx_hashes),
+        record=record,
+    )
+
+
+def wire_value(record: RequestRecord, *path: str) -> Any:
+    """A value of the record's wire form by key path, or None (for fields the models leave in
+    `extra`, such as `data.failReason` or `referrer`)."""
+    node: Any = record.to_wire()
+    for key in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
