@@ -64,10 +64,15 @@ RECEIVE_WITH_AUTHORIZATION_TYPEHASH: public(constant(bytes32)) = keccak256(
 CANCEL_AUTHORIZATION_TYPEHASH: public(constant(bytes32)) = keccak256(
     "CancelAuthorization(address authorizer,bytes32 nonce)"
 )
-# Signatures with s in the upper half of the curve order are malleable copies (EIP-2).
+# secp256k1 n / 2 (0x7FFF...5D576E7357A4501DDFE92F46681B20A0): signatures with s above it
+# are malleable copies of valid ones (EIP-2).
 SECP256K1_HALF_N: constant(uint256) = (
     57896044618658097711785492504343953926418782139537452191302581570759080747168
 )
+
+
+# External parameter names follow USDC's ABI where Vyper allows (`from` and `value` are
+# reserved: `from_`, `amount`); only the selectors matter to callers.
 
 
 @deploy
@@ -83,18 +88,18 @@ def DOMAIN_SEPARATOR() -> bytes32:
 
 
 @external
-def transfer(receiver: address, amount: uint256) -> bool:
-    self._transfer(msg.sender, receiver, amount)
+def transfer(to: address, amount: uint256) -> bool:
+    self._transfer(msg.sender, to, amount)
     return True
 
 
 @external
-def transferFrom(sender: address, receiver: address, amount: uint256) -> bool:
-    allowed: uint256 = self.allowance[sender][msg.sender]
+def transferFrom(from_: address, to: address, amount: uint256) -> bool:
+    allowed: uint256 = self.allowance[from_][msg.sender]
     if allowed != max_value(uint256):
         assert allowed >= amount, "ERC20: insufficient allowance"
-        self.allowance[sender][msg.sender] = allowed - amount
-    self._transfer(sender, receiver, amount)
+        self.allowance[from_][msg.sender] = allowed - amount
+    self._transfer(from_, to, amount)
     return True
 
 
@@ -147,8 +152,8 @@ def transferWithAuthorization(
     from_: address,
     to: address,
     amount: uint256,
-    valid_after: uint256,
-    valid_before: uint256,
+    validAfter: uint256,
+    validBefore: uint256,
     nonce: bytes32,
     v: uint8,
     r: bytes32,
@@ -159,8 +164,8 @@ def transferWithAuthorization(
         from_,
         to,
         amount,
-        valid_after,
-        valid_before,
+        validAfter,
+        validBefore,
         nonce,
         v,
         r,
@@ -174,8 +179,8 @@ def receiveWithAuthorization(
     from_: address,
     to: address,
     amount: uint256,
-    valid_after: uint256,
-    valid_before: uint256,
+    validAfter: uint256,
+    validBefore: uint256,
     nonce: bytes32,
     v: uint8,
     r: bytes32,
@@ -188,8 +193,8 @@ def receiveWithAuthorization(
         from_,
         to,
         amount,
-        valid_after,
-        valid_before,
+        validAfter,
+        validBefore,
         nonce,
         v,
         r,
