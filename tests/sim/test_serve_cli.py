@@ -1,0 +1,154 @@
+"""`crossdeck sim serve` as a real process: its one JSON line, its world file, webhook flags and
+config, a clean exit on SIGTERM, and history kept across a restart on the same --state-dir.
+
+Startup time is measured in bench/sim_startup.py, not asserted here."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from crossdeck.sim.world import DEMO_API_KEY
+
+from .byhand import NATIVE, Hand, only_item, request_id
+from .webhook_receiver import WebhookReceiver
+
+CROSSDECK = str(Path(sys.executable).with_name("crossdeck"))  # the installed console script
+INFO_KEYS = {"service_url", "venue_url", "rpc", "wallet", "api_key", "solver"}
+ETH = 10**18
+
+
+@contextmanager
+def serving(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[Any]:
+    """Run `crossdeck sim serve --speed 0 ARGS`; yield (process, parsed line); SIGTERM at exit."""
+    log = (tmp_path / "serve.log").open("a")
+    proc = subprocess.Popen(
+        [CROSSDECK, "sim", "serve", "--speed", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 120)  # a hang guard, not a timing check
+        assert ready, "sim serve printed nothing"
+        line = proc.stdout.readline()
+        assert line.endswith("\n") and line.count("\n") == 1
+        yield proc, json.loads(line)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+        log.close()
+
+
+def stop(proc: subprocess.Popen) -> int:
+    proc.send_signal(signal.SIGTERM)
+    code = proc.wait(60)
+    assert proc.stdout.read() == ""  # nothing but the one line ever goes to stdout
+    return code
+
+
+def native_flow(hand: Hand) -> tuple[str, dict]:
+    """Quote and pay a small native move 8453 -> 999 by hand; return (request id, final status)."""
+    quote = hand.quote(
+        {
+            "user": hand.wallet.address,
+            "originChainId": 8453,
+            "destinationChainId": 999,
+            "originCurrency": NATIVE,
+            "destinationCurrency": NATIVE,
+            "amount": str(ETH // 100),
+            "tradeType": "EXACT_INPUT",
+            "recipient": hand.new_address(),
+        }
+    )
+    hand.rpc[8453].send(hand.wallet, only_item(quote, "deposit"))
+    rid = request_id(quote)
+    return rid, hand.wait_final(rid)
+
+
+def test_serve_prints_one_line_writes_the_world_file_and_exits_cleanly(tmp_path: Path) -> None:
+    hooks = WebhookReceiver(secrets={"demo": DEMO_API_KEY})
+    hooks.start()
+    world_file = tmp_path / "world.json"
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    try:
+        with serving(
+            tmp_path,
+            "--world-file", str(world_file),
+            "--webhook", f"{DEMO_API_KEY}={hooks.url('demo')}",
+            "--webhook-header", f"{DEMO_API_KEY}=Authorization:Bearer flag-token",
+        ) as (proc, info):  # fmt: skip
+            assert set(info) == INFO_KEYS
+            assert set(info["rpc"]) == {"8453", "999"}
+            assert info["wallet"]["address"] == "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+            assert info["api_key"] == DEMO_API_KEY
+            assert json.loads(world_file.read_text()) == info
+
+            # any crossdeck command talks to this world with --world
+            out = subprocess.run(
+                [CROSSDECK, "--world", str(world_file), "--json", "venue", "balance",
+                 info["wallet"]["address"]],
+                capture_output=True, text=True, timeout=60,
+                env={**os.environ, "CROSSDECK_CONFIG": str(config)},
+            )  # fmt: skip
+            assert out.returncode == 0, out.stderr
+            assert Decimal(json.loads(out.stdout)["perps"]["withdrawable"]) == Decimal(50_000)
+
+            rid, final = native_flow(Hand(info))
+            assert final["status"] == "success"
+            assert hooks.wait_for(rid, "success") == ["pending", "submitted", "success"]
+            for delivery in hooks.deliveries(rid):
+                assert delivery.headers.get("Authorization") == "Bearer flag-token"
+            assert stop(proc) == 0
+        assert not world_file.exists()
+        assert hooks.rejected == []
+    finally:
+        hooks.stop()
+
+
+def test_webhook_config_file_and_restart_keeps_history(tmp_path: Path) -> None:
+    hooks = WebhookReceiver(secrets={"demo": DEMO_API_KEY})
+    hooks.start()
+    state_dir = tmp_path / "state"
+    config = tmp_path / "hooks.toml"
+    config.write_text(
+        "[[webhook]]\n"
+        'api_key_env = "DEMO_WORLD_KEY"\n'
+        f'url = "{hooks.url("demo")}"\n'
+        'headers = { "X-Trace" = "from-config" }\n'
+    )
+    env = {"DEMO_WORLD_KEY": DEMO_API_KEY}
+    try:
+        args = ("--state-dir", str(state_dir), "--webhook-config", str(config))
+        with serving(tmp_path, *args, env=env) as (proc, info):
+            hand = Hand(info)
+            rid, final = native_flow(hand)
+            assert final["status"] == "success"
+            assert hooks.wait_for(rid, "success") == ["pending", "submitted", "success"]
+            assert all(d.headers.get("X-Trace") == "from-config" for d in hooks.deliveries(rid))
+            before = hand.history(id=rid)
+            balance = hand.withdrawable(hand.wallet.address)
+            assert stop(proc) == 0
+
+        with serving(tmp_path, "--state-dir", str(state_dir)) as (proc, info):
+            hand = Hand(info)
+            after = hand.history(id=rid)
+            assert after == before and after[0]["status"] == "success"
+            assert hand.history(user=hand.wallet.address)[0]["id"] == rid
+            assert hand.withdrawable(hand.wallet.address) == balance  # not funded twice
+            assert stop(proc) == 0
+        assert hooks.rejected == []
+    finally:
+        hooks.stop()
