@@ -15,7 +15,7 @@ from eth_utils import keccak, to_checksum_address
 from web3 import AsyncHTTPProvider, AsyncWeb3
 
 from crossdeck.sim.brand import BRANDS
-from crossdeck.sim.chains import ChainNode, start_chain
+from crossdeck.sim.chains import BACKENDS, ChainNode, start_chain
 from crossdeck.sim.service import (
     ChainDirectory,
     EvmChain,
@@ -47,9 +47,16 @@ class ShiftedClock:
         return system_clock_ms() + self.offset_ms
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def node() -> AsyncIterator[ChainNode]:
-    chain = await start_chain(8453, funded={USER: (USER_NATIVE, USER_USDC)})
+# Both backends: py-evm (pip-only default) and anvil (a real node; carries the `anvil` marker).
+BACKEND_PARAMS = [
+    pytest.param(backend, marks=[pytest.mark.anvil] if backend == "anvil" else [])
+    for backend in BACKENDS
+]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=BACKEND_PARAMS)
+async def node(request: pytest.FixtureRequest) -> AsyncIterator[ChainNode]:
+    chain = await start_chain(8453, backend=request.param, funded={USER: (USER_NATIVE, USER_USDC)})
     try:
         yield chain
     finally:

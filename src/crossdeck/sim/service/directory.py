@@ -18,6 +18,7 @@ with web3's ``AsyncWeb3`` (never blocking the event loop, which may also serve a
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -120,20 +121,24 @@ class Web3ChainReader:
 
     def __init__(self, *, timeout: float = 10.0) -> None:
         self._timeout = timeout
-        self._clients: dict[tuple[int, str], Any] = {}
-        self._send_locks: dict[tuple[int, int], asyncio.Lock] = {}
+        # Providers hold sessions bound to an event loop: keep them per loop, forget dead loops.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._send_locks: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[int, asyncio.Lock]
+        ] = weakref.WeakKeyDictionary()
 
     def _w3(self, chain: EvmChain) -> Any:
         from web3 import AsyncHTTPProvider, AsyncWeb3
 
         if not chain.rpc_url:
             raise ChainUnavailable(f"chain {chain.chain_id} has no RPC URL")
-        key = (id(asyncio.get_running_loop()), chain.rpc_url)
-        client = self._clients.get(key)
+        clients = self._clients.setdefault(asyncio.get_running_loop(), {})
+        client = clients.get(chain.rpc_url)
         if client is None:
             provider = AsyncHTTPProvider(chain.rpc_url, request_kwargs={"timeout": self._timeout})
-            client = AsyncWeb3(provider)
-            self._clients[key] = client
+            client = clients[chain.rpc_url] = AsyncWeb3(provider)
         return client
 
     async def _rpc(self, chain: EvmChain, call: Callable[[Any], Any]) -> Any:
@@ -175,9 +180,8 @@ class Web3ChainReader:
         if not chain.relayer_key:
             raise ChainUnavailable(f"chain {chain.chain_id} has no relayer key to submit with")
         account = Account.from_key(chain.relayer_key)
-        lock = self._send_locks.setdefault(
-            (id(asyncio.get_running_loop()), chain.chain_id), asyncio.Lock()
-        )
+        locks = self._send_locks.setdefault(asyncio.get_running_loop(), {})
+        lock = locks.setdefault(chain.chain_id, asyncio.Lock())
         async with lock:
             max_fee, priority = await self.fee_params(chain)
             last_error: Exception | None = None
@@ -218,7 +222,8 @@ class Web3ChainReader:
         raise ChainUnavailable(f"chain {chain.chain_id}: could not send: {last_error}")
 
     async def close(self) -> None:
-        clients, self._clients = self._clients, {}
+        """Disconnect the providers of the running loop."""
+        clients = self._clients.pop(asyncio.get_running_loop(), {})
         for client in clients.values():
             disconnect = getattr(client.provider, "disconnect", None)
             if disconnect is not None:
