@@ -28,7 +28,13 @@ class ChainRpcClient:
     def __init__(self, url: str, *, timeout: float = 30.0) -> None:
         self.url = url
         self._ids = itertools.count(1)
-        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout))
+        self._timeout = aiohttp.ClientTimeout(total=timeout)
+        self._session: aiohttp.ClientSession | None = None  # made on first use, inside a loop
+
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(timeout=self._timeout)
+        return self._session
 
     async def __aenter__(self) -> ChainRpcClient:
         return self
@@ -37,11 +43,13 @@ class ChainRpcClient:
         await self.close()
 
     async def close(self) -> None:
-        await self._session.close()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
 
     async def call(self, method: str, *params: Any) -> Any:
         body = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": list(params)}
-        async with self._session.post(self.url, json=body) as response:
+        async with self._http().post(self.url, json=body) as response:
             response.raise_for_status()
             reply = await response.json(content_type=None)
         if "error" in reply:
