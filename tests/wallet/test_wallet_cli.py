@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import select
+import sys
 from pathlib import Path
 
 import pytest
@@ -191,3 +193,63 @@ def test_locked_keyring_is_a_clear_error(cli_env: Path, monkeypatch: pytest.Monk
     result = run(["wallet", "show"])
     assert result.exit_code == ExitCode.NO_SECRET
     assert keystore.ENV_PASSWORD in result.stderr
+
+
+def _run_on_a_terminal(args: list[str], answers: list[str], env: dict[str, str]) -> tuple[str, int]:
+    """Run the real `crossdeck` on a pseudo-terminal and type each answer at a hidden prompt:
+    once echo is off and a new prompt (ending in ': ') has appeared since the last answer, as
+    getpass discards whatever was typed before it turned echo off."""
+    import os
+    import pty
+    import shutil
+    import signal
+    import termios
+    import time
+
+    exe = shutil.which("crossdeck", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execve(exe, [exe, *args], env)
+    output = b""
+    answered_at = 0
+    pending = list(answers)
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            prompt_waiting = len(output) > answered_at and output.endswith(b": ")
+            if pending and prompt_waiting and not termios.tcgetattr(fd)[3] & termios.ECHO:
+                os.write(fd, pending.pop(0).encode() + b"\n")
+                answered_at = len(output)
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                output += chunk
+    finally:
+        if time.monotonic() >= deadline:  # stuck at a prompt nobody answers
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return output.decode(errors="replace"), os.waitstatus_to_exitcode(status)
+
+
+def test_interactive_password_prompt_on_a_terminal(cli_env: Path) -> None:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != keystore.ENV_PASSWORD}
+    output, code = _run_on_a_terminal(["wallet", "import"], [KEY, "pw-on-tty", "pw-on-tty"], env)
+    assert code == 0, output
+    assert "New password for the crossdeck keyring" in output
+    assert "Repeat the password" in output
+    assert ADDRESS in output
+    assert KEY[2:] not in output and "pw-on-tty" not in output
+    output, code = _run_on_a_terminal(["wallet", "show"], ["pw-on-tty"], env)
+    assert code == 0, output
+    assert ADDRESS in output
+    output, code = _run_on_a_terminal(["wallet", "show"], ["not-it"], env)
+    assert code == ExitCode.NO_SECRET
+    assert "wrong password" in output
