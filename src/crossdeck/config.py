@@ -366,15 +366,15 @@ def load_settings(profile: str | None = None, world: Path | str | None = None) -
         )
 
     profile_table = dict(file_profiles.get(name, {}))
-    base_name = profile_table.pop("extends", name)
-    if base_name not in _BUILTIN_PROFILES:
+    base_name = profile_table.pop("extends", name if name in _BUILTIN_PROFILES else None)
+    if base_name is not None and base_name not in _BUILTIN_PROFILES:
         raise ConfigError(
             f"config file {path}: profile {name!r} extends {base_name!r}",
             hint=f"extends names a built-in profile: {', '.join(sorted(_BUILTIN_PROFILES))}",
         )
     shared = {k: v for k, v in data.items() if k not in ("profile", "profiles")}
     file_layer = _deep_merge(shared, profile_table)
-    default_layer = dict(_BUILTIN_PROFILES[base_name])
+    default_layer = dict(_BUILTIN_PROFILES[base_name]) if base_name else {}
     if world is not None:
         default_layer = _deep_merge(default_layer, read_world_file(world))
     elif base_name == DEMO and "service" not in file_layer:
