@@ -135,3 +135,34 @@ async def test_public_brand_world_as_an_async_context_manager() -> None:
         rid = request_id(quote)
         assert hand.wait_final(rid)["status"] == "success"
         assert hand.withdrawable(user.address) == Decimal("5")  # 10 - 4 - the 1 USDC first fee
+
+
+def test_venue_withdrawal_demo_failure_is_refunded_on_the_venue(flow: Flow) -> None:
+    hand = flow.hand
+    user = hand.fresh_account()
+    hand.venue_send(hand.wallet, user.address, "30")
+    quote = hand.quote(
+        {
+            "user": user.address,
+            "originChainId": 1337,
+            "destinationChainId": 8453,
+            "originCurrency": PERPS_USDC,
+            "destinationCurrency": hand.usdc[8453],
+            "amount": str(12 * 10**8),
+            "tradeType": "EXACT_INPUT",
+            "protocolVersion": "v2",
+            "referrer": "demo:fail:SLIPPAGE",
+        }
+    )
+    rid = request_id(quote)
+    hand.authorize(user, only_item(quote, "authorize"))
+    hand.send_asset(user, only_item(quote, "deposit"), chain_id=1)
+    final = hand.wait_final(rid)
+
+    assert final["status"] == "refund" and final["failReason"] == "SLIPPAGE"
+    assert hand.withdrawable(user.address) == Decimal("29")  # all back but the first-send fee
+    assert hand.rpc[8453].erc20_balance(hand.usdc[8453], user.address) == 0
+    assert flow.hooks.wait_for(rid, "refund") == ["pending", "failure", "refund"]
+    [entry] = hand.history(id=rid)
+    [refund_tx] = entry["data"]["outTxs"]
+    assert refund_tx["chainId"] == 1337 and refund_tx["data"]["to"] == user.address

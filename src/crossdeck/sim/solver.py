@@ -271,7 +271,7 @@ class Solver:
                 tx=await chain.onchain_tx(entry["transactionHash"]),
             )
             self._seen.add(key)
-            self._accept(self.state.by_order_id(order_id), payment)
+            self._accept_logged(self.state.by_order_id(order_id), payment)
         elif emitter == chain.usdc.lower() and len(topics) == 3:
             receiver = topic_address(topics[2])
             requests = self.state.by_deposit_address(receiver)
@@ -289,7 +289,7 @@ class Solver:
                 tx=await chain.onchain_tx(entry["transactionHash"]),
             )
             self._seen.add(key)
-            self._accept(requests[0], payment)
+            self._accept_logged(requests[0], payment)
 
     async def _on_value_transfer(self, chain: SolverChain, tx: dict[str, Any]) -> None:
         key = f"{chain.chain_id}:{tx['hash']}:value"
@@ -307,7 +307,7 @@ class Solver:
             tx=await chain.onchain_tx(tx["hash"]),
         )
         self._seen.add(key)
-        self._accept(requests[0], payment)
+        self._accept_logged(requests[0], payment)
 
     # ---- watching the venue ------------------------------------------------------------
 
@@ -350,12 +350,16 @@ class Solver:
                         timestamp=send.time_ms // 1000,
                     ),
                 )
-                try:
-                    self._accept(request, payment)
-                except Exception:
-                    log.exception("venue payment %s could not be handled", key)
+                self._accept_logged(request, payment)
 
     # ---- the rules ---------------------------------------------------------------------
+
+    def _accept_logged(self, record: RequestRecord | None, payment: Payment) -> None:
+        # One payment that cannot be handled must not stall the watcher for every other one.
+        try:
+            self._accept(record, payment)
+        except Exception:
+            log.exception("payment %s could not be handled", payment.key)
 
     def _accept(self, record: RequestRecord | None, payment: Payment) -> None:
         """Classify one payment and start what it calls for. Synchronous on purpose: the

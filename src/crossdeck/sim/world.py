@@ -265,6 +265,8 @@ class World:
         try:
             await self._start()
         except BaseException as exc:
+            while isinstance(exc, BaseExceptionGroup):  # from the chains' task group
+                exc = exc.exceptions[0]
             self._startup_error = exc
             log.error("world startup failed: %s", exc)
             await self._shutdown()
@@ -279,29 +281,19 @@ class World:
             self.state_dir = Path(tempfile.mkdtemp(prefix="crossdeck-world-"))
         self.state_dir.mkdir(parents=True, exist_ok=True)
 
-        chains_started = asyncio.gather(*(self._start_chain(cid) for cid in CHAIN_IDS))
-        self.state = ServiceState(self.state_dir / "service.sqlite3")
-        for name, secret in API_KEYS.items():
-            self.state.register_api_key(name, secret)
-        self.ledger = VenueLedger(self.state_dir / "venue.sqlite3")
-        solver_address = _address_of(SOLVER_KEY)
-        if not self.ledger.exists(DEMO_WALLET_ADDRESS):  # a restarted world keeps its balances
-            for currency, amount in VENUE_WALLET.items():
-                self.ledger.credit(DEMO_WALLET_ADDRESS, currency, amount)
-            self.ledger.credit(
-                DEMO_WALLET_ADDRESS, _hip3_usdc(), VENUE_WALLET[PERPS_USDC_ADDRESS] // 10
-            )
-            for currency in CURRENCIES:
-                self.ledger.credit(solver_address, currency, VENUE_SOLVER_UNITS)
-        await chains_started
+        # A task group: when one chain fails to start, the other is cancelled (and stopped).
+        async with asyncio.TaskGroup() as chains_started:
+            for chain_id in CHAIN_IDS:
+                chains_started.create_task(self._start_chain(chain_id))
+            self._open_stores()
 
         self.webhook_sender = WebhookSender(self._webhooks, self._webhook_headers)
         await self.webhook_sender.start()
+        assert self.state is not None and self.ledger is not None
         self.state.subscribe(self._on_status_change)
-
         directory = ChainDirectory(
             [self._evm_chain(self.chains[cid]) for cid in CHAIN_IDS],
-            venue=VenueSide(solver_address=solver_address, balance=self.ledger.balance),
+            venue=VenueSide(solver_address=_address_of(SOLVER_KEY), balance=self.ledger.balance),
         )
         quotes = QuoteEngine(self.state, directory, self.brand)
         config = ServiceConfig(brand=self.brand)
@@ -327,6 +319,23 @@ class World:
             "api_key": DEMO_API_KEY,
             "solver": self.solver,
         }
+
+    def _open_stores(self) -> None:
+        """The service's and the venue's SQLite state; a fresh venue gets its demo balances."""
+        assert self.state_dir is not None
+        self.state = ServiceState(self.state_dir / "service.sqlite3")
+        for name, secret in API_KEYS.items():
+            self.state.register_api_key(name, secret)
+        self.ledger = VenueLedger(self.state_dir / "venue.sqlite3")
+        if self.ledger.exists(DEMO_WALLET_ADDRESS):  # a restarted world keeps its balances
+            return
+        for currency, amount in VENUE_WALLET.items():
+            self.ledger.credit(DEMO_WALLET_ADDRESS, currency, amount)
+        hip3_usdc = VENUE_WALLET[PERPS_USDC_ADDRESS] // 10
+        self.ledger.credit(DEMO_WALLET_ADDRESS, _hip3_usdc(), hip3_usdc)
+        solver = _address_of(SOLVER_KEY)
+        for currency in CURRENCIES:
+            self.ledger.credit(solver, currency, VENUE_SOLVER_UNITS)
 
     async def _start_chain(self, chain_id: int) -> None:
         funded = {
