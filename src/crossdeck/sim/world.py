@@ -122,6 +122,13 @@ class World:
         self.host = host
         self.rate_limits = rate_limits
         self._webhooks = dict(webhooks or {})
+        strangers = set(self._webhooks) - set(API_KEYS.values())
+        if strangers:  # the keys themselves are secrets: only their number is logged
+            log.warning(
+                "%d webhook endpoint(s) name an API key this world does not know; "
+                "no request can carry it, so they will receive nothing",
+                len(strangers),
+            )
         self._webhook_headers = {k: dict(v) for k, v in (webhook_headers or {}).items()}
         self._own_state_dir = state_dir is None
         self.state_dir = Path(state_dir) if state_dir is not None else None
@@ -145,6 +152,7 @@ class World:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._stop_requested: asyncio.Event | None = None
+        self._stop_flag = threading.Event()  # set by stop() even before the loop exists
         self._startup_error: BaseException | None = None
 
     def __repr__(self) -> str:  # no keys: the api key and wallet key stay out of reprs and logs
@@ -226,6 +234,7 @@ class World:
 
     def stop(self, timeout: float = 60.0) -> None:
         """Shut everything down (idempotent): solver, webhooks, servers, chains, databases."""
+        self._stop_flag.set()
         thread, loop, stop = self._thread, self._loop, self._stop_requested
         if thread is None or not thread.is_alive():
             return
@@ -262,6 +271,8 @@ class World:
 
     async def _main(self) -> None:
         self._stop_requested = asyncio.Event()
+        if self._stop_flag.is_set():  # stop() ran before the event existed
+            self._stop_requested.set()
         try:
             await self._start()
         except BaseException as exc:
