@@ -69,6 +69,7 @@ from crossdeck.sim.service.state import (
 )
 from crossdeck.sim.solver_chain import (
     DEPOSIT_TOPIC,
+    ERC20_TRANSFER_GAS,
     NATIVE,
     SolverChain,
     is_native,
@@ -253,61 +254,52 @@ class Solver:
         return bool(rows)
 
     async def _on_log(self, chain: SolverChain, entry: dict[str, Any]) -> None:
-        key = f"{chain.chain_id}:{entry['transactionHash']}:{int(entry['logIndex'], 16)}"
+        key = f"{chain.chain_id}:{entry['transactionHash']}:{_int(entry['logIndex'])}"
         if key in self._seen:
             return
-        topics = entry["topics"]
+        topics, amount = entry["topics"], _int(entry["data"])
         emitter = entry["address"].lower()
         if emitter == chain.depository.lower() and topics[0] == DEPOSIT_TOPIC:
-            depositor = topic_address(topics[1])
+            record = self.state.by_order_id(topics[3])
             token = topic_address(topics[2]).lower()
-            order_id = topics[3].lower()
-            payment = Payment(
-                key=key,
-                chain_id=chain.chain_id,
-                currency=token,
-                amount=int(entry["data"], 16),
-                sender=depositor,
-                tx=await chain.onchain_tx(entry["transactionHash"]),
-            )
-            self._seen.add(key)
-            self._accept_logged(self.state.by_order_id(order_id), payment)
-        elif emitter == chain.usdc.lower() and len(topics) == 3:
-            receiver = topic_address(topics[2])
-            requests = self.state.by_deposit_address(receiver)
-            if not requests or requests[0].origin_chain_id != chain.chain_id:
-                return
             sender = topic_address(topics[1])
-            if sender.lower() == self.operator.address.lower():
-                return  # gas for a sweep is not a payment (and it is native, not USDC)
-            payment = Payment(
-                key=key,
-                chain_id=chain.chain_id,
-                currency=chain.usdc.lower(),
-                amount=int(entry["data"], 16),
-                sender=sender,
-                tx=await chain.onchain_tx(entry["transactionHash"]),
-            )
-            self._seen.add(key)
-            self._accept_logged(requests[0], payment)
+        elif emitter == chain.usdc.lower() and len(topics) == 3:
+            record = self._deposit_address_request(chain, topic_address(topics[2]))
+            token, sender = chain.usdc.lower(), topic_address(topics[1])
+            if record is None or sender.lower() == self.operator.address.lower():
+                return  # not into a deposit address, or gas the solver sent for a sweep
+        else:
+            return
+        await self._paid(chain, key, record, token, amount, sender, entry["transactionHash"])
 
     async def _on_value_transfer(self, chain: SolverChain, tx: dict[str, Any]) -> None:
         key = f"{chain.chain_id}:{tx['hash']}:value"
         if key in self._seen or tx["from"].lower() == self.operator.address.lower():
             return
-        requests = self.state.by_deposit_address(tx["to"])
-        if not requests or requests[0].origin_chain_id != chain.chain_id:
-            return
-        payment = Payment(
-            key=key,
-            chain_id=chain.chain_id,
-            currency=NATIVE,
-            amount=int(tx["value"], 16),
-            sender=to_checksum_address(tx["from"]),
-            tx=await chain.onchain_tx(tx["hash"]),
-        )
+        record = self._deposit_address_request(chain, tx["to"])
+        if record is not None:
+            sender = to_checksum_address(tx["from"])
+            await self._paid(chain, key, record, NATIVE, _int(tx["value"]), sender, tx["hash"])
+
+    def _deposit_address_request(self, chain: SolverChain, address: str) -> RequestRecord | None:
+        requests = self.state.by_deposit_address(address)
+        if requests and requests[0].origin_chain_id == chain.chain_id:
+            return requests[0]
+        return None
+
+    async def _paid(
+        self,
+        chain: SolverChain,
+        key: str,
+        record: RequestRecord | None,
+        currency: str,
+        amount: int,
+        sender: str,
+        tx_hash: str,
+    ) -> None:
+        tx = await chain.onchain_tx(tx_hash)
         self._seen.add(key)
-        self._accept_logged(requests[0], payment)
+        self._accept_logged(record, Payment(key, chain.chain_id, currency, amount, sender, tx))
 
     # ---- watching the venue ------------------------------------------------------------
 
@@ -482,7 +474,11 @@ class Solver:
             topup = int(record.extra.get("topupNative") or 0)
             if topup and record.destination_chain_id != VENUE_CHAIN_ID:
                 topup_ok, topup_tx = await self._deliver(
-                    record.destination_chain_id, NATIVE, record.recipient, topup, leg="topup"
+                    record.destination_chain_id,
+                    NATIVE,
+                    record.recipient,
+                    topup,
+                    leg=f"topup:{record.id}",
                 )
                 if not topup_ok:
                     log.error("gas top-up %s of %s reverted", topup_tx.hash, record.id)
@@ -519,8 +515,7 @@ class Solver:
             self.state.advance(record.id, Status.REFUND, out_tx=tx, fail_reason=reason)
         except Exception as exc:
             log.exception("refund of %s failed", request_id)
-            with contextlib.suppress(InvalidTransition):
-                self.state.amend(request_id, details=f"refund failed: {exc}")
+            self.state.amend(request_id, details=f"refund failed: {exc}")
 
     async def _deliver(
         self, chain_id: int, currency: str, to: str, amount: int, *, leg: str
@@ -563,8 +558,9 @@ class Solver:
                 balance = await chain.usdc_balance(account.address)
                 if balance <= 0:
                     return
-                price = await chain.gas_price()
-                await chain.send(self.operator, to=account.address, value=100_000 * price * 2)
+                # gas for the address's one transfer, at twice today's price
+                gas = ERC20_TRANSFER_GAS * 2 * await chain.gas_price()
+                await chain.send(self.operator, to=account.address, value=gas)
                 await chain.pay(account, chain.usdc, self.operator.address, balance)
         except Exception:
             log.exception("sweep of deposit address %s failed", account.address)
