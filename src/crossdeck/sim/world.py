@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from aiohttp import web
+from eth_account import Account
 
 from crossdeck.sim.brand import BRANDS
 from crossdeck.sim.chains import DEFAULT_OPERATOR_KEY, ChainNode, start_chain
@@ -52,9 +53,12 @@ from crossdeck.sim.service import (
 from crossdeck.sim.solver import Solver
 from crossdeck.sim.venue import (
     CURRENCIES,
+    HIP3_DEX_NAME,
     PERPS_USDC_ADDRESS,
     SPOT_TOKENS,
+    SPOT_USDC_TOKEN_ID,
     VenueLedger,
+    hip3_address,
     make_venue_app,
 )
 from crossdeck.sim.webhooks import FAILURE_STATUSES, WebhookSender, build_status_payload
@@ -77,6 +81,8 @@ RELAYER_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365
 DEMO_API_KEY = "demo-key-of-the-crossdeck-demo-world"
 OTHER_API_KEY = "other-key-of-the-crossdeck-demo-world"
 API_KEYS = {"demo": DEMO_API_KEY, "other": OTHER_API_KEY}
+SOLVER_ADDRESS = Account.from_key(SOLVER_KEY).address
+RELAYER_ADDRESS = Account.from_key(RELAYER_KEY).address
 
 WALLET_NATIVE_WEI = 100 * 10**18
 WALLET_USDC_UNITS = 100_000 * 10**6
@@ -84,6 +90,7 @@ RELAYER_NATIVE_WEI = 1_000 * 10**18
 VENUE_WALLET = {  # chain-1337 currency -> smallest units (8 decimals)
     PERPS_USDC_ADDRESS: 50_000 * 10**8,
     **{token.token_id: 10_000 * 10**8 for token in SPOT_TOKENS},
+    hip3_address(SPOT_USDC_TOKEN_ID, HIP3_DEX_NAME): 5_000 * 10**8,
 }
 VENUE_SOLVER_UNITS = 100_000_000 * 10**8  # of every venue currency: fills of venue deposits
 
@@ -304,7 +311,7 @@ class World:
         self.state.subscribe(self._on_status_change)
         directory = ChainDirectory(
             [self._evm_chain(self.chains[cid]) for cid in CHAIN_IDS],
-            venue=VenueSide(solver_address=_address_of(SOLVER_KEY), balance=self.ledger.balance),
+            venue=VenueSide(solver_address=SOLVER_ADDRESS, balance=self.ledger.balance),
         )
         quotes = QuoteEngine(self.state, directory, self.brand)
         config = ServiceConfig(brand=self.brand)
@@ -342,16 +349,13 @@ class World:
             return
         for currency, amount in VENUE_WALLET.items():
             self.ledger.credit(DEMO_WALLET_ADDRESS, currency, amount)
-        hip3_usdc = VENUE_WALLET[PERPS_USDC_ADDRESS] // 10
-        self.ledger.credit(DEMO_WALLET_ADDRESS, _hip3_usdc(), hip3_usdc)
-        solver = _address_of(SOLVER_KEY)
         for currency in CURRENCIES:
-            self.ledger.credit(solver, currency, VENUE_SOLVER_UNITS)
+            self.ledger.credit(SOLVER_ADDRESS, currency, VENUE_SOLVER_UNITS)
 
     async def _start_chain(self, chain_id: int) -> None:
         funded = {
             DEMO_WALLET_ADDRESS: (WALLET_NATIVE_WEI, WALLET_USDC_UNITS),
-            _address_of(RELAYER_KEY): (RELAYER_NATIVE_WEI, 0),
+            RELAYER_ADDRESS: (RELAYER_NATIVE_WEI, 0),
         }
         self.chains[chain_id] = await start_chain(
             chain_id, backend=self.backend, funded=funded, operator_key=SOLVER_KEY
@@ -428,16 +432,6 @@ class World:
             self.ledger.close()
         if self._own_state_dir and self.state_dir is not None:
             shutil.rmtree(self.state_dir, ignore_errors=True)
-
-
-def _address_of(key: str) -> str:
-    from eth_account import Account
-
-    return Account.from_key(key).address
-
-
-def _hip3_usdc() -> str:
-    return next(c.address for c in CURRENCIES.values() if c.dex not in ("", "spot"))
 
 
 def _url_host(host: str) -> str:
