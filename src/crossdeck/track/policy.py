@@ -1,0 +1,116 @@
+"""`PollPolicy`: when to ask for one request's status next. Pure arithmetic, no I/O.
+
+The wait between two polls grows with the time since the status last changed:
+
+    interval = clamp(ramp * seconds_since_change, fast, cap)
+
+so a request that just moved is polled every `fast` seconds and one that sits still is polled
+ever less often, up to `cap`. Polls then fall on a geometric series (each about `1 + ramp` times
+further from the last change than the one before), which finds a change quickly without spending
+requests on a request that waits for its deposit for minutes. The cap depends on the status:
+`waiting` (the user has not paid yet) can last long and gets `idle_cap`; `depositing`, `pending`,
+`submitted` (the service is working) get the shorter `active_cap`.
+
+Because the interval depends on time, not on a count of polls, it carries over a pause for
+webhooks and a restart: after 20 quiet seconds the next polls are spaced as if they had been
+made all along.
+
+Webhooks: each delivery for a request postpones its next poll to `webhook_quiet` seconds after
+the delivery. While deliveries keep coming no polls are made; once they stop, polling resumes
+at the interval above.
+
+`failure` is not final (facts.md: failure -> pending -> refund happens): it is polled every
+`settle_interval` until it has held for `failure_settle` seconds, then treated as final.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from crossdeck.models.status import RequestStatus, parse_status
+
+_IDLE_STATUSES = frozenset({RequestStatus.WAITING, RequestStatus.DELAYED})
+
+
+@dataclass(frozen=True)
+class PollPolicy:
+    fast: float = 1.0
+    """Interval right after a change (and the shortest one)."""
+    ramp: float = 0.5
+    """Interval = ramp x seconds since the last change, between `fast` and the cap."""
+    active_cap: float = 5.0
+    """Longest interval while the service works on the request (depositing/pending/submitted)."""
+    idle_cap: float = 15.0
+    """Longest interval while `waiting` for the user's deposit (or a status not known)."""
+    webhook_quiet: float = 15.0
+    """No polls for this long after a webhook for the request."""
+    failure_settle: float = 30.0
+    """`failure` counts as final after holding this long."""
+    settle_interval: float = 3.0
+    """Interval while `failure` settles."""
+    error_base: float = 2.0
+    """First retry delay after an error answer for one request (doubles, up to `error_cap`)."""
+    error_cap: float = 60.0
+    not_found_limit: int = 5
+    """Stop tracking an id the service answered 404 for this many times in a row."""
+
+    def __post_init__(self) -> None:
+        for name in ("fast", "active_cap", "idle_cap", "settle_interval", "error_base"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive")
+        for name in ("ramp", "webhook_quiet", "failure_settle"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+        if self.active_cap < self.fast or self.idle_cap < self.fast:
+            raise ValueError("the caps must not be shorter than fast")
+        if self.error_cap < self.error_base or self.not_found_limit < 1:
+            raise ValueError("error_cap >= error_base and not_found_limit >= 1")
+
+    @classmethod
+    def from_settings(cls, tracking: object, **overrides: float) -> PollPolicy:
+        """From `Settings.tracking` (`poll_interval_seconds`, `poll_interval_cap_seconds`,
+        `failure_settle_seconds`)."""
+        fast = float(getattr(tracking, "poll_interval_seconds", cls.fast))
+        cap = max(fast, float(getattr(tracking, "poll_interval_cap_seconds", cls.active_cap)))
+        values: dict[str, float] = {
+            "fast": fast,
+            "active_cap": min(cap, max(fast, cls.active_cap)),
+            "idle_cap": cap,
+            "failure_settle": float(getattr(tracking, "failure_settle_seconds", 30.0)),
+        }
+        values.update(overrides)
+        return cls(**values)  # type: ignore[arg-type]
+
+    def cap_for(self, status: RequestStatus | str | None) -> float:
+        known = parse_status(status) if status is not None else None
+        if known is None or known in _IDLE_STATUSES:
+            return self.idle_cap
+        return self.active_cap
+
+    def interval(self, status: RequestStatus | str | None, since_change: float) -> float:
+        """Seconds from one poll to the next, `since_change` seconds after the last change."""
+        if parse_status(status) is RequestStatus.FAILURE:
+            return self.settle_interval
+        grown = self.ramp * max(0.0, since_change)
+        return min(self.cap_for(status), max(self.fast, grown))
+
+    def error_delay(self, consecutive_errors: int) -> float:
+        return min(self.error_cap, self.error_base * 2 ** max(0, consecutive_errors - 1))
+
+    def next_poll(
+        self,
+        *,
+        now: float,
+        status: RequestStatus | str | None,
+        changed_at: float,
+        last_webhook_at: float | None,
+        failure_since: float | None,
+    ) -> float:
+        """The monotonic time of the next poll, made at `now` (after a poll or a webhook)."""
+        due = now + self.interval(status, now - changed_at)
+        if failure_since is not None:
+            # the poll that confirms the settle falls exactly on its end
+            due = min(due, failure_since + self.failure_settle)
+        if last_webhook_at is not None:
+            due = max(due, last_webhook_at + self.webhook_quiet)
+        return due

@@ -1,0 +1,161 @@
+"""`StatusStore`: the tracked request ids and their last-known status, in SQLite.
+
+A restarted tracker (or `crossdeck watch` with no ids) reads `unfinished()` and goes on where
+the last one stopped; the last-known status makes the first poll after a restart a duplicate
+instead of a fresh announcement.
+
+One row per request id: when tracking started, the last accepted `StatusUpdate` (as JSON),
+whether it is final, and why tracking stopped early if it did (`given_up`). Nothing secret is
+stored. The file is written in WAL mode with `synchronous=NORMAL`: a crash may lose the last
+few updates, which the next poll finds again, but never corrupts the file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from crossdeck.track.updates import StatusUpdate
+
+DEFAULT_FILENAME = "tracking.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tracked (
+    request_id TEXT PRIMARY KEY,
+    added_at REAL NOT NULL,
+    final INTEGER NOT NULL DEFAULT 0,
+    given_up TEXT,
+    latest TEXT
+);
+CREATE INDEX IF NOT EXISTS tracked_open ON tracked (final, given_up);
+"""
+
+
+@dataclass(frozen=True)
+class StoredRequest:
+    request_id: str
+    added_at: float
+    """Unix seconds."""
+    final: bool
+    given_up: str | None
+    latest: StatusUpdate | None
+
+    @property
+    def finished(self) -> bool:
+        return self.final or self.given_up is not None
+
+
+class StatusStore:
+    """`path` is a file, or `":memory:"`. Thread-safe (one lock, one connection)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        if str(path) != ":memory:":
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    @classmethod
+    def in_data_dir(cls, data_dir: Path) -> StatusStore:
+        return cls(Path(data_dir) / DEFAULT_FILENAME)
+
+    def __repr__(self) -> str:
+        return f"StatusStore({str(self.path)!r})"
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> StatusStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def add(self, request_id: str) -> None:
+        """Start tracking `request_id`; an id given up earlier is tracked again."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO tracked (request_id, added_at) VALUES (?, ?) "
+                "ON CONFLICT (request_id) DO UPDATE SET given_up = NULL",
+                (request_id, time.time()),
+            )
+
+    def save(self, update: StatusUpdate) -> None:
+        """Record `update` as the request's last-known status (adding the id if needed)."""
+        body = json.dumps(update.to_json(), separators=(",", ":"), default=str)
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO tracked (request_id, added_at, final, latest) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (request_id) DO UPDATE SET "
+                "final = excluded.final, latest = excluded.latest",
+                (update.request_id, time.time(), int(update.final), body),
+            )
+
+    def give_up(self, request_id: str, reason: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE tracked SET given_up = ? WHERE request_id = ?", (reason, request_id))
+
+    def remove(self, request_id: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM tracked WHERE request_id = ?", (request_id,))
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def get(self, request_id: str) -> StoredRequest | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM tracked WHERE request_id = ?", (request_id,)
+            ).fetchone()
+        return _stored(row) if row is not None else None
+
+    def unfinished(self) -> list[StoredRequest]:
+        """Requests neither final nor given up, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM tracked WHERE final = 0 AND given_up IS NULL "
+                "ORDER BY added_at, request_id"
+            ).fetchall()
+        return [_stored(row) for row in rows]
+
+    def all(self) -> list[StoredRequest]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM tracked ORDER BY added_at, request_id"
+            ).fetchall()
+        return [_stored(row) for row in rows]
+
+
+def _stored(row: sqlite3.Row) -> StoredRequest:
+    latest = StatusUpdate.from_json(json.loads(row["latest"])) if row["latest"] else None
+    return StoredRequest(
+        request_id=row["request_id"],
+        added_at=row["added_at"],
+        final=bool(row["final"]),
+        given_up=row["given_up"],
+        latest=latest,
+    )
