@@ -148,7 +148,8 @@ class Subscription:
         self._queue: asyncio.Queue[StatusUpdate | _End] = asyncio.Queue()
         self._closed = False
         tracker._subscriptions.add(self)
-        self._check_end()
+        if tracker._requests:  # with nothing tracked yet, wait for something to finish
+            self._check_end()
 
     def _push(self, update: StatusUpdate) -> None:
         if not self._closed and self._wants(update):
@@ -336,7 +337,8 @@ class StatusTracker:
 
     def updates(self, *, until_done: bool = False) -> Subscription:
         """Every accepted update of every request, in order per request. With `until_done`
-        it ends once no tracked request is open (at once if none is)."""
+        it ends once no tracked request is open: at once if all tracked ones are finished, or,
+        when nothing is tracked yet, after the last of those tracked later finishes."""
         return Subscription(
             self, lambda _u: True, ends_when=(lambda: not self._open) if until_done else None
         )

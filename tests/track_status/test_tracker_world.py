@@ -1,0 +1,344 @@
+"""`StatusTracker` against the demo world: real service, real webhooks, real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from crossdeck.models.status import RequestStatus
+from crossdeck.sim.world import World
+from crossdeck.track.policy import PollPolicy
+from crossdeck.track.receiver import WebhookReceiver
+from crossdeck.track.store import StatusStore
+from crossdeck.track.tracker import Problem, StatusTracker, StatusUpdate
+from crossdeck.track.updates import Source
+
+from .support import (
+    FAST,
+    CountingTransport,
+    GatedTransport,
+    RequestMaker,
+    advance,
+    drive_to_success,
+    real_quote,
+    request_id_of,
+    send_deposit,
+    statuses,
+    tracker_for,
+    tx,
+    wait_until,
+)
+
+
+@contextlib.asynccontextmanager
+async def running(tracker: StatusTracker) -> AsyncIterator[StatusTracker]:
+    try:
+        async with tracker:
+            yield tracker
+    finally:
+        await tracker.service.aclose()  # type: ignore[attr-defined]
+
+
+@contextlib.asynccontextmanager
+async def webhooks_to_receiver(world: World) -> AsyncIterator[WebhookReceiver]:
+    """A WebhookReceiver, registered as the demo key's endpoint for the duration."""
+    async with WebhookReceiver(world.api_key) as receiver:
+        world.set_webhook(world.api_key, receiver.url)
+        try:
+            yield receiver
+        finally:
+
+            async def unset() -> None:
+                assert world.webhook_sender is not None
+                world.webhook_sender.remove_endpoint(world.api_key)
+
+            world.call(unset)
+
+
+async def collect(sub: AsyncIterator[StatusUpdate], into: list[StatusUpdate]) -> None:
+    async for item in sub:
+        into.append(item)
+
+
+async def wait_status(tracker: StatusTracker, rid: str, status: str) -> None:
+    def seen() -> bool:
+        latest = tracker.latest(rid)
+        return latest is not None and str(latest.status) == status
+
+    await wait_until(seen, f"{rid[:10]} to reach {status}")
+
+
+async def test_polling_follows_a_request_to_success_then_stops(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    world = no_webhooks
+    (rid,) = maker.make(1)
+    async with running(tracker_for(world, transport)) as tracker:
+        stream = tracker.stream(rid)
+        seen: list[StatusUpdate] = []
+        reader = asyncio.create_task(collect(stream, seen))
+        await wait_status(tracker, rid, "waiting")
+        advance(world, rid, "pending", in_tx=tx(8453))
+        await wait_status(tracker, rid, "pending")
+        await asyncio.sleep(0.5)  # nothing changes: polls go on, and announce nothing
+        assert tracker.stats.duplicates + tracker.stats.unchanged > 0
+        advance(world, rid, "submitted", out_tx=tx(999))
+        await wait_status(tracker, rid, "submitted")
+        advance(world, rid, "success")
+        await asyncio.wait_for(reader, 10)  # the stream ends after the final update
+
+        assert statuses(seen) == ["waiting", "pending", "submitted", "success"]
+        assert {u.source for u in seen} == {Source.POLL}
+        assert [u.final for u in seen] == [False, False, False, True]
+        stamps = [u.updated_at_ms for u in seen]
+        assert stamps == sorted(stamps)
+        assert seen[-1].tx_hashes and seen[-1].in_tx_hashes
+        polls_at_final = len(transport.status_polls(rid))
+        await asyncio.sleep(0.6)  # several fast intervals: a final request is never polled
+        assert len(transport.status_polls(rid)) == polls_at_final
+        assert tracker.is_final(rid)
+        assert tracker.unfinished() == []
+
+
+async def test_a_real_deposit_is_seen_to_success_by_webhook_and_by_poll(
+    status_world: World, transport: CountingTransport
+) -> None:
+    """One request, a real on-chain deposit filled by the world's solver; a tracker fed by
+    webhooks and a tracker polling on its own see the same final status."""
+    world = status_world
+    other_transport = CountingTransport()
+    async with (
+        webhooks_to_receiver(world) as receiver,
+        running(tracker_for(world, transport)) as hooked,
+        running(tracker_for(world, other_transport)) as polling,
+    ):
+        hooked.attach(receiver)
+        quote = real_quote(world)
+        rid = request_id_of(quote)
+        hooked_stream, polled_stream = hooked.stream(rid), polling.stream(rid)
+        await send_deposit(world, quote)
+        hooked_seen: list[StatusUpdate] = []
+        polled_seen: list[StatusUpdate] = []
+        await asyncio.wait_for(
+            asyncio.gather(
+                collect(hooked_stream, hooked_seen), collect(polled_stream, polled_seen)
+            ),
+            60,
+        )
+    await other_transport.aclose()
+    last_hooked, last_polled = hooked_seen[-1], polled_seen[-1]
+    assert last_hooked.status is RequestStatus.SUCCESS and last_hooked.final
+    assert last_polled.status is RequestStatus.SUCCESS and last_polled.final
+    assert last_hooked.source is Source.WEBHOOK
+    assert last_polled.source is Source.POLL
+    # the same change, whichever way it came
+    assert last_hooked.updated_at_ms == last_polled.updated_at_ms
+    assert last_hooked.tx_hashes == last_polled.tx_hashes != ()
+    assert last_hooked.in_tx_hashes == last_polled.in_tx_hashes != ()
+    # the solver's stages arrived by webhook, in order
+    webhook_statuses = [str(u.status) for u in hooked_seen if u.source is Source.WEBHOOK]
+    assert webhook_statuses[-3:] == ["pending", "submitted", "success"]
+    assert hooked.stats.webhooks >= 3
+
+
+async def test_an_older_poll_answer_arriving_after_a_webhook_is_dropped(
+    status_world: World, maker: RequestMaker
+) -> None:
+    world = status_world
+    gated = GatedTransport()
+    (rid,) = maker.make(1)
+    async with (
+        webhooks_to_receiver(world) as receiver,
+        running(tracker_for(world, gated)) as tracker,
+    ):
+        tracker.attach(receiver)
+        seen: list[StatusUpdate] = []
+        reader = asyncio.create_task(collect(tracker.stream(rid), seen))
+        # the first poll's answer ('waiting') is in, but held back
+        await wait_until(lambda: gated.held == 1, "the first poll's answer")
+        advance(world, rid, "pending", in_tx=tx(8453))
+        advance(world, rid, "submitted", out_tx=tx(999))
+        await wait_status(tracker, rid, "submitted")
+        gated.gate.set()
+        await wait_until(lambda: tracker.stats.stale >= 1, "the held answer to be dropped")
+        advance(world, rid, "success")
+        await asyncio.wait_for(reader, 10)
+    await gated.aclose()
+    assert statuses(seen) == ["pending", "submitted", "success"]
+    assert [u.source for u in seen] == [Source.WEBHOOK] * 3
+    assert tracker.stats.stale == 1
+
+
+async def test_a_webhook_delivered_twice_is_announced_once(
+    status_world: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    from crossdeck.sim.service import webhook_data
+    from crossdeck.sim.webhooks import build_status_payload
+    from crossdeck.track.payload import parse_event
+    from crossdeck.track.updates import Verdict
+
+    world = status_world
+    (rid,) = maker.make(1)
+    record = advance(world, rid, "pending", in_tx=tx(8453))
+    data = webhook_data(record)
+    payload = build_status_payload(
+        request_id=data["requestId"],
+        status=data["status"],
+        origin_chain_id=data["originChainId"],
+        destination_chain_id=data["destinationChainId"],
+        in_tx_hashes=data["inTxHashes"],
+        tx_hashes=data["txHashes"],
+        updated_at_ms=data["updatedAt"],
+        refund_fail_reason=data["refundFailReason"],
+    )
+    event = parse_event(json.dumps(payload).encode())
+    async with running(tracker_for(world, transport)) as tracker:
+        tracker.track(rid)
+        updates = tracker.updates()
+        assert tracker.feed_webhook(event) is Verdict.NEWER
+        assert tracker.feed_webhook(event) is Verdict.DUPLICATE
+        first = await asyncio.wait_for(updates.__anext__(), 5)
+        assert (first.status, first.source) == (RequestStatus.PENDING, Source.WEBHOOK)
+        assert tracker.stats.emitted == 1 and tracker.stats.duplicates == 1
+        advance(world, rid, "submitted", out_tx=tx(999))
+        advance(world, rid, "success")
+        await asyncio.wait_for(tracker.wait_done(), 10)
+
+
+async def test_polls_pause_while_webhooks_flow_and_resume_when_they_stop(
+    status_world: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    world = status_world
+    (rid,) = maker.make(1)
+    async with (
+        webhooks_to_receiver(world) as receiver,
+        running(tracker_for(world, transport)) as tracker,
+    ):
+        tracker.attach(receiver)
+        tracker.track(rid)
+        await wait_status(tracker, rid, "waiting")
+        advance(world, rid, "pending", in_tx=tx(8453))
+        await wait_until(lambda: tracker.stats.webhooks >= 1, "the first webhook")
+        await asyncio.sleep(0.3)  # a poll sent just before the webhook has its answer by now
+        flow_started = len(transport.status_polls(rid))
+        # webhooks every 0.2 s for 2.4 s: failure and pending alternate, as a request can
+        for _ in range(6):
+            advance(world, rid, "failure", fail_reason="SLIPPAGE")
+            await asyncio.sleep(0.1)
+            advance(world, rid, "pending")
+            await asyncio.sleep(0.1)
+        await wait_until(lambda: tracker.stats.webhooks >= 13, "all 13 webhooks")
+        polls_during_flow = len(transport.status_polls(rid)) - flow_started
+
+        # webhooks stop: the endpoint goes away, and the request moves on unannounced
+        async def unset() -> None:
+            assert world.webhook_sender is not None
+            world.webhook_sender.remove_endpoint(world.api_key)
+
+        world.call(unset)
+        advance(world, rid, "submitted", out_tx=tx(999))
+        await wait_status(tracker, rid, "submitted")
+        advance(world, rid, "success")
+        await asyncio.wait_for(tracker.wait_done(), 10)
+
+    assert polls_during_flow == 0
+    latest = tracker.latest(rid)
+    assert latest is not None and latest.source is Source.POLL and latest.final
+    assert len(transport.status_polls(rid)) > flow_started
+
+
+async def test_failure_settles_as_final_unless_a_refund_follows(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    world = no_webhooks
+    settling, refunded = maker.make(2)
+    policy = PollPolicy(**{**FAST.__dict__, "failure_settle": 0.5})
+    async with running(tracker_for(world, transport, policy=policy)) as tracker:
+        seen: list[StatusUpdate] = []
+        reader = asyncio.create_task(collect(tracker.updates(until_done=True), seen))
+        tracker.track_many([settling, refunded])
+        for rid in (settling, refunded):
+            advance(world, rid, "pending", in_tx=tx(8453))
+            advance(world, rid, "failure", fail_reason="SLIPPAGE")
+            await wait_status(tracker, rid, "failure")
+        assert not tracker.is_final(refunded)
+        advance(world, refunded, "pending")
+        await wait_status(tracker, refunded, "pending")
+        advance(world, refunded, "refund", refund_fail_reason="N/A")
+        await asyncio.wait_for(reader, 10)
+
+    def of(rid: str) -> list[tuple[str, str, bool]]:
+        return [(str(u.status), u.source.value, u.final) for u in seen if u.request_id == rid]
+
+    assert of(settling)[-2:] == [("failure", "poll", False), ("failure", "settle", True)]
+    assert of(refunded)[-3:] == [
+        ("failure", "poll", False),
+        ("pending", "poll", False),
+        ("refund", "poll", True),
+    ]
+    settled = tracker.latest(settling)
+    assert settled is not None and settled.fail_reason == "SLIPPAGE"
+
+
+async def test_unknown_request_id_is_given_up_after_repeated_404s(
+    status_world: World, transport: CountingTransport
+) -> None:
+    problems: list[Problem] = []
+    policy = PollPolicy(**{**FAST.__dict__, "not_found_limit": 3})
+    rid = "0x" + "42" * 32
+    async with running(
+        tracker_for(status_world, transport, policy=policy, on_problem=problems.append)
+    ) as tracker:
+        tracker.track(rid)
+        await asyncio.wait_for(tracker.wait_done(), 10)
+    assert tracker.given_up() == {rid: f"the service does not know {rid} (404)"}
+    assert [p.given_up for p in problems if p.request_id == rid][-1] is True
+    assert [s.status for s in transport.status_polls(rid)] == [404, 404, 404]
+
+
+async def test_restart_resumes_unfinished_requests_from_the_store(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport, tmp_path: Path
+) -> None:
+    world = no_webhooks
+    done, moving, idle = maker.make(3)
+    path = tmp_path / "tracking.sqlite3"
+    with StatusStore(path) as store:
+        async with running(tracker_for(world, transport, store=store)) as first:
+            first.track_many([done, moving, idle])
+            drive_to_success(world, done)
+            for rid in (moving, idle):
+                advance(world, rid, "pending", in_tx=tx(8453))
+            await wait_status(first, done, "success")
+            await wait_status(first, moving, "pending")
+            await wait_status(first, idle, "pending")
+    # nobody watches while `moving` moves on
+    advance(world, moving, "submitted", out_tx=tx(999))
+
+    second_transport = CountingTransport()
+    with StatusStore(path) as store:
+        assert {s.request_id for s in store.unfinished()} == {moving, idle}
+        async with running(tracker_for(world, second_transport, store=store)) as second:
+            seen: list[StatusUpdate] = []
+            reader = asyncio.create_task(collect(second.updates(until_done=True), seen))
+            restored = second.resume()
+            assert sorted(str(u.status) for u in restored if u) == ["pending", "pending"]
+            await wait_status(second, moving, "submitted")
+            await wait_until(lambda: second.polls_of(idle) >= 2, "idle to be polled again")
+            advance(world, idle, "submitted", out_tx=tx(999))
+            advance(world, idle, "success")
+            advance(world, moving, "success")
+            await asyncio.wait_for(reader, 10)
+        assert store.unfinished() == []
+        stored_done = store.get(done)
+        assert stored_done is not None and stored_done.final
+    await second_transport.aclose()
+    # the finished request was not polled after the restart; the last-known 'pending' of
+    # `idle` made its first polls duplicates, not news
+    assert second_transport.status_polls(done) == []
+    idle_seen = [str(u.status) for u in seen if u.request_id == idle]
+    assert "pending" not in idle_seen and idle_seen[-1] == "success"
+    assert [str(u.status) for u in seen if u.request_id == moving] == ["submitted", "success"]
+    assert second.stats.duplicates + second.stats.unchanged >= 1
