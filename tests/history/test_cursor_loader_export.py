@@ -142,6 +142,11 @@ async def test_loader_fetches_only_the_pages_the_view_needs(
     assert row.in_hashes == tuple(seed.in_hashes) and row.out_hashes == tuple(seed.out_hashes)
     assert row.cells()[0] == row.short_id and row.short_id != row.id
     assert loader.index_of(row.id) == 7
+    # rows keep the record as its wire text (a fraction of a parsed record's memory) and give
+    # back exactly what the service sent
+    assert isinstance(row.source, str)
+    fetched = (await client.requests(build_query(id=row.id))).requests[0]
+    assert row.record.to_wire() == fetched.to_wire()
 
 
 async def test_loader_reset_drops_a_page_still_on_its_way(

@@ -167,7 +167,7 @@ class PagedLoader:
     def _append(self, records: Sequence[RequestRecord]) -> list[HistoryRow]:
         added: list[HistoryRow] = []
         for record in records:
-            row = summarize(record)
+            row = summarize(record, compact=True)
             if row.id:
                 if row.id in self._index:
                     self.duplicates += 1
@@ -191,13 +191,13 @@ class PagedLoader:
             added: list[HistoryRow] = []
             changed: list[HistoryRow] = []
             for record in page.requests:
-                row = summarize(record)
+                row = summarize(record, compact=True)
                 at = self._index.get(row.id) if row.id else None
                 if at is None:
                     added.append(row)
                     continue
                 old = self._rows[at]
-                if (old.status, old.record.updated_at) != (row.status, record.updated_at):
+                if (old.status, old.updated) != (row.status, row.updated):
                     self._rows[at] = row
                     changed.append(row)
             overflow = (

@@ -9,6 +9,7 @@ before the first request (see `crossdeck.history.filters`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -132,8 +133,9 @@ class _Stdout:
     def _close(self) -> None:
         self.closed = True
         # keep Python from failing again when it flushes stdout at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        with contextlib.suppress(OSError, ValueError):  # stdout may have no file descriptor
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
 
 
 async def _stream(
