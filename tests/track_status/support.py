@@ -13,11 +13,12 @@ API key exactly as for a solver-made change.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import socket
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,8 +29,10 @@ from crossdeck.sim.service.state import Status, Tx, new_order_id, new_request_id
 from crossdeck.sim.world import World
 from crossdeck.track.budget import RateBudget
 from crossdeck.track.policy import PollPolicy
+from crossdeck.track.receiver import WebhookReceiver
 from crossdeck.track.store import StatusStore
 from crossdeck.track.tracker import StatusTracker
+from crossdeck.track.updates import StatusUpdate
 
 NATIVE = "0x0000000000000000000000000000000000000000"
 STATUS_PATH = "/intents/status/v3"
@@ -270,3 +273,41 @@ def tracker_for(
         policy=policy,
         **kwargs,
     )
+
+
+@contextlib.asynccontextmanager
+async def running(tracker: StatusTracker) -> AsyncIterator[StatusTracker]:
+    try:
+        async with tracker:
+            yield tracker
+    finally:
+        await tracker.service.aclose()  # type: ignore[attr-defined]
+
+
+@contextlib.asynccontextmanager
+async def webhooks_to_receiver(world: World) -> AsyncIterator[WebhookReceiver]:
+    """A WebhookReceiver, registered as the demo key's endpoint for the duration."""
+    async with WebhookReceiver(world.api_key) as receiver:
+        world.set_webhook(world.api_key, receiver.url)
+        try:
+            yield receiver
+        finally:
+
+            async def unset() -> None:
+                assert world.webhook_sender is not None
+                world.webhook_sender.remove_endpoint(world.api_key)
+
+            world.call(unset)
+
+
+async def collect(sub: AsyncIterator[StatusUpdate], into: list[StatusUpdate]) -> None:
+    async for item in sub:
+        into.append(item)
+
+
+async def wait_status(tracker: StatusTracker, rid: str, status: str) -> None:
+    def seen() -> bool:
+        latest = tracker.latest(rid)
+        return latest is not None and str(latest.status) == status
+
+    await wait_until(seen, f"{rid[:10]} to reach {status}")

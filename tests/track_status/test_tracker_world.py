@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 from crossdeck.models.status import RequestStatus
 from crossdeck.sim.world import World
 from crossdeck.track.policy import PollPolicy
-from crossdeck.track.receiver import WebhookReceiver
 from crossdeck.track.store import StatusStore
-from crossdeck.track.tracker import Problem, StatusTracker, StatusUpdate
+from crossdeck.track.tracker import Problem, StatusUpdate
 from crossdeck.track.updates import Source
 
 from .support import (
@@ -22,53 +19,19 @@ from .support import (
     GatedTransport,
     RequestMaker,
     advance,
+    collect,
     drive_to_success,
     real_quote,
     request_id_of,
+    running,
     send_deposit,
     statuses,
     tracker_for,
     tx,
+    wait_status,
     wait_until,
+    webhooks_to_receiver,
 )
-
-
-@contextlib.asynccontextmanager
-async def running(tracker: StatusTracker) -> AsyncIterator[StatusTracker]:
-    try:
-        async with tracker:
-            yield tracker
-    finally:
-        await tracker.service.aclose()  # type: ignore[attr-defined]
-
-
-@contextlib.asynccontextmanager
-async def webhooks_to_receiver(world: World) -> AsyncIterator[WebhookReceiver]:
-    """A WebhookReceiver, registered as the demo key's endpoint for the duration."""
-    async with WebhookReceiver(world.api_key) as receiver:
-        world.set_webhook(world.api_key, receiver.url)
-        try:
-            yield receiver
-        finally:
-
-            async def unset() -> None:
-                assert world.webhook_sender is not None
-                world.webhook_sender.remove_endpoint(world.api_key)
-
-            world.call(unset)
-
-
-async def collect(sub: AsyncIterator[StatusUpdate], into: list[StatusUpdate]) -> None:
-    async for item in sub:
-        into.append(item)
-
-
-async def wait_status(tracker: StatusTracker, rid: str, status: str) -> None:
-    def seen() -> bool:
-        latest = tracker.latest(rid)
-        return latest is not None and str(latest.status) == status
-
-    await wait_until(seen, f"{rid[:10]} to reach {status}")
 
 
 async def test_polling_follows_a_request_to_success_then_stops(
