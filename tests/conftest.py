@@ -1,22 +1,27 @@
 """Shared fixtures: the demo world, on both chain backends.
 
 - ``world``: a py-evm world for the whole session (speed 0: no pacing).
-- ``world_anvil``: the same world on anvil (``CROSSDECK_ANVIL`` or tools/node_modules/.bin/anvil).
-  A missing anvil FAILS the test with how to install it; it never skips (CI installs anvil).
+- ``world_anvil``: the same world on anvil (``CROSSDECK_ANVIL`` or tools/node_modules/.bin/anvil),
+  one per module, so no anvil process outlives the module that used it. A missing anvil FAILS
+  the test with how to install it; it never skips (CI installs anvil).
 - ``any_world``: parametrized over both; the anvil half carries the ``anvil`` marker so it can be
   selected (``-m anvil``) or left out (``-m "not anvil"``). Both run by default.
+- ``start_world``: ``with start_world(backend, **World options) as world:`` for a world of a
+  fixture's own scope (anvil required the same way).
 - ``world_file``: the world's JSON written to a file, for ``--world PATH`` / ``CROSSDECK_WORLD``.
 
-The worlds start lazily, the first time a test asks for one, and are shared by every test of
-the session: a test makes its own accounts (or reads balance deltas) instead of assuming a
+The worlds start lazily, the first time a test asks for one, and are shared by the tests of
+their scope: a test makes its own accounts (or reads balance deltas) instead of assuming a
 fresh world.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,10 +45,14 @@ def _require_anvil() -> None:
         )
 
 
-def _world(backend: str) -> Iterator[object]:
+@contextmanager
+def started_world(backend: str, **options: Any) -> Iterator[Any]:
+    """A running `World` (speed 0 unless given) on `backend`, stopped on exit."""
     from crossdeck.sim.world import World
 
-    world = World(backend=backend, speed=0)
+    if backend == "anvil":
+        _require_anvil()
+    world = World(backend=backend, **{"speed": 0, **options})
     world.start_blocking()
     try:
         yield world
@@ -52,27 +61,34 @@ def _world(backend: str) -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def world() -> Iterator[object]:
-    yield from _world("py-evm")
+def start_world() -> Callable[..., AbstractContextManager[Any]]:
+    """`with start_world("anvil") as w:` for fixtures that want a world of their own scope."""
+    return started_world
 
 
 @pytest.fixture(scope="session")
-def world_anvil() -> Iterator[object]:
-    _require_anvil()
-    yield from _world("anvil")
+def world() -> Iterator[Any]:
+    with started_world("py-evm") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def world_anvil() -> Iterator[Any]:
+    with started_world("anvil") as running:
+        yield running
 
 
 @pytest.fixture(
-    scope="session",
+    scope="module",
     params=[pytest.param("py-evm"), pytest.param("anvil", marks=pytest.mark.anvil)],
 )
-def any_world(request: pytest.FixtureRequest) -> object:
+def any_world(request: pytest.FixtureRequest) -> Any:
     name = "world" if request.param == "py-evm" else "world_anvil"
     return request.getfixturevalue(name)
 
 
 @pytest.fixture
-def world_file(world: object, tmp_path: Path) -> Path:
+def world_file(world: Any, tmp_path: Path) -> Path:
     path = tmp_path / "world.json"
-    path.write_text(json.dumps(world.info))  # type: ignore[attr-defined]
+    path.write_text(json.dumps(world.info))
     return path

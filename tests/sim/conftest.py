@@ -34,14 +34,24 @@ def hooks() -> Iterator[WebhookReceiver]:
     receiver.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
+def world_anvil(start_world: Any) -> Iterator[Any]:
+    """One anvil world for this whole folder (instead of one per module), stopped when the
+    folder is done so no anvil outlives it."""
+    with start_world("anvil") as world:
+        yield world
+
+
+@pytest.fixture(scope="module")
 def flow_session(any_world: Any, hooks: WebhookReceiver) -> Flow:
-    any_world.set_webhook(any_world.api_key, hooks.url("demo"), dict([HOOK_HEADER]))
     return Flow(any_world, Hand(any_world.info), hooks)
 
 
 @pytest.fixture
 def flow(flow_session: Flow) -> Iterator[Flow]:
+    # set per test: other tests share the session world and may point the key elsewhere
+    world, hooks = flow_session.world, flow_session.hooks
+    world.set_webhook(world.api_key, hooks.url("demo"), dict([HOOK_HEADER]))
     rejected_before = len(flow_session.hooks.rejected)
     yield flow_session
     # every delivery during the test verified (the receiver answers 401 to any that does not)
