@@ -35,6 +35,8 @@ from crossdeck.track.tracker import StatusTracker
 from crossdeck.track.updates import StatusUpdate
 
 NATIVE = "0x0000000000000000000000000000000000000000"
+KEYED_PER_MINUTE = 6000
+"""The rate limit of the tracker tests' world for a keyed caller."""
 STATUS_PATH = "/intents/status/v3"
 
 
