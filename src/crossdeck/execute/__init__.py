@@ -1,1 +1,90 @@
-"""crossdeck.execute"""
+"""crossdeck.execute: run a quote's steps to a final status, with pre-sign guards and a journal
+that makes an interrupted run resumable without sending anything twice.
+
+Heavy imports (web3 through the wallet gateway) happen when `Executor` is first used, so
+importing this package for its events or guards stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from crossdeck.execute.errors import (
+    AlreadyStarted,
+    Declined,
+    ExecutionError,
+    GuardRefused,
+    NonceTakenError,
+    NothingToResume,
+    TrackingTimeout,
+)
+from crossdeck.execute.events import (
+    AwaitingConfirmation,
+    AwaitingSignature,
+    Event,
+    Failed,
+    Finished,
+    GuardsChecked,
+    ItemSkipped,
+    Note,
+    Posted,
+    RunStarted,
+    Signed,
+    SignRequest,
+    StatusChanged,
+    StepStarted,
+    TxConfirmed,
+    TxSent,
+    VenueSubmitted,
+    exit_code_of,
+)
+from crossdeck.execute.guards import GuardResult, check_item, check_quote
+from crossdeck.execute.journal import Journal
+from crossdeck.execute.tracking import TrackingPolicy
+
+if TYPE_CHECKING:
+    from crossdeck.execute.executor import Executor, approve_all
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Executor", "approve_all"):
+        from crossdeck.execute import executor
+
+        return getattr(executor, name)
+    raise AttributeError(name)
+
+
+__all__ = [
+    "AlreadyStarted",
+    "AwaitingConfirmation",
+    "AwaitingSignature",
+    "Declined",
+    "Event",
+    "ExecutionError",
+    "Executor",
+    "Failed",
+    "Finished",
+    "GuardRefused",
+    "GuardResult",
+    "GuardsChecked",
+    "ItemSkipped",
+    "Journal",
+    "NonceTakenError",
+    "Note",
+    "NothingToResume",
+    "Posted",
+    "RunStarted",
+    "SignRequest",
+    "Signed",
+    "StatusChanged",
+    "StepStarted",
+    "TrackingPolicy",
+    "TrackingTimeout",
+    "TxConfirmed",
+    "TxSent",
+    "VenueSubmitted",
+    "approve_all",
+    "check_item",
+    "check_quote",
+    "exit_code_of",
+]

@@ -1,0 +1,211 @@
+"""What the executor reports, in order: typed, frozen, JSON-serialisable events.
+
+The app renders them as a timeline and the CLI as lines or JSON lines (`to_json()`). No event
+ever holds a secret: keys never leave the signer, and signatures and raw transactions stay in
+the journal (events carry hashes and nonces only).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from crossdeck.execute.guards import GuardResult
+from crossdeck.exitcodes import ExitCode
+
+SignKind = Literal["transaction", "typed_data", "message", "venue_action"]
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "to_json") and dataclasses.is_dataclass(value):
+        return value.to_json()
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    return value
+
+
+@dataclass(frozen=True)
+class SignRequest:
+    """Exactly what is about to be signed (or sent), in words and as data.
+
+    `payload` is the transaction (chain, nonce, to, value, data, gas, fees) or the complete
+    EIP-712 typed data (domain and every message field) or the EIP-191 message; `lines`
+    says the same for a person; `guards` are the checks it passed.
+    """
+
+    kind: SignKind
+    step_id: str | None
+    item_index: int
+    title: str
+    lines: tuple[str, ...]
+    payload: dict[str, Any]
+    guards: tuple[GuardResult, ...] = ()
+    chain_id: int | None = None
+
+    def describe(self) -> str:
+        return "\n".join([self.title, *(f"  {line}" for line in self.lines)])
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+@dataclass(frozen=True)
+class Event:
+    def to_json(self) -> dict[str, Any]:
+        data = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return {"event": type(self).__name__, **data}
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    request_id: str
+    wallet: str
+    steps: tuple[str, ...]
+    resumed: bool = False
+
+
+@dataclass(frozen=True)
+class GuardsChecked(Event):
+    results: tuple[GuardResult, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+
+@dataclass(frozen=True)
+class StepStarted(Event):
+    step_id: str | None
+    step_index: int
+    item_index: int
+    kind: str
+    action: str | None = None
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class AwaitingConfirmation(Event):
+    """A transaction is about to be signed and sent; `what` shows it."""
+
+    what: SignRequest
+
+
+@dataclass(frozen=True)
+class AwaitingSignature(Event):
+    """A message (typed data, personal message, venue action) is about to be signed."""
+
+    what: SignRequest
+
+
+@dataclass(frozen=True)
+class Signed(Event):
+    step_id: str | None
+    item_index: int
+    kind: SignKind
+
+
+@dataclass(frozen=True)
+class TxSent(Event):
+    hash: str
+    chain_id: int
+    nonce: int
+    step_id: str | None = None
+    item_index: int = 0
+
+
+@dataclass(frozen=True)
+class TxConfirmed(Event):
+    hash: str
+    chain_id: int
+    block_number: int
+    gas_used: int
+    step_id: str | None = None
+    item_index: int = 0
+
+
+@dataclass(frozen=True)
+class Posted(Event):
+    endpoint: str
+    step_id: str | None = None
+    item_index: int = 0
+    appended_steps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VenueSubmitted(Event):
+    nonce: int
+    step_id: str | None = None
+    item_index: int = 0
+
+
+@dataclass(frozen=True)
+class ItemSkipped(Event):
+    """Resume found this item already done (or its effect already on chain / at the venue)."""
+
+    step_id: str | None
+    item_index: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Note(Event):
+    """A fact worth showing that is not a step of its own (e.g. what resume found)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class StatusChanged(Event):
+    status: str
+    in_tx_hashes: tuple[str, ...] = ()
+    tx_hashes: tuple[str, ...] = ()
+    source: Literal["poll", "webhook"] = "poll"
+    fail_reason: str | None = None
+    refund_fail_reason: str | None = None
+
+
+_STATUS_EXIT = {"success": ExitCode.OK, "refund": ExitCode.REFUNDED, "fallback": ExitCode.REFUNDED}
+
+
+@dataclass(frozen=True)
+class Finished(Event):
+    """The request reached a final status."""
+
+    request_id: str
+    status: str
+    fail_reason: str | None = None
+    refund_fail_reason: str | None = None
+    in_tx_hashes: tuple[str, ...] = ()
+    tx_hashes: tuple[str, ...] = ()
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return _STATUS_EXIT.get(self.status, ExitCode.FAILED)
+
+
+@dataclass(frozen=True)
+class Failed(Event):
+    """Execution stopped: `error` says why in words; `error_type` is the error class."""
+
+    error: str
+    error_type: str
+    exit_code: int
+    request_id: str | None = None
+    failures: tuple[GuardResult, ...] = field(default=())
+
+
+FINAL_EVENTS = (Finished, Failed)
+
+
+def exit_code_of(event: Event | None) -> ExitCode:
+    """The exit code of a run from its last event."""
+    if isinstance(event, Finished):
+        return event.exit_code
+    if isinstance(event, Failed):
+        return ExitCode(event.exit_code)
+    return ExitCode.ERROR

@@ -1,0 +1,684 @@
+"""Pre-sign guards: pure checks of a quote against itself and the wallet, in words.
+
+The executor runs `check_quote` on the whole quote before the first signature, and
+`check_item` again right before each item is signed (a POST answer may have appended steps).
+Each guard returns `GuardResult(name, ok, message)`; any failure stops execution before
+anything is signed (`require` raises `GuardRefused` listing every failure).
+
+What is checked, and why:
+
+- `request-id`: every step belongs to one request.
+- `step-kind`: only item shapes this client understands, in steps of a matching kind, with a
+  signature kind of eip712 or eip191; anything else is refused rather than guessed at.
+- `venue-nonce`: authorize value.nonce == authorize body.nonce == deposit item nonce ==
+  action.parameters.nonce (spec 4.4: otherwise the transfer cannot be tied to the request).
+- `authorize-terms`: the NonceMapping is for this wallet, its body posts what is signed, and
+  its id is the quote's orderId.
+- `send-asset-destination` / `-token` / `-amount`: the venue transfer pays the quote's
+  depository, in the quote's currencyIn, exactly currencyIn.amountFormatted.
+- `tx-chain-id`: an EVM transaction names its chain, and it is the chain being paid on.
+- `rpc-configured`: the chain of every transaction has an RPC (checked before signing anything).
+- `tx-from`: transactions are from the wallet that will sign them.
+- `tx-payment`: a transaction pays protocol.v2.paymentDetails: to the depository (native:
+  value == amount; ERC-20: no value), or an ERC-20 `approve` of the depository on the token.
+- `order-id`: a depository call carries the quote's orderId.
+- `verifying-contract`: the NonceMapping domain (and the built SendAsset domain) has the
+  all-zero verifying contract the spec requires.
+- `permit-terms`: an EIP-3009 permit moves exactly the payment to the depository on the
+  payment's chain and token, from the wallet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from crossdeck.execute.errors import GuardRefused
+from crossdeck.models import (
+    PaymentDetails,
+    Quote,
+    SignatureData,
+    Step,
+    StepItem,
+    TransactionData,
+    VenueDepositData,
+    format_units,
+)
+
+ZERO_ADDRESS = "0x" + "0" * 40
+NATIVE_ADDRESS = ZERO_ADDRESS
+VENUE_CHAIN_ID = 1337
+PERPS_USDC_ADDRESS = "0x" + "0" * 32
+SPOT_USDC_TOKEN_ID = "0x6d1e7cde53ba9467b783cb7c530ce054"
+APPROVE_SELECTOR = "0x095ea7b3"
+PERMIT_TYPES = frozenset({"ReceiveWithAuthorization", "TransferWithAuthorization"})
+NONCE_MAPPING = "NonceMapping"
+_SPOT_ID = re.compile(r"^0x[0-9a-f]{32}$")
+_HIP3 = re.compile(r"^(0x[0-9a-f]{32})((?:[0-9a-f]{2})+)$")
+
+
+@dataclass(frozen=True)
+class GuardResult:
+    name: str
+    ok: bool
+    message: str
+    where: str | None = None  # e.g. "step 'deposit' item 1"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "message": self.message, "where": self.where}
+
+    def __str__(self) -> str:
+        mark = "ok" if self.ok else "FAILED"
+        where = f" [{self.where}]" if self.where else ""
+        return f"{self.name}: {mark}{where}: {self.message}"
+
+
+def failures(results: Collection[GuardResult]) -> list[GuardResult]:
+    return [r for r in results if not r.ok]
+
+
+def require(results: Collection[GuardResult]) -> None:
+    """Raise `GuardRefused` naming every failed guard."""
+    failed = failures(results)
+    if failed:
+        raise GuardRefused(failed)
+
+
+# -- small helpers ------------------------------------------------------------------------
+
+
+def _same_address(a: Any, b: Any) -> bool:
+    return isinstance(a, str) and isinstance(b, str) and a.lower() == b.lower()
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text, 16) if text[:2].lower() == "0x" else int(text)
+        except ValueError:
+            return None
+    return None
+
+
+def _decimal(text: Any) -> Decimal | None:
+    if not isinstance(text, str | int) or isinstance(text, bool):
+        return None
+    try:
+        value = Decimal(str(text))
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def _where(step: Step, item_index: int) -> str:
+    return f"step '{step.id}' item {item_index}"
+
+
+def _items(quote: Quote) -> Iterator[tuple[int, Step, int, StepItem]]:
+    for step_index, step in enumerate(quote.steps):
+        for item_index, item in enumerate(step.items):
+            yield step_index, step, item_index, item
+
+
+def _ok(name: str, message: str, where: str | None = None) -> GuardResult:
+    return GuardResult(name, True, message, where)
+
+
+def _fail(name: str, message: str, where: str | None = None) -> GuardResult:
+    return GuardResult(name, False, message, where)
+
+
+def expected_token_id(currency_address: str) -> tuple[str, str] | None:
+    """(token id, DEX) that a venue currency address stands for (spec 2.4): perps USDC is spot
+    USDC on the perps DEX '', a spot address is its own token id on 'spot', a HIP-3 address
+    is its spot part on the DEX its suffix names."""
+    address = currency_address.lower()
+    if address == PERPS_USDC_ADDRESS:
+        return SPOT_USDC_TOKEN_ID, ""
+    if _SPOT_ID.fullmatch(address):
+        return address, "spot"
+    match = _HIP3.fullmatch(address)
+    if match is None:
+        return None
+    try:
+        dex = bytes.fromhex(match.group(2)).decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    return match.group(1), dex
+
+
+# -- whole-quote guards -------------------------------------------------------------------
+
+
+def _request_id_guard(quote: Quote) -> GuardResult:
+    ids = {s.request_id for s in quote.steps if s.request_id}
+    if not ids:
+        return _fail("request-id", "no step carries a requestId: the request cannot be tracked")
+    if len(ids) > 1:
+        return _fail("request-id", f"steps carry different request ids: {sorted(ids)}")
+    return _ok("request-id", f"every step belongs to request {next(iter(ids))}")
+
+
+def _authorize_items(quote: Quote) -> list[tuple[Step, int, SignatureData]]:
+    found = []
+    for _, step, index, item in _items(quote):
+        if item.kind_of_data != "signature":
+            continue
+        data = item.as_signature()
+        if data.sign is not None and data.sign.primary_type == NONCE_MAPPING:
+            found.append((step, index, data))
+    return found
+
+
+def _venue_items(quote: Quote) -> list[tuple[Step, int, VenueDepositData]]:
+    return [
+        (step, index, item.as_venue_deposit())
+        for _, step, index, item in _items(quote)
+        if item.kind_of_data == "venue_deposit"
+    ]
+
+
+def _venue_nonce_guard(quote: Quote) -> list[GuardResult]:
+    venue = _venue_items(quote)
+    authorizations = _authorize_items(quote)
+    if not venue and not authorizations:
+        return []
+    mapped: set[int | None] = set()
+    problems: list[str] = []
+    for step, index, data in authorizations:
+        signed = _int((data.sign.value or {}).get("nonce")) if data.sign else None
+        posted = _int(((data.post.body if data.post else None) or {}).get("nonce"))
+        if signed is None:
+            problems.append(f"{_where(step, index)}: the NonceMapping has no nonce")
+        if signed != posted:
+            problems.append(
+                f"{_where(step, index)}: signed nonce {signed} but the body posts nonce {posted}"
+            )
+        mapped.add(signed)
+    for step, index, data in venue:
+        action_nonce = data.action.nonce if data.action else None
+        if data.nonce is None or data.nonce != action_nonce:
+            problems.append(
+                f"{_where(step, index)}: deposit nonce {data.nonce} != "
+                f"action.parameters.nonce {action_nonce}"
+            )
+        if not authorizations:
+            problems.append(
+                f"{_where(step, index)}: a venue transfer without an authorize step cannot be "
+                "tied to the request"
+            )
+        elif data.nonce not in mapped:
+            problems.append(
+                f"{_where(step, index)}: deposit nonce {data.nonce} != authorize nonce "
+                f"{', '.join(str(n) for n in sorted(mapped, key=str))}"
+            )
+    if problems:
+        return [_fail("venue-nonce", "; ".join(problems))]
+    nonces = ", ".join(str(n) for n in sorted(mapped, key=str))
+    return [_ok("venue-nonce", f"authorize and sendAsset share nonce {nonces}")]
+
+
+def check_quote(
+    quote: Quote,
+    *,
+    wallet: str | None = None,
+    rpc_chain_ids: Collection[int] | None = None,
+) -> list[GuardResult]:
+    """Every guard over the whole quote. `rpc_chain_ids`: chains with a configured RPC (None:
+    not checked here)."""
+    results = [_request_id_guard(quote), *_venue_nonce_guard(quote)]
+    for step_index, _step, item_index, _item in _items(quote):
+        results += item_guards(
+            quote, step_index, item_index, wallet=wallet, rpc_chain_ids=rpc_chain_ids
+        )
+    return results
+
+
+def check_item(
+    quote: Quote,
+    step_index: int,
+    item_index: int,
+    *,
+    wallet: str | None = None,
+    rpc_chain_ids: Collection[int] | None = None,
+) -> list[GuardResult]:
+    """The guards that concern one item, run right before it is signed."""
+    results = [_request_id_guard(quote)]
+    kind = quote.steps[step_index].items[item_index].kind_of_data
+    if kind in ("venue_deposit", "signature"):
+        results += _venue_nonce_guard(quote)
+    return results + item_guards(
+        quote, step_index, item_index, wallet=wallet, rpc_chain_ids=rpc_chain_ids
+    )
+
+
+# -- per-item guards ----------------------------------------------------------------------
+
+
+def item_guards(
+    quote: Quote,
+    step_index: int,
+    item_index: int,
+    *,
+    wallet: str | None = None,
+    rpc_chain_ids: Collection[int] | None = None,
+) -> list[GuardResult]:
+    step = quote.steps[step_index]
+    item = step.items[item_index]
+    where = _where(step, item_index)
+    kind_result = _kind_guard(step, item, where)
+    if not kind_result.ok:
+        return [kind_result]
+    kind = item.kind_of_data
+    payment = quote.payment_details
+    if kind == "transaction":
+        return [
+            kind_result,
+            *_tx_guards(quote, item.as_transaction(), where, wallet, rpc_chain_ids),
+        ]
+    if kind == "signature":
+        return [kind_result, *_signature_guards(quote, item.as_signature(), where, wallet)]
+    return [kind_result, *_venue_guards(quote, item.as_venue_deposit(), payment, where)]
+
+
+_STEP_KIND_FOR = {"transaction": "transaction", "venue_deposit": "transaction"}
+
+
+def _kind_guard(step: Step, item: StepItem, where: str) -> GuardResult:
+    kind = item.kind_of_data
+    if kind == "unknown":
+        return _fail("step-kind", "item data of an unknown shape; refusing to guess", where)
+    if step.kind not in ("transaction", "signature"):
+        return _fail("step-kind", f"step kind {step.kind!r} is not transaction or signature", where)
+    wanted = _STEP_KIND_FOR.get(kind, "signature")
+    if step.kind != wanted:
+        return _fail("step-kind", f"{kind} data inside a {step.kind!r} step", where)
+    if kind == "signature":
+        data = item.as_signature()
+        sign = data.sign
+        if sign is None or sign.signature_kind not in ("eip712", "eip191"):
+            got = sign.signature_kind if sign else None
+            return _fail("step-kind", f"signature kind {got!r} is not eip712 or eip191", where)
+        if sign.signature_kind == "eip712" and not (
+            sign.domain and sign.types and sign.primary_type and isinstance(sign.value, dict)
+        ):
+            return _fail(
+                "step-kind", "eip712 data lacks domain, types, primaryType or value", where
+            )
+        if sign.signature_kind == "eip191" and not isinstance(sign.message, str):
+            return _fail("step-kind", "eip191 data has no message text", where)
+        if data.post is None or not data.post.endpoint:
+            return _fail("step-kind", "the signature has no post endpoint to deliver it", where)
+        if (data.post.method or "POST").upper() != "POST":
+            return _fail("step-kind", f"post method {data.post.method!r} is not POST", where)
+    if kind == "venue_deposit":
+        data = item.as_venue_deposit()
+        if data.action is None or data.action.type != "sendAsset":
+            got = data.action.type if data.action else None
+            return _fail("step-kind", f"venue action {got!r} is not sendAsset", where)
+        if data.sign_domain_name is None:
+            return _fail(
+                "step-kind",
+                f"eip712PrimaryType {data.eip712_primary_type!r} is not "
+                "'<Venue>Transaction:<Action>'",
+                where,
+            )
+        if not data.eip712_types or data.eip712_primary_type not in data.eip712_types:
+            return _fail("step-kind", "eip712Types do not define the primary type", where)
+    return _ok("step-kind", f"{kind} item", where)
+
+
+# -- EVM transactions ---------------------------------------------------------------------
+
+
+def _tx_guards(
+    quote: Quote,
+    tx: TransactionData,
+    where: str,
+    wallet: str | None,
+    rpc_chain_ids: Collection[int] | None,
+) -> list[GuardResult]:
+    results: list[GuardResult] = []
+    payment = quote.payment_details
+    chain_id = tx.chain_id
+    if chain_id is None or chain_id <= 0:
+        results.append(_fail("tx-chain-id", "the transaction names no chainId", where))
+    elif payment is not None and payment.chain_id is not None and str(chain_id) != payment.chain_id:
+        results.append(
+            _fail(
+                "tx-chain-id",
+                f"the transaction is on chain {chain_id} but the payment is on chain "
+                f"{payment.chain_id}",
+                where,
+            )
+        )
+    else:
+        results.append(_ok("tx-chain-id", f"chain {chain_id}", where))
+    if rpc_chain_ids is not None and chain_id is not None:
+        if chain_id in rpc_chain_ids:
+            results.append(
+                _ok("rpc-configured", f"an RPC is configured for chain {chain_id}", where)
+            )
+        else:
+            results.append(
+                _fail(
+                    "rpc-configured",
+                    f"no RPC is configured for chain {chain_id} (set rpc.{chain_id})",
+                    where,
+                )
+            )
+    if wallet is not None:
+        if tx.from_ is None or _same_address(tx.from_, wallet):
+            results.append(_ok("tx-from", f"from the wallet {wallet}", where))
+        else:
+            results.append(
+                _fail(
+                    "tx-from", f"the transaction is from {tx.from_}, not the wallet {wallet}", where
+                )
+            )
+    if not tx.to:
+        results.append(
+            _fail("tx-payment", "the transaction has no `to` (contract creation)", where)
+        )
+    elif payment is not None and payment.depository:
+        results.append(_payment_guard(tx, payment, where))
+        order = _order_id_guard(quote, tx, payment, where)
+        if order is not None:
+            results.append(order)
+    return results
+
+
+def _payment_guard(tx: TransactionData, payment: PaymentDetails, where: str) -> GuardResult:
+    value = tx.value or 0
+    native = payment.currency is None or _same_address(payment.currency, NATIVE_ADDRESS)
+    if _same_address(tx.to, payment.depository):
+        if native:
+            if payment.amount is not None and value != payment.amount:
+                return _fail(
+                    "tx-payment",
+                    f"sends value {value} to the depository but the payment is {payment.amount}",
+                    where,
+                )
+            return _ok("tx-payment", f"pays {value} native to the depository {tx.to}", where)
+        if value != 0:
+            return _fail(
+                "tx-payment",
+                f"an ERC-20 payment must carry no native value, this one carries {value}",
+                where,
+            )
+        return _ok("tx-payment", f"calls the depository {tx.to} without native value", where)
+    if not native and _same_address(tx.to, payment.currency):
+        data = (tx.data or "0x").lower()
+        if not data.startswith(APPROVE_SELECTOR) or len(data) < 10 + 128:
+            return _fail(
+                "tx-payment",
+                f"calls the token {tx.to} with something other than approve (selector {data[:10]})",
+                where,
+            )
+        spender = "0x" + data[10 + 24 : 10 + 64]
+        if not _same_address(spender, payment.depository):
+            return _fail(
+                "tx-payment",
+                f"approves {spender}, not the depository {payment.depository}",
+                where,
+            )
+        if value != 0:
+            return _fail(
+                "tx-payment", f"an approve must carry no value, this one has {value}", where
+            )
+        amount = int(data[10 + 64 : 10 + 128], 16)
+        return _ok("tx-payment", f"approves {amount} of {tx.to} to the depository", where)
+    return _fail(
+        "tx-payment",
+        f"goes to {tx.to}, which is neither the depository {payment.depository} nor the "
+        f"payment token {payment.currency}",
+        where,
+    )
+
+
+def _order_id_guard(
+    quote: Quote, tx: TransactionData, payment: PaymentDetails, where: str
+) -> GuardResult | None:
+    data = (tx.data or "0x").lower()
+    if not _same_address(tx.to, payment.depository) or data in ("0x", ""):
+        return None  # an approve, or a plain transfer to a deposit address
+    order_id = quote.order_id
+    if not order_id:
+        return _fail("order-id", "the quote has no protocol.v2.orderId to tag the deposit", where)
+    if order_id.lower().removeprefix("0x") not in data:
+        return _fail("order-id", f"the depository call does not carry orderId {order_id}", where)
+    return _ok("order-id", f"the deposit is tagged with orderId {order_id}", where)
+
+
+# -- signatures ---------------------------------------------------------------------------
+
+
+def _signature_guards(
+    quote: Quote, data: SignatureData, where: str, wallet: str | None
+) -> list[GuardResult]:
+    sign = data.sign
+    assert sign is not None  # the kind guard passed
+    if sign.signature_kind != "eip712":
+        return []
+    results: list[GuardResult] = []
+    domain = sign.domain or {}
+    if sign.primary_type == NONCE_MAPPING:
+        contract = domain.get("verifyingContract")
+        if _same_address(contract, ZERO_ADDRESS):
+            results.append(_ok("verifying-contract", "NonceMapping domain: zero address", where))
+        else:
+            results.append(
+                _fail(
+                    "verifying-contract",
+                    f"the NonceMapping domain's verifyingContract is {contract}, not the zero "
+                    "address",
+                    where,
+                )
+            )
+        results.append(_authorize_terms(quote, data, where, wallet))
+    elif sign.primary_type in PERMIT_TYPES:
+        results.append(_permit_terms(quote, data, where, wallet))
+    return results
+
+
+def _authorize_terms(
+    quote: Quote, data: SignatureData, where: str, wallet: str | None
+) -> GuardResult:
+    value = (data.sign.value if data.sign else None) or {}
+    body = (data.post.body if data.post else None) or {}
+    problems = []
+    for name in ("wallet", "depositor"):
+        if not _same_address(value.get(name), body.get(name)):
+            problems.append(f"signed {name} {value.get(name)} but posts {body.get(name)}")
+        if wallet is not None and not _same_address(value.get(name), wallet):
+            problems.append(f"{name} {value.get(name)} is not this wallet {wallet}")
+    if str(value.get("id", "")).lower() != str(body.get("id", "")).lower():
+        problems.append(f"signed id {value.get('id')} but posts id {body.get('id')}")
+    # The id is the quote's orderId (the protocol-level deposit id); the request id is accepted
+    # too, because the two are the same value in some deployments. Anything else ties the
+    # transfer to a different deposit.
+    mapped = str(value.get("id", "")).lower()
+    known = {i.lower() for i in (quote.order_id, quote.request_id) if i}
+    if known and mapped not in known:
+        problems.append(
+            f"maps id {value.get('id')}, which is neither the quote's orderId {quote.order_id} "
+            f"nor its requestId {quote.request_id}"
+        )
+    if problems:
+        return _fail("authorize-terms", "; ".join(problems), where)
+    return _ok("authorize-terms", f"maps this wallet's nonce to id {value.get('id')}", where)
+
+
+def _permit_terms(quote: Quote, data: SignatureData, where: str, wallet: str | None) -> GuardResult:
+    sign = data.sign
+    assert sign is not None
+    value = sign.value or {}
+    domain = sign.domain or {}
+    payment = quote.payment_details
+    if payment is None:
+        return _fail("permit-terms", "the quote has no paymentDetails to check the permit", where)
+    problems = []
+    if wallet is not None and not _same_address(value.get("from"), wallet):
+        problems.append(f"from {value.get('from')} is not this wallet {wallet}")
+    if not _same_address(value.get("to"), payment.depository):
+        problems.append(f"pays {value.get('to')}, not the depository {payment.depository}")
+    if _int(value.get("value")) != payment.amount:
+        problems.append(f"moves {value.get('value')}, not the payment amount {payment.amount}")
+    if not _same_address(domain.get("verifyingContract"), payment.currency):
+        problems.append(
+            f"is for token {domain.get('verifyingContract')}, not the payment currency "
+            f"{payment.currency}"
+        )
+    if str(_int(domain.get("chainId"))) != str(payment.chain_id):
+        problems.append(f"is on chain {domain.get('chainId')}, not {payment.chain_id}")
+    if problems:
+        return _fail("permit-terms", "the permit " + "; ".join(problems), where)
+    return _ok(
+        "permit-terms",
+        f"permits {payment.amount} of {payment.currency} to the depository {payment.depository}",
+        where,
+    )
+
+
+# -- venue transfers ----------------------------------------------------------------------
+
+
+def _venue_guards(
+    quote: Quote, data: VenueDepositData, payment: PaymentDetails | None, where: str
+) -> list[GuardResult]:
+    action = data.action
+    assert action is not None  # the kind guard passed
+    details = quote.details
+    currency_in = details.currency_in if details else None
+    results: list[GuardResult] = []
+
+    if payment is None or not payment.depository:
+        results.append(
+            _fail("send-asset-destination", "the quote has no paymentDetails.depository", where)
+        )
+    elif _same_address(action.destination, payment.depository):
+        results.append(
+            _ok("send-asset-destination", f"pays the depository {payment.depository}", where)
+        )
+    else:
+        results.append(
+            _fail(
+                "send-asset-destination",
+                f"sendAsset destination {action.destination} is not the quote's depository "
+                f"{payment.depository}",
+                where,
+            )
+        )
+
+    currency = currency_in.currency if currency_in else None
+    address = currency.address if currency else None
+    results.append(_token_guard(action.token, action.source_dex, address, payment, where))
+
+    amount = _decimal(action.amount)
+    quoted = currency_in.amount_formatted_decimal if currency_in else None
+    problems = []
+    if amount is None:
+        problems.append(f"sendAsset amount {action.amount!r} is not a decimal number")
+    elif quoted is None:
+        problems.append("the quote has no currencyIn.amountFormatted to compare with")
+    elif amount != quoted:
+        problems.append(
+            f"sendAsset amount {action.amount} != the quote's currencyIn "
+            f"{currency_in.amount_formatted if currency_in else None}"
+        )
+    decimals = currency.decimals if currency else None
+    if amount is not None and payment is not None and payment.amount is not None:
+        if decimals is None:
+            problems.append("the quote's currencyIn has no decimals")
+        elif Decimal(format_units(payment.amount, decimals)) != amount:
+            problems.append(
+                f"sendAsset amount {action.amount} != paymentDetails.amount "
+                f"{format_units(payment.amount, decimals)}"
+            )
+    if problems:
+        results.append(_fail("send-asset-amount", "; ".join(problems), where))
+    else:
+        results.append(_ok("send-asset-amount", f"sends exactly {action.amount}", where))
+    return results
+
+
+def _token_guard(
+    token: str | None,
+    source_dex: str | None,
+    currency_address: str | None,
+    payment: PaymentDetails | None,
+    where: str,
+) -> GuardResult:
+    if currency_address is None:
+        return _fail("send-asset-token", "the quote has no currencyIn address", where)
+    if (
+        payment is not None
+        and payment.currency
+        and not _same_address(payment.currency, currency_address)
+    ):
+        return _fail(
+            "send-asset-token",
+            f"paymentDetails.currency {payment.currency} is not currencyIn {currency_address}",
+            where,
+        )
+    expected = expected_token_id(currency_address)
+    if expected is None:
+        return _fail(
+            "send-asset-token", f"currencyIn {currency_address} is not a venue currency", where
+        )
+    token_id, dex = expected
+    _, sep, sent_id = (token or "").partition(":")
+    if not sep or sent_id.lower() != token_id:
+        return _fail(
+            "send-asset-token",
+            f"sendAsset token {token!r} is not token {token_id} that currencyIn "
+            f"{currency_address} stands for",
+            where,
+        )
+    if (source_dex or "") != dex:
+        return _fail(
+            "send-asset-token",
+            f"sendAsset leaves DEX {source_dex!r}, but currencyIn {currency_address} lives on "
+            f"{dex!r}",
+            where,
+        )
+    return _ok("send-asset-token", f"sends {token} from DEX {dex!r}", where)
+
+
+# -- checks made at execution time --------------------------------------------------------
+
+
+def rpc_chain_guard(item_chain_id: int, rpc_chain_id: int | None, where: str) -> GuardResult:
+    if rpc_chain_id == item_chain_id:
+        return _ok("rpc-chain-id", f"the RPC serves chain {item_chain_id}", where)
+    return _fail(
+        "rpc-chain-id",
+        f"the transaction is for chain {item_chain_id} but the RPC serves chain {rpc_chain_id}",
+        where,
+    )
+
+
+def built_domain_guard(typed_data: dict[str, Any], expected_name: str, where: str) -> GuardResult:
+    """The SendAsset typed data about to be signed has the spec's domain."""
+    domain = typed_data.get("domain", {})
+    if not _same_address(domain.get("verifyingContract"), ZERO_ADDRESS):
+        return _fail(
+            "verifying-contract",
+            f"SendAsset domain verifyingContract {domain.get('verifyingContract')} is not zero",
+            where,
+        )
+    if domain.get("name") != expected_name:
+        return _fail(
+            "verifying-contract",
+            f"SendAsset domain name {domain.get('name')!r} is not {expected_name!r}",
+            where,
+        )
+    return _ok("verifying-contract", f"SendAsset domain {expected_name}, zero address", where)
