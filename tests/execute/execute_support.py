@@ -1,0 +1,180 @@
+"""What the executor tests share: fresh funded accounts in the demo world, an Executor wired to
+the world's real servers and chains, and balance readers."""
+
+from __future__ import annotations
+
+import copy
+import secrets
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from eth_account import Account
+from pydantic import SecretStr
+
+from crossdeck.api import ServiceClient
+from crossdeck.execute import Event, Executor, Finished, Journal, SignRequest, TrackingPolicy
+from crossdeck.models import Quote, QuoteRequest
+from crossdeck.venue import VenueClient
+from crossdeck.wallet.gateway import EvmGateway
+from crossdeck.wallet.signer import Signer
+
+NATIVE = "0x0000000000000000000000000000000000000000"
+PERPS_USDC = "0x" + "0" * 32
+ETH = 10**18
+USDC = 10**6
+VENUE_UNIT = 10**8
+FAST = TrackingPolicy(initial=0.05, factor=1.5, cap=0.5, failure_settle=3.0, timeout=60.0)
+
+
+def usdc_address(world: Any, chain_id: int) -> str:
+    return world.chains[chain_id].usdc
+
+
+def new_key() -> str:
+    return "0x" + secrets.token_hex(32)
+
+
+def new_address() -> str:
+    return Account.from_key(new_key()).address
+
+
+async def send_from_demo(world: Any, chain_id: int, tx: dict[str, Any]) -> None:
+    """A plain transaction from the world's demo wallet (to fund test accounts)."""
+    demo = Signer(SecretStr(world.wallet_key))
+    async with EvmGateway(world.rpc[chain_id], chain_id) as gateway:
+        max_fee, tip = await gateway.fee_params()
+        call = {"from": demo.address, "value": 0, "data": "0x", **tx}
+        gas = await gateway.estimate_gas(call)
+        signed = demo.sign_transaction(
+            {
+                **call,
+                "chainId": chain_id,
+                "nonce": await gateway.nonce(demo.address),
+                "gas": gas * 2,
+                "maxFeePerGas": max_fee,
+                "maxPriorityFeePerGas": tip,
+            }
+        )
+        await gateway.wait_receipt(await gateway.send_raw(signed.raw), timeout=60, poll=0.05)
+
+
+async def fund(
+    world: Any,
+    address: str,
+    *,
+    native: dict[int, int] | None = None,
+    usdc: dict[int, int] | None = None,
+    venue_perps: int = 0,
+) -> None:
+    """Give `address` native wei and USDC units per chain, and perps USDC on the venue."""
+    for chain_id, wei in (native or {}).items():
+        await send_from_demo(world, chain_id, {"to": address, "value": wei})
+    for chain_id, units in (usdc or {}).items():
+        data = "0xa9059cbb" + address[2:].lower().rjust(64, "0") + hex(units)[2:].rjust(64, "0")
+        await send_from_demo(world, chain_id, {"to": usdc_address(world, chain_id), "data": data})
+    if venue_perps:
+        world.ledger.credit(address, PERPS_USDC, venue_perps)
+
+
+@dataclass
+class Kit:
+    """One fresh wallet and an Executor for it, against `world`."""
+
+    world: Any
+    journal_path: Path
+    key: str = field(default_factory=new_key)
+    signing_chain_id: int = 1
+    tracking: TrackingPolicy = FAST
+    asked: list[SignRequest] = field(default_factory=list)
+    answer: bool = True
+
+    def __post_init__(self) -> None:
+        self.signer = Signer(SecretStr(self.key))
+        self.address = self.signer.address
+        self.service = ServiceClient(self.world.service_url, api_key=self.world.api_key)
+        self.venue = VenueClient(self.world.venue_url)
+        self.journal = Journal(self.journal_path)
+        self.executor = self.make_executor()
+
+    def make_executor(self, **overrides: Any) -> Executor:
+        options: dict[str, Any] = {
+            "confirm": self._confirm,
+            "signing_chain_id": self.signing_chain_id,
+            "tracking": self.tracking,
+            "receipt_poll": 0.05,
+        }
+        options.update(overrides)
+        return Executor(
+            self.service, self.venue, self.signer, dict(self.world.rpc), self.journal, **options
+        )
+
+    async def _confirm(self, request: SignRequest) -> bool:
+        self.asked.append(request)
+        return self.answer
+
+    async def aclose(self) -> None:
+        await self.executor.aclose()
+        await self.service.aclose()
+        await self.venue.aclose()
+        self.journal.close()
+
+    # -- quoting ------------------------------------------------------------------------------
+
+    async def quote(self, **fields: Any) -> tuple[Quote, QuoteRequest]:
+        request = QuoteRequest.build(user=self.address, trade_type="EXACT_INPUT", **fields)
+        return await self.service.quote(request), request
+
+    @staticmethod
+    def tampered(quote: Quote, change: Any) -> Quote:
+        """A copy of `quote` with `change(wire_dict)` applied to its JSON."""
+        wire = copy.deepcopy(quote.to_wire())
+        change(wire)
+        return Quote.from_wire(wire)
+
+    # -- running ------------------------------------------------------------------------------
+
+    async def run(self, quote: Quote, **options: Any) -> list[Event]:
+        return [event async for event in self.executor.run(quote, **options)]
+
+    async def resume(self, request_id: str) -> list[Event]:
+        return [event async for event in self.executor.resume(request_id)]
+
+    # -- balances -----------------------------------------------------------------------------
+
+    async def native(self, chain_id: int, address: str) -> int:
+        async with EvmGateway(self.world.rpc[chain_id], chain_id) as gateway:
+            return await gateway.balance(address)
+
+    async def usdc(self, chain_id: int, address: str) -> int:
+        async with EvmGateway(self.world.rpc[chain_id], chain_id) as gateway:
+            return await gateway.erc20_balance(usdc_address(self.world, chain_id), address)
+
+    async def nonce(self, chain_id: int, address: str | None = None) -> int:
+        async with EvmGateway(self.world.rpc[chain_id], chain_id) as gateway:
+            return await gateway.nonce(address or self.address, "latest")
+
+    async def withdrawable(self, address: str | None = None) -> Decimal:
+        state = await self.venue.clearinghouse_state(address or self.address)
+        return state.withdrawable
+
+
+def finished(events: list[Event]) -> Finished:
+    last = events[-1]
+    assert isinstance(last, Finished), f"run did not finish: {last.to_json()}"
+    return last
+
+
+def of_type(events: list[Event], kind: type) -> list[Any]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+async def gas_paid(world: Any, chain_id: int, tx_hashes: list[str]) -> int:
+    async with EvmGateway(world.rpc[chain_id], chain_id) as gateway:
+        total = 0
+        for tx_hash in tx_hashes:
+            receipt = await gateway.get_receipt(tx_hash)
+            assert receipt is not None
+            total += receipt.gas_used * receipt.effective_gas_price
+        return total
