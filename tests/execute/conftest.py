@@ -29,3 +29,12 @@ async def kit(any_world: Any, make_kit: Callable[..., Kit]) -> AsyncIterator[Kit
     yield made
     for each in make_kit.made:  # type: ignore[attr-defined]
         await each.aclose()
+
+
+@pytest.fixture
+async def py_kit(world: Any, make_kit: Callable[..., Kit]) -> AsyncIterator[Kit]:
+    """A `Kit` on the py-evm world only (for checks that do not depend on the chain node)."""
+    made = make_kit(world)
+    yield made
+    for each in make_kit.made:  # type: ignore[attr-defined]
+        await each.aclose()

@@ -1,0 +1,330 @@
+"""Each guard refuses a tampered quote from the demo world before anything is signed: the signer
+is never called, nothing is confirmed, sent or posted, the journal holds no item, and the run
+ends with exit code GUARD_REFUSED naming the guard and what differs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from execute_support import (
+    ETH,
+    NATIVE,
+    PERPS_USDC,
+    USDC,
+    VENUE_UNIT,
+    Kit,
+    fund,
+    new_address,
+    usdc_address,
+)
+
+from crossdeck.execute import Failed, GuardsChecked
+from crossdeck.exitcodes import ExitCode
+from crossdeck.wallet.signer import Signer
+
+OTHER = "0x1111111111111111111111111111111111111111"
+
+
+@pytest.fixture
+def sign_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every call into the signer during the test."""
+    calls: list[str] = []
+    for name in ("sign_transaction", "sign_typed_data", "sign_eip191"):
+        original = getattr(Signer, name)
+
+        def spy(self: Signer, *args: Any, _name: str = name, _orig: Any = original) -> Any:
+            calls.append(_name)
+            return _orig(self, *args)
+
+        monkeypatch.setattr(Signer, name, spy)
+    return calls
+
+
+async def native_quote(kit: Kit, **extra: Any):
+    return await kit.quote(
+        origin_chain_id=8453,
+        destination_chain_id=999,
+        origin_currency=NATIVE,
+        destination_currency=NATIVE,
+        amount=str(ETH // 10),
+        recipient=new_address(),
+        **extra,
+    )
+
+
+async def usdc_quote(kit: Kit):
+    return await kit.quote(
+        origin_chain_id=8453,
+        destination_chain_id=999,
+        origin_currency=usdc_address(kit.world, 8453),
+        destination_currency=usdc_address(kit.world, 999),
+        amount=str(10 * USDC),
+        recipient=new_address(),
+    )
+
+
+async def permit_quote(kit: Kit):
+    return await kit.quote(
+        origin_chain_id=8453,
+        destination_chain_id=999,
+        origin_currency=usdc_address(kit.world, 8453),
+        destination_currency=usdc_address(kit.world, 999),
+        amount=str(10 * USDC),
+        recipient=new_address(),
+        use_permit=True,
+    )
+
+
+async def withdrawal_quote(kit: Kit):
+    return await kit.quote(
+        origin_chain_id=1337,
+        destination_chain_id=8453,
+        origin_currency=PERPS_USDC,
+        destination_currency=usdc_address(kit.world, 8453),
+        amount=str(25 * VENUE_UNIT),
+        recipient=new_address(),
+        protocol_version="v2",
+    )
+
+
+def item(wire: dict, step_id: str) -> dict:
+    return next(s for s in wire["steps"] if s["id"] == step_id)["items"][0]["data"]
+
+
+def deposit_params(wire: dict) -> dict:
+    return item(wire, "deposit")["action"]["parameters"]
+
+
+def _bump_nonce(wire: dict) -> None:
+    deposit = item(wire, "deposit")
+    deposit["nonce"] += 1
+    deposit["action"]["parameters"]["nonce"] += 1
+
+
+def _retag(wire: dict) -> None:
+    deposit = item(wire, "deposit")
+    order = wire["protocol"]["v2"]["orderId"][2:]
+    deposit["data"] = deposit["data"].replace(order, "ee" * 32)
+
+
+def _data_unknown(wire: dict) -> None:
+    wire["steps"][0]["items"][0]["data"] = {"program": "solana-ix", "accounts": []}
+
+
+def _sign_kind(wire: dict) -> None:
+    item(wire, "authorize")["sign"]["signatureKind"] = "eip999"
+
+
+# (guard name, quote maker, tamper, words the refusal must contain)
+CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
+    (
+        "request-id",
+        withdrawal_quote,
+        lambda w: w["steps"][1].update(requestId="0x" + "ab" * 32),
+        "different request ids",
+    ),
+    ("step-kind", native_quote, _data_unknown, "unknown shape"),
+    ("step-kind", withdrawal_quote, _sign_kind, "'eip999' is not eip712 or eip191"),
+    ("venue-nonce", withdrawal_quote, _bump_nonce, "!= authorize nonce"),
+    (
+        "venue-nonce",
+        withdrawal_quote,
+        lambda w: deposit_params(w).update(nonce=deposit_params(w)["nonce"] + 7),
+        "!= action.parameters.nonce",
+    ),
+    (
+        "authorize-terms",
+        withdrawal_quote,
+        lambda w: item(w, "authorize")["sign"]["value"].update(wallet=OTHER),
+        f"wallet {OTHER}",
+    ),
+    (
+        "verifying-contract",
+        withdrawal_quote,
+        lambda w: item(w, "authorize")["sign"]["domain"].update(verifyingContract=OTHER),
+        f"verifyingContract is {OTHER}",
+    ),
+    (
+        "send-asset-destination",
+        withdrawal_quote,
+        lambda w: deposit_params(w).update(destination=OTHER),
+        f"destination {OTHER} is not the quote's depository",
+    ),
+    (
+        "send-asset-token",
+        withdrawal_quote,
+        lambda w: deposit_params(w).update(token="USDe:0x22e9417ea9e6367dee20b2b9b56adc9e"),
+        "USDe:0x22e9417ea9e6367dee20b2b9b56adc9e",
+    ),
+    (
+        "send-asset-token",
+        withdrawal_quote,
+        lambda w: deposit_params(w).update(sourceDex="spot"),
+        "leaves DEX 'spot'",
+    ),
+    (
+        "send-asset-amount",
+        withdrawal_quote,
+        lambda w: deposit_params(w).update(amount="25.00000001"),
+        "sendAsset amount 25.00000001 != the quote's currencyIn 25",
+    ),
+    (
+        "tx-chain-id",
+        native_quote,
+        lambda w: item(w, "deposit").update(chainId=999),
+        "on chain 999 but the payment is on chain 8453",
+    ),
+    (
+        "tx-from",
+        native_quote,
+        lambda w: item(w, "deposit").update(**{"from": OTHER}),
+        f"from {OTHER}, not the wallet",
+    ),
+    (
+        "tx-payment",
+        native_quote,
+        lambda w: item(w, "deposit").update(value=str(int(item(w, "deposit")["value"]) + 1)),
+        "but the payment is",
+    ),
+    (
+        "tx-payment",
+        native_quote,
+        lambda w: item(w, "deposit").update(to=OTHER),
+        f"goes to {OTHER}, which is neither the depository",
+    ),
+    (
+        "tx-payment",
+        usdc_quote,
+        lambda w: item(w, "approve").update(
+            data=item(w, "approve")["data"][:34]
+            + OTHER[2:].lower()
+            + item(w, "approve")["data"][74:]
+        ),
+        f"approves {OTHER.lower()}, not the depository",
+    ),
+    ("order-id", native_quote, _retag, "does not carry orderId"),
+    (
+        "permit-terms",
+        permit_quote,
+        lambda w: item(w, "deposit")["sign"]["value"].update(to=OTHER),
+        f"pays {OTHER}, not the depository",
+    ),
+    (
+        "permit-terms",
+        permit_quote,
+        lambda w: item(w, "deposit")["sign"]["value"].update(value="99000000"),
+        "moves 99000000, not the payment amount 10000000",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("guard", "make_quote", "tamper", "words"),
+    CASES,
+    ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)],
+)
+async def test_tampered_quote_is_refused_before_signing(
+    py_kit: Kit,
+    sign_calls: list[str],
+    guard: str,
+    make_quote: Callable[..., Any],
+    tamper: Callable[[dict], None],
+    words: str,
+) -> None:
+    kit = py_kit
+    quote, request = await make_quote(kit)
+    if quote.step("approve") is None and make_quote is usdc_quote:
+        pytest.fail("the USDC quote should start with an approve for a fresh wallet")
+    bad = kit.tampered(quote, tamper)
+    events = await kit.run(bad, request=request)
+
+    last = events[-1]
+    assert isinstance(last, Failed), last.to_json()
+    assert last.exit_code == ExitCode.GUARD_REFUSED
+    names = {f.name for f in last.failures}
+    assert guard in names, last.error
+    assert words in last.error
+    [checked] = [e for e in events if isinstance(e, GuardsChecked)]
+    assert not checked.ok
+    # nothing was signed, confirmed, sent or journalled
+    assert sign_calls == []
+    assert kit.asked == []
+    assert kit.journal.items(quote.request_id) == []
+    assert kit.journal.run(quote.request_id).state == "refused"
+    assert await kit.nonce(8453) == 0
+    # the untampered quote passes every guard (the refusal is the tampering's doing)
+    assert all(r.ok for r in _guards(kit, quote))
+
+
+def _guards(kit: Kit, quote: Any) -> list[Any]:
+    from crossdeck.execute.guards import check_quote
+
+    return check_quote(quote, wallet=kit.address, rpc_chain_ids=set(kit.world.rpc))
+
+
+async def test_chain_without_rpc_is_refused_before_signing(
+    py_kit: Kit, sign_calls: list[str]
+) -> None:
+    kit = py_kit
+    quote, request = await native_quote(kit)
+    kit.executor = kit.make_executor()
+    kit.executor.gateways = type(kit.executor.gateways)({999: kit.world.rpc[999]})
+    events = await kit.run(quote, request=request)
+
+    last = events[-1]
+    assert isinstance(last, Failed) and last.exit_code == ExitCode.GUARD_REFUSED
+    assert "no RPC is configured for chain 8453" in last.error
+    assert sign_calls == [] and kit.asked == []
+
+
+async def test_rpc_serving_another_chain_is_refused_before_signing(
+    py_kit: Kit, sign_calls: list[str]
+) -> None:
+    kit = py_kit
+    quote, request = await native_quote(kit)
+    # the URL configured for 8453 actually serves chain 999
+    kit.executor.gateways = type(kit.executor.gateways)(
+        {8453: kit.world.rpc[999], 999: kit.world.rpc[999]}
+    )
+    events = await kit.run(quote, request=request)
+
+    last = events[-1]
+    assert isinstance(last, Failed) and last.exit_code == ExitCode.GUARD_REFUSED
+    assert [f.name for f in last.failures] == ["rpc-chain-id"]
+    assert "serves chain 999" in last.error
+    assert sign_calls == [] and kit.asked == []
+    assert kit.journal.items(quote.request_id) == []
+
+
+async def test_declining_stops_before_signing(py_kit: Kit, sign_calls: list[str]) -> None:
+    kit = py_kit
+    await fund(kit.world, kit.address, native={8453: ETH})
+    sign_calls.clear()  # funding signed from the demo wallet
+    quote, request = await native_quote(kit)
+    kit.answer = False
+    events = await kit.run(quote, request=request)
+
+    last = events[-1]
+    assert isinstance(last, Failed) and last.exit_code == ExitCode.ABORTED
+    assert len(kit.asked) == 1 and sign_calls == []
+    assert kit.journal.items(quote.request_id) == []
+
+
+async def test_a_started_request_is_not_run_twice(py_kit: Kit, sign_calls: list[str]) -> None:
+    kit = py_kit
+    await fund(kit.world, kit.address, native={8453: ETH})
+    sign_calls.clear()  # funding signed from the demo wallet
+    quote, request = await native_quote(kit)
+    first = await kit.run(quote, request=request)
+    assert first[-1].to_json()["event"] == "Finished"
+    calls = len(sign_calls)
+    again = await kit.run(quote, request=request)
+
+    last = again[-1]
+    assert isinstance(last, Failed) and last.error_type == "AlreadyStarted"
+    assert f"crossdeck resume {quote.request_id}" in last.error
+    assert len(sign_calls) == calls
+    assert kit.journal.run(quote.request_id).state == "finished"
+    assert await kit.nonce(8453) == 1
