@@ -119,6 +119,15 @@ def test_interval_grows_with_time_since_the_change_up_to_the_status_cap() -> Non
     assert POLICY.interval("failure", 600) == POLICY.settle_interval
 
 
+def test_waiting_ramps_steeper_and_a_live_feed_slows_it_to_the_idle_cap() -> None:
+    policy = PollPolicy(fast=1.0, ramp=0.5, idle_ramp=1.0, active_cap=5.0, idle_cap=15.0)
+    assert policy.interval("waiting", 4) == 4.0
+    assert policy.interval("pending", 4) == 2.0
+    # webhooks arrive for other requests: a waiting one is only checked as a safety net
+    assert policy.interval("waiting", 0, feed_live=True) == 15.0
+    assert policy.interval("pending", 0, feed_live=True) == 1.0
+
+
 def test_webhook_postpones_the_next_poll_to_the_end_of_the_quiet_period() -> None:
     due = POLICY.next_poll(
         now=100, status="pending", changed_at=100, last_webhook_at=100, failure_since=None

@@ -7,9 +7,12 @@ The wait between two polls grows with the time since the status last changed:
 so a request that just moved is polled every `fast` seconds and one that sits still is polled
 ever less often, up to `cap`. Polls then fall on a geometric series (each about `1 + ramp` times
 further from the last change than the one before), which finds a change quickly without spending
-requests on a request that waits for its deposit for minutes. The cap depends on the status:
-`waiting` (the user has not paid yet) can last long and gets `idle_cap`; `depositing`, `pending`,
-`submitted` (the service is working) get the shorter `active_cap`.
+requests on a request that waits for its deposit for minutes. Ramp and cap depend on the status:
+`depositing`, `pending`, `submitted` (the service is working, the end is seconds away) use `ramp`
+and the short `active_cap`; `waiting` (the user has not paid yet; it can last minutes) uses the
+steeper `idle_ramp` and the longer `idle_cap`. The idle cap still bounds how late a request that
+goes from `waiting` to final between two polls is noticed, so it is not made longer than that
+delay is worth (bench/status_polling_bench.py measures both).
 
 Because the interval depends on time, not on a count of polls, it carries over a pause for
 webhooks and a restart: after 20 quiet seconds the next polls are spaced as if they had been
@@ -17,7 +20,9 @@ made all along.
 
 Webhooks: each delivery for a request postpones its next poll to `webhook_quiet` seconds after
 the delivery. While deliveries keep coming no polls are made; once they stop, polling resumes
-at the interval above.
+at the interval above. While deliveries arrive for *other* tracked requests (the feed is live),
+a request still `waiting` is polled only every `idle_cap`: its next change will most likely be
+pushed as well, and the slow polls remain as a safety net for requests of another API key.
 
 `failure` is not final (facts.md: failure -> pending -> refund happens): it is polled every
 `settle_interval` until it has held for `failure_settle` seconds, then treated as final.
@@ -38,6 +43,8 @@ class PollPolicy:
     """Interval right after a change (and the shortest one)."""
     ramp: float = 0.5
     """Interval = ramp x seconds since the last change, between `fast` and the cap."""
+    idle_ramp: float = 1.0
+    """`ramp` for `waiting` (and statuses not known)."""
     active_cap: float = 5.0
     """Longest interval while the service works on the request (depositing/pending/submitted)."""
     idle_cap: float = 15.0
@@ -58,7 +65,7 @@ class PollPolicy:
         for name in ("fast", "active_cap", "idle_cap", "settle_interval", "error_base"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive")
-        for name in ("ramp", "webhook_quiet", "failure_settle"):
+        for name in ("ramp", "idle_ramp", "webhook_quiet", "failure_settle"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
         if self.active_cap < self.fast or self.idle_cap < self.fast:
@@ -81,17 +88,29 @@ class PollPolicy:
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
 
-    def cap_for(self, status: RequestStatus | str | None) -> float:
+    @staticmethod
+    def is_idle(status: RequestStatus | str | None) -> bool:
         known = parse_status(status) if status is not None else None
-        if known is None or known in _IDLE_STATUSES:
-            return self.idle_cap
-        return self.active_cap
+        return known is None or known in _IDLE_STATUSES
 
-    def interval(self, status: RequestStatus | str | None, since_change: float) -> float:
-        """Seconds from one poll to the next, `since_change` seconds after the last change."""
+    def cap_for(self, status: RequestStatus | str | None) -> float:
+        return self.idle_cap if self.is_idle(status) else self.active_cap
+
+    def interval(
+        self, status: RequestStatus | str | None, since_change: float, *, feed_live: bool = False
+    ) -> float:
+        """Seconds from one poll to the next, `since_change` seconds after the last change.
+
+        `feed_live`: webhooks are arriving for other tracked requests, so this one's next change
+        will most likely be pushed too; a request still `waiting` is then only checked every
+        `idle_cap` as a safety net.
+        """
         if parse_status(status) is RequestStatus.FAILURE:
             return self.settle_interval
-        grown = self.ramp * max(0.0, since_change)
+        idle = self.is_idle(status)
+        if idle and feed_live:
+            return self.idle_cap
+        grown = (self.idle_ramp if idle else self.ramp) * max(0.0, since_change)
         return min(self.cap_for(status), max(self.fast, grown))
 
     def error_delay(self, consecutive_errors: int) -> float:
@@ -105,9 +124,10 @@ class PollPolicy:
         changed_at: float,
         last_webhook_at: float | None,
         failure_since: float | None,
+        feed_live: bool = False,
     ) -> float:
         """The monotonic time of the next poll, made at `now` (after a poll or a webhook)."""
-        due = now + self.interval(status, now - changed_at)
+        due = now + self.interval(status, now - changed_at, feed_live=feed_live)
         if failure_since is not None:
             # the poll that confirms the settle falls exactly on its end
             due = min(due, failure_since + self.failure_settle)

@@ -215,6 +215,7 @@ class StatusTracker:
         self._runner: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        self._last_webhook_at: float | None = None
         self.stats = TrackerStats()
 
     def __repr__(self) -> str:
@@ -382,6 +383,7 @@ class StatusTracker:
         req.webhooks += 1
         now = self._clock()
         req.last_webhook_at = now
+        self._last_webhook_at = now
         verdict = self._observe(req, update, now)
         if not req.finished and not req.in_flight:
             self._schedule(req, self._next_poll(req, now))
@@ -470,12 +472,17 @@ class StatusTracker:
 
     def _next_poll(self, req: _Request, now: float) -> float:
         status = req.latest.status if req.latest is not None else None
+        feed_live = (
+            self._last_webhook_at is not None
+            and now - self._last_webhook_at < self.policy.webhook_quiet
+        )
         return self.policy.next_poll(
             now=now,
             status=status,
             changed_at=req.changed_at,
             last_webhook_at=req.last_webhook_at,
             failure_since=req.failure_since,
+            feed_live=feed_live,
         )
 
     def _schedule(self, req: _Request, due: float) -> None:
