@@ -1,0 +1,407 @@
+"""The crossdeck Textual app: `run_app(cli_ctx)` for the CLI, `CrossdeckApp(settings)` for tests.
+
+Screens are app modes (Quote, Venue, History, Live status, Settings), each with its own stack;
+Execute is pushed over Quote. Every network call runs in a worker that calls a layer and posts a
+typed message; `on_worker_state_changed` here turns any failed worker into one notification that
+says what to do. Heavy layers (eth-account, web3) are imported by the workers that need them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.signal import Signal
+from textual.worker import Worker, WorkerState
+
+from crossdeck.config import Settings, config_file_path
+from crossdeck.errors import CrossdeckError
+from crossdeck.tui.live import LiveBoard
+from crossdeck.tui.notices import describe_error
+from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.screens.help import HelpScreen, bindings_of
+from crossdeck.tui.services import Secrets, Services
+from crossdeck.tui.themes import ThemeCatalog, choose_theme, load_all_themes, user_theme_dir
+from crossdeck.tui.ui_state import UiState, load_ui_state, save_ui_state, state_path
+
+if TYPE_CHECKING:
+    from crossdeck.cli import CliContext
+    from crossdeck.track.tracker import Problem
+    from crossdeck.track.updates import StatusUpdate
+    from crossdeck.tui.screens.quote import QuoteScreen
+
+Clock = Callable[[], datetime]
+
+MODE_TITLES = {
+    "quote": "Quote",
+    "venue": "Venue",
+    "history": "History",
+    "live": "Live status",
+    "settings": "Settings",
+}
+
+
+class StatusUpdated(Message):
+    def __init__(self, update: StatusUpdate) -> None:
+        super().__init__()
+        self.update = update
+
+
+class TrackingProblem(Message):
+    def __init__(self, problem: Problem) -> None:
+        super().__init__()
+        self.problem = problem
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _mode_screens() -> dict[str, Callable[[], Screen]]:
+    from crossdeck.tui.screens.history import HistoryScreen
+    from crossdeck.tui.screens.live import LiveScreen
+    from crossdeck.tui.screens.quote import QuoteScreen
+    from crossdeck.tui.screens.settings import SettingsScreen
+    from crossdeck.tui.screens.venue import VenueScreen
+
+    return {
+        "quote": QuoteScreen,
+        "venue": VenueScreen,
+        "history": HistoryScreen,
+        "live": LiveScreen,
+        "settings": SettingsScreen,
+    }
+
+
+def _goto(key: str, mode: str, tooltip: str) -> Binding:
+    # the screen tabs show these keys, so the footer need not
+    return Binding(
+        key,
+        f"goto('{mode}')",
+        MODE_TITLES[mode],
+        id=f"app.goto.{mode}",
+        priority=True,
+        show=False,
+        tooltip=tooltip,
+    )
+
+
+def screen_classes() -> list[type]:
+    """Every screen class with bindings (for keymap checks and the help screen)."""
+    from crossdeck.tui.screens.confirm import ConfirmScreen
+    from crossdeck.tui.screens.execute import ExecuteScreen
+    from crossdeck.tui.screens.unlock import UnlockScreen
+
+    return [*_mode_screens().values(), ExecuteScreen, ConfirmScreen, UnlockScreen, HelpScreen]
+
+
+class CrossdeckApp(App[None]):
+    TITLE = "crossdeck"
+    CSS_PATH = "app.tcss"
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS: ClassVar = [
+        Binding(
+            "f1",
+            "help",
+            "Help",
+            id="app.help",
+            priority=True,
+            tooltip="Every key of this screen and of the app, with the ids the keymap uses",
+        ),
+        _goto("f2", "quote", "Quote a move: chains, currencies, amount, options"),
+        _goto("f3", "venue", "Venue balances, address forms, deposit and withdraw forms"),
+        _goto("f4", "history", "Your requests, newest first"),
+        _goto("f5", "live", "Requests being tracked, with their status timelines"),
+        _goto("f6", "settings", "Profile, URLs, RPCs, wallet, API key (set/unset), theme"),
+        Binding(
+            "ctrl+t",
+            "next_theme",
+            "Theme",
+            id="app.theme.next",
+            priority=True,
+            show=False,
+            tooltip="Switch to the next theme (remembered for the next start)",
+        ),
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit",
+            id="app.quit",
+            priority=True,
+            tooltip="Quit crossdeck (a running execution is journaled and can be resumed)",
+        ),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        secrets: Secrets | None = None,
+        services: Services | None = None,
+        clock: Clock | None = None,
+        ui_state_file: Path | None = None,
+        user_themes: Path | None = None,
+        start_mode: str = "quote",
+        on_first_frame: Callable[[], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.services = services or Services(settings, secrets)
+        self.clock: Clock = clock or _utc_now
+        self.config_path = config_file_path()
+        self.user_theme_dir = user_themes if user_themes is not None else user_theme_dir()
+        self.start_mode = start_mode
+        self._on_first_frame = on_first_frame
+        self._first_frame_seen = False
+        self.services_ready = asyncio.Event()
+        self.startup_warnings: list[str] = []
+        self.quote_screen: QuoteScreen | None = None
+        self.pending_prefill: object | None = None
+        self.live = LiveBoard()
+        self.live_changed: Signal[str | None] = Signal(self, "live-changed")
+
+        for mode, factory in _mode_screens().items():
+            self.add_mode(mode, factory)
+
+        self.theme_catalog: ThemeCatalog = load_all_themes(self.user_theme_dir)
+        for theme in self.theme_catalog.themes.values():
+            self.register_theme(theme)
+        self.startup_warnings += self.theme_catalog.warnings
+        self._ui_state_file = ui_state_file or state_path(settings.data_dir)
+        self._ui_state = load_ui_state(self._ui_state_file)
+        name, warning = choose_theme(
+            self.available_themes, self._ui_state.theme_for(settings.theme), settings.theme
+        )
+        if warning:
+            self.startup_warnings.append(warning)
+        self.theme = name
+        self._apply_keymap(settings.keymap)
+
+    # -- start-up ----------------------------------------------------------------------------
+
+    def _apply_keymap(self, keymap: dict[str, str]) -> None:
+        known = {b.id for cls in [type(self), *screen_classes()] for b in bindings_of(cls) if b.id}
+        unknown = sorted(set(keymap) - known)
+        if unknown:
+            self.startup_warnings.append(
+                f"keymap: no binding with id {', '.join(unknown)} (ignored); the help screen "
+                "(F1) lists every id"
+            )
+        self.set_keymap({k: v for k, v in keymap.items() if k in known})
+
+    def on_mount(self) -> None:
+        for warning in self.startup_warnings:
+            self.notify(warning, title="Settings", severity="warning", timeout=15)
+        self.sub_title = self._sub_title()
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.switch_mode(self.start_mode)
+        self.load_secrets()
+        self.run_tracker()
+
+    def _sub_title(self) -> str:
+        wallet = self.services.wallet_address
+        shown = f"{wallet[:6]}…{wallet[-4:]}" if wallet else "no wallet"
+        return f"profile {self.settings.profile} · {shown}"
+
+    @work(group="startup", exclusive=True, exit_on_error=False, name="Reading the keyring")
+    async def load_secrets(self) -> None:
+        try:
+            if self.services.secrets is None and self.settings.world is None:
+                await self._unlock_keyring_if_needed()
+            await self.services.load_secrets()
+        finally:
+            # screens wait for this before their first request; without secrets they still work
+            self.services_ready.set()
+        self.sub_title = self._sub_title()
+
+    async def _unlock_keyring_if_needed(self) -> None:
+        from crossdeck.wallet import keystore
+
+        if not await asyncio.to_thread(keystore.needs_password):
+            return
+        from pydantic import SecretStr
+
+        from crossdeck.tui.screens.unlock import UnlockScreen
+
+        password = await self.push_screen_wait(UnlockScreen(keystore.keyring_file_path()))
+        keystore.set_keyring_password(SecretStr(password) if password else None)
+
+    # -- live status -------------------------------------------------------------------------
+
+    @work(group="tracker", exclusive=True, exit_on_error=False, name="Live status")
+    async def run_tracker(self) -> None:
+        await self.services_ready.wait()
+        tracker = await self.services.start_tracking(
+            lambda problem: self.post_message(TrackingProblem(problem))
+        )
+        for update in tracker.resume():
+            if update is not None:
+                self.live.apply(update)
+        for rid in list(self.live.requests):
+            latest = tracker.track(rid)
+            if latest is not None:
+                self.live.apply(latest)
+        self.live_changed.publish(None)
+        self.start_webhooks()
+        async for update in tracker.updates():
+            self.post_message(StatusUpdated(update))
+
+    @work(group="webhooks", exclusive=True, exit_on_error=False, name="Webhook receiver")
+    async def start_webhooks(self) -> None:
+        try:
+            self.live.webhook_url = await self.services.start_webhooks()
+        except CrossdeckError as exc:
+            self.live.webhook_note = exc.message
+        except OSError as exc:  # the configured port is taken
+            self.live.webhook_note = f"cannot listen: {exc.strerror or exc}"
+        self.live_changed.publish(None)
+
+    def on_status_updated(self, message: StatusUpdated) -> None:
+        self.live.apply(message.update)
+        self.live_changed.publish(message.update.request_id)
+
+    def on_tracking_problem(self, message: TrackingProblem) -> None:
+        problem = message.problem
+        self.live.problem(problem.request_id, problem.message, given_up=problem.given_up)
+        if problem.given_up:
+            self.notify(problem.message, title="Live status", severity="warning")
+        self.live_changed.publish(problem.request_id)
+
+    def track_request(self, request_id: str) -> None:
+        """Follow a request on Live status (InputError for an id that is not 0x + 64 hex)."""
+        tracked = self.live.add(request_id)
+        tracker = self.services.tracker
+        if tracker is not None:
+            latest = tracker.track(tracked.request_id)
+            if latest is not None:
+                self.live.apply(latest)
+        self.live_changed.publish(tracked.request_id)
+
+    def untrack_request(self, request_id: str) -> None:
+        self.live.remove(request_id)
+        tracker = self.services.tracker
+        if tracker is not None:
+            tracker.untrack(request_id)
+        self.live_changed.publish(request_id)
+
+    def first_frame(self) -> None:
+        """Called by the Quote screen once it has painted (the start-up benchmark's mark)."""
+        if not self._first_frame_seen:
+            self._first_frame_seen = True
+            if self._on_first_frame is not None:
+                self._on_first_frame()
+
+    # -- errors ------------------------------------------------------------------------------
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.report_worker_state(event)
+
+    def report_worker_state(self, event: Worker.StateChanged) -> None:
+        """The one place a failed worker becomes a notification (screens forward theirs)."""
+        worker = event.worker
+        if event.state is WorkerState.ERROR and worker.error is not None:
+            self.show_error(worker.error, worker.name or "A background task")
+
+    def show_error(self, error: BaseException, doing: str | None = None) -> None:
+        notice = describe_error(error, doing)
+        self.notify(
+            notice.message, title=notice.title, severity=notice.severity, timeout=notice.timeout
+        )
+
+    # -- themes ------------------------------------------------------------------------------
+
+    def theme_names(self) -> list[str]:
+        """Our themes first, then Textual's own."""
+        ours = sorted(self.theme_catalog.themes)
+        return ours + sorted(n for n in self.available_themes if n not in ours)
+
+    def _remember_theme(self, theme: object) -> None:
+        name = self.theme
+        state = UiState(theme=name, config_theme=self.settings.theme)
+        if state == self._ui_state:
+            return
+        try:
+            save_ui_state(self._ui_state_file, state)
+        except OSError as exc:
+            self.notify(
+                f"could not remember the theme in {self._ui_state_file}: {exc.strerror or exc}",
+                title="Theme",
+                severity="warning",
+            )
+            return
+        self._ui_state = state
+
+    def action_next_theme(self) -> None:
+        names = self.theme_names()
+        current = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(current + 1) % len(names)]
+        self.notify(f"theme {self.theme}", title="Theme", timeout=3)
+
+    # -- navigation, help, palette -----------------------------------------------------------
+
+    def action_goto(self, mode: str) -> None:
+        if mode in MODE_TITLES and self.current_mode != mode:
+            self.switch_mode(mode)
+
+    def prefill_quote(self, values: object) -> None:
+        """Fill the Quote screen's form (from the Venue screen's deposit/withdraw forms)."""
+        if self.quote_screen is not None:
+            self.quote_screen.apply_values(values)  # type: ignore[arg-type]
+        else:
+            self.pending_prefill = values
+
+    def help_sections(self, screen: Screen) -> list[tuple[str, list[Binding]]]:
+        sections = []
+        screen_bindings = bindings_of(screen)
+        if screen_bindings:
+            title = getattr(screen, "HELP_TITLE", None) or MODE_TITLES.get(
+                getattr(screen, "MODE", ""), type(screen).__name__
+            )
+            sections.append((title, screen_bindings))
+        sections.append(("Everywhere", bindings_of(self)))
+        return sections
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(self.help_sections(self.screen), dict(self._keymap)))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help", "Every key, its id and what it does (F1)", self.action_help)
+        for mode, title in MODE_TITLES.items():
+            yield SystemCommand(
+                f"Go to {title}", f"Open the {title} screen", lambda m=mode: self.action_goto(m)
+            )
+        yield SystemCommand("Next theme", "Switch to the next theme", self.action_next_theme)
+        if isinstance(screen, ModeScreen) or hasattr(screen, "palette_commands"):
+            yield from screen.palette_commands()  # type: ignore[attr-defined]
+
+    def handle_bindings_clash(self, clashed_bindings: set[Binding], node: object) -> None:
+        ids = ", ".join(sorted(b.id or b.action for b in clashed_bindings))
+        self.log.warning(f"keymap clash between {ids}")
+
+    async def on_unmount(self) -> None:
+        await self.services.aclose()
+
+
+def run_app(ctx: CliContext) -> None:
+    """Open the app on the CLI context's profile (or world file, for `crossdeck demo`)."""
+    from crossdeck.config import load_settings
+
+    try:
+        settings = load_settings(ctx.profile, ctx.world)
+    except CrossdeckError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(int(exc.exit_code))
+    CrossdeckApp(settings).run()

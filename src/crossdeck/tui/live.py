@@ -1,0 +1,87 @@
+"""The requests the app follows and their status timelines (no textual here).
+
+`LiveBoard` keeps, per request, every status update the tracker accepted (polled or pushed by a
+webhook, or settled: a `failure` that held), in arrival order, plus any tracking problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from crossdeck.track.updates import StatusUpdate, normalise_request_id
+
+
+@dataclass
+class TrackedRequest:
+    request_id: str
+    timeline: list[StatusUpdate] = field(default_factory=list)
+    problem: str | None = None
+    given_up: bool = False
+
+    @property
+    def latest(self) -> StatusUpdate | None:
+        return self.timeline[-1] if self.timeline else None
+
+    @property
+    def status(self) -> str:
+        latest = self.latest
+        if latest is None:
+            return "given up" if self.given_up else "waiting for a status"
+        return str(latest.status)
+
+    @property
+    def final(self) -> bool:
+        latest = self.latest
+        return latest is not None and latest.final
+
+
+class LiveBoard:
+    def __init__(self) -> None:
+        self.requests: dict[str, TrackedRequest] = {}
+        self.webhook_url: str | None = None
+        self.webhook_note: str | None = None
+
+    def add(self, request_id: str) -> TrackedRequest:
+        rid = normalise_request_id(request_id)
+        tracked = self.requests.get(rid)
+        if tracked is None:
+            tracked = self.requests[rid] = TrackedRequest(rid)
+        return tracked
+
+    def remove(self, request_id: str) -> None:
+        self.requests.pop(normalise_request_id(request_id), None)
+
+    def apply(self, update: StatusUpdate) -> TrackedRequest:
+        tracked = self.add(update.request_id)
+        last = tracked.latest
+        if last is not None and last == update:
+            return tracked  # the same accepted update handed over twice (store replay)
+        tracked.timeline.append(update)
+        tracked.problem = None
+        return tracked
+
+    def problem(self, request_id: str | None, message: str, *, given_up: bool) -> None:
+        if request_id is None:
+            self.webhook_note = message if "webhook" in message else self.webhook_note
+            return
+        tracked = self.add(request_id)
+        tracked.problem = message
+        tracked.given_up = tracked.given_up or given_up
+
+    def get(self, request_id: str) -> TrackedRequest | None:
+        try:
+            return self.requests.get(normalise_request_id(request_id))
+        except Exception:
+            return None
+
+
+def clock_text(unix_seconds: float) -> str:
+    """'14:03:07' in UTC (the screen says UTC in its header)."""
+    return datetime.fromtimestamp(unix_seconds, UTC).strftime("%H:%M:%S")
+
+
+def updated_text(updated_at_ms: int | None) -> str:
+    if updated_at_ms is None:
+        return "-"
+    return datetime.fromtimestamp(updated_at_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S")

@@ -1,0 +1,210 @@
+"""The Quote form's values -> a checked `QuoteRequest` (no textual here).
+
+Amounts are typed in human units and converted exactly with the decimals `/chains` gives the
+currency the amount is in (the origin currency for EXACT_INPUT, the destination currency
+otherwise). USD amounts (gas top-up, sponsorship cap) use the service's 6-decimal USD scale
+(1000000 = $1). Every problem is a `QuoteRequestError` naming the wire field, so the form can
+put the cursor on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from crossdeck.models import (
+    VENUE_CHAIN_ID,
+    ChainsResponse,
+    QuoteRequest,
+    QuoteRequestError,
+    UnitsError,
+    parse_units,
+)
+
+USD_DECIMALS = 6
+TRADE_TYPES = ("EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT")
+BASE_FEE_COMPONENTS = ("execution", "swap", "app")
+
+
+@dataclass(frozen=True)
+class QuoteFormValues:
+    origin_chain_id: int | None = None
+    origin_currency: str | None = None
+    destination_chain_id: int | None = None
+    destination_currency: str | None = None
+    amount: str = ""
+    trade_type: str = "EXACT_INPUT"
+    recipient: str = ""
+    refund_to: str = ""
+    slippage_bps: str = ""
+    topup_gas: bool = False
+    topup_gas_usd: str = ""
+    subsidize_fees: bool = False
+    sponsored_components: tuple[str, ...] | None = None  # None: all (the field is omitted)
+    max_subsidization_usd: str = ""
+    use_deposit_address: bool = False
+    strict: bool = False
+    use_permit: bool = False
+    protocol_version: str | None = None  # None: automatic ('v2' for venue withdrawals)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def with_changes(self, **changes: Any) -> QuoteFormValues:
+        return replace(self, **changes)
+
+
+def amount_decimals(values: QuoteFormValues, chains: ChainsResponse) -> tuple[str, int]:
+    """(wire field of the currency the amount is in, its decimals)."""
+    if values.trade_type == "EXACT_INPUT":
+        field_name = "originCurrency"
+        chain_id, address = values.origin_chain_id, values.origin_currency
+    else:
+        field_name = "destinationCurrency"
+        chain_id, address = values.destination_chain_id, values.destination_currency
+    if chain_id is None or not address:
+        raise QuoteRequestError(field_name, f"{field_name}: pick a chain and a currency first")
+    chain = chains.by_id(chain_id)
+    currency = chain.find_currency(address) if chain else None
+    if currency is None or currency.decimals is None:
+        raise QuoteRequestError(
+            field_name,
+            f"{field_name}: {address} is not a currency /chains lists for chain {chain_id}",
+            hint="pick one from the list",
+        )
+    return field_name, currency.decimals
+
+
+def amount_units(values: QuoteFormValues, chains: ChainsResponse) -> int:
+    """The typed amount in the smallest unit, exactly (QuoteRequestError naming `amount`)."""
+    _, decimals = amount_decimals(values, chains)
+    text = values.amount.strip()
+    if not text:
+        raise QuoteRequestError("amount", "amount: type how much, in human units (e.g. 1.5)")
+    try:
+        units = parse_units(text, decimals)
+    except UnitsError as exc:
+        raise QuoteRequestError("amount", exc.message, hint=exc.hint) from None
+    if units == 0:
+        raise QuoteRequestError("amount", "amount: must be more than zero")
+    return units
+
+
+def _usd_units(text: str, wire: str) -> int | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return parse_units(text.removeprefix("$"), USD_DECIMALS)
+    except UnitsError as exc:
+        raise QuoteRequestError(wire, f"{wire}: {exc.message} (a USD amount, e.g. 2.5)") from None
+
+
+def build_quote_request(
+    values: QuoteFormValues, user: str | None, chains: ChainsResponse
+) -> QuoteRequest:
+    if not user:
+        raise QuoteRequestError(
+            "user",
+            "user: no wallet address for this profile",
+            hint="run `crossdeck wallet import` (or open the demo with `crossdeck demo`)",
+        )
+    if values.origin_chain_id is None:
+        raise QuoteRequestError("originChainId", "originChainId: pick the chain to send from")
+    if values.destination_chain_id is None:
+        raise QuoteRequestError(
+            "destinationChainId", "destinationChainId: pick the chain to receive on"
+        )
+    if not values.origin_currency:
+        raise QuoteRequestError("originCurrency", "originCurrency: pick the currency to send")
+    if not values.destination_currency:
+        raise QuoteRequestError(
+            "destinationCurrency", "destinationCurrency: pick the currency to receive"
+        )
+    if values.trade_type not in TRADE_TYPES:
+        raise QuoteRequestError("tradeType", f"tradeType: one of {', '.join(TRADE_TYPES)}")
+    body: dict[str, Any] = {
+        "user": user,
+        "originChainId": values.origin_chain_id,
+        "destinationChainId": values.destination_chain_id,
+        "originCurrency": values.origin_currency,
+        "destinationCurrency": values.destination_currency,
+        "amount": str(amount_units(values, chains)),
+        "tradeType": values.trade_type,
+    }
+    if values.recipient.strip():
+        body["recipient"] = values.recipient.strip()
+    if values.refund_to.strip():
+        body["refundTo"] = values.refund_to.strip()
+    if values.slippage_bps.strip():
+        body["slippageTolerance"] = values.slippage_bps.strip()
+    if values.topup_gas:
+        body["topupGas"] = True
+        topup = _usd_units(values.topup_gas_usd, "topupGasAmount")
+        if topup is not None:
+            body["topupGasAmount"] = str(topup)
+    elif values.topup_gas_usd.strip():
+        raise QuoteRequestError("topupGasAmount", "topupGasAmount: tick 'top up gas' to use it")
+    if values.subsidize_fees:
+        body["subsidizeFees"] = True
+        if values.sponsored_components is not None:
+            body["sponsoredFeeComponents"] = list(values.sponsored_components)
+        cap = _usd_units(values.max_subsidization_usd, "maxSubsidizationAmount")
+        if cap is not None:
+            body["maxSubsidizationAmount"] = str(cap)
+    elif values.max_subsidization_usd.strip():
+        raise QuoteRequestError(
+            "maxSubsidizationAmount", "maxSubsidizationAmount: tick 'subsidize fees' to use it"
+        )
+    if values.use_deposit_address:
+        body["useDepositAddress"] = True
+        if values.strict:
+            body["strict"] = True
+    elif values.strict:
+        raise QuoteRequestError("strict", "strict: applies only with 'use deposit address'")
+    if values.use_permit:
+        body["usePermit"] = True
+    version = values.protocol_version
+    if version is None and values.origin_chain_id == VENUE_CHAIN_ID:
+        version = "v2"  # mandatory for venue withdrawals (spec 4.4)
+    if version:
+        body["protocolVersion"] = version
+    body.update(values.extra)
+    return QuoteRequest.from_body(body)
+
+
+def venue_deposit_values(
+    *,
+    origin_chain_id: int,
+    origin_currency: str,
+    venue_currency: str,
+    amount: str,
+    recipient: str = "",
+) -> QuoteFormValues:
+    """A deposit into the venue: destination chain 1337 and a venue recipient (spec 4.4)."""
+    return QuoteFormValues(
+        origin_chain_id=origin_chain_id,
+        origin_currency=origin_currency,
+        destination_chain_id=VENUE_CHAIN_ID,
+        destination_currency=venue_currency,
+        amount=amount,
+        recipient=recipient,
+    )
+
+
+def venue_withdrawal_values(
+    *,
+    venue_currency: str,
+    destination_chain_id: int,
+    destination_currency: str,
+    amount: str,
+    recipient: str = "",
+) -> QuoteFormValues:
+    """A withdrawal from the venue: origin chain 1337 and protocolVersion 'v2' (spec 4.4)."""
+    return QuoteFormValues(
+        origin_chain_id=VENUE_CHAIN_ID,
+        origin_currency=venue_currency,
+        destination_chain_id=destination_chain_id,
+        destination_currency=destination_currency,
+        amount=amount,
+        recipient=recipient,
+        protocol_version="v2",
+    )

@@ -1,0 +1,1 @@
+"""Screens of the crossdeck app: one per mode, plus the pushed and modal ones."""

@@ -1,0 +1,47 @@
+"""What every mode screen shares: header, screen tabs, footer, and palette commands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import ComposeResult, SystemCommand
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+from textual.worker import Worker
+
+from crossdeck.tui.widgets.navbar import NavBar
+
+if TYPE_CHECKING:
+    from crossdeck.tui.app import CrossdeckApp
+
+
+class ReportsWorkerErrors:
+    """Worker state messages do not bubble: each screen hands its workers' failures to the app,
+    which turns them into one kind of notification."""
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.app.report_worker_state(event)  # type: ignore[attr-defined]
+
+
+class ModeScreen(ReportsWorkerErrors, Screen[None]):
+    """A top-level screen (one per app mode)."""
+
+    MODE: ClassVar[str] = ""
+
+    @property
+    def crossdeck(self) -> CrossdeckApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        yield NavBar(self.MODE)
+        yield from self.compose_body()
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        """Commands this screen adds to the command palette."""
+        return ()

@@ -1,0 +1,522 @@
+"""Quote: the form (chains and currencies from /chains, amount in human units, every option) on
+the left, the quote in words on the right; ctrl+r quotes (again), ctrl+g executes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static
+from textual.widgets.selection_list import Selection
+from textual.worker import Worker, WorkerState
+
+from crossdeck.errors import CrossdeckError
+from crossdeck.models import (
+    VENUE_CHAIN_ID,
+    ChainsResponse,
+    Quote,
+    QuoteRequest,
+    QuoteRequestError,
+)
+from crossdeck.tui import describe
+from crossdeck.tui.messages import ChainsLoaded, QuoteReady
+from crossdeck.tui.quote_form import (
+    BASE_FEE_COMPONENTS,
+    TRADE_TYPES,
+    QuoteFormValues,
+    amount_decimals,
+    amount_units,
+    build_quote_request,
+)
+from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.widgets.quote_view import render_quote
+
+# A quote older than this is not executed: its fees and routes may have moved.
+MAX_EXECUTE_AGE_SECONDS = 120
+
+# wire field -> the widget that edits it
+FIELD_WIDGETS = {
+    "originChainId": "origin-chain",
+    "originCurrency": "origin-currency",
+    "destinationChainId": "destination-chain",
+    "destinationCurrency": "destination-currency",
+    "amount": "amount",
+    "tradeType": "trade-type",
+    "recipient": "recipient",
+    "refundTo": "refund-to",
+    "slippageTolerance": "slippage",
+    "topupGas": "topup-gas",
+    "topupGasAmount": "topup-amount",
+    "subsidizeFees": "subsidize",
+    "sponsoredFeeComponents": "components",
+    "maxSubsidizationAmount": "cap",
+    "useDepositAddress": "deposit-address",
+    "strict": "strict",
+    "usePermit": "permit",
+    "protocolVersion": "protocol",
+}
+_KNOWN_NON_SERVICE = {"swap", "execution", "app", "sponsored", "rent"}
+
+
+def _row(label: str, *widgets: Widget, tooltip: str | None = None) -> Horizontal:
+    caption = Label(label, classes="field-label")
+    if tooltip:
+        caption.tooltip = tooltip
+    return Horizontal(caption, *widgets, classes="field-row")
+
+
+class QuoteScreen(ModeScreen):
+    MODE = "quote"
+    BINDINGS: ClassVar = [
+        Binding(
+            "ctrl+r",
+            "fetch_quote",
+            "Quote",
+            id="quote.fetch",
+            priority=True,
+            tooltip="Ask the service for a quote with these values (again: a fresh quote)",
+        ),
+        Binding(
+            "ctrl+g",
+            "execute",
+            "Execute",
+            id="quote.execute",
+            priority=True,
+            tooltip="Execute the quote: every signature is shown for confirmation first",
+        ),
+        Binding(
+            "ctrl+o",
+            "swap_sides",
+            "Swap sides",
+            id="quote.swap",
+            priority=True,
+            tooltip="Swap origin and destination (chain and currency)",
+        ),
+        Binding(
+            "ctrl+n",
+            "reset_form",
+            "Reset",
+            id="quote.reset",
+            priority=True,
+            tooltip="Clear the form and the quote",
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chains: ChainsResponse | None = None
+        self.quote: Quote | None = None
+        self.request: QuoteRequest | None = None
+        self.fetched_at = None
+        self._pending: QuoteFormValues | None = None
+        self._fee_components: list[str] = list(BASE_FEE_COMPONENTS)
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="quote-body"):
+            with VerticalScroll(id="quote-form", classes="pane"):
+                yield Static("[b]From[/b]", classes="section")
+                yield _row(
+                    "chain",
+                    Select[int]([], id="origin-chain", prompt="origin chain", compact=True),
+                )
+                yield _row(
+                    "currency",
+                    Select[str]([], id="origin-currency", prompt="currency", compact=True),
+                )
+                yield Static("[b]To[/b]", classes="section")
+                yield _row(
+                    "chain",
+                    Select[int](
+                        [], id="destination-chain", prompt="destination chain", compact=True
+                    ),
+                )
+                yield _row(
+                    "currency",
+                    Select[str]([], id="destination-currency", prompt="currency", compact=True),
+                )
+                yield Static("[b]Amount[/b]", classes="section")
+                yield _row(
+                    "amount",
+                    Input(placeholder="e.g. 1.5 (human units)", id="amount", compact=True),
+                    tooltip="In human units; converted exactly with the currency's decimals",
+                )
+                yield Static("", id="amount-units", classes="hint")
+                yield _row(
+                    "trade",
+                    Select[str](
+                        [(t, t) for t in TRADE_TYPES],
+                        value="EXACT_INPUT",
+                        allow_blank=False,
+                        id="trade-type",
+                        compact=True,
+                    ),
+                    tooltip="EXACT_INPUT: the amount is what you pay; EXACT_OUTPUT: what arrives",
+                )
+                yield Static("[b]Options[/b]", classes="section")
+                yield _row(
+                    "recipient", Input(placeholder="your wallet", id="recipient", compact=True)
+                )
+                yield _row(
+                    "refund to",
+                    Input(placeholder="recipient, else you", id="refund-to", compact=True),
+                )
+                yield _row(
+                    "slippage",
+                    Input(placeholder="auto (bps: 50 = 0.5%)", id="slippage", compact=True),
+                )
+                yield _row(
+                    "",
+                    Checkbox("top up gas", id="topup-gas", compact=True),
+                    Input(placeholder="USD, default 2", id="topup-amount", compact=True),
+                    tooltip="Adds destination gas for the recipient (EVM chains only)",
+                )
+                yield _row(
+                    "",
+                    Checkbox("subsidize fees", id="subsidize", compact=True),
+                    Input(placeholder="cap USDC", id="cap", compact=True),
+                    tooltip="A sponsor pays the selected fee components, up to the cap",
+                )
+                yield SelectionList[str](
+                    *[Selection(name, name, True) for name in BASE_FEE_COMPONENTS],
+                    id="components",
+                )
+                yield _row(
+                    "",
+                    Checkbox("deposit address", id="deposit-address", compact=True),
+                    Checkbox("strict", id="strict", compact=True),
+                )
+                yield _row("", Checkbox("use permit (EIP-3009)", id="permit", compact=True))
+                yield _row(
+                    "protocol",
+                    Select[str](
+                        [("auto (v2 for venue withdrawals)", "auto"), ("v2", "v2")],
+                        value="auto",
+                        allow_blank=False,
+                        id="protocol",
+                        compact=True,
+                    ),
+                )
+            with VerticalScroll(id="quote-result", classes="pane"):
+                yield Static(
+                    "No quote yet: pick what to move, type an amount and press ctrl+r.",
+                    id="quote-status",
+                )
+                yield Static("", id="quote-view")
+
+    def on_mount(self) -> None:
+        self.query_one("#components", SelectionList).border_title = "sponsored components"
+        self.query_one("#quote-form").border_title = "Quote"
+        self.query_one("#quote-result").border_title = "Result"
+        self.set_interval(1.0, self._tick)
+        app = self.crossdeck
+        app.quote_screen = self
+        if app.pending_prefill is not None:
+            self._pending, app.pending_prefill = app.pending_prefill, None  # type: ignore[assignment]
+        self.load_chains()
+        self.call_after_refresh(self.crossdeck.first_frame)
+
+    # -- workers -----------------------------------------------------------------------------
+
+    @work(group="chains", exclusive=True, exit_on_error=False, name="Loading chains")
+    async def load_chains(self) -> None:
+        await self.crossdeck.services_ready.wait()
+        chains = await self.crossdeck.services.chains()
+        self.post_message(ChainsLoaded(chains))
+
+    @work(group="quote", exclusive=True, exit_on_error=False, name="Quote")
+    async def fetch(self, request: QuoteRequest) -> None:
+        quote = await self.crossdeck.services.service.quote(request)
+        self.post_message(QuoteReady(request, quote, self.crossdeck.clock()))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "quote":
+            return
+        result = self.query_one("#quote-result")
+        result.loading = event.state is WorkerState.RUNNING
+        if event.state is WorkerState.ERROR:
+            self._status("The quote failed (see the notification); fix it and press ctrl+r.")
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def on_chains_loaded(self, message: ChainsLoaded) -> None:
+        self.chains = message.chains
+        options = [
+            (describe.chain_name(self.chains, c.id), c.id)
+            for c in self.chains.chains
+            if c.id is not None and not c.disabled
+        ]
+        with self.prevent(Select.Changed):
+            for widget_id in ("origin-chain", "destination-chain"):
+                self.query_one(f"#{widget_id}", Select).set_options(options)
+        pending = self._pending or self._default_values()
+        self._pending = None
+        self.apply_values(pending)
+
+    def on_quote_ready(self, message: QuoteReady) -> None:
+        self.quote, self.request = message.quote, message.request
+        self.fetched_at = message.fetched_at
+        self._learn_fee_components(message.quote)
+        self._status("")
+        self._render_quote()
+
+    # -- the form ----------------------------------------------------------------------------
+
+    def _default_values(self) -> QuoteFormValues:
+        chains = [c for c in (self.chains.chains if self.chains else []) if c.id is not None]
+        evm = [c for c in chains if c.id != VENUE_CHAIN_ID]
+        origin = evm[0] if evm else (chains[0] if chains else None)
+        destination = next((c for c in chains if c.id == VENUE_CHAIN_ID), None) or (
+            chains[1] if len(chains) > 1 else origin
+        )
+
+        def first_currency(chain: Any) -> str | None:
+            currencies = chain.currencies if chain else []
+            return currencies[0].address if currencies else None
+
+        return QuoteFormValues(
+            origin_chain_id=origin.id if origin else None,
+            origin_currency=first_currency(origin),
+            destination_chain_id=destination.id if destination else None,
+            destination_currency=first_currency(destination),
+        )
+
+    def _currency_options(self, chain_id: int | None) -> list[tuple[str, str]]:
+        chain = self.chains.by_id(chain_id) if self.chains and chain_id is not None else None
+        if chain is None:
+            return []
+        return [
+            (describe.currency_label(chain, c), c.address) for c in chain.currencies if c.address
+        ]
+
+    def _set_select(self, widget_id: str, value: object) -> None:
+        select = self.query_one(f"#{widget_id}", Select)
+        with self.prevent(Select.Changed):
+            if value is None:
+                select.clear()
+            else:
+                select.value = value
+
+    def _set_currencies(self, side: str, chain_id: int | None, currency: str | None) -> None:
+        options = self._currency_options(chain_id)
+        select = self.query_one(f"#{side}-currency", Select)
+        with self.prevent(Select.Changed):
+            select.set_options(options)
+            addresses = [address for _, address in options]
+            if currency is not None:
+                match = next((a for a in addresses if a.lower() == currency.lower()), None)
+                currency = match
+            if currency is None and addresses:
+                currency = addresses[0]
+            if currency is not None:
+                select.value = currency
+
+    def apply_values(self, values: QuoteFormValues) -> None:
+        """Fill the form (the Venue screen prefills deposits and withdrawals this way)."""
+        if self.chains is None:
+            self._pending = values
+            return
+        self._set_select("origin-chain", values.origin_chain_id)
+        self._set_currencies("origin", values.origin_chain_id, values.origin_currency)
+        self._set_select("destination-chain", values.destination_chain_id)
+        self._set_currencies(
+            "destination", values.destination_chain_id, values.destination_currency
+        )
+        with self.prevent(Input.Changed, Checkbox.Changed, Select.Changed):
+            self.query_one("#amount", Input).value = values.amount
+            self.query_one("#trade-type", Select).value = values.trade_type
+            self.query_one("#recipient", Input).value = values.recipient
+            self.query_one("#refund-to", Input).value = values.refund_to
+            self.query_one("#slippage", Input).value = values.slippage_bps
+            self.query_one("#topup-gas", Checkbox).value = values.topup_gas
+            self.query_one("#topup-amount", Input).value = values.topup_gas_usd
+            self.query_one("#subsidize", Checkbox).value = values.subsidize_fees
+            self.query_one("#cap", Input).value = values.max_subsidization_usd
+            self.query_one("#deposit-address", Checkbox).value = values.use_deposit_address
+            self.query_one("#strict", Checkbox).value = values.strict
+            self.query_one("#permit", Checkbox).value = values.use_permit
+            self.query_one("#protocol", Select).value = values.protocol_version or "auto"
+        components = self.query_one("#components", SelectionList)
+        if values.sponsored_components is None:
+            components.select_all()
+        else:
+            components.deselect_all()
+            for name in values.sponsored_components:
+                self._ensure_component(name)
+                components.select(name)
+        self._update_amount_hint()
+
+    def form_values(self) -> QuoteFormValues:
+        def select_value(widget_id: str) -> Any:
+            value = self.query_one(f"#{widget_id}", Select).value
+            return None if value is Select.BLANK else value
+
+        components = self.query_one("#components", SelectionList)
+        chosen = tuple(components.selected)
+        everything = len(chosen) == components.option_count
+        protocol = select_value("protocol")
+        return QuoteFormValues(
+            origin_chain_id=select_value("origin-chain"),
+            origin_currency=select_value("origin-currency"),
+            destination_chain_id=select_value("destination-chain"),
+            destination_currency=select_value("destination-currency"),
+            amount=self.query_one("#amount", Input).value,
+            trade_type=select_value("trade-type") or "EXACT_INPUT",
+            recipient=self.query_one("#recipient", Input).value,
+            refund_to=self.query_one("#refund-to", Input).value,
+            slippage_bps=self.query_one("#slippage", Input).value,
+            topup_gas=self.query_one("#topup-gas", Checkbox).value,
+            topup_gas_usd=self.query_one("#topup-amount", Input).value,
+            subsidize_fees=self.query_one("#subsidize", Checkbox).value,
+            sponsored_components=None if everything else chosen,
+            max_subsidization_usd=self.query_one("#cap", Input).value,
+            use_deposit_address=self.query_one("#deposit-address", Checkbox).value,
+            strict=self.query_one("#strict", Checkbox).value,
+            use_permit=self.query_one("#permit", Checkbox).value,
+            protocol_version=None if protocol in (None, "auto") else protocol,
+        )
+
+    @on(Select.Changed, "#origin-chain")
+    def _origin_chain_changed(self, event: Select.Changed) -> None:
+        chain_id = None if event.value is Select.BLANK else event.value
+        self._set_currencies("origin", chain_id, None)  # type: ignore[arg-type]
+        self._update_amount_hint()
+
+    @on(Select.Changed, "#destination-chain")
+    def _destination_chain_changed(self, event: Select.Changed) -> None:
+        chain_id = None if event.value is Select.BLANK else event.value
+        self._set_currencies("destination", chain_id, None)  # type: ignore[arg-type]
+        self._update_amount_hint()
+
+    @on(Select.Changed, "#origin-currency, #destination-currency, #trade-type")
+    @on(Input.Changed, "#amount")
+    def _amount_inputs_changed(self) -> None:
+        self._update_amount_hint()
+
+    def _update_amount_hint(self) -> None:
+        hint = self.query_one("#amount-units", Static)
+        if self.chains is None:
+            hint.update("")
+            return
+        values = self.form_values()
+        if not values.amount.strip():
+            hint.update(Text("converted exactly to the smallest unit", style="dim"))
+            return
+        try:
+            _, decimals = amount_decimals(values, self.chains)
+            units = amount_units(values, self.chains)
+        except CrossdeckError as exc:
+            hint.update(Text(exc.message, style="yellow"))
+            return
+        hint.update(Text(f"= {units} ({decimals} decimals)", style="dim"))
+
+    def _ensure_component(self, name: str) -> None:
+        if name in self._fee_components:
+            return
+        self._fee_components.append(name)
+        self.query_one("#components", SelectionList).add_option(Selection(name, name, True))
+
+    def _learn_fee_components(self, quote: Quote) -> None:
+        """The service's own fee component is named after it: learn it from a quote."""
+        names: set[str] = set()
+        details = quote.details
+        if details is not None and details.expanded_price_impact:
+            names |= set(details.expanded_price_impact)
+        sponsorship = quote.fee_sponsorship
+        if sponsorship is not None and sponsorship.quoted and sponsorship.quoted.components:
+            names |= set(sponsorship.quoted.components)
+        for name in sorted(names - _KNOWN_NON_SERVICE):
+            self._ensure_component(name)
+
+    def focus_field(self, wire_field: str) -> None:
+        widget_id = FIELD_WIDGETS.get(wire_field.split(".")[0])
+        if widget_id:
+            self.query_one(f"#{widget_id}").focus()
+
+    # -- rendering ---------------------------------------------------------------------------
+
+    def _status(self, text: str) -> None:
+        self.query_one("#quote-status", Static).update(text)
+
+    def _render_quote(self) -> None:
+        if self.quote is None or self.fetched_at is None:
+            self.query_one("#quote-view", Static).update("")
+            return
+        self.query_one("#quote-view", Static).update(
+            render_quote(self.quote, self.chains, self.fetched_at, self.crossdeck.clock())
+        )
+
+    def _tick(self) -> None:
+        if self.quote is not None:
+            self._render_quote()
+
+    def show_quote(self, request: QuoteRequest, quote: Quote, fetched_at: Any) -> None:
+        """Show a quote as if it had just been fetched (tests and snapshots use this too)."""
+        self.on_quote_ready(QuoteReady(request, quote, fetched_at))
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def action_fetch_quote(self) -> None:
+        if self.chains is None:
+            self.notify("the chains are still loading; try again in a moment", title="Quote")
+            return
+        try:
+            request = build_quote_request(
+                self.form_values(), self.crossdeck.services.wallet_address, self.chains
+            )
+        except QuoteRequestError as exc:
+            self.crossdeck.show_error(exc, "Quote")
+            self.focus_field(exc.field)
+            return
+        self._status("Quoting…")
+        self.fetch(request)
+
+    def action_execute(self) -> None:
+        if self.quote is None or self.request is None or self.fetched_at is None:
+            self.notify("get a quote first (ctrl+r)", title="Execute", severity="warning")
+            return
+        age = (self.crossdeck.clock() - self.fetched_at).total_seconds()
+        if age > MAX_EXECUTE_AGE_SECONDS:
+            self.notify(
+                f"this quote is {int(age)}s old; press ctrl+r for a fresh one, then ctrl+g",
+                title="Execute",
+                severity="warning",
+            )
+            return
+        from crossdeck.tui.screens.execute import ExecuteScreen
+
+        self.app.push_screen(ExecuteScreen(self.request, self.quote, self.chains))
+
+    def action_swap_sides(self) -> None:
+        values = self.form_values()
+        self.apply_values(
+            values.with_changes(
+                origin_chain_id=values.destination_chain_id,
+                origin_currency=values.destination_currency,
+                destination_chain_id=values.origin_chain_id,
+                destination_currency=values.origin_currency,
+            )
+        )
+
+    def action_reset_form(self) -> None:
+        self.quote = self.request = self.fetched_at = None
+        self._render_quote()
+        self._status("No quote yet: pick what to move, type an amount and press ctrl+r.")
+        self.apply_values(self._default_values())
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand(
+            "Get a quote", "Quote the form's values (ctrl+r)", self.action_fetch_quote
+        )
+        yield SystemCommand(
+            "Execute the quote", "Sign and send its steps (ctrl+g)", self.action_execute
+        )
+        yield SystemCommand("Swap origin and destination", "ctrl+o", self.action_swap_sides)
+        yield SystemCommand("Reset the quote form", "ctrl+n", self.action_reset_form)

@@ -1,0 +1,120 @@
+"""Settings: the profile in use, its URLs and RPCs, the wallet, whether an API key is set (never
+the key), the signing chain id, and the theme (picked here, remembered across runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Label, Select, Static
+
+from crossdeck.tui.screens.base import ModeScreen
+
+
+class SettingsScreen(ModeScreen):
+    MODE = "settings"
+    BINDINGS: ClassVar = [
+        Binding(
+            "t",
+            "focus_theme",
+            "Theme",
+            id="settings.theme",
+            tooltip="Move to the theme picker (the choice is remembered for the next start)",
+        ),
+    ]
+
+    def compose_body(self) -> ComposeResult:
+        with VerticalScroll(id="settings-body"):
+            yield Static(id="settings-table")
+            with Horizontal(id="theme-row"):
+                yield Label("Theme ", id="theme-label")
+                yield Select[str](
+                    self._theme_options(),
+                    value=self.app.theme,
+                    id="theme-select",
+                    allow_blank=False,
+                    compact=True,
+                )
+            yield Static(id="settings-notes")
+
+    def on_mount(self) -> None:
+        self.refresh_settings()
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    def _theme_changed(self, name: str) -> None:
+        select = self.query_one("#theme-select", Select)
+        if select.value != name:
+            select.value = name
+
+    def on_screen_resume(self) -> None:
+        self.refresh_settings()
+
+    def _theme_options(self) -> list[tuple[str, str]]:
+        app = self.crossdeck
+        options = []
+        for name in app.theme_names():
+            description = app.theme_catalog.descriptions.get(name, "Textual built-in")
+            options.append((f"{name} — {description}", name))
+        return options
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "theme-select" and isinstance(event.value, str):
+            if event.value != self.app.theme:
+                self.app.theme = event.value
+
+    def refresh_settings(self) -> None:
+        app = self.crossdeck
+        info = app.services.describe()
+        settings = app.settings
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        table.add_row("Profile", info["profile"])
+        table.add_row("Config file", str(app.config_path))
+        if settings.world is not None:
+            table.add_row("Demo world", str(settings.world.file))
+        table.add_row("Service URL", info["service"])
+        table.add_row("Venue URL", info["venue"])
+        rpc = info["rpc"]
+        if rpc:
+            for chain_id in sorted(rpc):
+                table.add_row(f"RPC {chain_id}", rpc[chain_id])
+        else:
+            table.add_row("RPCs", Text("none configured", style="italic"))
+        table.add_row("Wallet address", info["wallet"])
+        api_key = info["api_key"]
+        style = "green" if api_key == "set" else "yellow"
+        table.add_row("API key", Text(api_key, style=style))
+        table.add_row("Signing chain id", str(info["signing_chain_id"]))
+        table.add_row("Data dir", str(settings.data_dir))
+        table.add_row(
+            "Webhook receiver",
+            f"{settings.webhook.host}:{settings.webhook.port or 'any'}{settings.webhook.path}",
+        )
+        table.add_row(
+            "Status polling",
+            f"every {settings.tracking.poll_interval_seconds:g}s "
+            f"(up to {settings.tracking.poll_interval_cap_seconds:g}s)",
+        )
+        keymap = ", ".join(f"{k}={v}" for k, v in sorted(settings.keymap.items())) or "defaults"
+        table.add_row("Keymap", keymap)
+        self.query_one("#settings-table", Static).update(table)
+        self.query_one("#settings-notes", Static).update(
+            Text(
+                "Change URLs, RPCs and the keymap in the config file (or CROSSDECK_* variables); "
+                "secrets live in the keyring: `crossdeck wallet import`, `crossdeck apikey set`. "
+                f"User themes: {app.user_theme_dir}",
+                style="italic",
+            )
+        )
+
+    def action_focus_theme(self) -> None:
+        self.query_one("#theme-select", Select).focus()
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand("Pick a theme", "Move to the theme picker", self.action_focus_theme)

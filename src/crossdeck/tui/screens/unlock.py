@@ -1,0 +1,57 @@
+"""The keyring password dialog, shown at start-up when the encrypted file keyring is in use and
+nothing else supplies its password. The password goes to the keystore for this process only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+
+class UnlockScreen(ModalScreen[str | None]):
+    HELP_TITLE = "Keyring password"
+    BINDINGS: ClassVar = [
+        Binding(
+            "escape",
+            "skip",
+            "Skip",
+            id="unlock.skip",
+            tooltip="Continue without the keyring: no API key, and signing will ask again",
+        ),
+    ]
+
+    def __init__(self, keyring_file: Path) -> None:
+        super().__init__()
+        self.keyring_file = keyring_file
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="unlock-box", classes="dialog"):
+            yield Static("[b]Unlock the crossdeck keyring[/b]")
+            yield Static(
+                f"The wallet key and API key are in the encrypted file {self.keyring_file}. "
+                "Type its password (it stays in memory for this run only)."
+            )
+            yield Input(password=True, placeholder="keyring password", id="unlock-password")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Unlock", variant="primary", id="unlock-ok")
+                yield Button("Skip", id="unlock-skip")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value or None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "unlock-ok":
+            self.dismiss(self.query_one(Input).value or None)
+        else:
+            self.dismiss(None)
+
+    def action_skip(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,356 @@
+"""Venue: perps withdrawable (and each HIP-3 DEX's), spot balances, the address forms of spec 2.4
+for every venue currency /chains lists, and deposit/withdraw forms that open the Quote screen
+with the venue parameters filled in (destination 1337 + recipient; origin 1337 + protocol v2)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, DataTable, Input, Label, Select, Static
+
+from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
+from crossdeck.tui import describe
+from crossdeck.tui.messages import ChainsLoaded, VenueLoaded
+from crossdeck.tui.quote_form import venue_deposit_values, venue_withdrawal_values
+from crossdeck.tui.screens.base import ModeScreen
+
+FIRST_SEND_WARNING = (
+    "The venue charges about 1 USDC on an account's first outbound send: a withdrawal of the "
+    "whole balance can fail for want of that fee. Leave ~1 USDC behind the first time."
+)
+
+
+def _row(label: str, widget: Any) -> Horizontal:
+    return Horizontal(Label(label, classes="field-label"), widget, classes="field-row")
+
+
+class VenueScreen(ModeScreen):
+    MODE = "venue"
+    BINDINGS: ClassVar = [
+        Binding(
+            "ctrl+r",
+            "refresh",
+            "Refresh",
+            id="venue.refresh",
+            priority=True,
+            tooltip="Read the venue balances again",
+        ),
+        Binding(
+            "ctrl+g",
+            "continue",
+            "To quote",
+            id="venue.continue",
+            priority=True,
+            tooltip="Open the focused deposit or withdraw form in the Quote screen",
+        ),
+        Binding(
+            "ctrl+b",
+            "deposit",
+            "Deposit",
+            id="venue.deposit",
+            priority=True,
+            tooltip="Open the deposit form in the Quote screen (into the venue)",
+        ),
+        Binding(
+            "ctrl+y",
+            "withdraw",
+            "Withdraw",
+            id="venue.withdraw",
+            priority=True,
+            tooltip="Open the withdraw form in the Quote screen (out of the venue)",
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chains: ChainsResponse | None = None
+        self.data: dict[str, Any] = {}
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="venue-body"):
+            with VerticalScroll(id="venue-left", classes="pane"):
+                yield Static("Reading the venue…", id="venue-account")
+                yield Static("[b]Spot balances[/b]", classes="section")
+                yield DataTable(id="venue-spot", cursor_type="row", show_cursor=False)
+                yield Static(
+                    "[b]Venue currencies and their address forms (2.4)[/b]", classes="section"
+                )
+                yield DataTable(id="venue-forms", cursor_type="row", show_cursor=False)
+            with VerticalScroll(id="venue-right"):
+                with Vertical(id="deposit-form", classes="venue-form"):
+                    yield _row(
+                        "from chain", Select[int]([], id="dep-chain", compact=True, prompt="chain")
+                    )
+                    yield _row(
+                        "currency",
+                        Select[str]([], id="dep-currency", compact=True, prompt="currency"),
+                    )
+                    yield _row(
+                        "amount", Input(placeholder="human units", id="dep-amount", compact=True)
+                    )
+                    yield _row(
+                        "into",
+                        Select[str](
+                            [], id="dep-venue-currency", compact=True, prompt="venue currency"
+                        ),
+                    )
+                    yield _row(
+                        "recipient",
+                        Input(placeholder="your venue address", id="dep-recipient", compact=True),
+                    )
+                    yield Button("Deposit → Quote", id="dep-go", compact=True)
+                with Vertical(id="withdraw-form", classes="venue-form"):
+                    yield _row(
+                        "from",
+                        Select[str](
+                            [], id="wd-venue-currency", compact=True, prompt="venue currency"
+                        ),
+                    )
+                    yield _row(
+                        "amount", Input(placeholder="human units", id="wd-amount", compact=True)
+                    )
+                    yield _row(
+                        "to chain", Select[int]([], id="wd-chain", compact=True, prompt="chain")
+                    )
+                    yield _row(
+                        "currency",
+                        Select[str]([], id="wd-currency", compact=True, prompt="currency"),
+                    )
+                    yield _row(
+                        "recipient",
+                        Input(placeholder="your wallet", id="wd-recipient", compact=True),
+                    )
+                    yield Static(
+                        Text(FIRST_SEND_WARNING, style="bold yellow"), id="first-send-warning"
+                    )
+                    yield Button("Withdraw → Quote", id="wd-go", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#venue-left").border_title = "Venue account"
+        self.query_one("#deposit-form").border_title = "Deposit into the venue"
+        self.query_one("#withdraw-form").border_title = "Withdraw from the venue"
+        spot = self.query_one("#venue-spot", DataTable)
+        spot.add_columns("coin", "token id", "total", "hold", "available")
+        forms = self.query_one("#venue-forms", DataTable)
+        forms.add_columns("currency", "form", "address (in quotes)", "sendAsset token")
+        self.load()
+
+    # -- workers -----------------------------------------------------------------------------
+
+    @work(group="venue", exclusive=True, exit_on_error=False, name="Reading the venue")
+    async def load(self) -> None:
+        app = self.crossdeck
+        await app.services_ready.wait()
+        services = app.services
+        chains = await services.chains()
+        self.post_message(ChainsLoaded(chains))
+        user = services.wallet_address
+        data: dict[str, Any] = {"user": user}
+        spot_meta = await services.spot_meta()
+        data["spot_meta"] = spot_meta
+        if user:
+            venue = services.venue
+            perps, spot = await asyncio.gather(
+                venue.clearinghouse_state(user), venue.spot_clearinghouse_state(user)
+            )
+            data["perps"], data["spot"] = perps, spot
+            dexes = sorted(
+                {
+                    kind.removeprefix("HIP-3 dex ")
+                    for kind in self._venue_kinds(chains)
+                    if kind.startswith("HIP-3")
+                }
+            )
+            states = await asyncio.gather(*(venue.clearinghouse_state(user, dex) for dex in dexes))
+            data["dexes"] = dict(zip(dexes, states, strict=True))
+        self.post_message(VenueLoaded(data))
+
+    @staticmethod
+    def _venue_kinds(chains: ChainsResponse) -> list[str]:
+        venue = chains.venue
+        return [describe.venue_kind(c) for c in (venue.currencies if venue else [])]
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def on_chains_loaded(self, message: ChainsLoaded) -> None:
+        self.chains = chains = message.chains
+        evm = [
+            (describe.chain_name(chains, c.id), c.id)
+            for c in chains.chains
+            if c.id is not None and c.id != VENUE_CHAIN_ID and not c.disabled
+        ]
+        venue = chains.venue
+        venue_options = [
+            (describe.currency_label(venue, c), c.address)
+            for c in (venue.currencies if venue else [])
+            if c.address
+        ]
+        with self.prevent(Select.Changed):
+            for chain_select in ("#dep-chain", "#wd-chain"):
+                select = self.query_one(chain_select, Select)
+                select.set_options(evm)
+                if evm:
+                    select.value = evm[0][1]
+            for currency_select in ("#dep-venue-currency", "#wd-venue-currency"):
+                select = self.query_one(currency_select, Select)
+                select.set_options(venue_options)
+                if venue_options:
+                    select.value = venue_options[0][1]
+        self._fill_currencies("#dep-currency", evm[0][1] if evm else None)
+        self._fill_currencies("#wd-currency", evm[0][1] if evm else None)
+
+    def _fill_currencies(self, selector: str, chain_id: int | None) -> None:
+        chain = self.chains.by_id(chain_id) if self.chains and chain_id is not None else None
+        options = [
+            (describe.currency_label(chain, c), c.address)
+            for c in (chain.currencies if chain else [])
+            if c.address
+        ]
+        select = self.query_one(selector, Select)
+        with self.prevent(Select.Changed):
+            select.set_options(options)
+            # USDC first where there is one: the venue's main currency
+            usdc = next((v for label, v in options if label.startswith("USDC")), None)
+            if usdc or options:
+                select.value = usdc or options[0][1]
+
+    @on(Select.Changed, "#dep-chain")
+    def _deposit_chain(self, event: Select.Changed) -> None:
+        self._fill_currencies("#dep-currency", None if event.value is Select.BLANK else event.value)  # type: ignore[arg-type]
+
+    @on(Select.Changed, "#wd-chain")
+    def _withdraw_chain(self, event: Select.Changed) -> None:
+        self._fill_currencies("#wd-currency", None if event.value is Select.BLANK else event.value)  # type: ignore[arg-type]
+
+    def on_venue_loaded(self, message: VenueLoaded) -> None:
+        self.data = message.data
+        self._render_account()
+        self._render_spot()
+        self._render_forms()
+
+    def _render_account(self) -> None:
+        data = self.data
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        user = data.get("user")
+        table.add_row("Account", user or Text("no wallet address for this profile", style="yellow"))
+        perps = data.get("perps")
+        if perps is not None:
+            table.add_row("Perps withdrawable", Text(f"{perps.withdrawable} USDC", style="bold"))
+            summary = perps.margin_summary
+            if summary is not None:
+                table.add_row(
+                    "Account value",
+                    f"{summary.account_value} USD, margin used {summary.total_margin_used}",
+                )
+        for dex, state in sorted((data.get("dexes") or {}).items()):
+            table.add_row(f"HIP-3 dex {dex}", f"{state.withdrawable} USDC withdrawable")
+        self.query_one("#venue-account", Static).update(table)
+
+    def _render_spot(self) -> None:
+        table = self.query_one("#venue-spot", DataTable)
+        table.clear()
+        spot = self.data.get("spot")
+        meta = self.data.get("spot_meta")
+        for balance in spot.balances if spot else []:
+            token = meta.token_by_index(balance.token) if meta else None
+            table.add_row(
+                balance.coin,
+                describe.short(token.token_id, 8, 4) if token else "?",
+                str(balance.total),
+                str(balance.hold),
+                str(balance.available),
+            )
+
+    def _render_forms(self) -> None:
+        from crossdeck.venue.currencies import describe_venue_currency
+        from crossdeck.venue.errors import VenueDataError
+
+        table = self.query_one("#venue-forms", DataTable)
+        table.clear()
+        venue = self.chains.venue if self.chains else None
+        meta = self.data.get("spot_meta")
+        for currency in venue.currencies if venue else []:
+            address = currency.address or ""
+            try:
+                described = describe_venue_currency(address, meta)
+            except VenueDataError:
+                table.add_row(currency.symbol or "?", "unknown", address, "-")
+                continue
+            form = described.kind
+            if described.kind == "hip3":
+                form += f" {described.dex}"
+            name, _, token_id = described.token_string.partition(":")
+            table.add_row(
+                currency.symbol or described.name,
+                form,
+                address,
+                f"{name}:{describe.short(token_id, 6, 4)}",
+            )
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def _value(self, selector: str) -> Any:
+        value = self.query_one(selector, Select).value
+        return None if value is Select.BLANK else value
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    def action_continue(self) -> None:
+        focused = self.focused
+        in_withdraw = focused is not None and any(
+            node.id == "withdraw-form" for node in focused.ancestors
+        )
+        if in_withdraw:
+            self.action_withdraw()
+        else:
+            self.action_deposit()
+
+    @on(Button.Pressed, "#dep-go")
+    def action_deposit(self) -> None:
+        wallet = self.crossdeck.services.wallet_address or ""
+        values = venue_deposit_values(
+            origin_chain_id=self._value("#dep-chain"),
+            origin_currency=self._value("#dep-currency"),
+            venue_currency=self._value("#dep-venue-currency"),
+            amount=self.query_one("#dep-amount", Input).value,
+            recipient=self.query_one("#dep-recipient", Input).value.strip() or wallet,
+        )
+        self._open_quote(values)
+
+    @on(Button.Pressed, "#wd-go")
+    def action_withdraw(self) -> None:
+        wallet = self.crossdeck.services.wallet_address or ""
+        values = venue_withdrawal_values(
+            venue_currency=self._value("#wd-venue-currency"),
+            destination_chain_id=self._value("#wd-chain"),
+            destination_currency=self._value("#wd-currency"),
+            amount=self.query_one("#wd-amount", Input).value,
+            recipient=self.query_one("#wd-recipient", Input).value.strip() or wallet,
+        )
+        self.notify(FIRST_SEND_WARNING, title="Venue withdrawal", severity="warning", timeout=10)
+        self._open_quote(values)
+
+    def _open_quote(self, values: Any) -> None:
+        app = self.crossdeck
+        app.switch_mode("quote")
+        app.call_after_refresh(app.prefill_quote, values)
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand("Refresh venue balances", "ctrl+r", self.action_refresh)
+        yield SystemCommand(
+            "Deposit into the venue", "Open the deposit in Quote (ctrl+b)", self.action_deposit
+        )
+        yield SystemCommand(
+            "Withdraw from the venue", "Open the withdrawal in Quote (ctrl+y)", self.action_withdraw
+        )

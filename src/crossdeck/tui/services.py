@@ -1,0 +1,248 @@
+"""The layers the app talks to, built lazily from the settings.
+
+Nothing here imports textual, and the heavy layers (the signer's eth-account, the executor's
+web3) are imported on first use only, so opening the app stays quick. Clients are created the
+first time a worker asks for them, inside the app's running loop, and closed by `aclose()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import SecretStr
+
+from crossdeck.config import Settings
+from crossdeck.errors import CrossdeckError
+from crossdeck.models import ChainsResponse
+
+if TYPE_CHECKING:
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.models.venue import SpotMeta
+    from crossdeck.track.receiver import WebhookReceiver
+    from crossdeck.track.tracker import Problem, StatusTracker
+    from crossdeck.venue.client import VenueClient
+    from crossdeck.wallet.signer import Signer
+
+
+class Secrets:
+    """What the keyring (or the world file) said, read once at start-up in a thread."""
+
+    def __init__(
+        self,
+        api_key: SecretStr | None,
+        wallet_address: str | None,
+        api_key_problem: str | None = None,
+    ) -> None:
+        self.api_key = api_key
+        self.wallet_address = wallet_address
+        self.api_key_problem = api_key_problem
+
+    def __repr__(self) -> str:  # never the key itself
+        return (
+            f"Secrets(api_key={'set' if self.api_key else 'unset'}, "
+            f"wallet_address={self.wallet_address!r})"
+        )
+
+    @property
+    def api_key_state(self) -> str:
+        if self.api_key_problem:
+            return f"unknown ({self.api_key_problem})"
+        return "set" if self.api_key is not None else "unset"
+
+
+def read_secrets(settings: Settings) -> Secrets:
+    """The API key and wallet address of the profile (blocking: call it in a thread)."""
+    from crossdeck.config import resolve_api_key, resolve_wallet_address
+
+    problem = None
+    try:
+        api_key = resolve_api_key(settings)
+    except CrossdeckError as exc:
+        # the key only raises rate limits: carry on without it, and say so
+        api_key, problem = None, exc.message
+    try:
+        address = resolve_wallet_address(settings)
+    except CrossdeckError:
+        address = None
+    return Secrets(api_key, address, problem)
+
+
+class Services:
+    def __init__(self, settings: Settings, secrets: Secrets | None = None) -> None:
+        self.settings = settings
+        self.secrets = secrets
+        self._service: ServiceClient | None = None
+        self._venue: VenueClient | None = None
+        self._signer: Signer | None = None
+        self._chains: ChainsResponse | None = None
+        self._spot_meta: SpotMeta | None = None
+        self._chains_lock = asyncio.Lock()
+        self._tracker: StatusTracker | None = None
+        self._tracker_client: ServiceClient | None = None
+        self._receiver: WebhookReceiver | None = None
+
+    def __repr__(self) -> str:
+        return f"Services(profile={self.settings.profile!r})"
+
+    # -- secrets -----------------------------------------------------------------------------
+
+    async def load_secrets(self) -> Secrets:
+        if self.secrets is None:
+            self.secrets = await asyncio.to_thread(read_secrets, self.settings)
+        return self.secrets
+
+    @property
+    def wallet_address(self) -> str | None:
+        return self.secrets.wallet_address if self.secrets else None
+
+    # -- clients -----------------------------------------------------------------------------
+
+    @property
+    def service(self) -> ServiceClient:
+        if self._service is None:
+            from crossdeck.api.client import ServiceClient
+            from crossdeck.api.retry import RetryPolicy
+
+            section = self.settings.service
+            self._service = ServiceClient(
+                section.url,
+                api_key=self.secrets.api_key if self.secrets else None,
+                timeout=section.timeout_seconds,
+                retry=RetryPolicy(max_attempts=section.max_retries + 1),
+            )
+        return self._service
+
+    @property
+    def venue(self) -> VenueClient:
+        if self._venue is None:
+            from crossdeck.venue.client import VenueClient
+
+            self._venue = VenueClient(
+                self.settings.venue.url, timeout=self.settings.venue.timeout_seconds
+            )
+        return self._venue
+
+    async def signer(self) -> Signer:
+        """The wallet's signer (imports eth-account on first use, in a thread)."""
+        if self._signer is None:
+
+            def build() -> Signer:
+                from crossdeck.config import resolve_wallet_key
+                from crossdeck.wallet.signer import Signer
+
+                return Signer(resolve_wallet_key(self.settings))
+
+            self._signer = await asyncio.to_thread(build)
+        return self._signer
+
+    # -- cached reads ------------------------------------------------------------------------
+
+    async def chains(self, *, refresh: bool = False) -> ChainsResponse:
+        async with self._chains_lock:
+            if self._chains is None or refresh:
+                self._chains = await self.service.chains()
+            return self._chains
+
+    @property
+    def cached_chains(self) -> ChainsResponse | None:
+        return self._chains
+
+    async def spot_meta(self, *, refresh: bool = False) -> SpotMeta:
+        if self._spot_meta is None or refresh:
+            self._spot_meta = await self.venue.spot_meta()
+        return self._spot_meta
+
+    @property
+    def cached_spot_meta(self) -> SpotMeta | None:
+        return self._spot_meta
+
+    # -- status tracking ---------------------------------------------------------------------
+
+    @property
+    def tracker(self) -> StatusTracker | None:
+        return self._tracker
+
+    async def start_tracking(self, on_problem: Callable[[Problem], None]) -> StatusTracker:
+        """The status tracker (v3 polls, and webhooks when an API key is set), started once."""
+        if self._tracker is not None:
+            return self._tracker
+        from crossdeck.api.client import ServiceClient
+        from crossdeck.api.retry import NO_RETRY
+        from crossdeck.track.policy import PollPolicy
+        from crossdeck.track.store import StatusStore
+        from crossdeck.track.tracker import StatusTracker
+
+        settings = self.settings
+        tracking = settings.tracking
+        fast = tracking.poll_interval_seconds
+        cap = max(fast, tracking.poll_interval_cap_seconds)
+        policy = PollPolicy(
+            fast=fast,
+            active_cap=cap,
+            idle_cap=max(cap, PollPolicy.idle_cap),
+            failure_settle=tracking.failure_settle_seconds,
+        )
+        # the tracker paces itself on 429s, so its client must not sleep them out (NO_RETRY)
+        self._tracker_client = ServiceClient(
+            settings.service.url,
+            api_key=self.secrets.api_key if self.secrets else None,
+            timeout=settings.service.timeout_seconds,
+            retry=NO_RETRY,
+        )
+        store = await asyncio.to_thread(StatusStore.in_data_dir, settings.data_dir)
+        tracker = StatusTracker(
+            self._tracker_client, store=store, policy=policy, on_problem=on_problem
+        )
+        tracker.start()
+        self._tracker = tracker
+        return tracker
+
+    async def start_webhooks(self) -> str:
+        """Receive status webhooks (verified with the API key); returns the receiver's URL.
+        Raises CrossdeckError when there is no API key to verify them with."""
+        if self._receiver is not None:
+            return self._receiver.url
+        api_key = self.secrets.api_key if self.secrets else None
+        if api_key is None:
+            raise CrossdeckError(
+                "no API key: webhooks are signed with it",
+                hint="set one with `crossdeck apikey set` to receive webhooks",
+            )
+        from crossdeck.track.receiver import WebhookReceiver
+
+        hook = self.settings.webhook
+        receiver = WebhookReceiver(api_key, path=hook.path)
+        await receiver.start(hook.host, hook.port)
+        self._receiver = receiver
+        if self._tracker is not None:
+            self._tracker.attach(receiver)
+        return receiver.url
+
+    async def aclose(self) -> None:
+        if self._tracker is not None:
+            await self._tracker.aclose()
+            if self._tracker.store is not None:
+                self._tracker.store.close()
+            self._tracker = None
+        if self._receiver is not None:
+            await self._receiver.stop()
+            self._receiver = None
+        for client in (self._service, self._venue, self._tracker_client):
+            if client is not None:
+                await client.aclose()
+        self._service = self._venue = self._tracker_client = None
+
+    def describe(self) -> dict[str, Any]:
+        """Display values for the Settings screen; secrets only as set/unset."""
+        settings = self.settings
+        return {
+            "profile": settings.profile,
+            "service": settings.service.url,
+            "venue": settings.venue.url,
+            "rpc": dict(settings.rpc),
+            "wallet": self.wallet_address or "none",
+            "api_key": self.secrets.api_key_state if self.secrets else "not read yet",
+            "signing_chain_id": settings.signing_chain_id,
+        }

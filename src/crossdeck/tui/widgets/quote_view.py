@@ -1,0 +1,82 @@
+"""The quote, rendered: what is paid and received, fees, sponsorship, impact, rate, slippage, time,
+route, every step in words, and how old the quote is."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.console import Group, RenderableType
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from crossdeck.models import ChainsResponse, Quote
+from crossdeck.tui import describe
+
+STALE_AFTER_SECONDS = 30
+
+
+def _section(title: str) -> Rule:
+    return Rule(Text(title, style="bold"), align="left", style="dim")
+
+
+def render_quote(
+    quote: Quote, chains: ChainsResponse | None, fetched_at: datetime, now: datetime
+) -> RenderableType:
+    summary = describe.summarize_quote(quote, chains)
+    age_seconds = (now - fetched_at).total_seconds()
+    age = Text(f"quoted {describe.age_text(fetched_at, now)}")
+    if age_seconds >= STALE_AFTER_SECONDS:
+        age.append("  (old: ctrl+r re-quotes)", style="bold yellow")
+
+    head = Table.grid(padding=(0, 1))
+    head.add_column(style="bold", no_wrap=True)
+    head.add_column()
+    head.add_row("Request", Text(summary.request_id, overflow="fold"))
+    head.add_row("Age", age)
+    head.add_row("Pay", summary.pay)
+    head.add_row("Receive", summary.receive)
+    details = quote.details
+    if details is not None and details.currency_out is not None:
+        minimum = details.currency_out.minimum_amount
+        decimals = details.currency_out.decimals
+        if minimum is not None and decimals is not None:
+            head.add_row(
+                "At least",
+                f"{describe.format_units(minimum, decimals)} {details.currency_out.symbol or ''}",
+            )
+    head.add_row("Recipient", summary.recipient)
+    if details is not None and details.operation:
+        head.add_row("Operation", details.operation)
+
+    fees = Table(box=None, padding=(0, 1), show_header=True, header_style="bold")
+    fees.add_column("fee")
+    fees.add_column("amount", overflow="fold")
+    fees.add_column("USD", justify="right")
+    for label, amount, usd in describe.fee_rows(quote):
+        fees.add_row(label, amount, usd)
+
+    prices = Table.grid(padding=(0, 1))
+    prices.add_column()
+    for line in [
+        *describe.impact_lines(quote),
+        describe.rate_line(quote),
+        describe.slippage_line(quote),
+        describe.time_line(quote),
+    ]:
+        prices.add_row(line)
+
+    steps = Text("\n".join(describe.step_lines(quote.steps, chains)) or "no steps")
+    return Group(
+        head,
+        _section("Fees"),
+        fees,
+        _section("Sponsorship"),
+        Text("\n".join(describe.sponsorship_lines(quote))),
+        _section("Price"),
+        prices,
+        _section("Route"),
+        Text("\n".join(describe.route_lines(quote))),
+        _section(f"Steps ({len(quote.steps)})"),
+        steps,
+    )

@@ -1,0 +1,27 @@
+"""Fixtures of the app tests: an isolated config dir (no user config or themes leak in), and a
+fast tracking policy so Live status sees changes within a test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def tui_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A config file (data dir inside tmp_path, quick status polling) and nothing else."""
+    config = tmp_path / "config" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(
+        f'data_dir = "{tmp_path / "data"}"\n'
+        "[tracking]\n"
+        "poll_interval_seconds = 0.2\n"
+        "poll_interval_cap_seconds = 0.5\n"
+        "failure_settle_seconds = 1.0\n"
+    )
+    monkeypatch.setenv("CROSSDECK_CONFIG", str(config))
+    for name in ("CROSSDECK_PROFILE", "CROSSDECK_WORLD"):
+        monkeypatch.delenv(name, raising=False)
+    yield tmp_path

@@ -1,0 +1,92 @@
+"""Pilot test helpers: an app on a world, waiting for conditions, reading the screen."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.pilot import Pilot
+
+from crossdeck.config import Settings, load_settings
+from crossdeck.tui.app import CrossdeckApp
+from crossdeck.tui.services import Secrets
+
+FROZEN_NOW = datetime(2025, 6, 1, 12, 0, 0, tzinfo=UTC)
+
+
+def write_world_file(world: Any, directory: Path) -> Path:
+    path = directory / "world.json"
+    path.write_text(json.dumps(world.info))
+    return path
+
+
+def world_settings(world: Any, directory: Path, **changes: Any) -> Settings:
+    """Settings of the demo profile on `world` (config from CROSSDECK_CONFIG, see conftest)."""
+    settings = load_settings(None, write_world_file(world, directory))
+    return settings.model_copy(update=changes) if changes else settings
+
+
+def world_secrets(world: Any) -> Secrets:
+    from pydantic import SecretStr
+
+    return Secrets(SecretStr(world.api_key), world.wallet_address)
+
+
+def make_app(world: Any, directory: Path, **options: Any) -> CrossdeckApp:
+    settings = options.pop("settings", None) or world_settings(world, directory)
+    options.setdefault("secrets", world_secrets(world))
+    options.setdefault("ui_state_file", directory / "tui-state.json")
+    options.setdefault("user_themes", directory / "themes")
+    return CrossdeckApp(settings, **options)
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal shows now, as plain text lines."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join(strip.text.rstrip() for strip in strips)
+
+
+async def wait_until(
+    pilot: Pilot[Any],
+    condition: Callable[[], Any],
+    *,
+    what: str,
+    within: float = 20.0,
+    step: float = 0.05,
+) -> Any:
+    """Let the app run until `condition()` is truthy; its value. On timeout, fail with `what`
+    and the screen as it is (oterm-style, instead of bare sleeps)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        await pilot.pause(step)
+        try:
+            value = condition()
+        except Exception:  # e.g. a widget not mounted yet
+            value = None
+        if value:
+            return value
+        if loop.time() > deadline:
+            raise AssertionError(
+                f"timed out after {within}s waiting for {what}\n--- screen ---\n"
+                f"{screen_text(pilot.app)}\n--- notifications ---\n"
+                + "\n".join(f"{n.title}: {n.message}" for n in pilot.app._notifications)
+            )
+
+
+def notifications(app: App[Any]) -> list[tuple[str, str, str]]:
+    return [(n.title, n.message, n.severity) for n in app._notifications]
+
+
+async def chains_loaded(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    await wait_until(
+        pilot,
+        lambda: app.quote_screen is not None and app.quote_screen.chains is not None,  # type: ignore[attr-defined]
+        what="the Quote screen to load /chains",
+    )
