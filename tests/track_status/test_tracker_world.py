@@ -305,3 +305,21 @@ async def test_restart_resumes_unfinished_requests_from_the_store(
     assert "pending" not in idle_seen and idle_seen[-1] == "success"
     assert [str(u.status) for u in seen if u.request_id == moving] == ["submitted", "success"]
     assert second.stats.duplicates + second.stats.unchanged >= 1
+
+
+async def test_untrack_stops_polling_and_forgets_the_request(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    kept, dropped = maker.make(2)
+    with StatusStore(":memory:") as store:
+        async with running(tracker_for(no_webhooks, transport, store=store)) as tracker:
+            tracker.track_many([kept, dropped])
+            await wait_status(tracker, dropped, "waiting")
+            tracker.untrack(dropped)
+            polls_then = len(transport.status_polls(dropped))
+            await wait_until(lambda: tracker.polls_of(kept) >= 4, "more polls of the kept one")
+            assert len(transport.status_polls(dropped)) <= polls_then + 1  # one was in flight
+            assert tracker.tracked() == [kept] and tracker.latest(dropped) is None
+            assert store.get(dropped) is None
+            drive_to_success(no_webhooks, kept)
+            await asyncio.wait_for(tracker.wait_done(), 10)

@@ -1,0 +1,74 @@
+"""`StatusStore`: what a restarted tracker reads back."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from crossdeck.models.status import RequestStatus
+from crossdeck.track.store import StatusStore
+from crossdeck.track.updates import Source, StatusUpdate
+
+A, B, C = ("0x" + c * 64 for c in "abc")
+
+
+def update(rid: str, status: str, *, final: bool = False) -> StatusUpdate:
+    return StatusUpdate(
+        request_id=rid,
+        status=RequestStatus(status),
+        updated_at_ms=1_000,
+        source=Source.WEBHOOK,
+        observed_at=12.5,
+        in_tx_hashes=("0x01",),
+        details={"revert": "0x08c379a0"},
+        fail_reason="N/A",
+        final=final,
+    )
+
+
+def test_unfinished_survives_reopening_and_keeps_the_last_update(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "tracking.sqlite3"
+    with StatusStore(path) as store:
+        for rid in (A, B, C):
+            store.add(rid)
+        store.save(update(A, "pending"))
+        store.save(update(A, "submitted"))
+        store.save(update(B, "success", final=True))
+        store.give_up(C, "the service does not know it (404)")
+    with StatusStore(path) as store:
+        unfinished = store.unfinished()
+        assert [s.request_id for s in unfinished] == [A]
+        assert unfinished[0].latest == update(A, "submitted")
+        assert unfinished[0].latest.details == {"revert": "0x08c379a0"}  # type: ignore[union-attr]
+        finished = {s.request_id: s for s in store.all() if s.finished}
+        assert finished[B].final and finished[B].latest is not None
+        assert finished[C].given_up == "the service does not know it (404)"
+        assert finished[C].latest is None
+
+
+def test_adding_again_retracks_a_given_up_id_and_remove_forgets(tmp_path: Path) -> None:
+    with StatusStore(tmp_path / "t.sqlite3") as store:
+        store.add(A)
+        store.give_up(A, "gone")
+        store.add(A)
+        assert [s.request_id for s in store.unfinished()] == [A]
+        store.add(A)  # idempotent
+        assert len(store.all()) == 1
+        store.remove(A)
+        assert store.get(A) is None and store.all() == []
+
+
+def test_save_adds_an_id_it_has_not_seen(tmp_path: Path) -> None:
+    with StatusStore(":memory:") as store:
+        store.save(update(A, "waiting"))
+        stored = store.get(A)
+        assert stored is not None and stored.latest is not None and not stored.finished
+
+
+def test_the_file_holds_no_secret_and_is_plain_sqlite(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    with StatusStore(path) as store:
+        store.save(update(A, "pending"))
+    with sqlite3.connect(path) as db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(tracked)")]
+    assert columns == ["request_id", "added_at", "final", "given_up", "latest"]
