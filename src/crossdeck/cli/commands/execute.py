@@ -1,0 +1,343 @@
+"""`crossdeck bridge` (quote, show, confirm, execute, track) and `crossdeck resume`.
+
+Text mode prints the quote in words, the guard results, then one line per event (and every
+signature request in full before it is signed). `--json` prints JSON lines instead: first
+`{"event": "Quote", ...}`, then one line per executor event. Exit codes (`ExitCode`): 0 success,
+REFUNDED, FAILED, GUARD_REFUSED, TIMEOUT, ABORTED (declined), others for input/network errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from crossdeck.cli.quote_options import quote_options
+from crossdeck.cli.support import handles_errors, print_json
+from crossdeck.errors import InputError
+from crossdeck.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from crossdeck.cli import CliContext
+    from crossdeck.config import Settings
+    from crossdeck.execute import Event, Executor, SignRequest
+
+JSON_HELP = "JSON lines of events (same as the global --json)."
+
+
+# -- building the executor ---------------------------------------------------------------------
+
+
+def _settings(obj: CliContext) -> Settings:
+    from crossdeck.config import load_settings
+
+    return load_settings(obj.profile, obj.world)
+
+
+def _executor(settings: Settings, confirm: Any, timeout: float | None) -> Executor:
+    from crossdeck.cli.commands.service import _service_client, _venue_client
+    from crossdeck.config import resolve_wallet_key
+    from crossdeck.execute import Executor, Journal, TrackingPolicy
+    from crossdeck.wallet.signer import Signer
+
+    signer = Signer(resolve_wallet_key(settings))
+    tracking = TrackingPolicy.from_settings(settings.tracking)
+    if timeout is not None:
+        if timeout <= 0:
+            raise InputError("--timeout must be a positive number of seconds")
+        tracking = TrackingPolicy(
+            initial=tracking.initial,
+            factor=tracking.factor,
+            cap=tracking.cap,
+            failure_settle=tracking.failure_settle,
+            timeout=timeout,
+        )
+    return Executor(
+        _service_client(settings),
+        _venue_client(settings),
+        signer,
+        dict(settings.rpc),
+        Journal.in_data_dir(settings.data_dir),
+        confirm=confirm,
+        signing_chain_id=settings.signing_chain_id,
+        tracking=tracking,
+    )
+
+
+async def _close(executor: Executor) -> None:
+    await executor.aclose()
+    await executor.service.aclose()
+    await executor.venue.aclose()
+    executor.journal.close()
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+
+def _short(value: str | None) -> str:
+    if not value:
+        return "-"
+    return value if len(value) <= 20 else f"{value[:10]}…{value[-6:]}"
+
+
+def event_lines(event: Event) -> list[str]:
+    """One event in words (text mode)."""
+    from crossdeck.execute import events as ev
+
+    if isinstance(event, ev.RunStarted):
+        verb = "resuming" if event.resumed else "executing"
+        return [f"{verb} request {event.request_id} as {event.wallet}: {', '.join(event.steps)}"]
+    if isinstance(event, ev.GuardsChecked):
+        bad = [r for r in event.results if not r.ok]
+        if not bad:
+            return [f"guards: all {len(event.results)} checks passed"]
+        return [f"guards: {len(bad)} FAILED"] + [f"  {r}" for r in bad]
+    if isinstance(event, ev.StepStarted):
+        what = event.action or event.description or event.kind
+        return [f"step {event.step_id} (item {event.item_index}): {what}"]
+    if isinstance(event, ev.AwaitingConfirmation | ev.AwaitingSignature):
+        return ["  " + line for line in event.what.describe().splitlines()]
+    if isinstance(event, ev.Signed):
+        return [f"  signed ({event.kind})"]
+    if isinstance(event, ev.TxSent):
+        return [f"  sent {event.hash} on chain {event.chain_id} (nonce {event.nonce})"]
+    if isinstance(event, ev.TxConfirmed):
+        return [f"  mined in block {event.block_number} (gas used {event.gas_used})"]
+    if isinstance(event, ev.Posted):
+        more = (
+            f"; the answer added steps {', '.join(event.appended_steps)}"
+            if (event.appended_steps)
+            else ""
+        )
+        return [f"  posted to {event.endpoint}{more}"]
+    if isinstance(event, ev.VenueSubmitted):
+        return [f"  the venue accepted the transfer (nonce {event.nonce})"]
+    if isinstance(event, ev.ItemSkipped):
+        return [f"step {event.step_id} (item {event.item_index}): skipped, {event.reason}"]
+    if isinstance(event, ev.Note):
+        return [f"  note: {event.message}"]
+    if isinstance(event, ev.StatusChanged):
+        ins = ", ".join(_short(h) for h in event.in_tx_hashes) or "-"
+        outs = ", ".join(_short(h) for h in event.tx_hashes) or "-"
+        reason = f" ({event.fail_reason})" if event.fail_reason not in (None, "N/A") else ""
+        return [f"status {event.status}{reason}: in {ins}; out {outs}"]
+    if isinstance(event, ev.Finished):
+        reason = (
+            f", failReason {event.fail_reason}" if event.fail_reason not in (None, "N/A") else ""
+        )
+        refund = (
+            f", refundFailReason {event.refund_fail_reason}"
+            if event.refund_fail_reason not in (None, "N/A")
+            else ""
+        )
+        return [f"finished: {event.status}{reason}{refund}"]
+    if isinstance(event, ev.Failed):
+        return [f"error: {event.error}"]
+    return [str(event.to_json())]
+
+
+def _emit(event: Event, as_json: bool) -> None:
+    from crossdeck.execute import Failed
+
+    if as_json:
+        print_json(event.to_json())
+        return
+    err = isinstance(event, Failed)
+    for line in event_lines(event):
+        click.echo(line, err=err)
+
+
+async def _drain(events: Any, as_json: bool) -> ExitCode:
+    from crossdeck.execute import exit_code_of
+
+    last = None
+    async for event in events:
+        _emit(event, as_json)
+        last = event
+    return exit_code_of(last)
+
+
+# -- bridge --------------------------------------------------------------------------------
+
+
+def _quoted_items(quote: Any) -> set[tuple[str | None, int]]:
+    return {(step.id, index) for step in quote.steps for index, _ in enumerate(step.items)}
+
+
+@click.command("bridge")
+@quote_options
+@click.option("--yes", "-y", is_flag=True, help="Execute without asking (the quote is shown).")
+@click.option(
+    "--deposit-amount",
+    help="With --use-deposit-address: send this amount (smallest unit) instead of the quoted "
+    "one (open: filled at the quoted rate; strict: short is refunded, excess refunded apart).",
+)
+@click.option("--timeout", type=float, help="Stop tracking after this many seconds (exit 10).")
+@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+@handles_errors
+def bridge_command(
+    obj: CliContext,
+    yes: bool,
+    deposit_amount: str | None,
+    timeout: float | None,
+    json_: bool,
+    **options: Any,
+) -> None:
+    """Quote a transfer, show it, ask to confirm, execute every step and track it to the end.
+
+    Interrupted runs continue with `crossdeck resume`; nothing is sent twice.
+    """
+    from crossdeck.cli.quote_options import quote_fields
+    from crossdeck.config import resolve_wallet_address
+
+    as_json = bool(json_ or obj.json)
+    settings = _settings(obj)
+    wallet = resolve_wallet_address(settings)
+    fields, amount_human = quote_fields(settings, options, user=wallet)
+    if wallet is not None and fields["user"].lower() != wallet.lower():
+        raise InputError(
+            f"--user {fields['user']} is not this profile's wallet {wallet}",
+            hint="bridge signs with the profile's wallet; use `crossdeck quote` to just look",
+        )
+    amount_override = None
+    if deposit_amount is not None:
+        if not deposit_amount.isdigit() or int(deposit_amount) <= 0:
+            raise InputError("--deposit-amount must be a positive integer (smallest unit)")
+        if not fields.get("use_deposit_address"):
+            raise InputError("--deposit-amount applies with --use-deposit-address only")
+        amount_override = int(deposit_amount)
+    code = asyncio.run(
+        _bridge(settings, fields, amount_human, yes, as_json, amount_override, timeout)
+    )
+    sys.exit(int(code))
+
+
+async def _bridge(
+    settings: Settings,
+    fields: dict[str, Any],
+    amount_human: str | None,
+    yes: bool,
+    as_json: bool,
+    deposit_amount: int | None,
+    tracking_timeout: float | None,
+) -> ExitCode:
+    from crossdeck.cli.commands.service import _quote, render_quote
+    from crossdeck.execute import check_quote
+
+    quote, request = await _quote(settings, fields, amount_human)
+    shown = _quoted_items(quote)
+
+    async def confirm(what: SignRequest) -> bool:
+        # the whole quote was shown and confirmed up front; a step that a POST answer added
+        # was not, so it is asked for separately unless --yes
+        if yes or (what.step_id, what.item_index) in shown:
+            return True
+        return await asyncio.to_thread(
+            click.confirm, f"The service added step {what.step_id!r}. Sign it?", err=True
+        )
+
+    executor = _executor(settings, confirm, tracking_timeout)
+    try:
+        guards = check_quote(
+            quote, wallet=executor.signer.address, rpc_chain_ids=executor.gateways.chain_ids
+        )
+        if as_json:
+            print_json({"event": "Quote", "quote": quote.to_wire()})
+        else:
+            for line in render_quote(quote, request):
+                click.echo(line)
+            if deposit_amount is not None:
+                click.echo(f"Deposit      sending {deposit_amount} instead of the quoted amount")
+        if all(g.ok for g in guards) and not yes:
+            try:
+                go = await asyncio.to_thread(
+                    click.confirm, "Execute this quote?", default=False, err=True
+                )
+            except click.Abort:
+                go = False
+            if not go:
+                click.echo("declined: nothing was signed", err=True)
+                return ExitCode.ABORTED
+        events = executor.run(quote, request=request, deposit_amount=deposit_amount)
+        return await _drain(events, as_json)
+    finally:
+        await _close(executor)
+
+
+# -- resume --------------------------------------------------------------------------------
+
+
+@click.command("resume")
+@click.argument("request_id", required=False)
+@click.option("--list", "list_", is_flag=True, help="List the journalled runs instead.")
+@click.option("--yes", "-y", is_flag=True, help="Sign what is left without asking.")
+@click.option("--timeout", type=float, help="Stop tracking after this many seconds (exit 10).")
+@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+@handles_errors
+def resume_command(
+    obj: CliContext,
+    request_id: str | None,
+    list_: bool,
+    yes: bool,
+    timeout: float | None,
+    json_: bool,
+) -> None:
+    """Continue an interrupted run (default: the latest unfinished one).
+
+    What was already sent or posted is found (by transaction hash, by the wallet's nonce on
+    chain, by the venue nonce, by the service's answer) and never sent again.
+    """
+    from crossdeck.execute import Journal, NothingToResume, approve_all
+
+    as_json = bool(json_ or obj.json)
+    settings = _settings(obj)
+    if list_:
+        with Journal.in_data_dir(settings.data_dir) as journal:
+            runs = journal.runs()
+        for run in runs:
+            if as_json:
+                print_json(
+                    {
+                        "requestId": run.request_id,
+                        "wallet": run.wallet,
+                        "state": run.state,
+                        "finalStatus": run.final_status,
+                        "error": run.error,
+                    }
+                )
+            else:
+                final = f" ({run.final_status})" if run.final_status else ""
+                click.echo(f"{run.request_id}  {run.state}{final}  {run.wallet}")
+        return
+    if request_id is None:
+        with Journal.in_data_dir(settings.data_dir) as journal:
+            latest = journal.latest_unfinished()
+        if latest is None:
+            raise NothingToResume(
+                f"no unfinished run in the journal of {settings.data_dir}",
+                hint="`crossdeck resume --list` shows every run",
+            )
+        request_id = latest.request_id
+
+    async def ask(what: SignRequest) -> bool:
+        # re-sending what was already signed asks nothing; a new signature is asked for
+        if not as_json:
+            click.echo(what.describe(), err=True)
+        return await asyncio.to_thread(click.confirm, f"{what.title}?", err=True)
+
+    executor = _executor(settings, approve_all if yes else ask, timeout)
+
+    async def main() -> ExitCode:
+        try:
+            return await _drain(executor.resume(request_id), as_json)
+        finally:
+            await _close(executor)
+
+    sys.exit(int(asyncio.run(main())))
+
+
+commands = [bridge_command, resume_command]
