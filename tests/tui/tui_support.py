@@ -90,3 +90,8 @@ async def chains_loaded(pilot: Pilot[Any]) -> None:
         lambda: app.quote_screen is not None and app.quote_screen.chains is not None,  # type: ignore[attr-defined]
         what="the Quote screen to load /chains",
     )
+
+
+def read_text(path: Path) -> str:
+    """A small file's text (sync on purpose: test files are tiny)."""
+    return path.read_text()
