@@ -8,7 +8,7 @@ first time a worker asks for them, inside the app's running loop, and closed by 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
@@ -19,6 +19,8 @@ from crossdeck.models import ChainsResponse
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
+    from crossdeck.execute.events import SignRequest
+    from crossdeck.execute.executor import Executor
     from crossdeck.models.venue import SpotMeta
     from crossdeck.track.receiver import WebhookReceiver
     from crossdeck.track.tracker import Problem, StatusTracker
@@ -136,6 +138,35 @@ class Services:
 
             self._signer = await asyncio.to_thread(build)
         return self._signer
+
+    async def executor(self, confirm: Callable[[SignRequest], Awaitable[bool]]) -> Executor:
+        """A new executor for one run (its journal and chain gateways are its own; close it
+        with `close_executor`). Imported in a thread: web3 and eth-account are heavy."""
+        signer = await self.signer()
+
+        def build() -> Executor:
+            from crossdeck.execute.executor import Executor
+            from crossdeck.execute.journal import Journal
+            from crossdeck.execute.tracking import TrackingPolicy
+
+            settings = self.settings
+            return Executor(
+                self.service,
+                self.venue,
+                signer,
+                dict(settings.rpc),
+                Journal.in_data_dir(settings.data_dir),
+                confirm=confirm,
+                signing_chain_id=settings.signing_chain_id,
+                tracking=TrackingPolicy.from_settings(settings.tracking),
+            )
+
+        return await asyncio.to_thread(build)
+
+    @staticmethod
+    async def close_executor(executor: Executor) -> None:
+        await executor.aclose()
+        executor.journal.close()
 
     # -- cached reads ------------------------------------------------------------------------
 

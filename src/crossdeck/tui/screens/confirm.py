@@ -1,15 +1,95 @@
-"""Confirm (placeholder until crossdeck.execute lands)."""
+"""The confirm dialog shown before every signature or transaction: exactly what will be signed
+(typed data: its domain and every field; a transaction: chain, from, to, value, the whole
+calldata, gas and fees) and the result of every guard that checked it. Nothing is signed unless
+the user says so here."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from crossdeck.execute.events import SignRequest
+
+KIND_WORDS = {
+    "transaction": "a transaction (signed and sent from your wallet)",
+    "typed_data": "EIP-712 typed data",
+    "message": "a personal message (EIP-191)",
+    "venue_action": "a venue action (EIP-712, then submitted to the venue)",
+}
+
+
+def request_text(request: SignRequest) -> Text:
+    text = Text()
+    text.append(f"You are asked to sign {KIND_WORDS.get(request.kind, request.kind)}", style="bold")
+    if request.chain_id is not None:
+        text.append(f" · chain id {request.chain_id}")
+    text.append("\n\n")
+    for line in request.lines:
+        text.append(line + "\n")
+    return text
+
+
+def guards_text(request: SignRequest) -> Text:
+    text = Text()
+    if not request.guards:
+        text.append("no guard results were given for this item", style="yellow")
+        return text
+    for result in request.guards:
+        mark, style = ("✓", "green") if result.ok else ("✗", "bold red")
+        text.append(f"{mark} {result.name}", style=style)
+        text.append(f"  {result.message}\n")
+    return text
 
 
 class ConfirmScreen(ModalScreen[bool]):
+    HELP_TITLE = "Confirm a signature"
     BINDINGS: ClassVar = [
-        Binding("y", "sign", "Sign", id="confirm.sign", tooltip="Sign exactly this"),
-        Binding("n,escape", "reject", "Reject", id="confirm.reject", tooltip="Do not sign"),
+        Binding(
+            "y",
+            "sign",
+            "Sign",
+            id="confirm.sign",
+            tooltip="Sign exactly what is shown (and send it, for a transaction)",
+        ),
+        Binding(
+            "n,escape",
+            "reject",
+            "Reject",
+            id="confirm.reject",
+            tooltip="Do not sign: the execution stops and nothing more is signed or sent",
+        ),
     ]
+
+    def __init__(self, request: SignRequest) -> None:
+        super().__init__()
+        self.request = request
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box", classes="dialog"):
+            yield Static(Text(self.request.title, style="bold"), id="confirm-title")
+            with VerticalScroll(id="confirm-what"):
+                yield Static(request_text(self.request), id="confirm-lines")
+            yield Static("[b]Guards[/b]", classes="section")
+            yield Static(guards_text(self.request), id="confirm-guards")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Sign (y)", variant="success", id="confirm-sign")
+                yield Button("Reject (n)", variant="error", id="confirm-reject")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-what").border_title = "What will be signed"
+        self.query_one("#confirm-reject", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-sign")
+
+    def action_sign(self) -> None:
+        self.dismiss(True)
+
+    def action_reject(self) -> None:
+        self.dismiss(False)

@@ -1,29 +1,332 @@
-"""Execute (placeholder until crossdeck.execute lands)."""
+"""Execute: the quote's steps and items as rows with their live state, the guard results, every
+event as it happens (transaction hashes as they come, posts, venue submissions, status changes),
+and the final result with failReason and refundFailReason. Each signature is confirmed first in
+a dialog that shows exactly what will be signed."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from textual.app import ComposeResult
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import Worker, WorkerState
+
+from crossdeck.execute import events as ev
+from crossdeck.models import ChainsResponse, Quote, QuoteRequest
+from crossdeck.tui import describe
+from crossdeck.tui.messages import ExecutionEvent
+from crossdeck.tui.screens.base import ReportsWorkerErrors
+from crossdeck.tui.screens.confirm import ConfirmScreen
+
+STATE_STYLES = {
+    "waiting": "dim",
+    "started": "cyan",
+    "confirm?": "bold yellow",
+    "signed": "cyan",
+    "sent": "cyan",
+    "confirmed": "green",
+    "posted": "green",
+    "submitted": "green",
+    "skipped": "dim",
+    "declined": "yellow",
+    "failed": "bold red",
+}
+FINAL_STYLES = {"success": "bold green", "refund": "bold yellow", "fallback": "bold yellow"}
 
 
-class ExecuteScreen(Screen[None]):
+def _reason(text: str | None) -> str | None:
+    return None if text in (None, "", "N/A") else text
+
+
+class ExecuteScreen(ReportsWorkerErrors, Screen[None]):
     HELP_TITLE = "Execute"
     BINDINGS: ClassVar = [
-        Binding("escape", "back", "Back", id="execute.back", tooltip="Back to the quote"),
-    ]
+        Binding("escape", "back", "Back", id="execute.back",
+                tooltip="Back to the quote (only once the run has ended)"),
+        Binding("ctrl+l", "live", "Live status", id="execute.live", priority=True,
+                tooltip="Open Live status for this request (the run goes on meanwhile)"),
+    ]  # fmt: skip
 
-    def __init__(self, request: Any, quote: Any, chains: Any) -> None:
+    def __init__(
+        self,
+        request: QuoteRequest | None,
+        quote: Quote,
+        chains: ChainsResponse | None,
+        *,
+        autostart: bool = True,
+    ) -> None:
         super().__init__()
-        self.request, self.quote, self.chains = request, quote, chains
+        self.request = request
+        self.quote = quote
+        self.chains = chains
+        self.autostart = autostart
+        self.request_id = quote.request_id
+        self.running = False
+        self.outcome: ev.Finished | ev.Failed | None = None
+        self.events: list[Any] = []
+        self._rows: list[str] = []
+        self._row_for_step: dict[str, list[str]] = {}
+        self._current_row: str | None = None
+        self._log = Text()
+        self._guards: tuple[Any, ...] = ()
+
+    @property
+    def crossdeck(self) -> Any:
+        return self.app
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static("execute")
+        yield Header(icon="◆")
+        yield Static(self._summary(), id="exec-summary")
+        yield DataTable(id="exec-items", cursor_type="row", show_cursor=False)
+        with Horizontal(id="exec-body"):
+            with VerticalScroll(id="exec-guards", classes="pane"):
+                yield Static("Guards run before anything is signed.", id="exec-guards-text")
+            with VerticalScroll(id="exec-log", classes="pane"):
+                yield Static("", id="exec-log-text")
+        yield Static("", id="exec-result")
         yield Footer()
 
+    def _summary(self) -> Text:
+        summary = describe.summarize_quote(self.quote, self.chains)
+        text = Text()
+        text.append("Execute ", style="bold")
+        text.append(summary.request_id)
+        text.append(f"\npay {summary.pay}  →  receive {summary.receive}")
+        return text
+
+    def on_mount(self) -> None:
+        self.query_one("#exec-guards").border_title = "Guards"
+        self.query_one("#exec-log").border_title = "Progress"
+        table = self.query_one("#exec-items", DataTable)
+        table.border_title = "Steps"
+        table.add_columns("#", "step", "kind", "what", "state")
+        for step_index, step in enumerate(self.quote.steps):
+            self._add_step_rows(step_index, step)
+        if self.autostart:
+            self.start()
+
+    def _add_step_rows(self, step_index: int, step: Any) -> None:
+        table = self.query_one("#exec-items", DataTable)
+        for item_index, item in enumerate(step.items):
+            key = f"{step_index}:{item_index}"
+            self._rows.append(key)
+            self._row_for_step.setdefault(str(step.id), []).append(key)
+            what = describe.item_words(item, self.chains)
+            table.add_row(
+                f"{step_index + 1}.{item_index + 1}",
+                step.id or "?",
+                item.kind_of_data.replace("_", " "),
+                what if len(what) <= 58 else what[:57] + "…",
+                Text("waiting", style=STATE_STYLES["waiting"]),
+                key=key,
+            )
+
+    # -- the run -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if not self.running and self.outcome is None:
+            self.running = True
+            self.execute()
+
+    @work(group="execute", exclusive=True, exit_on_error=False, name="Execute")
+    async def execute(self) -> None:
+        services = self.crossdeck.services
+        await self.crossdeck.services_ready.wait()
+        executor = await services.executor(self._confirm)
+        try:
+            async for event in executor.run(self.quote, request=self.request):
+                self.post_message(ExecutionEvent(event))
+        finally:
+            await services.close_executor(executor)
+
+    async def _confirm(self, request: ev.SignRequest) -> bool:
+        """Asked by the executor before every signature: the dialog's answer."""
+        return bool(await self.app.push_screen_wait(ConfirmScreen(request)))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "execute" and event.state in (
+            WorkerState.ERROR,
+            WorkerState.CANCELLED,
+            WorkerState.SUCCESS,
+        ):
+            self.running = False
+
+    # -- events ------------------------------------------------------------------------------
+
+    def on_execution_event(self, message: ExecutionEvent) -> None:
+        self.apply(message.event)
+
+    def apply(self, event: Any) -> None:
+        """Show one executor event (public so tests and snapshots can replay a run)."""
+        self.events.append(event)
+        handler = getattr(self, f"_show_{type(event).__name__}", None)
+        if handler is not None:
+            handler(event)
+        self.query_one("#exec-log-text", Static).update(self._log)
+        self.query_one("#exec-log", VerticalScroll).scroll_end(animate=False)
+
+    def _say(self, text: str, style: str = "") -> None:
+        stamp = self.crossdeck.clock().strftime("%H:%M:%S")
+        self._log.append(f"{stamp} ", style="dim")
+        self._log.append(text + "\n", style=style)
+
+    def _row(self, step_id: str | None, item_index: int) -> str | None:
+        rows = self._row_for_step.get(str(step_id), [])
+        return rows[item_index] if item_index < len(rows) else None
+
+    def _set_state(self, key: str | None, state: str, detail: str = "") -> None:
+        if key is None:
+            return
+        table = self.query_one("#exec-items", DataTable)
+        label = Text(state, style=STATE_STYLES.get(state, ""))
+        if detail:
+            label.append(f" {detail}", style="")
+        table.update_cell(key, table.ordered_columns[4].key, label, update_width=True)
+
+    def _show_GuardsChecked(self, event: ev.GuardsChecked) -> None:
+        self._guards = event.results
+        text = Text()
+        for result in event.results:
+            # passed guards in one line each; a failure with its reason
+            mark, style = ("✓", "green") if result.ok else ("✗", "bold red")
+            text.append(f"{mark} {result.name}", style=style)
+            if result.where:
+                text.append(f"  {result.where.removeprefix('step ')}", style="dim")
+            text.append("\n" if result.ok else f"\n    {result.message}\n")
+        self.query_one("#exec-guards-text", Static).update(text)
+        failed = sum(1 for r in event.results if not r.ok)
+        if failed:
+            self._say(f"{failed} guard(s) failed: nothing will be signed", "bold red")
+        else:
+            self._say(f"all {len(event.results)} guards passed")
+
+    def _show_RunStarted(self, event: ev.RunStarted) -> None:
+        self._say(f"run started for {event.request_id} from {event.wallet}")
+        try:
+            self.crossdeck.track_request(event.request_id)
+        except Exception as exc:  # the run matters more than following it on Live
+            self._say(f"cannot follow it on Live status: {exc}", "yellow")
+
+    def _show_StepStarted(self, event: ev.StepStarted) -> None:
+        key = self._row(event.step_id, event.item_index)
+        self._current_row = key
+        self._set_state(key, "started")
+        self._say(f"step {event.step_id} item {event.item_index + 1}: {event.action or event.kind}")
+
+    def _show_AwaitingConfirmation(self, event: ev.AwaitingConfirmation) -> None:
+        self._set_state(self._current_row, "confirm?")
+        self._say(f"waiting for your confirmation: {event.what.title}", "yellow")
+
+    def _show_AwaitingSignature(self, event: ev.AwaitingSignature) -> None:
+        self._set_state(self._current_row, "confirm?")
+        self._say(f"waiting for your signature: {event.what.title}", "yellow")
+
+    def _show_Signed(self, event: ev.Signed) -> None:
+        self._set_state(self._row(event.step_id, event.item_index), "signed")
+        self._say(f"signed ({event.kind.replace('_', ' ')})")
+
+    def _show_TxSent(self, event: ev.TxSent) -> None:
+        self._set_state(
+            self._row(event.step_id, event.item_index), "sent", describe.short(event.hash)
+        )
+        self._say(f"sent {event.hash} on chain {event.chain_id} (nonce {event.nonce})")
+
+    def _show_TxConfirmed(self, event: ev.TxConfirmed) -> None:
+        key = self._row(event.step_id, event.item_index)
+        self._set_state(key, "confirmed", describe.short(event.hash))
+        self._say(f"confirmed in block {event.block_number} (gas used {event.gas_used})", "green")
+
+    def _show_Posted(self, event: ev.Posted) -> None:
+        self._set_state(self._row(event.step_id, event.item_index), "posted", event.endpoint)
+        self._say(f"posted the signature to {event.endpoint}", "green")
+        for step_id in event.appended_steps:
+            self._say(f"the service added step {step_id}")
+        if event.appended_steps:
+            known = len(self._row_for_step)
+            for offset, step in enumerate(self.quote.steps[known:]):
+                self._add_step_rows(known + offset, step)
+
+    def _show_VenueSubmitted(self, event: ev.VenueSubmitted) -> None:
+        key = self._row(event.step_id, event.item_index)
+        self._set_state(key, "submitted", f"venue nonce {event.nonce}")
+        self._say(f"the venue accepted the transfer (nonce {event.nonce})", "green")
+
+    def _show_ItemSkipped(self, event: ev.ItemSkipped) -> None:
+        self._set_state(self._row(event.step_id, event.item_index), "skipped")
+        self._say(f"skipped: {event.reason}")
+
+    def _show_Note(self, event: ev.Note) -> None:
+        self._say(event.message)
+
+    def _show_StatusChanged(self, event: ev.StatusChanged) -> None:
+        parts = [f"status {event.status} ({event.source})"]
+        if event.in_tx_hashes:
+            parts.append("in " + ", ".join(describe.short(h) for h in event.in_tx_hashes))
+        if event.tx_hashes:
+            parts.append("out " + ", ".join(describe.short(h) for h in event.tx_hashes))
+        if _reason(event.fail_reason):
+            parts.append(f"failReason {event.fail_reason}")
+        self._say(" · ".join(parts), "cyan")
+
+    def _show_Finished(self, event: ev.Finished) -> None:
+        self.outcome = event
+        self.running = False
+        style = FINAL_STYLES.get(event.status, "bold red")
+        text = Text(f"{event.status.upper()}", style=style)
+        text.append(f"  request {event.request_id}")
+        if event.tx_hashes:
+            text.append("\nfill " + ", ".join(event.tx_hashes))
+        text.append(f"\nfailReason {event.fail_reason or 'N/A'}")
+        text.append(f" · refundFailReason {event.refund_fail_reason or 'N/A'}")
+        self.query_one("#exec-result", Static).update(text)
+        self._say(f"finished: {event.status}", style)
+        self.notify(
+            f"request finished: {event.status}",
+            title="Execute",
+            severity="information" if event.status == "success" else "warning",
+        )
+
+    def _show_Failed(self, event: ev.Failed) -> None:
+        self.outcome = event
+        self.running = False
+        self._set_state(self._current_row, "failed")
+        refused = event.error_type == "GuardRefused"
+        text = Text("REFUSED" if refused else "FAILED", style="bold red")
+        text.append(f"  {event.error}")
+        for failure in event.failures:
+            text.append(f"\n✗ {failure.name}: {failure.message}", style="red")
+        self.query_one("#exec-result", Static).update(text)
+        self._say(f"{'refused' if refused else 'failed'}: {event.error}", "bold red")
+        self.notify(
+            event.error,
+            title="Refused before signing" if refused else "Execution failed",
+            severity="error",
+            timeout=20,
+        )
+
+    # -- actions -----------------------------------------------------------------------------
+
     def action_back(self) -> None:
+        if self.running:
+            self.notify(
+                "the run is still going; wait for it to end (or quit: it is journaled and "
+                "`crossdeck resume` continues it)",
+                title="Execute",
+                severity="warning",
+            )
+            return
         self.dismiss(None)
+
+    def action_live(self) -> None:
+        self.app.switch_mode("live")
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand("Back to the quote", "escape (once the run has ended)",
+                            self.action_back)  # fmt: skip
+        yield SystemCommand("Open Live status", "ctrl+l", self.action_live)

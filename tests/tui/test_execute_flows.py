@@ -1,0 +1,170 @@
+"""Quote -> confirm -> execute -> success against the demo world, from the keyboard: an EVM ->
+venue deposit (approve + deposit, two transaction confirmations) and a venue withdrawal (the
+NonceMapping and the sendAsset, two signature confirmations); a guard refusal and a declined
+signature are shown to the user with nothing sent."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+from textual.widgets import Input, Select
+from tui_support import (
+    chains_loaded,
+    make_app,
+    notifications,
+    screen_text,
+    wait_until,
+    world_settings,
+)
+
+from crossdeck.execute import events as ev
+from crossdeck.tui.screens.confirm import ConfirmScreen
+from crossdeck.tui.screens.execute import ExecuteScreen
+
+PERPS = "0x" + "0" * 32
+
+
+def _withdrawable(world: Any) -> Decimal:
+    body = {"type": "clearinghouseState", "user": world.wallet_address}
+    return Decimal(httpx.post(world.venue_url + "/info", json=body).json()["withdrawable"])
+
+
+async def _quote_then_execute(pilot: Any) -> ExecuteScreen:
+    app = pilot.app
+    await wait_until(pilot, lambda: app.current_mode == "quote", what="the Quote screen")
+    await pilot.pause(0.2)
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: app.quote_screen.quote is not None, what="a quote")
+    await pilot.press("ctrl+g")
+    return await wait_until(
+        pilot,
+        lambda: next((s for s in app.screen_stack if isinstance(s, ExecuteScreen)), None),
+        what="the Execute screen",
+    )
+
+
+async def _confirm_each(pilot: Any, execute: ExecuteScreen, answers: list[str]) -> list[str]:
+    """Answer the confirm dialogs in turn; the screen text of each dialog."""
+    seen = []
+    for answer in answers:
+        dialog = await wait_until(
+            pilot,
+            lambda: isinstance(pilot.app.screen, ConfirmScreen) and pilot.app.screen,
+            what=f"confirm dialog {len(seen) + 1}",
+            within=60,
+        )
+        seen.append(screen_text(pilot.app))
+        assert dialog.request.guards and all(g.ok for g in dialog.request.guards)
+        await pilot.press(answer)
+        await wait_until(pilot, lambda d=dialog: pilot.app.screen is not d, what="it to close")
+    return seen
+
+
+async def test_evm_to_venue_deposit_from_the_venue_form(world: Any, tui_dir: Path) -> None:
+    before = _withdrawable(world)
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: "Perps withdrawable" in screen_text(app), what="venue")
+        venue = app.screen
+        assert venue.query_one("#dep-currency", Select).value != "0x" + "0" * 40  # USDC
+        venue.query_one("#dep-amount", Input).value = "25"
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: app.current_mode == "quote", what="the Quote screen")
+        form = await wait_until(
+            pilot,
+            lambda: (
+                app.quote_screen.form_values().amount == "25" and app.quote_screen.form_values()
+            ),
+            what="the prefilled form",
+        )
+        assert form.destination_chain_id == 1337 and form.destination_currency == PERPS
+        assert form.recipient == world.wallet_address
+        execute = await _quote_then_execute(pilot)
+        dialogs = await _confirm_each(pilot, execute, ["y", "y"])
+        assert "approve(address spender, uint256 amount)" in dialogs[0]
+        assert "(the payment token)" in dialogs[0] and "chain     8453" in dialogs[0]
+        assert "(the depository)" in dialogs[1] and "value     0 native" in dialogs[1]
+        await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
+        outcome = execute.outcome
+        assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
+        text = screen_text(app)
+        assert "SUCCESS" in text and "failReason N/A" in text and "refundFailReason N/A" in text
+        sent = [e for e in execute.events if isinstance(e, ev.TxSent)]
+        assert len(sent) == 2
+        assert any(e.hash in execute._log.plain for e in sent)
+        received = Decimal(execute.quote.details.currency_out.amount_formatted)
+    assert _withdrawable(world) - before == received
+
+
+async def test_venue_withdrawal_confirms_both_signatures(world: Any, tui_dir: Path) -> None:
+    before = _withdrawable(world)
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: "Perps withdrawable" in screen_text(app), what="venue")
+        app.screen.query_one("#wd-amount", Input).value = "10"
+        await pilot.press("ctrl+y")
+        await wait_until(
+            pilot,
+            lambda: app.quote_screen.form_values().origin_chain_id == 1337,
+            what="the prefilled withdrawal",
+        )
+        assert any("first outbound send" in m for _, m, _ in notifications(app))
+        execute = await _quote_then_execute(pilot)
+        assert app.quote_screen.request.protocol_version == "v2"
+        dialogs = await _confirm_each(pilot, execute, ["y", "y"])
+        assert "EIP-712 NonceMapping" in dialogs[0]
+        assert "domain    name = ServiceNonceMapping" in dialogs[0]
+        assert (
+            "field     nonce (uint256)" in dialogs[0] and "then POST it to /authorize" in dialogs[0]
+        )
+        assert "EIP-712 VenueTransaction:SendAsset" in dialogs[1]
+        assert "domain    name = VenueSignTransaction" in dialogs[1]
+        assert "field     amount (string) = '10'" in dialogs[1]
+        assert "field     destination (string)" in dialogs[1]
+        await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
+        assert isinstance(execute.outcome, ev.Finished) and execute.outcome.status == "success"
+        kinds = [type(e).__name__ for e in execute.events]
+        assert kinds.index("Posted") < kinds.index("VenueSubmitted") < kinds.index("Finished")
+        assert "posted /authorize" in screen_text(app) or "posted" in screen_text(app)
+    # 10, plus the venue's ~1 USDC fee when this was the account's first outbound send
+    assert Decimal(10) <= before - _withdrawable(world) <= Decimal(11)
+
+
+async def test_guard_refusal_is_shown_and_nothing_is_signed(world: Any, tui_dir: Path) -> None:
+    # a profile without an RPC for chain 8453 cannot send the deposit: refused before signing
+    settings = world_settings(world, tui_dir, rpc={999: world.rpc[999]})
+    app = make_app(world, tui_dir, settings=settings)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        app.quote_screen.query_one("#amount", Input).value = "0.01"
+        execute = await _quote_then_execute(pilot)
+        await wait_until(pilot, lambda: execute.outcome is not None, what="the refusal")
+        outcome = execute.outcome
+        assert isinstance(outcome, ev.Failed) and outcome.error_type == "GuardRefused"
+        assert [f.name for f in outcome.failures] == ["rpc-configured"]
+        text = screen_text(app)
+        assert "REFUSED" in text and "✗ rpc-configured" in text
+        assert not any(isinstance(e, ev.Signed | ev.TxSent) for e in execute.events)
+        assert ("Refused before signing", "error") in [(t, s) for t, _, s in notifications(app)]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.quote_screen, what="back to the quote")
+
+
+async def test_declining_a_signature_stops_the_run(world: Any, tui_dir: Path) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        app.quote_screen.query_one("#amount", Input).value = "0.01"
+        execute = await _quote_then_execute(pilot)
+        await _confirm_each(pilot, execute, ["n"])
+        await wait_until(pilot, lambda: execute.outcome is not None, what="the end")
+        assert isinstance(execute.outcome, ev.Failed) and execute.outcome.error_type == "Declined"
+        assert not any(isinstance(e, ev.TxSent) for e in execute.events)
+        assert "FAILED" in screen_text(app) and "declined" in screen_text(app)
