@@ -4,7 +4,11 @@ the world's real servers and chains, and balance readers."""
 from __future__ import annotations
 
 import copy
+import json
+import os
 import secrets
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -178,3 +182,81 @@ async def gas_paid(world: Any, chain_id: int, tx_hashes: list[str]) -> int:
             assert receipt is not None
             total += receipt.gas_used * receipt.effective_gas_price
         return total
+
+
+CROSSDECK = str(Path(sys.executable).parent / "crossdeck")
+
+
+@dataclass
+class Cli:
+    """The CLI of one fresh wallet against the in-process world, isolated in `home`."""
+
+    world: Any
+    home: Path
+
+    def __post_init__(self) -> None:
+        self.key = new_key()
+        self.address = Account.from_key(self.key).address
+        info = dict(self.world.info)
+        info["wallet"] = {"address": self.address, "private_key": self.key}
+        self.world_file = self.home / "world.json"
+        self.world_file.write_text(json.dumps(info))
+        (self.home / "config.toml").write_text("")
+
+    def env(self, crash_at: str | None) -> dict[str, str]:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("CROSSDECK_") or k == "CROSSDECK_ANVIL"
+        }
+        env.update(
+            CROSSDECK_CONFIG=str(self.home / "config.toml"),
+            CROSSDECK_DATA_DIR=str(self.home / "data"),
+            CROSSDECK_TRACKING__POLL_INTERVAL_SECONDS="0.05",
+            CROSSDECK_TRACKING__POLL_INTERVAL_CAP_SECONDS="0.5",
+            CROSSDECK_TRACKING__TIMEOUT_SECONDS="60",
+        )
+        if crash_at:
+            env["CROSSDECK_CRASH_AT"] = crash_at
+        return env
+
+    def run(self, *args: str, crash_at: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [CROSSDECK, "--world", str(self.world_file), *args],
+            env=self.env(crash_at),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    def bridge(self, *options: str, crash_at: str) -> subprocess.CompletedProcess[str]:
+        return self.run("bridge", *options, "--yes", "--json", crash_at=crash_at)
+
+    async def resume(self, *args: str) -> list[dict[str, Any]]:
+        """`crossdeck resume --yes --json` (in this process, on a thread of its own: the CLI
+        runs its own event loop); its JSON lines."""
+        import asyncio
+
+        done = await asyncio.to_thread(self.invoke, "resume", *args, "--yes", "--json")
+        assert done.exit_code == 0, done.output
+        return [json.loads(line) for line in done.stdout.splitlines()]
+
+    def journal(self) -> Journal:
+        return Journal.in_data_dir(self.home / "data")
+
+    def invoke(self, *args: str, input: str | None = None, **env: str) -> Any:
+        """The CLI in this process (click's runner): quicker than a subprocess."""
+        from click.testing import CliRunner
+
+        from crossdeck.cli import main
+
+        environment: dict[str, str | None] = {
+            k: None for k in os.environ if k.startswith("CROSSDECK_") and k != "CROSSDECK_ANVIL"
+        }
+        environment.update(self.env(None))
+        environment.update(env)
+        runner = CliRunner(env=environment)
+        return runner.invoke(
+            main, ["--world", str(self.world_file), *args], input=input, catch_exceptions=False
+        )

@@ -6,88 +6,26 @@ the venue account, and the balances are the ones the quote promised."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from eth_account import Account
 from execute_support import (
     ETH,
     NATIVE,
     PERPS_USDC,
     USDC,
     VENUE_UNIT,
+    Cli,
     fund,
     new_address,
-    new_key,
     usdc_address,
 )
 
-from crossdeck.execute import Journal
 from crossdeck.wallet.gateway import EvmGateway
-
-CROSSDECK = str(Path(sys.executable).parent / "crossdeck")
-
-
-@dataclass
-class Cli:
-    """The CLI of one fresh wallet against the in-process world, isolated in `home`."""
-
-    world: Any
-    home: Path
-
-    def __post_init__(self) -> None:
-        self.key = new_key()
-        self.address = Account.from_key(self.key).address
-        info = dict(self.world.info)
-        info["wallet"] = {"address": self.address, "private_key": self.key}
-        self.world_file = self.home / "world.json"
-        self.world_file.write_text(json.dumps(info))
-        (self.home / "config.toml").write_text("")
-
-    def env(self, crash_at: str | None) -> dict[str, str]:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith("CROSSDECK_") or k == "CROSSDECK_ANVIL"
-        }
-        env.update(
-            CROSSDECK_CONFIG=str(self.home / "config.toml"),
-            CROSSDECK_DATA_DIR=str(self.home / "data"),
-            CROSSDECK_TRACKING__POLL_INTERVAL_SECONDS="0.05",
-            CROSSDECK_TRACKING__POLL_INTERVAL_CAP_SECONDS="0.5",
-            CROSSDECK_TRACKING__TIMEOUT_SECONDS="60",
-        )
-        if crash_at:
-            env["CROSSDECK_CRASH_AT"] = crash_at
-        return env
-
-    def run(self, *args: str, crash_at: str | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [CROSSDECK, "--world", str(self.world_file), *args],
-            env=self.env(crash_at),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-
-    def bridge(self, *options: str, crash_at: str) -> subprocess.CompletedProcess[str]:
-        return self.run("bridge", *options, "--yes", "--json", crash_at=crash_at)
-
-    def resume(self, *args: str) -> list[dict[str, Any]]:
-        done = self.run("resume", *args, "--yes", "--json")
-        assert done.returncode == 0, done.stdout + done.stderr
-        return [json.loads(line) for line in done.stdout.splitlines()]
-
-    def journal(self) -> Journal:
-        return Journal.in_data_dir(self.home / "data")
 
 
 def killed(process: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
@@ -149,7 +87,7 @@ async def test_native_deposit_killed_then_resumed_sends_one_transaction(
     assert on_chain == (0 if boundary == "after-sign" else 1)
     assert ("TxSent" in names(before)) == (boundary == "after-send")
 
-    after = cli.resume()  # no id: the latest unfinished run
+    after = await cli.resume()  # no id: the latest unfinished run
     assert after[0]["event"] == "RunStarted" and after[0]["resumed"] is True
     assert after[-1]["event"] == "Finished" and after[-1]["status"] == "success"
     assert after[-1]["in_tx_hashes"] == [item.tx_hash]
@@ -164,7 +102,7 @@ async def test_native_deposit_killed_then_resumed_sends_one_transaction(
     with cli.journal() as journal:
         assert journal.run(request_id).state == "finished"
     # a second resume finds everything done and sends nothing
-    again = cli.resume(request_id)
+    again = await cli.resume(request_id)
     assert [e["reason"] for e in again if e["event"] == "ItemSkipped"] == ["already done"]
     assert await chain_nonce(world, 8453, cli.address) == 1
 
@@ -184,7 +122,7 @@ async def test_usdc_deposit_killed_after_signing_the_deposit(cli: Cli) -> None:
     assert "TxConfirmed" in names(before)  # the approve went through
     assert await chain_nonce(world, 8453, cli.address) == 1
 
-    after = cli.resume()
+    after = await cli.resume()
     assert after[-1]["status"] == "success"
     skipped = [(e["step_id"], e["reason"]) for e in after if e["event"] == "ItemSkipped"]
     assert skipped == [("approve", "already done")]
@@ -233,7 +171,7 @@ async def test_venue_withdrawal_killed_then_resumed_moves_one_transfer(
     else:
         assert "deposit" not in items  # killed before the sendAsset was even signed
 
-    after = cli.resume(request_id)
+    after = await cli.resume(request_id)
     assert after[-1]["event"] == "Finished" and after[-1]["status"] == "success"
     reasons = [e["reason"] for e in after if e["event"] == "ItemSkipped"]
     if resume_finds is not None:

@@ -3,6 +3,7 @@ backends; each ends with the balances the quote promised."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 from execute_support import (
@@ -29,6 +30,17 @@ from crossdeck.execute import (
     TxSent,
     VenueSubmitted,
 )
+
+
+def assert_no_secret(kit: Kit, events: list) -> None:
+    """Every event is JSON, and neither the key nor a signature is in any of them."""
+    text = json.dumps([e.to_json() for e in events])
+    assert kit.key[2:] not in text.lower()
+    for row in kit.journal.items(events[-1].request_id):
+        if row.signed and "signature" in row.signed:
+            signature = row.signed["signature"]
+            shown = signature["r"] if isinstance(signature, dict) else signature
+            assert shown[2:] not in text
 
 
 async def test_native_evm_to_evm(kit: Kit) -> None:
@@ -62,6 +74,7 @@ async def test_native_evm_to_evm(kit: Kit) -> None:
     statuses = [e.status for e in of_type(events, StatusChanged)]
     assert statuses[-1] == "success"
     assert kit.journal.run(done.request_id).state == "finished"
+    assert_no_secret(kit, events)
 
 
 async def test_usdc_into_the_venue_approves_then_deposits(kit: Kit) -> None:
@@ -125,6 +138,7 @@ async def _venue_withdrawal(kit: Kit, destination_chain: int) -> None:
     assert await kit.usdc(destination_chain, recipient) == out
     # 25 sent plus the venue's 1 USDC fee on an account's first outbound send
     assert await kit.withdrawable() == Decimal(74)
+    assert_no_secret(kit, events)
 
 
 async def test_venue_withdrawal_to_evm(kit: Kit) -> None:

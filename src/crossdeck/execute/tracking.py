@@ -138,6 +138,7 @@ async def poll_status(
                 wait = interval
             else:
                 interval = policy.next_interval(interval)
+                wait = interval
             if final:
                 return
             if failure_since is not None:

@@ -1,0 +1,154 @@
+"""`crossdeck bridge` and `crossdeck resume`: what they show, what they ask, and the exit code of
+each outcome (success, refund, guard refusal, declined, timeout, bad input)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from execute_support import ETH, NATIVE, Cli, fund, new_address, send_from_demo
+
+from crossdeck.exitcodes import ExitCode
+
+
+@pytest.fixture
+def cli(world: Any, tmp_path: Path) -> Cli:
+    return Cli(world, tmp_path)
+
+
+def native(recipient: str, *extra: str) -> list[str]:
+    return [
+        "bridge",
+        "--origin-chain", "8453", "--origin-currency", NATIVE,
+        "--destination-chain", "999", "--destination-currency", NATIVE,
+        "--amount", str(ETH // 10), "--recipient", recipient, *extra,
+    ]  # fmt: skip
+
+
+def nonce(cli: Cli) -> int:
+    from crossdeck.wallet.gateway import EvmGateway
+
+    async def read() -> int:
+        async with EvmGateway(cli.world.rpc[8453], 8453) as gateway:
+            return await gateway.nonce(cli.address, "latest")
+
+    return asyncio.run(read())
+
+
+def test_bridge_shows_asks_executes_and_tracks(cli: Cli) -> None:
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    recipient = new_address()
+    result = cli.invoke(*native(recipient), input="y\n")
+
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "Quote for request 0x" in out and "Steps" in out
+    assert "guards: all" in out and "checks passed" in out
+    assert "Execute this quote?" in result.output
+    assert "Send a transaction on chain 8453 (deposit)" in out
+    assert f"value     0.1 native ({ETH // 10} wei)" in out
+    assert "finished: success" in out.splitlines()[-1]
+    assert nonce(cli) == 1
+    assert cli.key[2:] not in result.output  # the key never shows
+
+
+def test_declined_at_the_prompt_signs_nothing(cli: Cli) -> None:
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    result = cli.invoke(*native(new_address()), input="n\n")
+
+    assert result.exit_code == ExitCode.ABORTED
+    assert "declined: nothing was signed" in result.output
+    assert "executing request" not in result.output
+    assert nonce(cli) == 0
+
+
+def test_json_lines_and_refund_exit_code(cli: Cli) -> None:
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    refund_to = new_address()
+    result = cli.invoke(
+        *native(new_address(), "--refund-to", refund_to, "--referrer", "demo:fail", "--yes"),
+        "--json",
+        CROSSDECK_TRACKING__FAILURE_SETTLE_SECONDS="10",
+    )
+
+    assert result.exit_code == ExitCode.REFUNDED, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert lines[0]["event"] == "Quote"
+    events = [line["event"] for line in lines[1:]]
+    assert events[:3] == ["GuardsChecked", "RunStarted", "StepStarted"]
+    assert "TxSent" in events and "TxConfirmed" in events
+    statuses = [line["status"] for line in lines if line["event"] == "StatusChanged"]
+    assert statuses[-1] == "refund"
+    last = lines[-1]
+    assert last["event"] == "Finished" and last["fail_reason"] == "TRANSFER_FAILED"
+    assert cli.key[2:] not in result.output
+
+
+def test_rpc_of_another_chain_exits_guard_refused(cli: Cli) -> None:
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    result = cli.invoke(*native(new_address(), "--yes"), CROSSDECK_RPC__8453=cli.world.rpc[999])
+
+    assert result.exit_code == ExitCode.GUARD_REFUSED, result.output
+    assert "rpc-chain-id" in result.output and "serves chain 999" in result.output
+    assert nonce(cli) == 0
+
+
+@pytest.fixture
+def status_down(world: Any) -> Iterator[Any]:
+    world.faults.inject("503", 10_000, path="/intents/status")
+    yield world
+    world.faults.clear()
+
+
+def test_timeout_exit_code_then_resume_finishes(cli: Cli, status_down: Any) -> None:
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    result = cli.invoke(
+        *native(new_address(), "--yes", "--timeout", "0.5"), CROSSDECK_SERVICE__MAX_RETRIES="0"
+    )
+    assert result.exit_code == ExitCode.TIMEOUT, result.output
+    assert "no final status after 0.5s" in result.output
+
+    status_down.faults.clear()
+    listed = cli.invoke("resume", "--list", "--json")
+    [run] = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert run["state"] == "tracking"
+    resumed = cli.invoke("resume", "--yes")
+    assert resumed.exit_code == 0, resumed.output
+    assert "resuming request" in resumed.stdout and "finished: success" in resumed.stdout
+    assert "skipped, already done" in resumed.stdout
+    assert nonce(cli) == 1
+
+
+def test_bad_input_exits_before_any_request(cli: Cli) -> None:
+    other = new_address()
+    result = cli.invoke(*native(new_address(), "--user", other, "--yes"))
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert f"--user {other} is not this profile's wallet" in result.output
+
+    result = cli.invoke(*native(new_address(), "--deposit-amount", "5", "--yes"))
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert "--deposit-amount applies with --use-deposit-address only" in result.output
+
+    result = cli.invoke("resume")
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert "no unfinished run" in result.output
+
+
+def test_deposit_address_amount_from_the_cli(cli: Cli) -> None:
+    asyncio.run(send_from_demo(cli.world, 8453, {"to": cli.address, "value": ETH}))
+    recipient, refund_to = new_address(), new_address()
+    paid = ETH // 20  # half the quoted amount: a strict address refunds it all
+    result = cli.invoke(
+        *native(recipient, "--use-deposit-address", "--strict", "--refund-to", refund_to),
+        "--deposit-amount",
+        str(paid),
+        "--yes",
+    )
+    assert result.exit_code == ExitCode.REFUNDED, result.output
+    assert f"Deposit      sending {paid} instead of the quoted amount" in result.stdout
+    assert "deposit address 0x" in result.stdout and ": strict, refunds go to" in result.stdout
+    assert "NOTE: sending 0.05 native" in result.stdout

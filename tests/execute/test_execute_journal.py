@@ -1,0 +1,91 @@
+"""The journal: item states survive a reopen (the file is the only memory after a crash), a
+started request cannot start again, a guard-refused one can, and resume finds the latest
+unfinished run."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from crossdeck.execute import AlreadyStarted, Journal
+
+RID = "0x" + "ab" * 32
+QUOTE = {"steps": [{"id": "deposit", "requestId": RID, "items": []}]}
+
+
+def start(journal: Journal, request_id: str = RID) -> None:
+    journal.start_run(
+        request_id, wallet="0xW", quote=QUOTE, options={"signing_chain_id": 1}, request=None
+    )
+
+
+def test_item_states_survive_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    with Journal(path) as journal:
+        start(journal)
+        journal.record(RID, 0, 0, "intent", step_id="deposit", kind="transaction", from_nonce=7)
+        journal.record(RID, 0, 0, "signed", raw_tx="0x02f8", tx_hash="0x" + "cd" * 32)
+    with Journal(path) as journal:
+        [item] = journal.items(RID)
+        assert (item.state, item.from_nonce, item.raw_tx) == ("signed", 7, "0x02f8")
+        assert item.tx_hash == "0x" + "cd" * 32 and item.step_id == "deposit"
+        journal.record(RID, 0, 0, "sent")
+        assert journal.item(RID, 0, 0).raw_tx == "0x02f8"  # unspecified fields are kept
+        run = journal.run(RID)
+        assert run.quote == QUOTE and run.options == {"signing_chain_id": 1}
+        assert run.state == "running"
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    assert mode & 0o077 == 0, oct(mode)  # signed transactions: readable by the owner only
+
+
+def test_durable_settings(tmp_path: Path) -> None:
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        db = journal._db
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_a_request_starts_once(tmp_path: Path) -> None:
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        start(journal)
+        with pytest.raises(AlreadyStarted, match="crossdeck resume"):
+            start(journal)
+        journal.set_run_state(RID, "finished", final_status="success")
+        with pytest.raises(AlreadyStarted):
+            start(journal)
+        assert journal.run(RID).final_status == "success"
+
+
+def test_a_refused_run_may_start_again(tmp_path: Path) -> None:
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        start(journal)
+        journal.set_run_state(RID, "refused", error="guard refused")
+        start(journal)
+        assert journal.run(RID).state == "running"
+
+
+def test_latest_unfinished(tmp_path: Path) -> None:
+    other = "0x" + "cd" * 32
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        assert journal.latest_unfinished() is None
+        start(journal)
+        start(journal, other)
+        journal.set_run_state(other, "finished", final_status="refund")
+        assert journal.latest_unfinished().request_id == RID
+        journal.set_run_state(RID, "refused")
+        assert journal.latest_unfinished() is None
+        assert [r.request_id for r in journal.runs()] == [other, RID]
+
+
+def test_forget_intent_only_drops_what_never_left(tmp_path: Path) -> None:
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        start(journal)
+        journal.record(RID, 0, 0, "intent", kind="transaction")
+        journal.record(RID, 1, 0, "intent", kind="signature")
+        journal.record(RID, 1, 0, "signed", signed={"signature": "0x01"})
+        journal.forget_intent(RID, 0, 0)
+        journal.forget_intent(RID, 1, 0)
+        assert [(i.step_index, i.state) for i in journal.items(RID)] == [(1, "signed")]

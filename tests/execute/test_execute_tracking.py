@@ -1,0 +1,173 @@
+"""The status poller: backoff, final statuses, the failure settle, 429s from the real service,
+and the overall timeout."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from execute_support import ETH, NATIVE, Kit, finished, fund, new_address
+
+from crossdeck.api import NO_RETRY, ServiceClient
+from crossdeck.execute import TrackingTimeout
+from crossdeck.execute.tracking import TrackingPolicy, poll_status
+from crossdeck.models import StatusV3
+
+
+def status(name: str, **extra: Any) -> StatusV3:
+    return StatusV3.model_validate({"status": name, **extra})
+
+
+class Script:
+    """A status source that answers from a list (the last answer repeats), recording waits."""
+
+    def __init__(self, answers: list[StatusV3 | Exception]) -> None:
+        self.answers = answers
+        self.calls = 0
+        self.waits: list[float] = []
+
+    async def fetch(self) -> StatusV3:
+        answer = self.answers[min(self.calls, len(self.answers) - 1)]
+        self.calls += 1
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        await asyncio.sleep(0)
+
+
+async def collect(script: Script, policy: TrackingPolicy) -> list[str]:
+    updates = [u async for u in poll_status(script.fetch, policy, sleep=script.sleep)]
+    assert updates[-1].final and not any(u.final for u in updates[:-1])
+    return [str(u.status.status) for u in updates]
+
+
+POLICY = TrackingPolicy(initial=1.0, factor=1.5, cap=4.0, failure_settle=30.0, timeout=3600)
+
+
+async def test_backoff_grows_to_the_cap_and_resets_on_change() -> None:
+    answers = [status("waiting")] * 6 + [status("pending")] * 2 + [status("success")]
+    script = Script(answers)
+    assert await collect(script, POLICY) == ["waiting", "pending", "success"]
+    assert script.waits == [1.0, 1.5, 2.25, 3.375, 4.0, 4.0, 1.0, 1.5]
+
+
+async def test_refund_is_final_at_once() -> None:
+    script = Script([status("pending"), status("failure"), status("refund")])
+    assert await collect(script, POLICY) == ["pending", "failure", "refund"]
+
+
+async def test_failure_is_final_only_after_the_settle_period() -> None:
+    policy = TrackingPolicy(initial=0.01, factor=1.5, cap=0.02, failure_settle=0.2, timeout=30)
+    script = Script([status("pending"), status("failure", failReason="SLIPPAGE")])
+    statuses = await collect(script, policy)
+    assert statuses == ["pending", "failure", "failure"]  # seen, then settled as final
+    assert script.calls > 3  # it kept asking while the failure settled
+
+
+async def test_429_waits_what_the_service_asked(world: Any) -> None:
+    """The real service answers 429 with Retry-After: 1; the poller waits at least that."""
+    from crossdeck.api.errors import RateLimitedError
+
+    async with ServiceClient(world.service_url, retry=NO_RETRY) as client:
+        quote = await client.quote(
+            {
+                "user": world.wallet_address,
+                "originChainId": 8453,
+                "destinationChainId": 999,
+                "originCurrency": NATIVE,
+                "destinationCurrency": NATIVE,
+                "amount": str(ETH // 100),
+                "tradeType": "EXACT_INPUT",
+            }
+        )
+        request_id = quote.request_id
+        world.faults.inject("429", 2, path="/intents/status")
+        errors: list[Exception] = []
+        waits: list[float] = []
+
+        async def fetch() -> StatusV3:
+            try:
+                answer = await client.status_v3(request_id)
+            except RateLimitedError as exc:
+                errors.append(exc)
+                raise
+            if answer.status == "waiting":  # nobody pays this quote: end the test here
+                return status("refund")
+            return answer
+
+        async def sleep(seconds: float) -> None:
+            waits.append(seconds)
+
+        policy = TrackingPolicy(initial=0.01, cap=0.05, timeout=30)
+        updates = [u async for u in poll_status(fetch, policy, sleep=sleep)]
+    assert [e.retry_after for e in errors] == [1.0, 1.0]
+    assert waits[:2] == [1.0, 1.0]
+    assert updates[-1].final
+
+
+async def test_timeout_names_the_last_status() -> None:
+    policy = TrackingPolicy(initial=0.01, cap=0.02, failure_settle=0, timeout=0.1)
+    script = Script([status("pending")])
+    with pytest.raises(TrackingTimeout, match="last status pending"):
+        async for _ in poll_status(script.fetch, policy):
+            pass
+
+
+async def test_404s_are_given_a_few_chances(world: Any) -> None:
+    from crossdeck.api.errors import ServiceError
+
+    async with ServiceClient(world.service_url, retry=NO_RETRY) as client:
+        script_calls = 0
+
+        async def fetch() -> StatusV3:
+            nonlocal script_calls
+            script_calls += 1
+            return await client.status_v3("0x" + "77" * 32)
+
+        policy = TrackingPolicy(initial=0.001, cap=0.001, timeout=30)
+        with pytest.raises(ServiceError) as caught:
+            async for _ in poll_status(fetch, policy):
+                pass
+    assert caught.value.status == 404 and script_calls == 5
+
+
+@pytest.fixture
+def slow_status(world: Any) -> Iterator[Any]:
+    world.faults.inject("503", 10_000, path="/intents/status")
+    yield world
+    world.faults.clear()
+
+
+async def test_run_times_out_while_the_service_is_down(slow_status: Any, make_kit: Any) -> None:
+    """Executed fine, but the status endpoint answers 503: tracking gives up with TIMEOUT,
+    and the journal keeps the run resumable as 'tracking'."""
+    kit: Kit = make_kit(slow_status, tracking=TrackingPolicy(initial=0.02, cap=0.05, timeout=0.5))
+    await kit.service.aclose()
+    kit.service = ServiceClient(slow_status.service_url, retry=NO_RETRY)
+    kit.executor = kit.make_executor()
+    try:
+        await fund(slow_status, kit.address, native={8453: ETH})
+        quote, request = await kit.quote(
+            origin_chain_id=8453,
+            destination_chain_id=999,
+            origin_currency=NATIVE,
+            destination_currency=NATIVE,
+            amount=str(ETH // 10),
+            recipient=new_address(),
+        )
+        events = await kit.run(quote, request=request)
+        last = events[-1]
+        assert last.to_json()["event"] == "Failed" and last.exit_code == 10
+        assert kit.journal.run(quote.request_id).state == "tracking"
+        slow_status.faults.clear()
+        kit.executor = kit.make_executor(tracking=TrackingPolicy(initial=0.02, cap=0.1))
+        resumed = await kit.resume(quote.request_id)
+        assert finished(resumed).status == "success"
+        assert await kit.nonce(8453) == 1
+    finally:
+        await kit.aclose()
