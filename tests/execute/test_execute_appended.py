@@ -1,0 +1,60 @@
+"""A POST answer that carries `steps` appends them: they run after the quoted steps, with the
+same guards and confirmation, and the journal keeps them for resume."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from appending_proxy import AppendingProxy
+from execute_support import PERPS_USDC, VENUE_UNIT, Kit, finished, fund, new_address, usdc_address
+
+from crossdeck.api import ServiceClient
+from crossdeck.execute import AwaitingSignature, Posted, StepStarted
+
+
+@pytest.fixture
+async def proxy(world: Any) -> AsyncIterator[AppendingProxy]:
+    running = AppendingProxy(world.service_url)
+    await running.start()
+    yield running
+    await running.stop()
+
+
+async def test_steps_from_a_post_answer_are_appended_and_run(
+    py_kit: Kit, proxy: AppendingProxy
+) -> None:
+    kit = py_kit
+    await kit.service.aclose()
+    kit.service = ServiceClient(proxy.url, api_key=kit.world.api_key)
+    kit.executor = kit.make_executor()
+    await fund(kit.world, kit.address, venue_perps=50 * VENUE_UNIT)
+    recipient = new_address()
+    quote, request = await kit.quote(
+        origin_chain_id=1337,
+        destination_chain_id=8453,
+        origin_currency=PERPS_USDC,
+        destination_currency=usdc_address(kit.world, 8453),
+        amount=str(10 * VENUE_UNIT),
+        recipient=recipient,
+        protocol_version="v2",
+    )
+    events = await kit.run(quote, request=request)
+
+    assert finished(events).status == "success"
+    posted = [e for e in events if isinstance(e, Posted)]
+    assert [(p.endpoint, p.appended_steps) for p in posted] == [
+        ("/authorize", ("acknowledge",)),
+        ("/acknowledge", ()),
+    ]
+    started = [e.step_id for e in events if isinstance(e, StepStarted)]
+    assert started == ["authorize", "deposit", "acknowledge"]
+    asked = [e.what for e in events if isinstance(e, AwaitingSignature)]
+    assert asked[-1].kind == "message" and asked[-1].step_id == "acknowledge"
+    assert f"I asked for request {quote.request_id}" in asked[-1].describe()
+    assert proxy.acknowledged == [(quote.request_id, kit.address)]
+    journalled = kit.journal.run(quote.request_id).quote
+    assert [s["id"] for s in journalled["steps"]] == ["authorize", "deposit", "acknowledge"]
+    assert [i.state for i in kit.journal.items(quote.request_id)] == ["done"] * 3
+    assert await kit.usdc(8453, recipient) == quote.details.currency_out.amount

@@ -1,0 +1,168 @@
+"""Guards as pure functions over the contract's fixture quotes (no server), and the events'
+JSON form."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crossdeck.execute import GuardRefused, check_item, check_quote
+from crossdeck.execute import events as ev
+from crossdeck.execute.guards import (
+    GuardResult,
+    built_domain_guard,
+    expected_token_id,
+    failures,
+    require,
+)
+from crossdeck.models import Quote
+
+FIXTURES = Path(__file__).resolve().parents[1] / "models" / "fixtures"
+WALLET = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+
+
+def load(name: str) -> dict[str, Any]:
+    return json.loads((FIXTURES / name).read_text())
+
+
+def guards(wire: dict[str, Any], **options: Any) -> list[GuardResult]:
+    return check_quote(Quote.from_wire(wire), wallet=WALLET, **options)
+
+
+@pytest.mark.parametrize(
+    "name", ["quote_venue_withdrawal.json", "quote_venue_withdrawal_public.json"]
+)
+def test_fixture_withdrawals_pass_every_guard(name: str) -> None:
+    results = guards(load(name))
+    assert failures(results) == []
+    assert {r.name for r in results} >= {
+        "request-id",
+        "venue-nonce",
+        "authorize-terms",
+        "verifying-contract",
+        "send-asset-destination",
+        "send-asset-token",
+        "send-asset-amount",
+    }
+
+
+def test_evm_fixture_needs_its_order_id_in_the_deposit_calldata() -> None:
+    wire = load("quote_evm.json")
+    [failed] = failures(guards(wire, rpc_chain_ids={8453}))
+    assert failed.name == "order-id"  # the fixture's calldata is a placeholder
+    order = wire["protocol"]["v2"]["orderId"][2:]
+    deposit = wire["steps"][1]["items"][0]["data"]
+    deposit["data"] = deposit["data"][:10] + "00" * 32 + order
+    assert failures(guards(wire, rpc_chain_ids={8453})) == []
+    assert [f.name for f in failures(guards(wire, rpc_chain_ids={999}))] == [
+        "rpc-configured",
+        "rpc-configured",
+    ]
+
+
+def test_expected_token_ids() -> None:
+    usdc = "0x6d1e7cde53ba9467b783cb7c530ce054"
+    assert expected_token_id("0x" + "0" * 32) == (usdc, "")
+    assert expected_token_id(usdc.upper().replace("0X", "0x")) == (usdc, "spot")
+    assert expected_token_id(usdc + b"xyz".hex()) == (usdc, "xyz")
+    assert expected_token_id("0x1234") is None
+    assert expected_token_id(usdc + "ff") is None  # not a printable DEX name
+
+
+def _authorize(wire: dict[str, Any]) -> dict[str, Any]:
+    return wire["steps"][0]["items"][0]["data"]
+
+
+def test_eip191_items_are_understood_and_unknown_kinds_refused() -> None:
+    wire = load("quote_venue_withdrawal.json")
+    data = _authorize(wire)
+    data["sign"] = {"signatureKind": "eip191", "message": "hello"}
+    results = guards(wire)
+    assert [r for r in results if r.name == "step-kind" and not r.ok] == []
+    # ...but without its NonceMapping the venue transfer is no longer tied to the request
+    assert [f.name for f in failures(results)] == ["venue-nonce"]
+
+    bad = copy.deepcopy(wire)
+    bad["steps"][0]["kind"] = "transaction"  # signature data in a transaction step
+    [failed] = [f for f in failures(guards(bad)) if f.name == "step-kind"]
+    assert "signature data inside a 'transaction' step" in failed.message
+
+    bad = copy.deepcopy(wire)
+    bad["steps"][0]["kind"] = "solana"
+    assert "step kind 'solana'" in str(failures(guards(bad)))
+
+    bad = copy.deepcopy(wire)
+    _authorize(bad)["post"]["method"] = "GET"
+    assert "post method 'GET' is not POST" in str(failures(guards(bad)))
+
+
+def test_signed_and_posted_nonce_must_agree() -> None:
+    wire = load("quote_venue_withdrawal.json")
+    _authorize(wire)["post"]["body"]["nonce"] += 1
+    [failed] = failures(guards(wire))
+    assert failed.name == "venue-nonce" and "the body posts nonce" in failed.message
+
+
+def test_check_item_covers_the_cross_step_nonce() -> None:
+    wire = load("quote_venue_withdrawal.json")
+    wire["steps"][1]["items"][0]["data"]["nonce"] += 1
+    wire["steps"][1]["items"][0]["data"]["action"]["parameters"]["nonce"] += 1
+    quote = Quote.from_wire(wire)
+    for step_index in (0, 1):
+        names = {f.name for f in failures(check_item(quote, step_index, 0, wallet=WALLET))}
+        assert "venue-nonce" in names
+
+
+def test_refusal_lists_every_failure() -> None:
+    wire = load("quote_venue_withdrawal.json")
+    params = wire["steps"][1]["items"][0]["data"]["action"]["parameters"]
+    params["destination"] = "0x" + "22" * 20
+    params["amount"] = "11"
+    with pytest.raises(GuardRefused) as caught:
+        require(guards(wire))
+    names = [f.name for f in caught.value.failures]
+    assert names == ["send-asset-destination", "send-asset-amount"]
+    assert "nothing was signed" in str(caught.value)
+    assert caught.value.exit_code == 7
+
+
+def test_built_send_asset_domain() -> None:
+    typed = {"domain": {"name": "VenueSignTransaction", "verifyingContract": "0x" + "0" * 40}}
+    assert built_domain_guard(typed, "VenueSignTransaction", "here").ok
+    typed["domain"]["verifyingContract"] = "0x" + "01" * 20
+    assert not built_domain_guard(typed, "VenueSignTransaction", "here").ok
+
+
+def test_every_event_is_json_without_surprises() -> None:
+    guard = GuardResult("tx-payment", True, "pays", "step 'deposit' item 0")
+    request = ev.SignRequest(
+        "transaction", "deposit", 0, "Send", ("to 0x1",), {"value": 1}, (guard,), 8453
+    )
+    samples = [
+        ev.RunStarted("0x01", WALLET, ("deposit",)),
+        ev.GuardsChecked((guard,)),
+        ev.StepStarted("deposit", 0, 0, "transaction"),
+        ev.AwaitingConfirmation(request),
+        ev.AwaitingSignature(request),
+        ev.Signed("deposit", 0, "transaction"),
+        ev.TxSent("0xab", 8453, 0),
+        ev.TxConfirmed("0xab", 8453, 10, 21000),
+        ev.Posted("/authorize", "authorize", 0, ("ack",)),
+        ev.VenueSubmitted(5),
+        ev.ItemSkipped("deposit", 0, "already done"),
+        ev.Note("hi"),
+        ev.StatusChanged("pending", ("0xab",)),
+        ev.Finished("0x01", "refund", "TRANSFER_FAILED"),
+        ev.Failed("boom", "GuardRefused", 7, "0x01", (guard,)),
+    ]
+    for event in samples:
+        data = json.loads(json.dumps(event.to_json()))
+        assert data["event"] == type(event).__name__
+    assert json.loads(json.dumps(samples[3].to_json()))["what"]["guards"][0]["name"] == "tx-payment"
+    assert ev.exit_code_of(samples[-2]) == 8 and ev.exit_code_of(samples[-1]) == 7
+    assert ev.exit_code_of(ev.Finished("0x01", "success")) == 0
+    assert ev.exit_code_of(ev.Finished("0x01", "failure")) == 9
