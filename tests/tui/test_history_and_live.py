@@ -1,0 +1,172 @@
+"""History lists the wallet's requests from /requests/v2; Live status follows requests with their
+timelines, from polls and from webhooks (the world posts them to the app's receiver)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+from textual.widgets import DataTable, Input
+from tui_support import chains_loaded, make_app, screen_text, wait_until
+
+from crossdeck.api.client import ServiceClient
+from crossdeck.execute import events as ev
+from crossdeck.execute.executor import Executor, approve_all
+from crossdeck.execute.journal import Journal
+from crossdeck.tui.screens.confirm import ConfirmScreen
+from crossdeck.tui.screens.execute import ExecuteScreen
+from crossdeck.venue.client import VenueClient
+from crossdeck.wallet.signer import Signer
+
+NATIVE = "0x" + "0" * 40
+PERPS = "0x" + "0" * 32
+
+
+@pytest.fixture(scope="module")
+def own_world(start_world: Any) -> Iterator[Any]:
+    """A world of this module's own: its webhook endpoint is re-pointed at the app here."""
+    with start_world("py-evm") as world:
+        yield world
+
+
+async def _deposit_by_executor(world: Any, journal_dir: Path) -> str:
+    service = ServiceClient(world.service_url, api_key=world.api_key)
+    venue = VenueClient(world.venue_url)
+    quote = await service.quote(
+        {
+            "user": world.wallet_address,
+            "originChainId": 8453,
+            "destinationChainId": 1337,
+            "originCurrency": NATIVE,
+            "destinationCurrency": PERPS,
+            "amount": str(10**16),
+            "tradeType": "EXACT_INPUT",
+        }
+    )
+    executor = Executor(
+        service,
+        venue,
+        Signer(SecretStr(world.wallet_key)),
+        dict(world.rpc),
+        Journal(journal_dir / "journal.sqlite3"),
+        confirm=approve_all,
+    )
+    try:
+        events = [event async for event in executor.run(quote)]
+    finally:
+        await executor.aclose()
+        executor.journal.close()
+        await service.aclose()
+        await venue.aclose()
+    assert isinstance(events[-1], ev.Finished) and events[-1].status == "success", events[-1]
+    return events[-1].request_id
+
+
+@pytest.fixture(scope="module")
+def finished_request(own_world: Any, tmp_path_factory: pytest.TempPathFactory) -> str:
+    return asyncio.run(_deposit_by_executor(own_world, tmp_path_factory.mktemp("journal")))
+
+
+async def test_history_lists_the_request_and_t_follows_it_live(
+    own_world: Any, finished_request: str, tui_dir: Path
+) -> None:
+    app = make_app(own_world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: app.current_mode == "history", what="History")
+        table = await wait_until(
+            pilot,
+            lambda: (t := app.screen.query_one(DataTable)).row_count and t,
+            what="the first page of requests",
+        )
+        row = [str(cell) for cell in table.get_row_at(0)]
+        assert row[0] == finished_request[:8] + "…" + finished_request[-6:] or (
+            finished_request[:8] in row[0]
+        )
+        assert row[1] == "success" and row[3] == "8453->1337"
+        assert "1 request(s)" in screen_text(app) and "that is all" in screen_text(app)
+        table.focus()
+        await pilot.press("t")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.current_mode == "live", what="Live status")
+        tracked = await wait_until(
+            pilot,
+            lambda: (t := app.live.get(finished_request)) and t.final and t,
+            what="the request's final status on Live",
+        )
+        assert tracked.status == "success"
+        assert tracked.timeline[-1].source.value == "poll"
+        text = screen_text(app)
+        assert "success (final)" in text and "poll" in text
+
+
+async def test_typed_in_id_is_checked_and_tracked(
+    own_world: Any, finished_request: str, tui_dir: Path
+) -> None:
+    app = make_app(own_world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.current_mode == "live", what="Live status")
+        await pilot.press("slash")
+        field = app.screen.query_one("#live-add", Input)
+        assert app.focused is field
+        field.value = "0x1234"
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any("not 0x followed by 64" in n.message for n in app._notifications),
+            what="the bad id to be refused",
+        )
+        field.value = finished_request.upper().replace("0X", "0x")
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: (t := app.live.get(finished_request)) and t.final,
+            what="the typed-in request to be followed to its end",
+        )
+        await pilot.press("tab")  # from the id box to the list
+        assert app.focused is app.screen.query_one("#live-requests")
+        await pilot.press("x")  # untrack the selected one
+        await wait_until(pilot, lambda: app.live.get(finished_request) is None, what="untrack")
+
+
+async def test_webhooks_reach_live_status_with_their_source(own_world: Any, tui_dir: Path) -> None:
+    app = make_app(own_world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        url = await wait_until(pilot, lambda: app.live.webhook_url, what="the webhook receiver")
+        await asyncio.to_thread(own_world.set_webhook, own_world.api_key, url)
+        try:
+            app.quote_screen.query_one("#amount", Input).value = "0.02"
+            await pilot.press("ctrl+r")
+            await wait_until(pilot, lambda: app.quote_screen.quote is not None, what="a quote")
+            await pilot.press("ctrl+g")
+            execute = await wait_until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, (ExecuteScreen, ConfirmScreen))
+                    and next(s for s in app.screen_stack if isinstance(s, ExecuteScreen))
+                ),
+                what="Execute",
+            )
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
+            request_id = execute.request_id
+            tracked = await wait_until(
+                pilot,
+                lambda: (t := app.live.get(request_id)) and t.final and t,
+                what="Live status to see the final status",
+            )
+            sources = {u.source.value for u in tracked.timeline}
+            assert "webhook" in sources, [(u.status, u.source) for u in tracked.timeline]
+            await pilot.press("ctrl+l")
+            await wait_until(pilot, lambda: app.current_mode == "live", what="Live status")
+            assert "webhook" in screen_text(app)
+            assert f"webhooks: {url}" in screen_text(app)
+        finally:
+            await asyncio.to_thread(own_world.set_webhook, own_world.api_key, "http://127.0.0.1:9/")
