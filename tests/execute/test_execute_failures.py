@@ -1,0 +1,76 @@
+"""Failures that must be clear and final: a mined revert, and a journalled transaction whose
+nonce another transaction took (resume must refuse to send anything)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+
+from execute_support import ETH, NATIVE, USDC, Cli, Kit, fund, new_address, usdc_address
+from pydantic import SecretStr
+
+from crossdeck.execute import Failed, TxConfirmed, TxSent
+from crossdeck.exitcodes import ExitCode
+from crossdeck.wallet.gateway import EvmGateway
+from crossdeck.wallet.signer import Signer
+
+
+async def test_a_reverted_deposit_is_a_clear_failure(kit: Kit) -> None:
+    world = kit.world
+    await fund(world, kit.address, native={8453: ETH})  # gas, but no USDC to deposit
+    quote, request = await kit.quote(
+        origin_chain_id=8453,
+        destination_chain_id=999,
+        origin_currency=usdc_address(world, 8453),
+        destination_currency=usdc_address(world, 999),
+        amount=str(10 * USDC),
+        recipient=new_address(),
+    )
+
+    def fixed_gas(wire: dict[str, Any]) -> None:
+        # a gas limit in the item skips estimation, so the doomed deposit is really mined
+        wire["steps"][1]["items"][0]["data"]["gas"] = "200000"
+
+    events = await kit.run(kit.tampered(quote, fixed_gas), request=request)
+
+    last = events[-1]
+    assert isinstance(last, Failed), last.to_json()
+    assert last.exit_code == ExitCode.FAILED and last.error_type == "ExecutionError"
+    [_, deposit] = [e for e in events if isinstance(e, TxSent)]
+    assert f"transaction {deposit.hash} (deposit) reverted on chain 8453" in last.error
+    assert [e.step_id for e in events if isinstance(e, TxConfirmed)] == ["approve"]
+    async with EvmGateway(world.rpc[8453], 8453) as gateway:
+        receipt = await gateway.get_receipt(deposit.hash)
+    assert receipt is not None and receipt.status == 0
+    assert kit.journal.run(quote.request_id).state == "failed"
+
+
+async def test_resume_refuses_a_transaction_whose_nonce_was_taken(
+    world: Any, tmp_path: Path
+) -> None:
+    cli = Cli(world, tmp_path)
+    await fund(world, cli.address, native={8453: ETH})
+    options = [
+        "--origin-chain", "8453", "--origin-currency", NATIVE,
+        "--destination-chain", "999", "--destination-currency", NATIVE,
+        "--amount", str(ETH // 10), "--recipient", new_address(),
+    ]  # fmt: skip
+    killed = cli.bridge(*options, crash_at="after-sign")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    # meanwhile the same wallet spends nonce 0 on something else
+    signer = Signer(SecretStr(cli.key))
+    async with EvmGateway(world.rpc[8453], 8453) as gateway:
+        max_fee, tip = await gateway.fee_params()
+        other = signer.sign_transaction(
+            {"chainId": 8453, "nonce": 0, "to": new_address(), "value": 1, "gas": 21000,
+             "maxFeePerGas": max_fee, "maxPriorityFeePerGas": tip}
+        )  # fmt: skip
+        await gateway.wait_receipt(await gateway.send_raw(other.raw), poll=0.05)
+
+    result = await asyncio.to_thread(cli.invoke, "resume", "--yes")
+    assert result.exit_code == ExitCode.FAILED, result.output
+    assert "the wallet's nonce 0 was used by another transaction" in result.output
+    async with EvmGateway(world.rpc[8453], 8453) as gateway:
+        assert await gateway.nonce(cli.address, "latest") == 1  # only the other transaction
