@@ -331,3 +331,22 @@ async def test_untrack_stops_polling_and_forgets_the_request(
             assert store.get(dropped) is None
             drive_to_success(no_webhooks, kept)
             await asyncio.wait_for(tracker.wait_done(), 10)
+
+
+async def test_run_returns_once_closed_and_streams_end(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    (rid,) = maker.make(1)
+    tracker = tracker_for(no_webhooks, transport)
+    tracker.track(rid)
+    updates = tracker.updates()
+    runner = asyncio.create_task(tracker.run())
+    await wait_status(tracker, rid, "waiting")
+    await tracker.aclose()
+    await asyncio.wait_for(runner, 5)
+    assert [str(u.status) async for u in updates] == ["waiting"]
+    assert [u async for u in tracker.updates()] == []  # made after closing: ends at once
+    polls = len(transport.status_polls(rid))
+    await asyncio.sleep(0.3)
+    assert len(transport.status_polls(rid)) == polls
+    await tracker.service.aclose()  # type: ignore[attr-defined]

@@ -148,7 +148,9 @@ class Subscription:
         self._queue: asyncio.Queue[StatusUpdate | _End] = asyncio.Queue()
         self._closed = False
         tracker._subscriptions.add(self)
-        if tracker._requests:  # with nothing tracked yet, wait for something to finish
+        if tracker._closed:
+            self._close()
+        elif tracker._requests:  # with nothing tracked yet, wait for something to finish
             self._check_end()
 
     def _push(self, update: StatusUpdate) -> None:
@@ -236,11 +238,14 @@ class StatusTracker:
             )
 
     async def run(self) -> None:
-        """Run the scheduler until `aclose()` (or cancellation)."""
+        """Run the scheduler until `aclose()`; cancelling `run()` stops the scheduler too."""
         self.start()
         assert self._runner is not None
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.shield(self._runner)
+        try:
+            await self._runner
+        except asyncio.CancelledError:
+            if not self._closed:
+                raise
 
     async def aclose(self) -> None:
         """Stop polling and consuming webhooks; every subscription ends. The store stays open
