@@ -232,3 +232,35 @@ def test_budget_rejects_nonsense() -> None:
         RateBudget(0)
     with pytest.raises(ValueError):
         RateBudget(1, burst=0.5)
+
+
+# -- payload nesting ---------------------------------------------------------------------------
+
+
+def test_deep_nesting_is_refused_before_json_even_with_a_raised_recursion_limit() -> None:
+    """eth-account's import raises the recursion limit to 100,000; json's C decoder then
+    overflows the C stack on a deeply nested body instead of raising RecursionError."""
+    import json
+    import sys
+
+    from crossdeck.track.payload import MAX_NESTING, PayloadError, nesting_depth, parse_event
+
+    deep = b"[" * 100_000 + b"]" * 100_000
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        with pytest.raises(PayloadError, match="nests deeper"):
+            parse_event(deep)
+    finally:
+        sys.setrecursionlimit(limit)
+    nested: object = "leaf"
+    for _ in range(MAX_NESTING - 3):
+        nested = [nested]
+    body = {
+        "event": "request.status.updated",
+        "data": {"requestId": RID, "status": "failure", "updatedAt": 1, "details": nested},
+    }
+    raw = json.dumps(body).encode()
+    assert nesting_depth(raw) == MAX_NESTING - 1
+    assert parse_event(raw).data.details == nested  # type: ignore[union-attr]
+    assert nesting_depth(b'{"a": "[[[[{{{{"}') == 1

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from itertools import accumulate
 
 from pydantic import ValidationError
 
@@ -13,12 +15,32 @@ class PayloadError(ValueError):
     """The body is not a 6.1 payload; the message says which part is wrong."""
 
 
+MAX_NESTING = 64
+"""Deepest array/object nesting accepted. A 6.1 payload needs 3 (plus what `details` holds).
+
+Checked before `json.loads`: its C decoder recurses once per level, and in a process that
+imported eth-account (py_ecc raises the recursion limit to 100,000) a deeply nested body
+overflows the C stack and kills the process instead of raising `RecursionError`."""
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def nesting_depth(body: bytes) -> int:
+    """How deep arrays and objects nest in `body` (brackets inside strings do not count)."""
+    brackets = _STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    return max(accumulate(_STEP[b] for b in brackets), default=0)
+
+
 def parse_event(body: bytes) -> WebhookEvent:
     """Decode and validate a delivery body; raise `PayloadError` when it is not a 6.1 payload.
 
     The model is lenient (every field optional, unknown ones kept) so a new field never breaks
     the receiver; on top of it the fields the receiver itself relies on are required here.
     """
+    if nesting_depth(body) > MAX_NESTING:
+        raise PayloadError(f"body nests deeper than {MAX_NESTING} levels")
     try:
         decoded = json.loads(body)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
