@@ -3,12 +3,14 @@ the world's real servers and chains, and balance readers."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
 import secrets
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -260,3 +262,32 @@ class Cli:
         return runner.invoke(
             main, ["--world", str(self.world_file), *args], input=input, catch_exceptions=False
         )
+
+
+@contextlib.asynccontextmanager
+async def webhook_tracker(world: Any) -> AsyncIterator[Any]:
+    """A `crossdeck.track.StatusTracker` fed by the world's webhooks (and polls): its `stream`
+    is an Executor `status_stream` that sees every status, however briefly it lasts."""
+    from crossdeck.api import NO_RETRY
+    from crossdeck.track.policy import PollPolicy
+    from crossdeck.track.receiver import WebhookReceiver
+    from crossdeck.track.tracker import StatusTracker
+
+    receiver = WebhookReceiver(world.api_key)
+    await receiver.start()
+    world.set_webhook(world.api_key, receiver.url)
+    client = ServiceClient(world.service_url, api_key=world.api_key, retry=NO_RETRY)
+    # polls are rare (the first at once, then every 5 s): in a quick flow every later status
+    # arrives by webhook, in order
+    policy = PollPolicy(
+        fast=5.0, active_cap=5.0, idle_cap=5.0, webhook_quiet=5.0, failure_settle=3.0,
+        settle_interval=0.1,
+    )  # fmt: skip
+    tracker = StatusTracker(client, policy=policy)
+    try:
+        async with tracker:
+            tracker.attach(receiver)
+            yield tracker
+    finally:
+        await receiver.stop()
+        await client.aclose()

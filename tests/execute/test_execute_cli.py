@@ -48,6 +48,7 @@ def test_bridge_shows_asks_executes_and_tracks(cli: Cli) -> None:
     out = result.stdout
     assert "Quote for request 0x" in out and "Steps" in out
     assert "guards: all" in out and "checks passed" in out
+    assert "Checks       all" in out and "pre-sign checks passed" in out
     assert "Execute this quote?" in result.output
     assert "Send a transaction on chain 8453 (deposit)" in out
     assert f"value     0.1 native ({ETH // 10} wei)" in out

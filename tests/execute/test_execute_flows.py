@@ -19,6 +19,7 @@ from execute_support import (
     new_address,
     of_type,
     usdc_address,
+    webhook_tracker,
 )
 
 from crossdeck.execute import (
@@ -214,15 +215,21 @@ async def test_permit_passes_through_depositing(kit: Kit) -> None:
         recipient=recipient,
         use_permit=True,
     )
-    events = await kit.run(quote, request=request)
+    # 'depositing' may last a moment only: webhooks (through the track package's tracker)
+    # report every status, where polling alone could miss it
+    async with webhook_tracker(world) as tracker:
+        kit.executor = kit.make_executor(status_stream=tracker.stream)
+        events = await kit.run(quote, request=request)
 
     assert finished(events).status == "success"
+    changes = of_type(events, StatusChanged)
+    by_webhook = [c.status for c in changes if c.source == "webhook"]
+    assert by_webhook == ["depositing", "pending", "submitted", "success"]
     [asked] = of_type(events, AwaitingSignature)
     assert asked.what.payload["primaryType"] == "ReceiveWithAuthorization"
     assert any(g.name == "permit-terms" and g.ok for g in asked.what.guards)
     [posted] = of_type(events, Posted)
     assert posted.endpoint == "/execute/permits"
-    assert "depositing" in [e.status for e in of_type(events, StatusChanged)]
     assert await kit.usdc(999, recipient) == quote.details.currency_out.amount
     assert await kit.usdc(8453, kit.address) == 30 * USDC
     assert await kit.native(8453, kit.address) == 0

@@ -19,9 +19,10 @@ carrying the error's words and exit code (bugs, i.e. non-crossdeck exceptions, s
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -37,6 +38,7 @@ from crossdeck.execute.errors import (
     GuardRefused,
     NonceTakenError,
     NothingToResume,
+    TrackingTimeout,
 )
 from crossdeck.execute.events import (
     AwaitingConfirmation,
@@ -68,8 +70,9 @@ from crossdeck.execute.guards import (
     rpc_chain_guard,
 )
 from crossdeck.execute.journal import ItemRecord, Journal
+from crossdeck.execute.tracking import StatusUpdate as PolledUpdate
 from crossdeck.execute.tracking import TrackingPolicy, poll_status
-from crossdeck.models import Quote, QuoteRequest, StatusV3, Step, StepItem
+from crossdeck.models import Quote, QuoteRequest, StatusV3, Step, StepItem, is_final
 from crossdeck.venue.client import VenueClient
 from crossdeck.venue.errors import VenueError
 from crossdeck.venue.signing import build_send_asset_typed_data, split_signature
@@ -96,8 +99,6 @@ class _Run:
     signing_chain_id: int
     deposit_amount: int | None
     resumed: bool
-    original_items: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Executor:
@@ -115,12 +116,15 @@ class Executor:
         receipt_timeout: float = 120.0,
         receipt_poll: float = 0.25,
         gas_margin_percent: int = GAS_MARGIN_PERCENT,
-        status_fetch: Callable[[str], Awaitable[StatusV3]] | None = None,
+        status_stream: Callable[[str], AsyncIterator[Any]] | None = None,
     ) -> None:
         """`gateways`: RPC URL per chain id (or a factory/pool of `EvmGateway`s).
         `signing_chain_id` goes into the authorize domain and body (4.4 override) and the
-        SendAsset domain and signatureChainId. `status_fetch` replaces v3 polling (tests, or a
-        richer tracker)."""
+        SendAsset domain and signatureChainId. `status_stream(request_id)` replaces the built-in
+        v3 polling: an async iterator of updates with `status`, `in_tx_hashes`, `tx_hashes`,
+        `fail_reason`, `refund_fail_reason`, `source` and `final` (e.g.
+        `crossdeck.track.StatusTracker.stream`, which merges webhooks); it is opened when the
+        run starts and read after the last step."""
         if isinstance(signing_chain_id, bool) or signing_chain_id <= 0:
             raise InputError(f"signing chain id must be a positive integer, not {signing_chain_id}")
         self.service = service
@@ -134,7 +138,7 @@ class Executor:
         self.receipt_timeout = receipt_timeout
         self.receipt_poll = receipt_poll
         self.gas_margin_percent = gas_margin_percent
-        self._status_fetch = status_fetch
+        self._status_stream = status_stream
 
     def __repr__(self) -> str:
         return f"Executor(wallet={self.signer.address}, journal={self.journal!r})"
@@ -170,7 +174,6 @@ class Executor:
                 deposit_amount,
                 resumed=False,
             )
-            run.original_items = _count_items(run.quote)
             results = self._check_whole(run)
             yield GuardsChecked(tuple(results))
             self.journal.start_run(
@@ -224,7 +227,6 @@ class Executor:
                 record.options.get("deposit_amount"),
                 resumed=True,
             )
-            run.original_items = _count_items(run.quote)
             owned = True
             yield RunStarted(request_id, self.signer.address, _step_ids(run.quote), resumed=True)
             if record.state == "finished":
@@ -240,10 +242,28 @@ class Executor:
 
     # -- the run -----------------------------------------------------------------------------
 
-    def _check_whole(self, run: _Run) -> list[GuardResult]:
+    def _rpc_chain_ids(self, quote: Quote) -> frozenset[int]:
+        """Chains with an RPC: the configured ones, or those a gateway factory can serve."""
+        known = self.gateways.chain_ids
+        if known is not None:
+            return known
+        chains = {
+            item.as_transaction().chain_id
+            for step in quote.steps
+            for item in step.items
+            if item.kind_of_data == "transaction"
+        }
+        return frozenset(c for c in chains if c is not None and self.gateways.get(c) is not None)
+
+    def check(self, quote: Quote) -> list[GuardResult]:
+        """Every guard over `quote` for this wallet and these RPCs (what `run` checks first);
+        for showing the results before asking to execute."""
         return check_quote(
-            run.quote, wallet=self.signer.address, rpc_chain_ids=self.gateways.chain_ids
+            quote, wallet=self.signer.address, rpc_chain_ids=self._rpc_chain_ids(quote)
         )
+
+    def _check_whole(self, run: _Run) -> list[GuardResult]:
+        return self.check(run.quote)
 
     def _failed(
         self, exc: CrossdeckError, owned_id: str | None, request_id: str | None = None
@@ -263,16 +283,23 @@ class Executor:
         )
 
     async def _execute(self, run: _Run) -> AsyncIterator[Event]:
-        step_index = 0
-        while step_index < len(run.quote.steps):
-            step = run.quote.steps[step_index]
-            for item_index, item in enumerate(step.items):
-                async for event in self._item(run, step_index, item_index, step, item):
-                    yield event
-            step_index += 1
-        self.journal.set_run_state(run.request_id, "tracking")
-        async for event in self._track(run):
-            yield event
+        # a stream opened now sees every status from the first signature on (webhooks too)
+        stream = self._status_stream(run.request_id) if self._status_stream else None
+        try:
+            step_index = 0
+            while step_index < len(run.quote.steps):
+                step = run.quote.steps[step_index]
+                for item_index, item in enumerate(step.items):
+                    async for event in self._item(run, step_index, item_index, step, item):
+                        yield event
+                step_index += 1
+            self.journal.set_run_state(run.request_id, "tracking")
+            async for event in self._track(run, stream):
+                yield event
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
 
     async def _item(
         self, run: _Run, step_index: int, item_index: int, step: Step, item: StepItem
@@ -309,7 +336,7 @@ class Executor:
             step_index,
             item_index,
             wallet=self.signer.address,
-            rpc_chain_ids=self.gateways.chain_ids,
+            rpc_chain_ids=self._rpc_chain_ids(run.quote),
         )
 
     async def _confirm(self, request: SignRequest) -> None:
@@ -356,7 +383,9 @@ class Executor:
         chain_id = tx.chain_id
         address = self.signer.address
         if record is not None:  # signed or sent before a crash
-            async for event in self._reconcile_tx(run, step, item_index, record, gateway):
+            async for event in self._reconcile_tx(
+                run, step_index, step, item_index, record, gateway
+            ):
                 yield event
             return
 
@@ -435,19 +464,21 @@ class Executor:
         self.journal.record(*key, "sent", tx_hash=tx_hash)
         yield TxSent(tx_hash, chain_id, nonce, step.id, item_index)
         crash_point("after-send", step.id)
-        async for event in self._await_receipt(run, step, item_index, gateway, tx_hash, chain_id):
+        async for event in self._await_receipt(
+            run, step_index, step, item_index, gateway, tx_hash, chain_id
+        ):
             yield event
 
     async def _await_receipt(
         self,
         run: _Run,
+        step_index: int,
         step: Step,
         item_index: int,
         gateway: Any,
         tx_hash: str,
         chain_id: int,
     ) -> AsyncIterator[Event]:
-        step_index = run.quote.steps.index(step)
         try:
             receipt = await gateway.wait_receipt(
                 tx_hash, timeout=self.receipt_timeout, poll=self.receipt_poll
@@ -464,7 +495,13 @@ class Executor:
         )
 
     async def _reconcile_tx(
-        self, run: _Run, step: Step, item_index: int, record: ItemRecord, gateway: Any
+        self,
+        run: _Run,
+        step_index: int,
+        step: Step,
+        item_index: int,
+        record: ItemRecord,
+        gateway: Any,
     ) -> AsyncIterator[Event]:
         """A transaction journalled as signed or sent: find it, or re-send the same bytes."""
         assert record.tx_hash is not None and record.raw_tx is not None
@@ -492,7 +529,9 @@ class Executor:
             found = "mined" if receipt is not None else "pending"
             yield Note(f"transaction {tx_hash} is already {found} on chain {chain_id}; not resent")
             self.journal.record(run.request_id, record.step_index, item_index, "sent")
-        async for event in self._await_receipt(run, step, item_index, gateway, tx_hash, chain_id):
+        async for event in self._await_receipt(
+            run, step_index, step, item_index, gateway, tx_hash, chain_id
+        ):
             yield event
 
     def _deposit_address_terms(self, run: _Run, tx: Any) -> dict[str, Any] | None:
@@ -524,7 +563,9 @@ class Executor:
         key = (run.request_id, step_index, item_index)
         if record is not None:  # signed (maybe posted) before a crash: post the same again
             assert record.signed is not None
-            async for event in self._post_signature(run, step, item_index, record.signed, True):
+            async for event in self._post_signature(
+                run, step_index, step, item_index, record.signed, True
+            ):
                 yield event
             return
 
@@ -580,13 +621,18 @@ class Executor:
         self.journal.record(*key, "signed", signed=signed)
         yield Signed(step.id, item_index, kind)
         crash_point("after-sign", step.id)
-        async for event in self._post_signature(run, step, item_index, signed, False):
+        async for event in self._post_signature(run, step_index, step, item_index, signed, False):
             yield event
 
     async def _post_signature(
-        self, run: _Run, step: Step, item_index: int, signed: dict[str, Any], again: bool
+        self,
+        run: _Run,
+        step_index: int,
+        step: Step,
+        item_index: int,
+        signed: dict[str, Any],
+        again: bool,
     ) -> AsyncIterator[Event]:
-        step_index = run.quote.steps.index(step)
         endpoint = signed["endpoint"]
         try:
             response = await self.service.post_signed(endpoint, signed["body"], signed["signature"])
@@ -644,7 +690,9 @@ class Executor:
         key = (run.request_id, step_index, item_index)
         if record is not None:
             assert record.signed is not None
-            async for event in self._submit_venue(run, step, item_index, record.signed, True):
+            async for event in self._submit_venue(
+                run, step_index, step, item_index, record.signed, True
+            ):
                 yield event
             return
 
@@ -683,15 +731,20 @@ class Executor:
         self.journal.record(*key, "signed", signed=signed)
         yield Signed(step.id, item_index, "venue_action")
         crash_point("after-sign", step.id)
-        async for event in self._submit_venue(run, step, item_index, signed, False):
+        async for event in self._submit_venue(run, step_index, step, item_index, signed, False):
             yield event
 
     async def _submit_venue(
-        self, run: _Run, step: Step, item_index: int, signed: dict[str, Any], again: bool
+        self,
+        run: _Run,
+        step_index: int,
+        step: Step,
+        item_index: int,
+        signed: dict[str, Any],
+        again: bool,
     ) -> AsyncIterator[Event]:
         from crossdeck.models.venue import VenueSignature
 
-        step_index = run.quote.steps.index(step)
         nonce = int(signed["nonce"])
         try:
             await self.venue.exchange(
@@ -715,8 +768,6 @@ class Executor:
     # -- tracking ----------------------------------------------------------------------------
 
     async def _fetch_status(self, run: _Run) -> StatusV3:
-        if self._status_fetch is not None:
-            return await self._status_fetch(run.request_id)
         endpoint = _v3_check_endpoint(run.quote)
         if endpoint is not None:
             answer = await self.service.check(endpoint)
@@ -724,30 +775,88 @@ class Executor:
                 return answer
         return await self.service.status_v3(run.request_id)
 
-    async def _track(self, run: _Run) -> AsyncIterator[Event]:
-        last: StatusV3 | None = None
-        async for update in poll_status(lambda: self._fetch_status(run), self.tracking):
-            status = update.status
-            last = status
-            yield StatusChanged(
-                status=str(status.status),
-                in_tx_hashes=tuple(status.in_tx_hashes or ()),
-                tx_hashes=tuple(status.tx_hashes or ()),
-                source="poll",
-                fail_reason=status.fail_reason,
-                refund_fail_reason=status.refund_fail_reason,
+    async def _track(self, run: _Run, stream: AsyncIterator[Any] | None) -> AsyncIterator[Event]:
+        """StatusChanged per update (from `status_stream`, else v3 polling), then Finished."""
+        if stream is None:
+            updates: AsyncIterator[Any] = poll_status(
+                lambda: self._fetch_status(run), self.tracking
             )
-        assert last is not None
-        final = str(last.status)
-        self.journal.set_run_state(run.request_id, "finished", final_status=final)
+        else:
+            updates = _with_deadline(stream, self.tracking.timeout)
+        last: _Seen | None = None
+        async for update in updates:
+            last = _Seen.of(update)
+            yield StatusChanged(
+                status=last.status,
+                in_tx_hashes=last.in_tx_hashes,
+                tx_hashes=last.tx_hashes,
+                source=last.source,
+                fail_reason=last.fail_reason,
+                refund_fail_reason=last.refund_fail_reason,
+            )
+            if last.final:
+                break
+        if last is None or not last.final:
+            raise TrackingTimeout("the status stream ended before a final status")
+        self.journal.set_run_state(run.request_id, "finished", final_status=last.status)
         yield Finished(
             request_id=run.request_id,
-            status=final,
+            status=last.status,
             fail_reason=last.fail_reason,
             refund_fail_reason=last.refund_fail_reason,
-            in_tx_hashes=tuple(last.in_tx_hashes or ()),
-            tx_hashes=tuple(last.tx_hashes or ()),
+            in_tx_hashes=last.in_tx_hashes,
+            tx_hashes=last.tx_hashes,
         )
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One status update, from the built-in poller or any `status_stream`."""
+
+    status: str
+    in_tx_hashes: tuple[str, ...]
+    tx_hashes: tuple[str, ...]
+    fail_reason: str | None
+    refund_fail_reason: str | None
+    source: Any
+    final: bool
+
+    @classmethod
+    def of(cls, update: Any) -> _Seen:
+        if isinstance(update, PolledUpdate):
+            body, source, final = update.status, "poll", update.final
+        else:  # a richer tracker's update: same names, plus its own source and final flag
+            body, source = update, getattr(update, "source", "poll")
+            final = bool(getattr(update, "final", False)) or is_final(str(update.status))
+        return cls(
+            status=str(body.status),
+            in_tx_hashes=tuple(body.in_tx_hashes or ()),
+            tx_hashes=tuple(body.tx_hashes or ()),
+            fail_reason=body.fail_reason,
+            refund_fail_reason=body.refund_fail_reason,
+            source=str(source),
+            final=final,
+        )
+
+
+async def _with_deadline(stream: AsyncIterator[Any], seconds: float) -> AsyncIterator[Any]:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    iterator = aiter(stream)
+    while True:
+        remaining = deadline - loop.time()
+        try:
+            if remaining <= 0:
+                raise TimeoutError
+            update = await asyncio.wait_for(anext(iterator), remaining)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise TrackingTimeout(
+                f"no final status after {seconds:g}s",
+                hint="the request goes on; follow it with `crossdeck status --v3 REQUEST_ID`",
+            ) from None
+        yield update
 
 
 def _check_deposit_amount(amount: int, request: QuoteRequest | None) -> None:
@@ -758,10 +867,6 @@ def _check_deposit_amount(amount: int, request: QuoteRequest | None) -> None:
             "a deposit amount other than the quoted one applies to deposit-address quotes only",
             hint="quote with --use-deposit-address",
         )
-
-
-def _count_items(quote: Quote) -> int:
-    return sum(len(step.items) for step in quote.steps)
 
 
 def _step_ids(quote: Quote) -> tuple[str, ...]:

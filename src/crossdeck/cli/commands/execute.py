@@ -225,7 +225,6 @@ async def _bridge(
     tracking_timeout: float | None,
 ) -> ExitCode:
     from crossdeck.cli.commands.service import _quote, render_quote
-    from crossdeck.execute import check_quote
 
     quote, request = await _quote(settings, fields, amount_human)
     shown = _quoted_items(quote)
@@ -241,9 +240,7 @@ async def _bridge(
 
     executor = _executor(settings, confirm, tracking_timeout)
     try:
-        guards = check_quote(
-            quote, wallet=executor.signer.address, rpc_chain_ids=executor.gateways.chain_ids
-        )
+        guards = executor.check(quote)
         if as_json:
             print_json({"event": "Quote", "quote": quote.to_wire()})
         else:
@@ -251,6 +248,13 @@ async def _bridge(
                 click.echo(line)
             if deposit_amount is not None:
                 click.echo(f"Deposit      sending {deposit_amount} instead of the quoted amount")
+            bad = [g for g in guards if not g.ok]
+            if bad:
+                click.echo(
+                    f"Checks       {len(bad)} of {len(guards)} FAILED: this quote is refused"
+                )
+            else:
+                click.echo(f"Checks       all {len(guards)} pre-sign checks passed")
         if all(g.ok for g in guards) and not yes:
             try:
                 go = await asyncio.to_thread(
