@@ -98,7 +98,6 @@ class _Run:
     request: QuoteRequest | None
     signing_chain_id: int
     deposit_amount: int | None
-    resumed: bool
 
 
 class Executor:
@@ -172,7 +171,6 @@ class Executor:
                 request,
                 self.signing_chain_id,
                 deposit_amount,
-                resumed=False,
             )
             results = self._check_whole(run)
             yield GuardsChecked(tuple(results))
@@ -225,7 +223,6 @@ class Executor:
                 request,
                 int(record.options.get("signing_chain_id") or self.signing_chain_id),
                 record.options.get("deposit_amount"),
-                resumed=True,
             )
             owned = True
             yield RunStarted(request_id, self.signer.address, _step_ids(run.quote), resumed=True)
