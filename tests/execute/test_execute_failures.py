@@ -8,7 +8,17 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from execute_support import ETH, NATIVE, USDC, Cli, Kit, fund, new_address, usdc_address
+from execute_support import (
+    ETH,
+    NATIVE,
+    USDC,
+    VENUE_UNIT,
+    Cli,
+    Kit,
+    fund,
+    new_address,
+    usdc_address,
+)
 from pydantic import SecretStr
 
 from crossdeck.execute import Failed, TxConfirmed, TxSent
@@ -74,3 +84,39 @@ async def test_resume_refuses_a_transaction_whose_nonce_was_taken(
     assert "the wallet's nonce 0 was used by another transaction" in result.output
     async with EvmGateway(world.rpc[8453], 8453) as gateway:
         assert await gateway.nonce(cli.address, "latest") == 1  # only the other transaction
+
+
+async def test_a_refused_venue_transfer_is_resent_as_signed_after_funding(py_kit: Kit) -> None:
+    """The venue refuses the sendAsset (no balance yet); resume posts the very same signed
+    action once the account is funded, and the request completes with one transfer."""
+    kit = py_kit
+    world = kit.world
+    recipient = new_address()
+    quote, request = await kit.quote(
+        origin_chain_id=1337,
+        destination_chain_id=8453,
+        origin_currency="0x" + "0" * 32,
+        destination_currency=usdc_address(world, 8453),
+        amount=str(10 * VENUE_UNIT),
+        recipient=recipient,
+        protocol_version="v2",
+    )
+    events = await kit.run(quote, request=request)
+
+    last = events[-1]
+    assert isinstance(last, Failed) and last.exit_code == ExitCode.SERVICE_ERROR
+    assert "the venue refused the action" in last.error
+    assert f"continue with `crossdeck resume {quote.request_id}`" in last.error
+    [authorize, deposit] = kit.journal.items(quote.request_id)
+    assert (authorize.state, deposit.state) == ("done", "signed")
+    signed_before = deposit.signed
+
+    await fund(world, kit.address, venue_perps=20 * VENUE_UNIT)
+    asked = len(kit.asked)
+    resumed = await kit.resume(quote.request_id)
+    assert resumed[-1].to_json()["event"] == "Finished" and resumed[-1].status == "success"
+    assert len(kit.asked) == asked  # nothing new was signed
+    assert kit.journal.items(quote.request_id)[1].signed == signed_before
+    sends = [s for s in world.ledger.sends() if s.user == kit.address.lower()]
+    assert len(sends) == 1
+    assert await kit.usdc(8453, recipient) == quote.details.currency_out.amount

@@ -271,8 +271,16 @@ class Executor:
             if existing is not None and existing.state not in ("refused", "tracking"):
                 self.journal.set_run_state(owned_id, "failed", error=str(exc))
         failures = exc.failures if isinstance(exc, GuardRefused) else ()
+        error = str(exc)
+        if owned_id is not None and not isinstance(exc, TrackingTimeout | NonceTakenError):
+            pending = [i for i in self.journal.items(owned_id) if i.state in ("signed", "sent")]
+            if pending:
+                error += (
+                    f"; continue with `crossdeck resume {owned_id}`: what was already signed is "
+                    "sent again as is (or found), never signed twice"
+                )
         return Failed(
-            error=str(exc),
+            error=error,
             error_type=type(exc).__name__,
             exit_code=int(exc.exit_code),
             request_id=request_id or owned_id,
