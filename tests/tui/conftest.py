@@ -7,6 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import pytest_textual_snapshot
+
+# pytest-textual-snapshot 1.0 names its extension with syrupy's old attribute (`_file_extension`);
+# syrupy 7 reads `file_extension`, so without this the SVGs would be stored as `.raw` files.
+pytest_textual_snapshot.SVGImageExtension.file_extension = "svg"
 
 
 @pytest.fixture

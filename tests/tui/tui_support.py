@@ -95,3 +95,34 @@ async def chains_loaded(pilot: Pilot[Any]) -> None:
 def read_text(path: Path) -> str:
     """A small file's text (sync on purpose: test files are tiny)."""
     return path.read_text()
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def load_fixture(name: str) -> Any:
+    return json.loads((FIXTURES / name).read_text())
+
+
+def event_from_json(data: dict[str, Any]) -> Any:
+    """An executor event back from its `to_json()` (the recorded runs replay through this)."""
+    import dataclasses
+
+    from crossdeck.execute import events as ev
+    from crossdeck.execute.guards import GuardResult
+
+    fields = dict(data)
+    cls = getattr(ev, fields.pop("event"))
+
+    def convert(name: str, value: Any) -> Any:
+        if name in ("results", "failures", "guards"):
+            return tuple(GuardResult(**r) for r in value)
+        if name == "what":
+            what = {k: convert(k, v) for k, v in value.items()}
+            return ev.SignRequest(**what)
+        if isinstance(value, list):
+            return tuple(value)
+        return value
+
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: convert(k, v) for k, v in fields.items() if k in names})

@@ -76,10 +76,11 @@ class ConfirmScreen(ModalScreen[bool]):
             with VerticalScroll(id="confirm-what"):
                 yield Static(request_text(self.request), id="confirm-lines")
             yield Static("[b]Guards[/b]", classes="section")
-            yield Static(guards_text(self.request), id="confirm-guards")
+            with VerticalScroll(id="confirm-guards"):
+                yield Static(guards_text(self.request))
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Sign (y)", variant="success", id="confirm-sign")
-                yield Button("Reject (n)", variant="error", id="confirm-reject")
+                yield Button("Sign (y)", variant="success", id="confirm-sign", compact=True)
+                yield Button("Reject (n)", variant="error", id="confirm-reject", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#confirm-what").border_title = "What will be signed"

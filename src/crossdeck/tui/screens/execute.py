@@ -297,10 +297,17 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[None]):
         self.running = False
         self._set_state(self._current_row, "failed")
         refused = event.error_type == "GuardRefused"
-        text = Text("REFUSED" if refused else "FAILED", style="bold red")
-        text.append(f"  {event.error}")
-        for failure in event.failures:
-            text.append(f"\n✗ {failure.name}: {failure.message}", style="red")
+        if refused:
+            text = Text("REFUSED", style="bold red")
+            text.append("  before signing: nothing was signed or sent; do not execute this quote")
+            seen: set[tuple[str, str]] = set()
+            for failure in event.failures:
+                if (failure.name, failure.message) not in seen:
+                    seen.add((failure.name, failure.message))
+                    text.append(f"\n✗ {failure.name}: {failure.message}", style="red")
+        else:
+            text = Text("FAILED", style="bold red")
+            text.append(f"  {event.error}")
         self.query_one("#exec-result", Static).update(text)
         self._say(f"{'refused' if refused else 'failed'}: {event.error}", "bold red")
         self.notify(

@@ -86,7 +86,7 @@ class LiveScreen(ModeScreen):
             tracked = board.requests[rid]
             latest = tracked.latest
             table.add_row(
-                short(rid, 10, 6),
+                short(rid, 8, 4),
                 Text(tracked.status, style=STATUS_STYLES.get(tracked.status, "")),
                 str(len(tracked.timeline)),
                 clock_text(latest.observed_at) if latest else "-",

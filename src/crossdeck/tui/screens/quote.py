@@ -73,6 +73,7 @@ def _row(label: str, *widgets: Widget, tooltip: str | None = None) -> Horizontal
 
 class QuoteScreen(ModeScreen):
     MODE = "quote"
+    AUTO_FOCUS = "#amount"  # the defaults name a route; what is left to type is how much
     BINDINGS: ClassVar = [
         Binding(
             "ctrl+r",

@@ -1,0 +1,302 @@
+"""SVG snapshots of every screen at 120x36, and of the Quote screen in each shipped theme.
+
+Deterministic by construction: a world of this module's own (fresh balances, the same /chains),
+a frozen clock, no focused text input (no blinking cursor), and for what carries random ids or
+times (quotes, executor runs, request pages) the runs recorded in `fixtures/` from a real world
+(see `fixtures/record_fixtures.py`), replayed through the same code paths the workers use.
+Update after an intended change with `pytest tests/tui/test_snapshots.py --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+from tui_support import (
+    FROZEN_NOW,
+    chains_loaded,
+    event_from_json,
+    load_fixture,
+    make_app,
+    screen_text,
+    wait_until,
+    world_settings,
+)
+
+from crossdeck.config import Settings, TrackingSettings, WorldInfo
+from crossdeck.history import summarize
+from crossdeck.models import Quote, QuoteRequest, RequestsPage
+from crossdeck.track.updates import Source, StatusUpdate
+from crossdeck.tui.screens.confirm import ConfirmScreen
+from crossdeck.tui.screens.execute import ExecuteScreen
+from crossdeck.tui.screens.history import RowsLoaded
+from crossdeck.tui.services import Secrets
+
+SIZE = (120, 36)
+# slow polling: nothing tracked in a snapshot may change it while it is taken
+QUIET = TrackingSettings(poll_interval_seconds=60, poll_interval_cap_seconds=60)
+SNAPSHOT_DIR = Path("/tmp/crossdeck-snapshot")
+
+
+@pytest.fixture(scope="module")
+def snap_world(start_world: Any) -> Iterator[Any]:
+    with start_world("py-evm") as world:
+        yield world
+
+
+def _app(world: Any, tui_dir: Path, **options: Any) -> Any:
+    options.setdefault("settings", world_settings(world, tui_dir, tracking=QUIET))
+    return make_app(world, tui_dir, clock=lambda: FROZEN_NOW, **options)
+
+
+def _run(name: str) -> tuple[QuoteRequest, Quote, list[Any]]:
+    data = load_fixture(f"run_{name}.json")
+    events = [event_from_json(e) for e in data["events"]]
+    return QuoteRequest.from_body(data["request"]), Quote.from_wire(data["quote"]), events
+
+
+async def _settle(pilot: Any) -> None:
+    app = pilot.app
+    app.set_focus(None)
+    await pilot.pause(0.2)
+    app.clear_notifications()
+    await pilot.pause()
+
+
+async def _show_quote(pilot: Any, name: str) -> None:
+    await chains_loaded(pilot)
+    request, quote, _ = _run(name)
+    screen = pilot.app.quote_screen
+    from crossdeck.tui.quote_form import QuoteFormValues
+
+    screen.apply_values(
+        QuoteFormValues(
+            origin_chain_id=request.origin_chain_id,
+            origin_currency=request.origin_currency,
+            destination_chain_id=request.destination_chain_id,
+            destination_currency=request.destination_currency,
+            amount="25" if name == "deposit" else "10",
+            recipient=request.recipient or "",
+        )
+    )
+    screen.show_quote(request, quote, FROZEN_NOW - timedelta(seconds=7))
+    await _settle(pilot)
+
+
+def test_quote_empty(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        await chains_loaded(pilot)
+        await _settle(pilot)
+
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=SIZE, run_before=ready)
+
+
+@pytest.mark.parametrize("theme", ["crossdeck-dark", "crossdeck-light", "crossdeck-high-contrast"])
+def test_quote_with_a_quote_in_each_theme(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, theme: str
+) -> None:
+    settings = world_settings(snap_world, tui_dir, tracking=QUIET, theme=theme)
+    app = _app(snap_world, tui_dir, settings=settings)
+    assert snap_compare(app, terminal_size=SIZE, run_before=lambda p: _show_quote(p, "deposit"))
+
+
+def test_quote_of_a_venue_withdrawal(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    app = _app(snap_world, tui_dir)
+    assert snap_compare(app, terminal_size=SIZE, run_before=lambda p: _show_quote(p, "withdrawal"))
+
+
+def _replay(name: str, events_filter: Any = None) -> Any:
+    async def run_before(pilot: Any) -> None:
+        app = pilot.app
+        await chains_loaded(pilot)
+        request, quote, events = _run(name)
+        screen = ExecuteScreen(request, quote, app.quote_screen.chains, autostart=False)
+        await app.push_screen(screen)
+        for event in events_filter(events) if events_filter else events:
+            screen.apply(event)
+        await _settle(pilot)
+
+    return run_before
+
+
+def test_execute_deposit_to_success(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    app = _app(snap_world, tui_dir)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_replay("deposit"))
+
+
+def test_execute_withdrawal_to_success(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    app = _app(snap_world, tui_dir)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_replay("withdrawal"))
+
+
+def test_execute_refused_by_a_guard(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    from crossdeck.execute import events as ev
+    from crossdeck.execute.errors import GuardRefused
+    from crossdeck.execute.guards import check_quote, failures
+
+    def refused(events: list[Any]) -> list[Any]:
+        quote = Quote.from_wire(load_fixture("run_deposit.json")["quote"])
+        results = check_quote(quote, wallet=snap_world.wallet_address, rpc_chain_ids={999})
+        error = GuardRefused(failures(results))
+        return [
+            ev.GuardsChecked(tuple(results)),
+            ev.Failed(
+                str(error), "GuardRefused", int(error.exit_code), quote.request_id, error.failures
+            ),
+        ]
+
+    app = _app(snap_world, tui_dir)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_replay("deposit", refused))
+
+
+@pytest.mark.parametrize(("run", "index"), [("deposit", 3), ("withdrawal", 3), ("withdrawal", 7)])
+def test_confirm_dialog(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, run: str, index: int
+) -> None:
+    """The approve transaction, the NonceMapping and the SendAsset, each as confirmed."""
+
+    async def run_before(pilot: Any) -> None:
+        app = pilot.app
+        await chains_loaded(pilot)
+        request, quote, events = _run(run)
+        screen = ExecuteScreen(request, quote, app.quote_screen.chains, autostart=False)
+        await app.push_screen(screen)
+        for event in events[: index + 1]:
+            screen.apply(event)
+        await app.push_screen(ConfirmScreen(events[index].what))
+        await _settle(pilot)
+
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=SIZE, run_before=run_before)
+
+
+def test_venue(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        app = pilot.app
+        await wait_until(pilot, lambda: app.screen.data.get("spot") is not None, what="balances")
+        await _settle(pilot)
+
+    app = _app(snap_world, tui_dir, start_mode="venue")
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_history(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        app = pilot.app
+        await wait_until(
+            pilot,
+            lambda: app.current_mode == "history" and "0 request(s)" in screen_text(app),
+            what="the world's (empty) first page",
+        )
+        screen = app.screen
+        page = RequestsPage.from_wire(load_fixture("requests_page.json"))
+        rows = [summarize(record) for record in page.requests]
+        screen.post_message(RowsLoaded(rows, reset=True, has_more=False))
+        await wait_until(pilot, lambda: len(screen._ids) == len(rows), what="the rows")
+        await _settle(pilot)
+
+    app = _app(snap_world, tui_dir, start_mode="history")
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_live_status(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        app = pilot.app
+        await wait_until(pilot, lambda: app.services.tracker is not None, what="the tracker")
+        start = FROZEN_NOW.timestamp()
+        for offset, name in enumerate(["deposit", "withdrawal", "native"]):
+            changes = [e for e in _run(name)[2] if type(e).__name__ == "StatusChanged"]
+            request_id = _run(name)[1].request_id
+            for step, change in enumerate(changes):
+                source = Source.WEBHOOK if step % 2 else Source.POLL
+                app.live.apply(
+                    StatusUpdate(
+                        request_id=request_id,
+                        status=change.status,
+                        updated_at_ms=int((start + offset * 60 + step) * 1000),
+                        source=source,
+                        observed_at=start + offset * 60 + step + 0.4,
+                        in_tx_hashes=change.in_tx_hashes,
+                        tx_hashes=change.tx_hashes,
+                        fail_reason=change.fail_reason,
+                        refund_fail_reason=change.refund_fail_reason,
+                        origin_chain_id=8453 if name != "withdrawal" else 1337,
+                        destination_chain_id={"deposit": 1337, "withdrawal": 8453}.get(name, 999),
+                        final=step == len(changes) - 1,
+                    )
+                )
+        app.live_changed.publish(None)
+        await _settle(pilot)
+
+    # no API key: the webhook line says so (a receiver's port would differ per run)
+    app = _app(
+        snap_world, tui_dir, start_mode="live", secrets=Secrets(None, snap_world.wallet_address)
+    )
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_settings(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.rmtree(SNAPSHOT_DIR, ignore_errors=True)
+    monkeypatch.setenv("CROSSDECK_CONFIG", str(SNAPSHOT_DIR / "config.toml"))
+    settings = Settings(
+        profile="demo",
+        service={"url": "http://127.0.0.1:8701"},
+        venue={"url": "http://127.0.0.1:8702"},
+        rpc={8453: "http://127.0.0.1:8745", 999: "http://127.0.0.1:8799"},
+        data_dir=SNAPSHOT_DIR / "data",
+        tracking=QUIET,
+        world=WorldInfo(
+            file=SNAPSHOT_DIR / "world.json",
+            wallet_address=snap_world.wallet_address,
+            wallet_key=SecretStr(snap_world.wallet_key),
+            api_key=SecretStr(snap_world.api_key),
+        ),
+    )
+    app = make_app(
+        snap_world,
+        tui_dir,
+        settings=settings,
+        start_mode="settings",
+        clock=lambda: FROZEN_NOW,
+        user_themes=SNAPSHOT_DIR / "themes",
+    )
+
+    async def ready(pilot: Any) -> None:
+        await pilot.pause(0.2)
+        await _settle(pilot)
+
+    try:
+        assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+    finally:
+        shutil.rmtree(SNAPSHOT_DIR, ignore_errors=True)
+
+
+def test_help(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        await chains_loaded(pilot)
+        await pilot.press("f1")
+        await pilot.pause(0.2)
+        await _settle(pilot)
+        pilot.app.screen.query_one("DataTable").focus()
+        await pilot.pause()
+
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=SIZE, run_before=ready)
+
+
+def test_keyring_unlock_dialog(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    from crossdeck.tui.screens.unlock import UnlockScreen
+
+    async def ready(pilot: Any) -> None:
+        await chains_loaded(pilot)
+        await pilot.app.push_screen(
+            UnlockScreen(Path("/home/trader/.local/share/crossdeck/keyring.cfg"))
+        )
+        await _settle(pilot)
+
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=SIZE, run_before=ready)
