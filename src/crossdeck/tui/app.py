@@ -206,7 +206,6 @@ class CrossdeckApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.switch_mode(self.start_mode)
         self.load_secrets()
-        self.run_tracker()
 
     def _sub_title(self) -> str:
         wallet = self.services.wallet_address
@@ -295,9 +294,10 @@ class CrossdeckApp(App[None]):
         self.live_changed.publish(request_id)
 
     def first_frame(self) -> None:
-        """Called by the Quote screen once it has painted (the start-up benchmark's mark)."""
+        """Called once the first screen has painted (the start-up benchmark's mark)."""
         if not self._first_frame_seen:
             self._first_frame_seen = True
+            self.run_tracker()  # after the first frame: start-up draws before it tracks
             if self._on_first_frame is not None:
                 self._on_first_frame()
 

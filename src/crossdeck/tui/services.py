@@ -8,6 +8,7 @@ first time a worker asks for them, inside the app's running loop, and closed by 
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -241,10 +242,10 @@ class Services:
                 "no API key: webhooks are signed with it",
                 hint="set one with `crossdeck apikey set` to receive webhooks",
             )
-        from crossdeck.track.receiver import WebhookReceiver
-
+        # aiohttp is a heavy import: in a thread, so the UI does not stall while it loads
+        module = await asyncio.to_thread(importlib.import_module, "crossdeck.track.receiver")
         hook = self.settings.webhook
-        receiver = WebhookReceiver(api_key, path=hook.path)
+        receiver = module.WebhookReceiver(api_key, path=hook.path)
         await receiver.start(hook.host, hook.port)
         self._receiver = receiver
         if self._tracker is not None:

@@ -39,6 +39,10 @@ class ModeScreen(ReportsWorkerErrors, Screen[None]):
         yield from self.compose_body()
         yield Footer()
 
+    def _on_mount(self) -> None:
+        # the first mode screen to paint marks the app's first frame (then tracking starts)
+        self.call_after_refresh(self.crossdeck.first_frame)
+
     def compose_body(self) -> ComposeResult:
         yield from ()
 

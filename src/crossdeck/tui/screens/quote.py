@@ -222,7 +222,6 @@ class QuoteScreen(ModeScreen):
         if app.pending_prefill is not None:
             self._pending, app.pending_prefill = app.pending_prefill, None  # type: ignore[assignment]
         self.load_chains()
-        self.call_after_refresh(self.crossdeck.first_frame)
 
     # -- workers -----------------------------------------------------------------------------
 
