@@ -154,7 +154,7 @@ async def test_webhooks_reach_live_status_with_their_source(own_world: Any, tui_
                 what="Execute",
             )
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
-            await pilot.press("y")
+            await pilot.click("#confirm-sign")  # the mouse signs too
             await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
             request_id = execute.request_id
             tracked = await wait_until(
