@@ -168,3 +168,24 @@ async def test_declining_a_signature_stops_the_run(world: Any, tui_dir: Path) ->
         assert isinstance(execute.outcome, ev.Failed) and execute.outcome.error_type == "Declined"
         assert not any(isinstance(e, ev.TxSent) for e in execute.events)
         assert "FAILED" in screen_text(app) and "declined" in screen_text(app)
+
+
+async def test_a_failed_then_refunded_request_shows_its_fail_reason(
+    world: Any, tui_dir: Path
+) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        app.quote_screen.query_one("#amount", Input).value = "0.01"
+        # the demo world's trigger: the solver declines, the deposit is refunded
+        app.quote_screen.query_one("#referrer", Input).value = "demo:fail:SLIPPAGE"
+        execute = await _quote_then_execute(pilot)
+        await _confirm_each(pilot, execute, ["y"])
+        await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
+        outcome = execute.outcome
+        assert isinstance(outcome, ev.Finished) and outcome.status == "refund", outcome
+        assert outcome.fail_reason == "SLIPPAGE"
+        text = screen_text(app)
+        assert "REFUND" in text and "failReason SLIPPAGE" in text and "refundFailReason N/A" in text
+        statuses = [e.status for e in execute.events if isinstance(e, ev.StatusChanged)]
+        assert statuses[-1] == "refund"  # (at speed 0 a poll may not catch the failure between)

@@ -156,3 +156,40 @@ async def test_swap_sides_and_withdrawal_sets_protocol_v2(world: Any, tui_dir: P
                 screen.quote.steps, screen.chains
             )
         )
+
+
+async def test_sponsorship_with_components_and_cap(world: Any, tui_dir: Path) -> None:
+    from textual.widgets import Checkbox, SelectionList
+
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        screen = app.quote_screen
+        screen.query_one("#amount", Input).value = "0.1"
+        # learn the service's own component name from a first quote
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.quote is not None, what="a first quote")
+        components = screen.query_one("#components", SelectionList)
+        names = [components.get_option_at_index(i).value for i in range(components.option_count)]
+        assert names[:3] == ["execution", "swap", "app"] and len(names) == 4
+        service_component = names[3]
+        await pilot.click("#subsidize")  # the mouse ticks it
+        await wait_until(
+            pilot, lambda: screen.query_one("#subsidize", Checkbox).value, what="the tick"
+        )
+        components.deselect("swap")
+        components.deselect("app")
+        screen.query_one("#cap", Input).value = "0.1"
+        first = screen.quote
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.quote is not first, what="a sponsored quote")
+        body = screen.request.to_body()
+        assert body["sponsoredFeeComponents"] == ["execution", service_component]
+        assert body["maxSubsidizationAmount"] == "100000"
+        sponsorship = "\n".join(
+            __import__("crossdeck.tui.describe", fromlist=["x"]).sponsorship_lines(screen.quote)
+        )
+        assert f"sponsored components: execution, {service_component}, cap 0.1 USDC" in sponsorship
+        assert "[x] execution" in sponsorship and "[ ] swap" in sponsorship
+        assert "sponsor pays" in sponsorship
+        assert "Sponsorship" in screen_text(app)

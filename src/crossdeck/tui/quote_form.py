@@ -46,6 +46,7 @@ class QuoteFormValues:
     strict: bool = False
     use_permit: bool = False
     protocol_version: str | None = None  # None: automatic ('v2' for venue withdrawals)
+    referrer: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def with_changes(self, **changes: Any) -> QuoteFormValues:
@@ -162,6 +163,8 @@ def build_quote_request(
         raise QuoteRequestError("strict", "strict: applies only with 'use deposit address'")
     if values.use_permit:
         body["usePermit"] = True
+    if values.referrer.strip():
+        body["referrer"] = values.referrer.strip()
     version = values.protocol_version
     if version is None and values.origin_chain_id == VENUE_CHAIN_ID:
         version = "v2"  # mandatory for venue withdrawals (spec 4.4)

@@ -60,6 +60,7 @@ FIELD_WIDGETS = {
     "strict": "strict",
     "usePermit": "permit",
     "protocolVersion": "protocol",
+    "referrer": "referrer",
 }
 _KNOWN_NON_SERVICE = {"swap", "execution", "app", "sponsored", "rent"}
 
@@ -195,6 +196,12 @@ class QuoteScreen(ModeScreen):
                     Checkbox("strict", id="strict", compact=True),
                 )
                 yield _row("", Checkbox("use permit (EIP-3009)", id="permit", compact=True))
+                yield _row(
+                    "referrer",
+                    Input(
+                        placeholder="optional, e.g. your app's name", id="referrer", compact=True
+                    ),
+                )
                 yield _row(
                     "protocol",
                     Select[str](
@@ -343,6 +350,7 @@ class QuoteScreen(ModeScreen):
             self.query_one("#strict", Checkbox).value = values.strict
             self.query_one("#permit", Checkbox).value = values.use_permit
             self.query_one("#protocol", Select).value = values.protocol_version or "auto"
+            self.query_one("#referrer", Input).value = values.referrer
         components = self.query_one("#components", SelectionList)
         if values.sponsored_components is None:
             components.select_all()
@@ -381,6 +389,7 @@ class QuoteScreen(ModeScreen):
             strict=self.query_one("#strict", Checkbox).value,
             use_permit=self.query_one("#permit", Checkbox).value,
             protocol_version=None if protocol in (None, "auto") else protocol,
+            referrer=self.query_one("#referrer", Input).value,
         )
 
     @on(Select.Changed, "#origin-chain")
