@@ -169,6 +169,7 @@ class CrossdeckApp(App[None]):
         self.pending_prefill: object | None = None
         self.live = LiveBoard()
         self.live_changed: Signal[str | None] = Signal(self, "live-changed")
+        self.secrets_loaded: Signal[None] = Signal(self, "secrets-loaded")
 
         for mode, factory in _mode_screens().items():
             self.add_mode(mode, factory)
@@ -216,24 +217,44 @@ class CrossdeckApp(App[None]):
     async def load_secrets(self) -> None:
         try:
             if self.services.secrets is None and self.settings.world is None:
-                await self._unlock_keyring_if_needed()
+                if not await self._unlock_keyring_if_needed():
+                    # skipped: never touch the keyring (its own prompt would take the terminal)
+                    self.services.secrets = Secrets(None, None, "the keyring is locked")
             await self.services.load_secrets()
         finally:
             # screens wait for this before their first request; without secrets they still work
             self.services_ready.set()
         self.sub_title = self._sub_title()
+        self.secrets_loaded.publish(None)
 
-    async def _unlock_keyring_if_needed(self) -> None:
+    async def ensure_keyring_unlocked(self) -> None:
+        """Before signing: a keyring that was skipped at start-up is asked for again here (never
+        by the keyring's own terminal prompt, which would fight the app for the terminal)."""
+        if self.settings.world is not None:
+            return
+        if not await self._unlock_keyring_if_needed():
+            from crossdeck.wallet.errors import KeyringLockedError
+
+            raise KeyringLockedError(
+                "the keyring is locked, so nothing can be signed",
+                hint="execute again and type the keyring password when asked",
+            )
+
+    async def _unlock_keyring_if_needed(self) -> bool:
+        """Ask for the encrypted keyring's password when it needs one; False when skipped."""
         from crossdeck.wallet import keystore
 
         if not await asyncio.to_thread(keystore.needs_password):
-            return
+            return True
         from pydantic import SecretStr
 
         from crossdeck.tui.screens.unlock import UnlockScreen
 
         password = await self.push_screen_wait(UnlockScreen(keystore.keyring_file_path()))
-        keystore.set_keyring_password(SecretStr(password) if password else None)
+        if not password:
+            return False
+        keystore.set_keyring_password(SecretStr(password))
+        return True
 
     # -- live status -------------------------------------------------------------------------
 

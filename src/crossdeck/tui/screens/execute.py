@@ -138,6 +138,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[None]):
     async def execute(self) -> None:
         services = self.crossdeck.services
         await self.crossdeck.services_ready.wait()
+        await self.crossdeck.ensure_keyring_unlocked()
         executor = await services.executor(self._confirm)
         try:
             async for event in executor.run(self.quote, request=self.request):
@@ -156,6 +157,12 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[None]):
             WorkerState.SUCCESS,
         ):
             self.running = False
+        if event.worker.group == "execute" and event.state is WorkerState.ERROR:
+            # the run could not start (no signer, locked keyring): nothing was signed
+            error = event.worker.error
+            text = Text("FAILED", style="bold red")
+            text.append(f"  before anything was signed: {getattr(error, 'message', error)}")
+            self.query_one("#exec-result", Static).update(text)
 
     # -- events ------------------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ class SettingsScreen(ModeScreen):
 
     def on_mount(self) -> None:
         self.refresh_settings()
+        self.crossdeck.secrets_loaded.subscribe(self, lambda _: self.refresh_settings())
         self.watch(self.app, "theme", self._theme_changed, init=False)
 
     def _theme_changed(self, name: str) -> None:

@@ -1,0 +1,111 @@
+"""A real profile (not the demo): secrets from the encrypted keyring, unlocked in the app's own
+dialog; and every binding of the app has an id and a tooltip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input
+from tui_support import screen_text, wait_until
+
+from crossdeck.config import load_settings
+from crossdeck.tui.app import CrossdeckApp, screen_classes
+from crossdeck.tui.screens.help import bindings_of
+from crossdeck.tui.screens.unlock import UnlockScreen
+from crossdeck.wallet import keystore
+
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture
+def keyring_profile(world: Any, tui_dir: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Profile `local` on the world's URLs, its API key and wallet key in an encrypted file."""
+    config = tui_dir / "config" / "config.toml"
+    rpc = "\n".join(f'{chain_id} = "{url}"' for chain_id, url in world.rpc.items())
+    config.write_text(
+        config.read_text() + f'\n[profiles.local]\nservice = {{ url = "{world.service_url}" }}\n'
+        f'venue = {{ url = "{world.venue_url}" }}\n[profiles.local.rpc]\n{rpc}\n'
+    )
+    monkeypatch.setenv("CROSSDECK_KEYRING_FILE", str(tui_dir / "keyring.cfg"))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "crossdeck.wallet.keystore.EncryptedFileKeyring")
+    monkeypatch.setenv("CROSSDECK_KEYRING_PASSWORD", PASSWORD)
+    keystore.set_keyring_password(None)
+    keystore.store_api_key("local", world.api_key)
+    keystore.store_wallet_key("local", world.wallet_key)
+    monkeypatch.delenv("CROSSDECK_KEYRING_PASSWORD")
+    keystore.set_keyring_password(None)
+    yield "local"
+    keystore.set_keyring_password(None)
+
+
+def _app(tui_dir: Path) -> CrossdeckApp:
+    return CrossdeckApp(
+        load_settings("local"),
+        ui_state_file=tui_dir / "state.json",
+        user_themes=tui_dir / "themes",
+        start_mode="settings",
+    )
+
+
+async def test_the_keyring_is_unlocked_in_a_dialog(
+    world: Any, keyring_profile: str, tui_dir: Path
+) -> None:
+    app = _app(tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, UnlockScreen), what="the dialog")
+        assert str(tui_dir / "keyring.cfg") in screen_text(app)
+        app.screen.query_one(Input).value = PASSWORD
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: "API key           set" in screen_text(app),
+            what="the key read from the keyring",
+        )
+        text = screen_text(app)
+        assert "Profile           local" in text and world.wallet_address in text
+        assert world.api_key not in text
+        assert app.services.wallet_address == world.wallet_address
+
+
+async def test_a_wrong_password_says_so_and_the_app_goes_on(
+    world: Any, keyring_profile: str, tui_dir: Path
+) -> None:
+    app = _app(tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, UnlockScreen), what="the dialog")
+        app.screen.query_one(Input).value = "wrong"
+        await pilot.press("enter")
+        await wait_until(
+            pilot, lambda: "API key           unknown" in screen_text(app), what="the API key state"
+        )
+        assert "wrong password" in screen_text(app)
+        assert "no wallet" in app.sub_title
+
+
+async def test_skipping_the_dialog_leaves_the_keyring_alone(
+    world: Any, keyring_profile: str, tui_dir: Path
+) -> None:
+    app = _app(tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, UnlockScreen), what="the dialog")
+        await pilot.press("escape")
+        await wait_until(
+            pilot,
+            lambda: "unknown (the keyring is locked)" in screen_text(app),
+            what="the locked state",
+        )
+        assert "Wallet address    none" in screen_text(app)
+
+
+def test_every_binding_has_an_id_and_a_tooltip_and_ids_are_unique() -> None:
+    seen: dict[str, str] = {}
+    for cls in [CrossdeckApp, *screen_classes()]:
+        for binding in bindings_of(cls):
+            assert binding.id, f"{cls.__name__}: {binding.key} has no id"
+            assert binding.tooltip, f"{binding.id} has no tooltip"
+            assert binding.description, f"{binding.id} has no description"
+            assert binding.id not in seen, f"{binding.id} in {cls.__name__} and {seen[binding.id]}"
+            seen[binding.id] = cls.__name__
+    assert len(seen) >= 20
