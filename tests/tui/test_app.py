@@ -161,3 +161,12 @@ def test_run_app_reports_a_bad_profile_and_exits_with_its_code(tui_dir: Path, ca
         run_app(CliContext(profile="no-such-profile", json=False, world=None))
     assert exited.value.code == int(ExitCode.INVALID_INPUT)
     assert "unknown profile 'no-such-profile'" in capsys.readouterr().err
+
+
+def test_live_redraws_coalesce_per_request_but_never_across_requests() -> None:
+    from crossdeck.tui.app import LiveBoardChanged
+
+    a, b = "0x" + "a" * 64, "0x" + "b" * 64
+    assert LiveBoardChanged(a).can_replace(LiveBoardChanged(a))
+    assert not LiveBoardChanged(a).can_replace(LiveBoardChanged(b))
+    assert not LiveBoardChanged(None).can_replace(LiveBoardChanged(a))

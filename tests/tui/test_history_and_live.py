@@ -9,18 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 from textual.widgets import DataTable, Input
-from tui_support import chains_loaded, make_app, screen_text, wait_until
+from tui_support import chains_loaded, deposit_by_executor, make_app, screen_text, wait_until
 
-from crossdeck.api.client import ServiceClient
-from crossdeck.execute import events as ev
-from crossdeck.execute.executor import Executor, approve_all
-from crossdeck.execute.journal import Journal
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.execute import ExecuteScreen
-from crossdeck.venue.client import VenueClient
-from crossdeck.wallet.signer import Signer
 
 NATIVE = "0x" + "0" * 40
 PERPS = "0x" + "0" * 32
@@ -33,42 +26,9 @@ def own_world(start_world: Any) -> Iterator[Any]:
         yield world
 
 
-async def _deposit_by_executor(world: Any, journal_dir: Path) -> str:
-    service = ServiceClient(world.service_url, api_key=world.api_key)
-    venue = VenueClient(world.venue_url)
-    quote = await service.quote(
-        {
-            "user": world.wallet_address,
-            "originChainId": 8453,
-            "destinationChainId": 1337,
-            "originCurrency": NATIVE,
-            "destinationCurrency": PERPS,
-            "amount": str(10**16),
-            "tradeType": "EXACT_INPUT",
-        }
-    )
-    executor = Executor(
-        service,
-        venue,
-        Signer(SecretStr(world.wallet_key)),
-        dict(world.rpc),
-        Journal(journal_dir / "journal.sqlite3"),
-        confirm=approve_all,
-    )
-    try:
-        events = [event async for event in executor.run(quote)]
-    finally:
-        await executor.aclose()
-        executor.journal.close()
-        await service.aclose()
-        await venue.aclose()
-    assert isinstance(events[-1], ev.Finished) and events[-1].status == "success", events[-1]
-    return events[-1].request_id
-
-
 @pytest.fixture(scope="module")
 def finished_request(own_world: Any, tmp_path_factory: pytest.TempPathFactory) -> str:
-    return asyncio.run(_deposit_by_executor(own_world, tmp_path_factory.mktemp("journal")))
+    return asyncio.run(deposit_by_executor(own_world, tmp_path_factory.mktemp("journal")))
 
 
 async def test_history_lists_the_request_and_t_follows_it_live(

@@ -126,3 +126,46 @@ def event_from_json(data: dict[str, Any]) -> Any:
 
     names = {f.name for f in dataclasses.fields(cls)}
     return cls(**{k: convert(k, v) for k, v in fields.items() if k in names})
+
+
+async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
+    """A real native deposit into the venue, run by the executor (no UI); its request id."""
+    from pydantic import SecretStr
+
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.execute import events as ev
+    from crossdeck.execute.executor import Executor, approve_all
+    from crossdeck.execute.journal import Journal
+    from crossdeck.venue.client import VenueClient
+    from crossdeck.wallet.signer import Signer
+
+    service = ServiceClient(world.service_url, api_key=world.api_key)
+    venue = VenueClient(world.venue_url)
+    quote = await service.quote(
+        {
+            "user": world.wallet_address,
+            "originChainId": 8453,
+            "destinationChainId": 1337,
+            "originCurrency": "0x" + "0" * 40,
+            "destinationCurrency": "0x" + "0" * 32,
+            "amount": str(10**16),
+            "tradeType": "EXACT_INPUT",
+        }
+    )
+    executor = Executor(
+        service,
+        venue,
+        Signer(SecretStr(world.wallet_key)),
+        dict(world.rpc),
+        Journal(journal_dir / "journal.sqlite3"),
+        confirm=approve_all,
+    )
+    try:
+        events = [event async for event in executor.run(quote)]
+    finally:
+        await executor.aclose()
+        executor.journal.close()
+        await service.aclose()
+        await venue.aclose()
+    assert isinstance(events[-1], ev.Finished) and events[-1].status == "success", events[-1]
+    return events[-1].request_id

@@ -36,7 +36,6 @@ from crossdeck.tui.ui_state import UiState, load_ui_state, save_ui_state, state_
 if TYPE_CHECKING:
     from crossdeck.cli import CliContext
     from crossdeck.track.tracker import Problem
-    from crossdeck.track.updates import StatusUpdate
     from crossdeck.tui.screens.quote import QuoteScreen
 
 Clock = Callable[[], datetime]
@@ -50,10 +49,16 @@ MODE_TITLES = {
 }
 
 
-class StatusUpdated(Message):
-    def __init__(self, update: StatusUpdate) -> None:
+class LiveBoardChanged(Message):
+    """The board changed for `request_id` (None: for all). Every update is already on the board;
+    this only asks for a redraw, so a burst of them for one request coalesces into one."""
+
+    def __init__(self, request_id: str | None) -> None:
         super().__init__()
-        self.update = update
+        self.request_id = request_id
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LiveBoardChanged) and message.request_id == self.request_id
 
 
 class TrackingProblem(Message):
@@ -274,7 +279,9 @@ class CrossdeckApp(App[None]):
         self.live_changed.publish(None)
         self.start_webhooks()
         async for update in tracker.updates():
-            self.post_message(StatusUpdated(update))
+            # the timeline keeps every update; only the redraw is coalesced
+            self.live.apply(update)
+            self.post_message(LiveBoardChanged(update.request_id))
 
     @work(group="webhooks", exclusive=True, exit_on_error=False, name="Webhook receiver")
     async def start_webhooks(self) -> None:
@@ -286,9 +293,8 @@ class CrossdeckApp(App[None]):
             self.live.webhook_note = f"cannot listen: {exc.strerror or exc}"
         self.live_changed.publish(None)
 
-    def on_status_updated(self, message: StatusUpdated) -> None:
-        self.live.apply(message.update)
-        self.live_changed.publish(message.update.request_id)
+    def on_live_board_changed(self, message: LiveBoardChanged) -> None:
+        self.live_changed.publish(message.request_id)
 
     def on_tracking_problem(self, message: TrackingProblem) -> None:
         problem = message.problem
