@@ -155,6 +155,7 @@ async def test_guard_refusal_is_shown_and_nothing_is_signed(world: Any, tui_dir:
         assert ("Refused before signing", "error") in [(t, s) for t, _, s in notifications(app)]
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.quote_screen, what="back to the quote")
+        assert app.quote_screen.quote is None and "refused before signing" in screen_text(app)
 
 
 async def test_declining_a_signature_stops_the_run(world: Any, tui_dir: Path) -> None:

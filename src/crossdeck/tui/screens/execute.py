@@ -44,7 +44,7 @@ def _reason(text: str | None) -> str | None:
     return None if text in (None, "", "N/A") else text
 
 
-class ExecuteScreen(ReportsWorkerErrors, Screen[None]):
+class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
     HELP_TITLE = "Execute"
     BINDINGS: ClassVar = [
         Binding("escape", "back", "Back", id="execute.back",
@@ -335,7 +335,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[None]):
                 severity="warning",
             )
             return
-        self.dismiss(None)
+        self.dismiss(self.outcome)
 
     def action_live(self) -> None:
         self.app.switch_mode("live")

@@ -501,7 +501,23 @@ class QuoteScreen(ModeScreen):
             return
         from crossdeck.tui.screens.execute import ExecuteScreen
 
-        self.app.push_screen(ExecuteScreen(self.request, self.quote, self.chains))
+        self.app.push_screen(
+            ExecuteScreen(self.request, self.quote, self.chains), callback=self._executed
+        )
+
+    def _executed(self, outcome: object) -> None:
+        # a quote runs once (the journal refuses a second run): ask for a fresh one next
+        request_id = self.quote.request_id if self.quote else None
+        self.quote = self.request = self.fetched_at = None
+        self._render_quote()
+        status = getattr(outcome, "status", None)
+        if status is not None:
+            said = f"Request {request_id} ended: {status} (Live status keeps it, F5)."
+        elif getattr(outcome, "error_type", None) == "GuardRefused":
+            said = f"Request {request_id} was refused before signing; nothing was sent."
+        else:
+            said = f"Request {request_id} stopped before it ended (see Execute's result)."
+        self._status(said + " ctrl+r quotes again.")
 
     def action_swap_sides(self) -> None:
         values = self.form_values()
