@@ -124,6 +124,10 @@ async def test_webhooks_reach_live_status_with_their_source(own_world: Any, tui_
             )
             sources = {u.source.value for u in tracked.timeline}
             assert "webhook" in sources, [(u.status, u.source) for u in tracked.timeline]
+            # Execute followed the same tracker: its status lines carry their source too
+            changes = [e for e in execute.events if type(e).__name__ == "StatusChanged"]
+            assert {str(e.source) for e in changes} & {"webhook", "poll"}
+            assert any(str(e.source) == "webhook" for e in changes), changes
             await pilot.press("ctrl+l")
             await wait_until(pilot, lambda: app.current_mode == "live", what="Live status")
             assert "webhook" in screen_text(app)

@@ -144,6 +144,8 @@ class Services:
         """A new executor for one run (its journal and chain gateways are its own; close it
         with `close_executor`). Imported in a thread: web3 and eth-account are heavy."""
         signer = await self.signer()
+        # the app's tracker (polls merged with webhooks) follows the run: one poller, not two
+        stream = self._tracker.stream if self._tracker is not None else None
 
         def build() -> Executor:
             from crossdeck.execute.executor import Executor
@@ -160,6 +162,7 @@ class Services:
                 confirm=confirm,
                 signing_chain_id=settings.signing_chain_id,
                 tracking=TrackingPolicy.from_settings(settings.tracking),
+                status_stream=stream,
             )
 
         return await asyncio.to_thread(build)
