@@ -1,5 +1,4 @@
 from conftest import load
-
 from crossdeck.models import VENUE_CHAIN_ID, ChainInfo, ChainsResponse
 
 
