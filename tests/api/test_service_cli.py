@@ -193,6 +193,27 @@ async def test_amount_human_refuses_unknown_currencies_and_excess_digits(
     assert server.count("POST", "/quote/v2") == 0
 
 
+async def test_amount_human_checks_the_other_fields_before_asking_for_decimals(
+    server: ScriptedServer, world: Path
+) -> None:
+    server.on("GET", "/chains", Reply(200, fx.chains()))
+    result = await run(world, *WITHDRAW, "--amount-human", "1", "--recipient", "0x12")
+    assert result.exit_code == ExitCode.INVALID_INPUT, result.output
+    assert "recipient" in result.stderr
+    assert server.count("GET", "/chains") == 0
+    assert server.count("POST", "/quote/v2") == 0
+
+
+async def test_chains_lists_chains_and_currencies(server: ScriptedServer, world: Path) -> None:
+    server.on("GET", "/chains", Reply(200, fx.chains()))
+    result = await run(world, "chains")
+    assert result.exit_code == 0, result.output
+    assert "1337" in result.stdout and fx.PERPS_USDC in result.stdout
+    result = await run(world, "chains", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == fx.chains()
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

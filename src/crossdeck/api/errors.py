@@ -36,7 +36,7 @@ _HINTS: dict[str, str] = {
     "SERVICE_UNAVAILABLE": "the service is unavailable; try again shortly",
     "SWAP_IMPACT_TOO_HIGH": "lower the amount, or accept the price impact explicitly",
     "UNAUTHORIZED": "check the API key configured for this profile",
-    "UNSUPPORTED_CHAIN": "see `crossdeck chains` for supported chains",
+    "UNSUPPORTED_CHAIN": "`crossdeck chains` lists the supported chains",
     "UNSUPPORTED_CURRENCY": "see the currencies of `/chains` for that chain",
     "UNSUPPORTED_ROUTE": "this origin/destination pair is not supported",
     "USER_RECIPIENT_MISMATCH": "the recipient must equal the user for this route",

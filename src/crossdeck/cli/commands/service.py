@@ -74,7 +74,8 @@ def _wallet_address(settings: Settings, what: str) -> str:
     if not address:
         raise InputError(
             f"no {what} given and profile {settings.profile!r} has no wallet",
-            hint=f"pass {what.upper().replace(' ', '-')} or run `crossdeck wallet import`",
+            hint=f"pass {what if what.startswith('--') else what.upper()} "
+            "or run `crossdeck wallet import`",
         )
     return address
 
@@ -280,6 +281,9 @@ async def _quote(
 
     async with _service_client(settings) as client:
         if amount_human is not None:
+            # every other field is checked before /chains is asked for the decimals, so bad
+            # input is refused before any request, whatever the amount turns out to be
+            QuoteRequest.build(**fields, amount="0")
             exact_input = fields["trade_type"] == "EXACT_INPUT"
             chain = fields["origin_chain_id" if exact_input else "destination_chain_id"]
             currency = fields["origin_currency" if exact_input else "destination_currency"]
@@ -366,41 +370,10 @@ def _bool_options(func: Any) -> Any:
 @handles_errors
 def quote_command(obj: CliContext, json_: bool, **options: Any) -> None:
     """Ask the service for a quote and show exactly what executing it would do."""
-    amount, amount_human = options.pop("amount"), options.pop("amount_human")
-    if (amount is None) == (amount_human is None):
-        raise InputError("give exactly one of --amount and --amount-human")
-    settings = _settings(obj)
-    fields: dict[str, Any] = {
-        "user": options["user"] or _wallet_address(settings, "--user"),
-        "origin_chain_id": options["origin_chain"],
-        "destination_chain_id": options["destination_chain"],
-        "origin_currency": options["origin_currency"],
-        "destination_currency": options["destination_currency"],
-        "trade_type": options["trade_type"],
-        "amount": amount,
-        "recipient": options["recipient"],
-        "refund_to": options["refund_to"],
-        "protocol_version": options["protocol_version"]
-        or ("v2" if options["origin_chain"] == VENUE_CHAIN_ID else None),
-        "topup_gas_amount": options["topup_gas_amount"],
-        "sponsored_fee_components": list(options["sponsor_components"]) or None,
-        "max_subsidization_amount": options["max_subsidization"],
-        "permit_expiry": options["permit_expiry"],
-        "slippage_tolerance": options["slippage_bps"],
-        "referrer": options["referrer"],
-    }
-    fields.update({name: options[name] for name in _BOOL_OPTIONS})
-    fields = {k: v for k, v in fields.items() if v is not None}
-    extra = _parse_extra(options["extras"])
-    from pydantic.alias_generators import to_camel, to_snake
+    from crossdeck.cli.quote_options import quote_fields
 
-    given = set(fields) | {to_camel(k) for k in fields}
-    clash = sorted(k for k in extra if k in given or to_snake(k) in given)
-    if clash:
-        raise InputError(f"--extra sets {clash} which an option already sets; use one of them")
-    fields.update(extra)
-    if amount_human is not None:
-        fields.pop("amount", None)
+    settings = _settings(obj)
+    fields, amount_human = quote_fields(settings, options)
     quote, request = asyncio.run(_quote(settings, fields, amount_human))
     if _wants_json(obj, json_):
         print_json(quote.to_wire())
@@ -419,7 +392,7 @@ def quote_command(obj: CliContext, json_: bool, **options: Any) -> None:
 @click.pass_obj
 @handles_errors
 def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> None:
-    """Show the status of a request once (see `track` to follow it)."""
+    """Show the status of a request once (see `crossdeck watch` to follow it)."""
     settings = _settings(obj)
 
     async def fetch() -> Any:
@@ -444,6 +417,35 @@ def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> N
         click.echo(f"time      {status.time or '-'}")
     if status.details is not None:
         click.echo(f"details   {json.dumps(status.details)}")
+
+
+# -- chains --------------------------------------------------------------------------------
+
+
+@click.command("chains")
+@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+@handles_errors
+def chains_command(obj: CliContext, json_: bool) -> None:
+    """The chains the service supports and their currencies (chain 1337 is the venue)."""
+    settings = _settings(obj)
+
+    async def fetch() -> Any:
+        async with _service_client(settings) as client:
+            return await client.chains()
+
+    chains = asyncio.run(fetch())
+    if _wants_json(obj, json_):
+        print_json(chains.to_wire())
+        return
+    for chain in chains.chains:
+        state = " (disabled)" if chain.disabled else ""
+        click.echo(f"{chain.id}  {chain.display_name or chain.name or '-'}{state}")
+        for currency in chain.currencies:
+            click.echo(
+                f"    {currency.symbol or '?':<8} {currency.address or '-'}"
+                f"  {currency.decimals if currency.decimals is not None else '?'} decimals"
+            )
 
 
 # -- venue ---------------------------------------------------------------------------------
@@ -486,4 +488,4 @@ def venue_balance_command(obj: CliContext, address: str | None, json_: bool) -> 
         click.echo(f"  {balance.coin:<10} total {balance.total}  held {balance.hold}")
 
 
-commands = [quote_command, status_command, venue_group]
+commands = [quote_command, status_command, chains_command, venue_group]
