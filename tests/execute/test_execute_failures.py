@@ -57,6 +57,44 @@ async def test_a_reverted_deposit_is_a_clear_failure(kit: Kit) -> None:
     assert kit.journal.run(quote.request_id).state == "failed"
 
 
+async def test_resume_refuses_a_run_whose_transaction_reverted(kit: Kit) -> None:
+    """A reverted item is journalled as `reverted`, not `done`: resume must not skip past it
+    (after a reverted approve that would sign and send the deposit); it refuses, exit 9."""
+    world = kit.world
+    await fund(world, kit.address, native={8453: ETH})  # gas, but no USDC to deposit
+    quote, request = await kit.quote(
+        origin_chain_id=8453,
+        destination_chain_id=999,
+        origin_currency=usdc_address(world, 8453),
+        destination_currency=usdc_address(world, 999),
+        amount=str(10 * USDC),
+        recipient=new_address(),
+    )
+
+    def fixed_gas(wire: dict[str, Any]) -> None:
+        wire["steps"][1]["items"][0]["data"]["gas"] = "200000"  # mined, and reverted
+
+    events = await kit.run(kit.tampered(quote, fixed_gas), request=request)
+    assert isinstance(events[-1], Failed) and events[-1].exit_code == ExitCode.FAILED
+    [_, deposit] = [e for e in events if isinstance(e, TxSent)]
+    items = kit.journal.items(quote.request_id)
+    assert [(i.step_id, i.state) for i in items] == [("approve", "done"), ("deposit", "reverted")]
+    assert kit.journal.latest_unfinished().request_id == quote.request_id
+    asked, nonce = len(kit.asked), await kit.nonce(8453)
+
+    resumed = await kit.resume(quote.request_id)
+
+    [last] = resumed  # refused before anything else: no RunStarted, no guards, no signing
+    assert isinstance(last, Failed), last.to_json()
+    assert last.exit_code == ExitCode.FAILED and last.error_type == "ExecutionError"
+    assert f"transaction {deposit.hash} (deposit) reverted on chain 8453" in last.error
+    assert "new quote" in last.error
+    assert len(kit.asked) == asked
+    assert await kit.nonce(8453) == nonce
+    assert [i.state for i in kit.journal.items(quote.request_id)] == ["done", "reverted"]
+    assert kit.journal.run(quote.request_id).state == "failed"
+
+
 async def test_resume_refuses_a_transaction_whose_nonce_was_taken(
     world: Any, tmp_path: Path
 ) -> None:

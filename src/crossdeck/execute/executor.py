@@ -216,6 +216,14 @@ class Executor:
                     f"request {request_id} was refused by a guard; nothing was signed",
                     hint="ask for a new quote",
                 )
+            reverted = self.journal.reverted(request_id)
+            if reverted:
+                first = reverted[0]
+                raise ExecutionError(
+                    f"request {request_id} cannot be resumed: transaction {first.tx_hash} "
+                    f"({first.step_id}) reverted on chain {first.chain_id}",
+                    hint="nothing was signed or sent; the quote is spent, ask for a new quote",
+                )
             request = QuoteRequest.from_body(record.request) if record.request else None
             run = _Run(
                 request_id,
@@ -313,6 +321,10 @@ class Executor:
         if record is not None and record.state == "done":
             yield ItemSkipped(step.id, item_index, "already done")
             return
+        if record is not None and record.state == "reverted":  # resume refuses these first
+            raise ExecutionError(
+                f"transaction {record.tx_hash} ({step.id}) reverted; ask for a new quote"
+            )
         if record is None and not item.is_incomplete:
             yield ItemSkipped(step.id, item_index, f"the quote marks it {item.status!r}")
             return
@@ -489,7 +501,9 @@ class Executor:
                 tx_hash, timeout=self.receipt_timeout, poll=self.receipt_poll
             )
         except TransactionRevertedError as exc:
-            self.journal.record(run.request_id, step_index, item_index, "done")
+            # not `done`: resume must never skip past a revert (e.g. to a deposit whose approve
+            # reverted); it refuses the whole run instead
+            self.journal.record(run.request_id, step_index, item_index, "reverted")
             raise ExecutionError(
                 f"transaction {tx_hash} ({step.id}) reverted on chain {chain_id}",
                 hint=exc.hint,

@@ -1,7 +1,9 @@
 """The execution journal: SQLite in the user data dir, so a crash never sends twice.
 
 One row per run (request id, wallet, the quote as JSON, options, state) and one per step item
-(`state`: intent -> signed -> sent -> done). The order of writes is the point:
+(`state`: intent -> signed -> sent -> done, or `reverted` when the transaction was mined but
+reverted: final, never skipped as done, and a run holding one is never resumed). The order of
+writes is the point:
 
 - `intent` is written before anything is signed;
 - the signed artefact (raw transaction, signature + body, signed venue action + nonce) is
@@ -30,7 +32,7 @@ from crossdeck.execute.errors import AlreadyStarted
 
 JOURNAL_FILE = "journal.sqlite3"
 
-ItemState = Literal["intent", "signed", "sent", "done"]
+ItemState = Literal["intent", "signed", "sent", "done", "reverted"]
 RunState = Literal["running", "tracking", "finished", "failed", "refused"]
 UNFINISHED: tuple[RunState, ...] = ("running", "tracking", "failed")
 
@@ -221,6 +223,10 @@ class Journal:
         return None if row is None else _run(row)
 
     # -- items -------------------------------------------------------------------------------
+
+    def reverted(self, request_id: str) -> list[ItemRecord]:
+        """The run's items whose transaction was mined and reverted (the run cannot go on)."""
+        return [i for i in self.items(request_id) if i.state == "reverted"]
 
     def item(self, request_id: str, step_index: int, item_index: int) -> ItemRecord | None:
         row = self._db.execute(
