@@ -1,10 +1,13 @@
 """Webhook receiving on loopback: verified deliveries per second, and delivery -> stream latency.
 
-The receiver (`crossdeck.track.receiver.WebhookReceiver`) runs in its own process with one
-consumer reading `events()`; the senders run here, each signing and POSTing its deliveries over
-keep-alive connections. For every delivery we record when its POST started, when its 2xx came
-back ("answer"), and when the event came out of the receiver's stream ("stream"). Both processes
-read `time.monotonic()`, which on Linux is one system-wide clock.
+The receiver (`crossdeck.track.receiver.WebhookReceiver`) runs in its own process, feeding a
+`StatusTracker` (as `crossdeck watch --webhooks` and the app do); the senders run here, each
+signing and POSTing its deliveries over keep-alive connections. For every delivery we record when
+its POST started, when its 2xx came back ("answer"), when the event came out of the receiver's
+queue ("queue") and when the tracker announced it in its merged update stream ("stream", the
+number a user feels). Both processes read `time.monotonic()`, which on Linux is one system-wide
+clock. The tracker's polls go to a service that never answers, so every update it streams came
+from a webhook.
 
     .venv/bin/python bench/webhook_bench.py                 # defaults: 2000 x [1, 8, 32], 3 runs
     .venv/bin/python bench/webhook_bench.py --deliveries 500 --concurrency 4 --runs 2
@@ -21,15 +24,42 @@ import multiprocessing as mp
 import statistics
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from typing import Any
 
 import aiohttp
 
 from crossdeck.track.hmac_sig import sign
 from crossdeck.track.receiver import WebhookReceiver
+from crossdeck.track.tracker import StatusTracker
 
 API_KEY = "bench-api-key-not-a-secret"
+
+
+class _NeverAnswers:
+    """A status service that never answers: the tracker's polls stay in flight, so whatever the
+    tracker streams came from webhooks."""
+
+    async def status_v3(self, request_id: str) -> object:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+class _QueueTap:
+    """Passes the receiver's events on to the tracker, noting when each left the queue."""
+
+    def __init__(self, rx: WebhookReceiver, seen: dict[str, float]) -> None:
+        self.rx = rx
+        self.seen = seen
+
+    async def events(self) -> AsyncIterator[Any]:
+        async for item in self.rx.events():
+            data = item.event.data
+            if data is not None and data.request_id is not None:
+                self.seen[data.request_id] = time.monotonic()
+            yield item
 
 
 def _receiver_process(conn: Connection, expected: int, timeout: float) -> None:
@@ -37,20 +67,24 @@ def _receiver_process(conn: Connection, expected: int, timeout: float) -> None:
         rx = WebhookReceiver(API_KEY, dedup_size=expected + 10, queue_size=expected + 10)
         await rx.start()
         conn.send(rx.port)
-        arrivals: dict[str, float] = {}
+        queued: dict[str, float] = {}
+        streamed: dict[str, float] = {}
+        tracker = StatusTracker(_NeverAnswers(), track_unknown_webhooks=True)
+        updates = tracker.updates()
         try:
+            tracker.start()
+            tracker.attach(_QueueTap(rx, queued))
             async with asyncio.timeout(timeout):
-                async for item in rx.events():
-                    data = item.event.data
-                    if data is not None and data.request_id is not None:
-                        arrivals[data.request_id] = time.monotonic()
-                    if len(arrivals) >= expected:
+                async for update in updates:
+                    streamed.setdefault(update.request_id, time.monotonic())
+                    if len(streamed) >= expected:
                         break
         except TimeoutError:
             pass
         finally:
+            await tracker.aclose()
             await rx.stop()
-        conn.send((arrivals, rx.stats.accepted, dict(rx.stats.rejected)))
+        conn.send((queued, streamed, rx.stats.accepted, dict(rx.stats.rejected)))
 
     asyncio.run(main())
 
@@ -83,6 +117,7 @@ class RunResult:
     streamed: int
     seconds: float
     answer_ms: list[float]
+    queue_ms: list[float]
     stream_ms: list[float]
     rejected: dict[str, int]
 
@@ -95,7 +130,7 @@ async def _send_all(
     port: int, deliveries: int, concurrency: int, pad: int, limit_seconds: float
 ) -> tuple[dict[str, float], list[float], int, float]:
     url = f"http://127.0.0.1:{port}/webhooks"
-    ids = [f"0xbench{n:08d}" for n in range(deliveries)]
+    ids = [f"0x{n:064x}" for n in range(deliveries)]
     started: dict[str, float] = {}
     answer_ms: list[float] = []
     delivered = 0
@@ -144,13 +179,16 @@ def run_once(deliveries: int, concurrency: int, pad: int, timeout: float) -> Run
         )
         if not parent.poll(timeout):
             raise RuntimeError("receiver process did not report")
-        arrivals, _accepted, rejected = parent.recv()
+        queued, streamed, _accepted, rejected = parent.recv()
     finally:
         proc.join(10)
         if proc.is_alive():
             proc.kill()
-    stream_ms = [(arrivals[k] - started[k]) * 1000 for k in arrivals if k in started]
-    return RunResult(concurrency, delivered, len(arrivals), seconds, answer_ms, stream_ms, rejected)
+    queue_ms = [(queued[k] - started[k]) * 1000 for k in queued if k in started]
+    stream_ms = [(streamed[k] - started[k]) * 1000 for k in streamed if k in started]
+    return RunResult(
+        concurrency, delivered, len(streamed), seconds, answer_ms, queue_ms, stream_ms, rejected
+    )
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -170,14 +208,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     levels = [int(c) for c in args.concurrency.split(",") if c.strip()]
 
-    body_size = len(_body("0xbench00000000", args.pad))
+    body_size = len(_body("0x" + "0" * 64, args.pad))
     print(
         f"webhook receiver bench: {args.deliveries} deliveries/run, body {body_size} bytes, "
         f"{args.runs} runs per concurrency, receiver in its own process, loopback"
     )
     header = (
         f"{'senders':>7} {'run':>3} {'ok':>6} {'streamed':>8} {'seconds':>8} {'deliv/s':>8} "
-        f"{'answer p50':>10} {'answer p99':>10} {'stream p50':>10} {'stream p99':>10}"
+        f"{'answer p50':>10} {'answer p99':>10} {'queue p50':>10} {'queue p99':>10} "
+        f"{'stream p50':>10} {'stream p99':>10}"
     )
     print(header)
     print("-" * len(header))
@@ -193,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{level:>7} {run:>3} {result.delivered:>6} {result.streamed:>8} "
                 f"{result.seconds:>8.2f} {result.rate:>8.0f} "
                 f"{_pct(result.answer_ms, 50):>8.2f}ms {_pct(result.answer_ms, 99):>8.2f}ms "
+                f"{_pct(result.queue_ms, 50):>8.2f}ms {_pct(result.queue_ms, 99):>8.2f}ms "
                 f"{_pct(result.stream_ms, 50):>8.2f}ms {_pct(result.stream_ms, 99):>8.2f}ms"
                 + (f"  rejected={result.rejected}" if result.rejected else "")
             )
@@ -207,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     for level, rate, p50, p99 in summary:
         print(
             f"  {level:>3} senders: {rate:>6.0f} verified deliveries/s, "
-            f"delivery->stream p50 {p50:.2f} ms, p99 {p99:.2f} ms"
+            f"delivery->tracker stream p50 {p50:.2f} ms, p99 {p99:.2f} ms"
         )
     if failed:
         print("some deliveries were rejected or never reached the stream", file=sys.stderr)

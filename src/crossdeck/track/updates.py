@@ -75,7 +75,7 @@ def normalise_request_id(request_id: str) -> str:
     if not isinstance(request_id, str) or not _REQUEST_ID.fullmatch(request_id.strip()):
         raise InputError(
             f"request id {request_id!r} is not 0x followed by 64 hex digits",
-            hint="copy it from the quote's steps[].requestId or `crossdeck history`",
+            hint="copy it from the quote's steps[].requestId or `crossdeck requests`",
         )
     return request_id.strip().lower()
 
