@@ -259,3 +259,28 @@ def test_api_keys_never_show_in_reprs() -> None:
     assert "very-secret-key" not in repr(state.api_keys)
     assert state.api_keys.name_for("very-secret-key") == "demo"
     assert state.api_keys.name_for("very-secret-kez") is None
+
+
+@pytest.mark.parametrize("start", list(Status))
+def test_refund_failed_ends_in_failure_with_the_reason_and_is_announced(start: Status) -> None:
+    clock = FakeClock()
+    state = ServiceState(clock=clock)
+    record = state.create_request(make_record(clock, status=start))
+    seen: list[StatusChange] = []
+    state.subscribe(seen.append)
+    if start in (Status.SUCCESS, Status.REFUND):
+        with pytest.raises(InvalidTransition):
+            state.refund_failed(record.id, "AMOUNT_TOO_LOW_TO_REFUND")
+        assert state.get(record.id).status == start and seen == []
+        return
+    failed = state.refund_failed(
+        record.id, "AMOUNT_TOO_LOW_TO_REFUND", fail_reason="SLIPPAGE", details="refund failed: x"
+    )
+    assert failed.status == Status.FAILURE
+    assert (failed.fail_reason, failed.refund_fail_reason) == (
+        "SLIPPAGE",
+        "AMOUNT_TOO_LOW_TO_REFUND",
+    )
+    assert failed.details == "refund failed: x"
+    assert seen == [StatusChange(failed, start)]
+    assert state.get(record.id) == failed

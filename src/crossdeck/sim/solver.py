@@ -34,6 +34,11 @@ Rules (the amount compared is the quote's ``amount_in``)
   then after a settle period a refund of the deposit: ``refund`` keeping the failReason.
 - A permit deposit (submitted by the service) passes through ``depositing`` before ``pending``.
 - A fill transaction that reverts: ``failure`` TRANSACTION_REVERTED, then the refund.
+- Once a fill is paid nothing refunds the deposit: a failed gas top-up (or bookkeeping error)
+  after it is logged and recorded in ``details``, and the request still ends in ``success``.
+- A refund leg that fails (or an amount too low to refund, refundFailReason
+  AMOUNT_TOO_LOW_TO_REFUND; else UNKNOWN) leaves the request in ``failure`` with its
+  refundFailReason and the error in ``details``, announced by webhook.
 
 Deposit-address funds are swept to the operator after they are seen. Refunds and fills are paid
 from the operator's own liquidity. Venue legs have no chain transaction; their hashes are
@@ -90,6 +95,9 @@ OVERPAID = "INCORRECT_PAYMENT"
 WRONG_CURRENCY = "INCORRECT_DEPOSIT_CURRENCY"
 DOUBLE_SPEND = "DOUBLE_SPEND"
 REVERTED = "TRANSACTION_REVERTED"
+# refundFailReason (facts.md): the amount cannot pay for its own refund; anything else
+TOO_LOW_TO_REFUND = "AMOUNT_TOO_LOW_TO_REFUND"
+REFUND_FAILED = "UNKNOWN"
 
 _STARTED = (Status.WAITING, Status.DEPOSITING)
 
@@ -467,12 +475,29 @@ class Solver:
                 record.amount_out,
                 leg=f"fill:{record.id}",
             )
+        except Exception as exc:  # nothing was paid out: the deposit goes back
+            log.exception("fill of %s failed", request_id)
+            await self._fail_then_refund(self.state.get(request_id), "UNKNOWN", str(exc))
+            return
+        if not sent_ok:
+            with contextlib.suppress(InvalidTransition):
+                self.state.advance(record.id, Status.SUBMITTED, out_tx=out_tx)
+            await self._fail_then_refund(record, REVERTED, f"fill {out_tx.hash} reverted")
+            return
+        await self._filled(record, out_tx)
+
+    async def _filled(self, record: RequestRecord, out_tx: Tx) -> None:
+        """The fill is paid. Nothing after this point may refund the deposit (the user would be
+        paid twice): a failed gas top-up or bookkeeping error is logged and put in ``details``."""
+        problems: list[str] = []
+        try:
             self.state.advance(record.id, Status.SUBMITTED, out_tx=out_tx)
-            if not sent_ok:
-                await self._fail_then_refund(record, REVERTED, f"fill {out_tx.hash} reverted")
-                return
-            topup = int(record.extra.get("topupNative") or 0)
-            if topup and record.destination_chain_id != VENUE_CHAIN_ID:
+        except Exception as exc:
+            log.exception("fill of %s paid in %s, but not recorded", record.id, out_tx.hash)
+            problems.append(f"fill {out_tx.hash} not recorded as submitted: {exc}")
+        topup = int(record.extra.get("topupNative") or 0)
+        if topup and record.destination_chain_id != VENUE_CHAIN_ID:
+            try:
                 topup_ok, topup_tx = await self._deliver(
                     record.destination_chain_id,
                     NATIVE,
@@ -480,14 +505,22 @@ class Solver:
                     topup,
                     leg=f"topup:{record.id}",
                 )
-                if not topup_ok:
-                    log.error("gas top-up %s of %s reverted", topup_tx.hash, record.id)
                 self.state.amend(record.id, out_tx=topup_tx)
+                if not topup_ok:
+                    problems.append(f"gas top-up {topup_tx.hash} reverted")
+            except Exception as exc:
+                problems.append(f"gas top-up failed: {exc}")
+            if problems:
+                log.error("fill of %s: %s", record.id, "; ".join(problems))
+        try:
             await self._pace()
-            self.state.advance(record.id, Status.SUCCESS)
-        except Exception as exc:
-            log.exception("fill of %s failed", request_id)
-            await self._fail_then_refund(self.state.get(request_id), "UNKNOWN", str(exc))
+            self.state.advance(
+                record.id, Status.SUCCESS, details="; ".join(problems) if problems else None
+            )
+        except Exception:
+            log.exception("fill of %s paid in %s; success not recorded", record.id, out_tx.hash)
+            with contextlib.suppress(Exception):
+                self.state.amend(record.id, details="; ".join(problems) or None)
 
     async def _fail_then_refund(self, record: RequestRecord, reason: str, details: str) -> None:
         try:
@@ -500,9 +533,16 @@ class Solver:
             await self._refund(record.id, record.amount_in, record.origin_currency, reason)
 
     async def _refund(self, request_id: str, amount: int, currency: str, reason: str) -> None:
+        """Give `amount` back to ``refundTo`` on the origin chain. When that fails the request
+        ends in ``failure`` with a refundFailReason (announced), never left hanging."""
         record = self.state.get(request_id)
         try:
             await self._pace()
+            if amount <= 0:
+                self._refund_not_paid(
+                    record, TOO_LOW_TO_REFUND, reason, f"nothing to refund ({amount})"
+                )
+                return
             ok, tx = await self._deliver(
                 record.origin_chain_id,
                 currency,
@@ -515,7 +555,17 @@ class Solver:
             self.state.advance(record.id, Status.REFUND, out_tx=tx, fail_reason=reason)
         except Exception as exc:
             log.exception("refund of %s failed", request_id)
-            self.state.amend(request_id, details=f"refund failed: {exc}")
+            self._refund_not_paid(record, REFUND_FAILED, reason, f"refund failed: {exc}")
+
+    def _refund_not_paid(
+        self, record: RequestRecord, refund_fail_reason: str, reason: str, details: str
+    ) -> None:
+        try:
+            self.state.refund_failed(
+                record.id, refund_fail_reason, fail_reason=reason, details=details
+            )
+        except Exception:
+            log.exception("refund failure of %s could not be recorded", record.id)
 
     async def _deliver(
         self, chain_id: int, currency: str, to: str, amount: int, *, leg: str

@@ -26,7 +26,9 @@ refund         (final)
 
 ``waiting -> submitted`` and ``pending -> success`` exist for same-chain and venue fills whose
 deposit and fill are observed together; ``depositing`` is entered by the service itself when it
-submits a permit deposit (``POST /execute/permits``).
+submits a permit deposit (``POST /execute/permits``). A refund leg that fails goes through
+``refund_failed``: the request stays in (or moves to) ``failure`` with its refundFailReason, and
+that is announced even when it was already in ``failure``.
 
 A request keeps: id (``0x`` + 64 hex), status, user, recipient, refund_to, origin/destination
 chain and currency, amount_in/amount_out (ints, smallest units), trade type, the full quote JSON,
@@ -621,6 +623,41 @@ class ServiceState:
             if actual is not None:
                 changes["fee_sponsorship_actual"] = actual
             record = replace(record, **changes)
+            self._write(conn, record, insert=False)
+        self._announce(StatusChange(record, previous))
+        return record
+
+    def refund_failed(
+        self,
+        request_id: str,
+        refund_fail_reason: str,
+        *,
+        fail_reason: str | None = None,
+        details: Any = None,
+    ) -> RequestRecord:
+        """A refund leg failed: record ``refund_fail_reason`` (and ``details``), leave the
+        request in ``failure`` (final once settled, facts.md) and announce it.
+
+        Unlike ``advance`` this also accepts a request already in ``failure`` (a failed fill
+        whose refund then failed), so the reason always reaches subscribers (webhooks).
+        Raises ``InvalidTransition`` for a final request (success or refund).
+        """
+        with self._tx() as conn:
+            record = self._load(conn, request_id)
+            previous = record.status
+            if previous is not Status.FAILURE and Status.FAILURE not in TRANSITIONS[previous]:
+                raise InvalidTransition(
+                    f"request {record.id}: {previous} -> failure is not allowed "
+                    "(a refund cannot fail on a final request)"
+                )
+            record = self._with_facts(record, in_tx=None, out_tx=None, details=details)
+            record = replace(
+                record,
+                status=Status.FAILURE,
+                updated_at=self._tick(record),
+                fail_reason=fail_reason or record.fail_reason or "UNKNOWN",
+                refund_fail_reason=refund_fail_reason,
+            )
             self._write(conn, record, insert=False)
         self._announce(StatusChange(record, previous))
         return record
