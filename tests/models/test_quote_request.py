@@ -261,6 +261,14 @@ def test_strict_needs_refund_to() -> None:
     assert req.to_body()["strict"] is True
 
 
+def test_deposit_address_only_for_native_currency() -> None:
+    err = rejects("useDepositAddress", useDepositAddress=True)  # USDC from Base
+    assert "native" in str(err)
+    # saying no to a deposit address is fine whatever the currency
+    assert QuoteRequest.build(**body(useDepositAddress=False)).use_deposit_address is False
+    assert QuoteRequest.build(**body(**DEPOSIT_NATIVE, useDepositAddress=True)).use_deposit_address
+
+
 def test_exact_output_deposit_address_needs_strict() -> None:
     err = rejects("strict", **DEPOSIT_NATIVE, useDepositAddress=True, tradeType="EXACT_OUTPUT")
     assert "EXACT_OUTPUT" in str(err)

@@ -224,6 +224,12 @@ class QuoteRequest(_BodyModel):
                     )
         if self.max_subsidization_amount is not None and not self.subsidize_fees:
             raise RuleViolation("maxSubsidizationAmount", "needs subsidizeFees=true")
+        if self.use_deposit_address and self.origin_currency.lower() != NATIVE_CURRENCY:
+            raise RuleViolation(
+                "useDepositAddress",
+                "is for native-currency bridges only: the origin currency must be the chain's "
+                f"native currency ({NATIVE_CURRENCY})",
+            )
         if self.strict and not self.use_deposit_address:
             raise RuleViolation("strict", "applies only with useDepositAddress=true")
         if self.strict and self.refund_to is None:
