@@ -5,14 +5,17 @@ signature are shown to the user with nothing sent."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import httpx
-from textual.widgets import Input, Select
+from textual.widgets import DataTable, Input, Select
 from tui_support import (
     chains_loaded,
+    event_from_json,
+    load_fixture,
     make_app,
     notifications,
     screen_text,
@@ -21,6 +24,7 @@ from tui_support import (
 )
 
 from crossdeck.execute import events as ev
+from crossdeck.models import Quote, QuoteRequest
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.execute import ExecuteScreen
 
@@ -190,3 +194,52 @@ async def test_a_failed_then_refunded_request_shows_its_fail_reason(
         assert "REFUND" in text and "failReason SLIPPAGE" in text and "refundFailReason N/A" in text
         statuses = [e.status for e in execute.events if isinstance(e, ev.StatusChanged)]
         assert statuses[-1] == "refund"  # (at speed 0 a poll may not catch the failure between)
+
+
+def _acknowledge_step(request_id: str) -> dict[str, Any]:
+    """A step a POST answer may append (as tests/execute/appending_proxy.py does)."""
+    return {
+        "id": "acknowledge",
+        "action": "Acknowledge the withdrawal",
+        "kind": "signature",
+        "requestId": request_id,
+        "items": [
+            {
+                "status": "incomplete",
+                "data": {
+                    "sign": {"signatureKind": "eip191", "message": f"I asked for {request_id}"},
+                    "post": {"endpoint": "/acknowledge", "method": "POST", "body": {}},
+                },
+            }
+        ],
+    }
+
+
+async def test_steps_a_post_answer_appends_get_rows(world: Any, tui_dir: Path) -> None:
+    """The executor appends to its own copy of the quote: the rows come from the Posted event
+    (replayed through its JSON, as recorded runs are)."""
+    data = load_fixture("run_withdrawal.json")
+    request, quote = QuoteRequest.from_body(data["request"]), Quote.from_wire(data["quote"])
+    quoted = len(quote.steps)
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        screen = ExecuteScreen(request, quote, app.quote_screen.chains, autostart=False)
+        await app.push_screen(screen)
+        table = screen.query_one("#exec-items", DataTable)
+        rows = table.row_count
+        posted = ev.Posted(
+            "/authorize", "authorize", 0, ("acknowledge",), (_acknowledge_step(quote.request_id),)
+        )
+        screen.apply(event_from_json(json.loads(json.dumps(posted.to_json()))))
+        await pilot.pause()
+        assert table.row_count == rows + 1
+        assert len(quote.steps) == quoted  # the screen's quote is not the executor's
+        key = f"{quoted}:0"
+        assert [str(c) for c in table.get_row(key)[:3]] == [f"{quoted + 1}.1", "acknowledge",
+                                                            "signature"]  # fmt: skip
+        screen.apply(ev.StepStarted("acknowledge", quoted, 0, "signature"))
+        screen.apply(ev.Posted("/acknowledge", "acknowledge", 0))
+        await pilot.pause()
+        assert str(table.get_cell(key, table.ordered_columns[4].key)).startswith("posted")
+        assert "the service added step acknowledge" in str(screen._log)

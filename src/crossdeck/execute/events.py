@@ -130,10 +130,15 @@ class TxConfirmed(Event):
 
 @dataclass(frozen=True)
 class Posted(Event):
+    """A signature was posted. `appended_steps` are the ids of the steps its answer appended,
+    `appended` those steps themselves (wire JSON, e.g. for `Step.from_wire`): the executor runs
+    them on its own copy of the quote, so a view that shows the steps adds them from here."""
+
     endpoint: str
     step_id: str | None = None
     item_index: int = 0
     appended_steps: tuple[str, ...] = ()
+    appended: tuple[dict[str, Any], ...] = field(default=(), hash=False)
 
 
 @dataclass(frozen=True)

@@ -670,7 +670,13 @@ class Executor:
                 crash_point("after-authorize", step.id)
         appended = self._append_steps(run, response)
         self.journal.record(run.request_id, step_index, item_index, "done", response=response)
-        yield Posted(endpoint, step.id, item_index, appended)
+        yield Posted(
+            endpoint,
+            step.id,
+            item_index,
+            tuple(str(s.id) for s in appended),
+            tuple(s.to_wire() for s in appended),
+        )
 
     async def _post_took_effect(self, run: _Run, exc: ServiceError) -> bool:
         """A re-posted signature was refused: is that because the first post took effect?"""
@@ -684,14 +690,15 @@ class Executor:
         # the request moved past waiting: the deposit it authorized happened
         return status.status not in (None, "waiting")
 
-    def _append_steps(self, run: _Run, response: dict[str, Any]) -> tuple[str, ...]:
+    def _append_steps(self, run: _Run, response: dict[str, Any]) -> tuple[Step, ...]:
+        """Append the steps a POST answer carries to the run's quote (and the journal's)."""
         extra = response.get("steps") if isinstance(response, dict) else None
         if not isinstance(extra, list) or not extra:
             return ()
         steps = [Step.from_wire(s) for s in extra if isinstance(s, dict)]
         run.quote.steps.extend(steps)
         self.journal.update_quote(run.request_id, run.quote.to_wire())
-        return tuple(str(s.id) for s in steps)
+        return tuple(steps)
 
     # -- venue transfers ---------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
 from crossdeck.execute import events as ev
-from crossdeck.models import ChainsResponse, Quote, QuoteRequest
+from crossdeck.models import ChainsResponse, Quote, QuoteRequest, Step
 from crossdeck.tui import describe
 from crossdeck.tui.messages import ExecutionEvent
 from crossdeck.tui.screens.base import ReportsWorkerErrors
@@ -73,6 +73,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
         self._rows: list[str] = []
         self._row_for_step: dict[str, list[str]] = {}
         self._current_row: str | None = None
+        self._steps_shown = 0  # steps with rows: the quote's, then those a POST appended
         self._log = Text()
         self._guards: tuple[Any, ...] = ()
 
@@ -113,6 +114,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
 
     def _add_step_rows(self, step_index: int, step: Any) -> None:
         table = self.query_one("#exec-items", DataTable)
+        self._steps_shown = max(self._steps_shown, step_index + 1)
         for item_index, item in enumerate(step.items):
             key = f"{step_index}:{item_index}"
             self._rows.append(key)
@@ -254,10 +256,9 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
         self._say(f"posted the signature to {event.endpoint}", "green")
         for step_id in event.appended_steps:
             self._say(f"the service added step {step_id}")
-        if event.appended_steps:
-            known = len(self._row_for_step)
-            for offset, step in enumerate(self.quote.steps[known:]):
-                self._add_step_rows(known + offset, step)
+        # the executor appends to its own copy of the quote: the event carries the steps
+        for wire in event.appended:
+            self._add_step_rows(self._steps_shown, Step.from_wire(wire))
 
     def _show_VenueSubmitted(self, event: ev.VenueSubmitted) -> None:
         key = self._row(event.step_id, event.item_index)
