@@ -131,13 +131,16 @@ def test_webhook_config_file_and_restart_keeps_history(tmp_path: Path) -> None:
     )
     env = {"DEMO_WORLD_KEY": DEMO_API_KEY}
     try:
+        # a --webhook-header may add to a key whose endpoint is in the config file
         args = ("--state-dir", str(state_dir), "--webhook-config", str(config))
+        args += ("--webhook-header", f"{DEMO_API_KEY}=X-Flag:from-flag")
         with serving(tmp_path, *args, env=env) as (proc, info):
             hand = Hand(info)
             rid, final = native_flow(hand)
             assert final["status"] == "success"
             assert hooks.wait_for(rid, "success") == ["pending", "submitted", "success"]
             assert all(d.headers.get("X-Trace") == "from-config" for d in hooks.deliveries(rid))
+            assert all(d.headers.get("X-Flag") == "from-flag" for d in hooks.deliveries(rid))
             before = hand.history(id=rid)
             balance = hand.withdrawable(hand.wallet.address)
             assert stop(proc) == 0

@@ -210,3 +210,11 @@ def test_cli_flag_errors(hooks, extra, fragment) -> None:
     with pytest.raises(WebhookConfigError) as info:
         parse_webhook_flags(hooks, extra)
     assert fragment in str(info.value)
+
+
+def test_a_header_flag_may_name_a_key_configured_in_a_file() -> None:
+    endpoints, headers = parse_webhook_flags([], ["key-f=X-Desk:a"], configured={"key-f"})
+    assert endpoints == {}  # the file's endpoint is merged by the caller
+    assert headers == {"key-f": {"X-Desk": "a"}}
+    with pytest.raises(WebhookConfigError, match="no --webhook"):
+        parse_webhook_flags([], ["other=X-Desk:a"], configured={"key-f"})

@@ -24,7 +24,7 @@ import re
 import time
 import tomllib
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from typing import Any
@@ -475,9 +475,15 @@ def _entry_key(entry: Mapping[str, Any], where: str) -> str:
 
 
 def parse_webhook_flags(
-    webhooks: Sequence[str], webhook_headers: Sequence[str] = ()
+    webhooks: Sequence[str],
+    webhook_headers: Sequence[str] = (),
+    *,
+    configured: Collection[str] = (),
 ) -> tuple[Endpoints, Headers]:
-    """Parse `--webhook API_KEY=URL` and `--webhook-header API_KEY=NAME:VALUE` flag values."""
+    """Parse `--webhook API_KEY=URL` and `--webhook-header API_KEY=NAME:VALUE` flag values.
+
+    A header flag needs an endpoint for its key: a `--webhook` flag, or one of `configured`
+    (the keys whose endpoint comes from a webhook config file)."""
     endpoints: Endpoints = {}
     for n, flag in enumerate(webhooks, start=1):
         api_key, sep, url = flag.partition("=")
@@ -495,9 +501,10 @@ def parse_webhook_flags(
         name, colon, value = rest.partition(":")
         if not sep or not api_key or not colon or not name:
             raise WebhookConfigError(f"--webhook-header #{n}: expected API_KEY=NAME:VALUE")
-        if api_key not in endpoints:
+        if api_key not in endpoints and api_key not in configured:
             raise WebhookConfigError(
-                f"--webhook-header #{n}: its API key has no --webhook API_KEY=URL"
+                f"--webhook-header #{n}: its API key has no --webhook API_KEY=URL "
+                "(nor an endpoint in the webhook config file)"
             )
         try:
             headers.setdefault(api_key, {}).update(_check_headers({name.strip(): value.strip()}))

@@ -206,17 +206,21 @@ def _webhooks(
     )
 
     try:
-        endpoints, headers = parse_webhook_flags(flags, header_flags)
-        if config is not None:
-            file_endpoints, file_headers = load_webhook_config(config)
-            both = set(endpoints) & set(file_endpoints)
-            if both:
-                raise WebhookConfigError(
-                    f"{len(both)} API key(s) have an endpoint both in --webhook and in "
-                    f"{config}; one endpoint per key"
-                )
-            endpoints.update(file_endpoints)
-            headers.update(file_headers)
+        # the file first: a --webhook-header may add a header to a key whose endpoint is in it
+        file_endpoints, file_headers = load_webhook_config(config) if config else ({}, {})
+        endpoints, headers = parse_webhook_flags(flags, header_flags, configured=file_endpoints)
+        both = set(endpoints) & set(file_endpoints)
+        if both:
+            raise WebhookConfigError(
+                f"{len(both)} API key(s) have an endpoint both in --webhook and in "
+                f"{config}; one endpoint per key"
+            )
+        endpoints.update(file_endpoints)
+        for api_key, extra in file_headers.items():  # a flag's header wins over the file's
+            flagged = headers.get(api_key, {})
+            names = {name.lower() for name in flagged}
+            kept = {name: value for name, value in extra.items() if name.lower() not in names}
+            headers[api_key] = {**kept, **flagged}
     except WebhookConfigError as exc:
         raise click.UsageError(str(exc)) from None
     return endpoints, headers
