@@ -2,13 +2,16 @@
 
 Text mode prints the quote in words, the guard results, then one line per event (and every
 signature request in full before it is signed). `--json` prints JSON lines instead: first
-`{"event": "Quote", ...}`, then one line per executor event. Exit codes (`ExitCode`): 0 success,
-REFUNDED, FAILED, GUARD_REFUSED, TIMEOUT, ABORTED (declined), others for input/network errors.
+`{"event": "Quote", ...}`, then one line per executor event. On a terminal (stderr a TTY),
+text mode also draws a one-line progress bar on stderr: items done of all items. Exit codes
+(`ExitCode`): 0 success, REFUNDED, FAILED, GUARD_REFUSED, TIMEOUT, ABORTED (declined), others
+for input/network errors.
 """
 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -149,13 +152,105 @@ def _emit(event: Event, as_json: bool) -> None:
         click.echo(line, err=err)
 
 
-async def _drain(events: Any, as_json: bool) -> ExitCode:
+def _stderr() -> Any:
+    return sys.stderr
+
+
+class _Progress:
+    """A one-line progress bar on stderr, for a terminal only: items finished of all items
+    (those a POST answer appends included) and what the current one is doing, e.g.
+    `[██████████░░░░░░░░░░] 1/2 items · deposit: sent, waiting for the receipt`.
+
+    It is cleared before each event's lines are printed and drawn again after them, so the
+    lines read as without it; it stays cleared while a prompt may be waiting (a signature or
+    transaction about to be confirmed) and once the run has ended."""
+
+    WIDTH = 20
+
+    def __init__(self, stream: Any, total: int | None) -> None:
+        self.stream = stream
+        self.total = total
+        self.finished: set[tuple[str | None, int]] = set()
+        self.doing = "starting"
+        self.shown = False
+
+    @classmethod
+    def for_stderr(cls, as_json: bool, total: int | None) -> _Progress | None:
+        stream = _stderr()
+        if as_json or not stream.isatty():
+            return None
+        return cls(stream, total)
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+    def line(self) -> str:
+        done = len(self.finished)
+        if self.total:
+            filled = min(self.WIDTH, self.WIDTH * done // self.total)
+            bar = "█" * filled + "░" * (self.WIDTH - filled)
+            count = f"[{bar}] {done}/{self.total} items"
+        else:
+            count = f"{done} items done"
+        return f"{count} · {self.doing}"
+
+    def after(self, event: Event) -> None:
+        """Take in `event` (already printed) and draw the bar again if the run goes on."""
+        from crossdeck.execute import events as ev
+
+        if isinstance(event, ev.Finished | ev.Failed):
+            return
+        if isinstance(event, ev.AwaitingConfirmation | ev.AwaitingSignature):
+            self.doing = f"{event.what.step_id}: waiting for your confirmation"
+            return  # a prompt may come next: leave its line to it
+        if isinstance(event, ev.StepStarted):
+            self.doing = f"{event.step_id}: {event.action or event.kind}"
+        elif isinstance(event, ev.Signed):
+            self.doing = f"{event.step_id}: signed"
+        elif isinstance(event, ev.TxSent):
+            self.doing = f"{event.step_id}: sent, waiting for the receipt"
+        elif isinstance(event, ev.TxConfirmed | ev.Posted | ev.VenueSubmitted | ev.ItemSkipped):
+            self.finished.add((event.step_id, event.item_index))
+            self.doing = f"{event.step_id}: done"
+            if isinstance(event, ev.Posted) and self.total is not None:
+                self.total += sum(len(step.get("items") or ()) for step in event.appended)
+        elif isinstance(event, ev.StatusChanged):
+            self.doing = f"tracking: {event.status}"
+        columns = shutil.get_terminal_size().columns
+        text = self.line()
+        if len(text) >= columns:
+            text = text[: max(columns - 2, 0)] + "…"
+        self.stream.write(text)
+        self.stream.flush()
+        self.shown = True
+
+
+def _item_count(quote_wire: dict[str, Any] | None) -> int | None:
+    if not isinstance(quote_wire, dict):
+        return None
+    return sum(len(step.get("items") or ()) for step in quote_wire.get("steps") or ())
+
+
+async def _drain(events: Any, as_json: bool, total_items: int | None = None) -> ExitCode:
+    """Print every event; on a terminal, text mode adds a progress bar on stderr."""
     from crossdeck.execute import exit_code_of
 
+    progress = _Progress.for_stderr(as_json, total_items)
     last = None
-    async for event in events:
-        _emit(event, as_json)
-        last = event
+    try:
+        async for event in events:
+            if progress is not None:
+                progress.clear()
+            _emit(event, as_json)
+            if progress is not None:
+                progress.after(event)
+            last = event
+    finally:
+        if progress is not None:
+            progress.clear()
     return exit_code_of(last)
 
 
@@ -266,7 +361,7 @@ async def _bridge(
                 click.echo("declined: nothing was signed", err=True)
                 return ExitCode.ABORTED
         events = executor.run(quote, request=request, deposit_amount=deposit_amount)
-        return await _drain(events, as_json)
+        return await _drain(events, as_json, _item_count(quote.to_wire()))
     finally:
         await _close(executor)
 
@@ -337,7 +432,9 @@ def resume_command(
 
     async def main() -> ExitCode:
         try:
-            return await _drain(executor.resume(request_id), as_json)
+            record = executor.journal.run(request_id)
+            total = _item_count(record.quote) if record is not None else None
+            return await _drain(executor.resume(request_id), as_json, total)
         finally:
             await _close(executor)
 
