@@ -2,6 +2,7 @@
 replaced by a script of outcomes, and every announced change (what becomes a webhook) is kept.
 
 - after a paid fill, a failed gas top-up is recorded, never refunded (no double payment);
+- a fill sent whose outcome is unknown is not refunded either;
 - a refund leg that fails ends in ``failure`` with a refundFailReason, announced."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from crossdeck.sim.service import ServiceState, Status, StatusChange, Tx
 from crossdeck.sim.service.state import RequestRecord, new_order_id, new_request_id
 from crossdeck.sim.solver import Solver
+from crossdeck.sim.solver_chain import Unconfirmed
 from crossdeck.sim.venue import VenueLedger
 
 # Publicly known anvil/hardhat test key #0: never real funds.
@@ -98,6 +100,18 @@ async def test_a_fill_that_cannot_be_sent_is_refunded() -> None:
 
     assert script.legs == ["fill", "refund"]
     assert [c.record.status for c in seen] == [Status.FAILURE, Status.REFUND]
+
+
+async def test_a_fill_sent_with_an_unknown_outcome_is_not_refunded() -> None:
+    script = Script(Unconfirmed("0x" + "22" * 32, TimeoutError("no receipt")))
+    solver, record, seen = setup(script)
+    await solver._fill(record.id)
+
+    assert script.legs == ["fill"]  # it may have been paid: no refund leg
+    final = solver.state.get(record.id)
+    assert final.status is Status.FAILURE
+    assert "outcome unknown" in final.details and "not refunded" in final.details
+    assert [c.record.status for c in seen] == [Status.FAILURE]
 
 
 @pytest.mark.parametrize("outcome", [ConnectionError("RPC down"), False], ids=["raises", "reverts"])

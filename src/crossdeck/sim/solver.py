@@ -34,6 +34,8 @@ Rules (the amount compared is the quote's ``amount_in``)
   then after a settle period a refund of the deposit: ``refund`` keeping the failReason.
 - A permit deposit (submitted by the service) passes through ``depositing`` before ``pending``.
 - A fill transaction that reverts: ``failure`` TRANSACTION_REVERTED, then the refund.
+- A fill sent whose outcome is unknown (no answer from the node after broadcasting it):
+  ``failure`` with the error in ``details``, not refunded (it may have been paid).
 - Once a fill is paid nothing refunds the deposit: a failed gas top-up (or bookkeeping error)
   after it is logged and recorded in ``details``, and the request still ends in ``success``.
 - A refund leg that fails (or an amount too low to refund, refundFailReason
@@ -77,6 +79,7 @@ from crossdeck.sim.solver_chain import (
     ERC20_TRANSFER_GAS,
     NATIVE,
     SolverChain,
+    Unconfirmed,
     is_native,
     topic_address,
 )
@@ -475,6 +478,13 @@ class Solver:
                 record.amount_out,
                 leg=f"fill:{record.id}",
             )
+        except Unconfirmed as exc:  # the fill may be paid: refunding could pay twice
+            log.exception("fill of %s: outcome unknown, not refunded", request_id)
+            with contextlib.suppress(InvalidTransition):
+                self.state.advance(
+                    request_id, Status.FAILURE, details=f"{exc}; not refunded automatically"
+                )
+            return
         except Exception as exc:  # nothing was paid out: the deposit goes back
             log.exception("fill of %s failed", request_id)
             await self._fail_then_refund(self.state.get(request_id), "UNKNOWN", str(exc))

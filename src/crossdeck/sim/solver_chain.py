@@ -16,7 +16,7 @@ from eth_account.signers.local import LocalAccount
 from eth_utils import keccak, to_checksum_address
 
 from crossdeck.sim.chains import ChainNode
-from crossdeck.sim.chains.rpc_client import ChainRpcClient
+from crossdeck.sim.chains.rpc_client import ChainRpcClient, ChainRpcError
 from crossdeck.sim.service.state import Tx
 
 NATIVE = "0x0000000000000000000000000000000000000000"
@@ -49,6 +49,15 @@ class Sent:
 
     tx: Tx  # with fee (gas used x effective price), block and block timestamp
     ok: bool
+
+
+class Unconfirmed(Exception):
+    """A transaction was (or may have been) broadcast but its outcome is unknown: whoever sent
+    it must not act as if nothing was paid (a fill then refunded would pay twice)."""
+
+    def __init__(self, tx_hash: str, cause: BaseException) -> None:
+        super().__init__(f"transaction {tx_hash} sent, outcome unknown: {cause}")
+        self.tx_hash = tx_hash
 
 
 class SolverChain:
@@ -167,9 +176,18 @@ class SolverChain:
                 tx["maxFeePerGas"] = 2 * base_fee + PRIORITY_FEE_WEI
                 tx["maxPriorityFeePerGas"] = PRIORITY_FEE_WEI
             raw = account.sign_transaction(tx).raw_transaction
-            tx_hash = await self.client.call("eth_sendRawTransaction", "0x" + raw.hex())
-        receipt = await self.client.wait_for_receipt(tx_hash)
-        return Sent(await self.onchain_tx(tx_hash), ok=int(receipt["status"], 16) == 1)
+            tx_hash = "0x" + keccak(raw).hex()
+            try:
+                tx_hash = await self.client.call("eth_sendRawTransaction", "0x" + raw.hex())
+            except ChainRpcError:
+                raise  # the node refused it: nothing was sent
+            except Exception as exc:  # no answer: it may have been accepted all the same
+                raise Unconfirmed(tx_hash, exc) from exc
+        try:
+            receipt = await self.client.wait_for_receipt(tx_hash)
+            return Sent(await self.onchain_tx(tx_hash), ok=int(receipt["status"], 16) == 1)
+        except Exception as exc:
+            raise Unconfirmed(tx_hash, exc) from exc
 
     async def pay(self, account: LocalAccount, currency: str, to: str, amount: int) -> Sent:
         """Send `amount` of native currency or USDC (the only ERC-20 of the world)."""
