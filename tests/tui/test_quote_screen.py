@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input, Select
-from tui_support import chains_loaded, make_app, notifications, screen_text, wait_until
+from tui_support import (
+    chains_loaded,
+    load_fixture,
+    make_app,
+    notifications,
+    screen_text,
+    wait_until,
+)
 
 from crossdeck.models import VENUE_CHAIN_ID
 
@@ -193,3 +200,134 @@ async def test_sponsorship_with_components_and_cap(world: Any, tui_dir: Path) ->
         assert "[x] execution" in sponsorship and "[ ] swap" in sponsorship
         assert "sponsor pays" in sponsorship
         assert "Sponsorship" in screen_text(app)
+
+
+def _execute_screen(app: Any) -> Any:
+    from crossdeck.tui.screens.execute import ExecuteScreen
+
+    return next((s for s in app.screen_stack if isinstance(s, ExecuteScreen)), None)
+
+
+async def test_an_edit_after_quoting_makes_the_quote_out_of_date_until_requoted(
+    world: Any, tui_dir: Path
+) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        await _type_amount(pilot, "0.25")
+        await pilot.press("ctrl+r")
+        screen = app.quote_screen
+        await wait_until(pilot, lambda: screen.quote is not None, what="a quote")
+        first = screen.quote
+        assert not screen.quote_out_of_date
+        assert "form changed" not in screen_text(app)
+        await _type_amount(pilot, "0.5")
+        await wait_until(
+            pilot,
+            lambda: "form changed — press ctrl+r to re-quote" in screen_text(app),
+            what="the quote view to say the form changed",
+        )
+        assert screen.quote_out_of_date
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: notifications(app), what="execute to be refused")
+        title, message, severity = notifications(app)[-1]
+        assert title == "Execute" and severity == "warning"
+        assert "form changed" in message and "ctrl+r" in message and "re-quote" in message
+        await pilot.pause(0.2)
+        assert _execute_screen(app) is None
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.quote is not first, what="a fresh quote")
+        assert screen.request.amount == str(5 * 10**17)
+        assert not screen.quote_out_of_date
+        await wait_until(
+            pilot, lambda: "form changed" not in screen_text(app), what="the mark to go"
+        )
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: _execute_screen(app), what="the Execute screen")
+
+
+async def test_a_venue_prefill_after_quoting_makes_the_quote_out_of_date(
+    world: Any, tui_dir: Path
+) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        await _type_amount(pilot, "0.25")
+        await pilot.press("ctrl+r")
+        screen = app.quote_screen
+        await wait_until(pilot, lambda: screen.quote is not None, what="a quote")
+        values = screen.form_values()
+        app.prefill_quote(  # what Venue -> Withdraw does
+            values.with_changes(
+                origin_chain_id=values.destination_chain_id,
+                origin_currency=values.destination_currency,
+                destination_chain_id=values.origin_chain_id,
+                destination_currency=values.origin_currency,
+                amount="10",
+            )
+        )
+        assert screen.quote_out_of_date
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: notifications(app), what="execute to be refused")
+        assert "re-quote" in notifications(app)[-1][1]
+        await pilot.pause(0.2)
+        assert _execute_screen(app) is None
+
+
+async def test_requote_restarts_a_failed_chains_load(world: Any, tui_dir: Path) -> None:
+    world.faults.inject("malformed", 1, path="/chains")
+    try:
+        app = make_app(world, tui_dir)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(
+                pilot,
+                lambda: app.quote_screen is not None and not app.quote_screen._chains_loading(),
+                what="the first chains load to end",
+            )
+            assert app.quote_screen.chains is None
+            assert world.faults.pending() == 0
+            await wait_until(
+                pilot,
+                lambda: "The chains did not load; press ctrl+r" in screen_text(app),
+                what="the failed load to be said",
+            )
+            await pilot.press("ctrl+r")
+            await chains_loaded(pilot)
+            assert any("loading the chains again" in m for _, m, _ in notifications(app))
+            await wait_until(
+                pilot, lambda: "No quote yet" in screen_text(app), what="the status to reset"
+            )
+            assert not any("still loading" in message for _, message, _ in notifications(app))
+    finally:
+        world.faults.clear()
+
+
+def test_the_quote_view_shows_the_gas_top_up_and_the_balance() -> None:
+    from datetime import UTC, datetime
+
+    from rich.console import Console
+
+    from crossdeck.models import Quote
+    from crossdeck.tui.widgets.quote_view import render_quote
+
+    wire = load_fixture("run_deposit.json")["quote"]
+    details = wire["details"]
+    details["userBalance"] = "123450000"  # smallest units of what is paid (USDC, 6 decimals)
+    topup = details["currencyGasTopup"]
+    topup.update(amount="150000", amountFormatted="1.5", amountUsd="1.500000")
+
+    def text(quote_wire: dict[str, Any], **options: Any) -> str:
+        now = datetime(2025, 6, 1, 12, 0, 0, tzinfo=UTC)
+        console = Console(width=100, record=True)
+        console.print(render_quote(Quote.from_wire(quote_wire), None, now, now, **options))
+        return console.export_text()
+
+    shown = text(wire)
+    assert "Gas top-up" in shown and "1.5 USDC ($1.50)" in shown
+    assert "balance 123.45 USDC" in shown
+    assert "form changed" not in shown
+    assert "form changed — press ctrl+r to re-quote" in text(wire, form_changed=True)
+    topup.update(amount="0", amountFormatted="0")  # the service's way of saying no top-up
+    del details["userBalance"]
+    shown = text(wire)
+    assert "Gas top-up" not in shown and "balance" not in shown

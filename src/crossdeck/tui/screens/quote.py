@@ -37,6 +37,8 @@ from crossdeck.tui.quote_form import (
 from crossdeck.tui.screens.base import ModeScreen
 from crossdeck.tui.widgets.quote_view import render_quote
 
+NO_QUOTE_YET = "No quote yet: pick what to move, type an amount and press ctrl+r."
+
 # A quote older than this is not executed: its fees and routes may have moved.
 MAX_EXECUTE_AGE_SECONDS = 120
 
@@ -118,6 +120,11 @@ class QuoteScreen(ModeScreen):
         self.fetched_at = None
         self._pending: QuoteFormValues | None = None
         self._fee_components: list[str] = list(BASE_FEE_COMPONENTS)
+        # the latest ctrl+r: its request and the form values it was built from
+        self._asked: tuple[QuoteRequest, QuoteFormValues] | None = None
+        # the values the shown quote was asked with; the quote is out of date (ctrl+g refuses
+        # it) once the form no longer holds them
+        self._quoted_values: QuoteFormValues | None = None
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -214,7 +221,7 @@ class QuoteScreen(ModeScreen):
                 )
             with VerticalScroll(id="quote-result", classes="pane"):
                 yield Static(
-                    "No quote yet: pick what to move, type an amount and press ctrl+r.",
+                    NO_QUOTE_YET,
                     id="quote-status",
                 )
                 yield Static("", id="quote-view")
@@ -243,7 +250,18 @@ class QuoteScreen(ModeScreen):
         quote = await self.crossdeck.services.service.quote(request)
         self.post_message(QuoteReady(request, quote, self.crossdeck.clock()))
 
+    def _chains_loading(self) -> bool:
+        return any(
+            worker.node is self
+            and worker.group == "chains"
+            and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in self.workers
+        )
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "chains" and event.state is WorkerState.ERROR:
+            self._status("The chains did not load; press ctrl+r to try again.")
+            return
         if event.worker.group != "quote":
             return
         result = self.query_one("#quote-result")
@@ -263,6 +281,8 @@ class QuoteScreen(ModeScreen):
         with self.prevent(Select.Changed):
             for widget_id in ("origin-chain", "destination-chain"):
                 self.query_one(f"#{widget_id}", Select).set_options(options)
+        if self.quote is None:
+            self._status(NO_QUOTE_YET)  # over "Loading the chains again…"
         pending = self._pending or self._default_values()
         self._pending = None
         self.apply_values(pending)
@@ -270,6 +290,9 @@ class QuoteScreen(ModeScreen):
     def on_quote_ready(self, message: QuoteReady) -> None:
         self.quote, self.request = message.quote, message.request
         self.fetched_at = message.fetched_at
+        # a reply to an older ask (overtaken by a newer ctrl+r) is out of date from the start
+        asked = self._asked
+        self._quoted_values = asked[1] if asked and asked[0] is message.request else None
         self._learn_fee_components(message.quote)
         self._status("")
         self._render_quote()
@@ -352,14 +375,16 @@ class QuoteScreen(ModeScreen):
             self.query_one("#protocol", Select).value = values.protocol_version or "auto"
             self.query_one("#referrer", Input).value = values.referrer
         components = self.query_one("#components", SelectionList)
-        if values.sponsored_components is None:
-            components.select_all()
-        else:
-            components.deselect_all()
-            for name in values.sponsored_components:
-                self._ensure_component(name)
-                components.select(name)
+        with self.prevent(SelectionList.SelectedChanged):
+            if values.sponsored_components is None:
+                components.select_all()
+            else:
+                components.deselect_all()
+                for name in values.sponsored_components:
+                    self._ensure_component(name)
+                    components.select(name)
         self._update_amount_hint()
+        self._form_edited()  # e.g. Venue -> Withdraw: a quote shown before is out of date now
 
     def form_values(self) -> QuoteFormValues:
         def select_value(widget_id: str) -> Any:
@@ -408,6 +433,25 @@ class QuoteScreen(ModeScreen):
     @on(Input.Changed, "#amount")
     def _amount_inputs_changed(self) -> None:
         self._update_amount_hint()
+
+    @on(Input.Changed, "#quote-form Input")
+    @on(Select.Changed, "#quote-form Select")
+    @on(Checkbox.Changed, "#quote-form Checkbox")
+    @on(SelectionList.SelectedChanged, "#quote-form SelectionList")
+    def _any_field_changed(self) -> None:
+        self._form_edited()
+
+    def _form_edited(self) -> None:
+        """A field changed: redraw the quote, which says whether it still matches the form."""
+        if self.quote is not None:
+            self._render_quote()
+
+    @property
+    def quote_out_of_date(self) -> bool:
+        """True when the form changed since the shown quote was asked for."""
+        if self.quote is None:
+            return False
+        return self._quoted_values is None or self.form_values() != self._quoted_values
 
     def _update_amount_hint(self) -> None:
         hint = self.query_one("#amount-units", Static)
@@ -459,7 +503,13 @@ class QuoteScreen(ModeScreen):
             self.query_one("#quote-view", Static).update("")
             return
         self.query_one("#quote-view", Static).update(
-            render_quote(self.quote, self.chains, self.fetched_at, self.crossdeck.clock())
+            render_quote(
+                self.quote,
+                self.chains,
+                self.fetched_at,
+                self.crossdeck.clock(),
+                form_changed=self.quote_out_of_date,
+            )
         )
 
     def _tick(self) -> None:
@@ -468,28 +518,45 @@ class QuoteScreen(ModeScreen):
 
     def show_quote(self, request: QuoteRequest, quote: Quote, fetched_at: Any) -> None:
         """Show a quote as if it had just been fetched (tests and snapshots use this too)."""
+        self._asked = (request, self.form_values())  # it stands for the form as it is
         self.on_quote_ready(QuoteReady(request, quote, fetched_at))
 
     # -- actions -----------------------------------------------------------------------------
 
     def action_fetch_quote(self) -> None:
         if self.chains is None:
-            self.notify("the chains are still loading; try again in a moment", title="Quote")
+            if self._chains_loading():
+                self.notify("the chains are still loading; try again in a moment", title="Quote")
+            else:  # the last load failed: try again
+                self._status("Loading the chains again…")
+                self.notify(
+                    "loading the chains again; press ctrl+r once they are in", title="Quote"
+                )
+                self.load_chains()
             return
+        values = self.form_values()
         try:
             request = build_quote_request(
-                self.form_values(), self.crossdeck.services.wallet_address, self.chains
+                values, self.crossdeck.services.wallet_address, self.chains
             )
         except QuoteRequestError as exc:
             self.crossdeck.show_error(exc, "Quote")
             self.focus_field(exc.field)
             return
+        self._asked = (request, values)
         self._status("Quoting…")
         self.fetch(request)
 
     def action_execute(self) -> None:
         if self.quote is None or self.request is None or self.fetched_at is None:
             self.notify("get a quote first (ctrl+r)", title="Execute", severity="warning")
+            return
+        if self.quote_out_of_date:
+            self.notify(
+                "the form changed since this quote; press ctrl+r to re-quote, then ctrl+g",
+                title="Execute",
+                severity="warning",
+            )
             return
         age = (self.crossdeck.clock() - self.fetched_at).total_seconds()
         if age > MAX_EXECUTE_AGE_SECONDS:
@@ -533,7 +600,7 @@ class QuoteScreen(ModeScreen):
     def action_reset_form(self) -> None:
         self.quote = self.request = self.fetched_at = None
         self._render_quote()
-        self._status("No quote yet: pick what to move, type an amount and press ctrl+r.")
+        self._status(NO_QUOTE_YET)
         self.apply_values(self._default_values())
 
     def palette_commands(self) -> Iterable[SystemCommand]:

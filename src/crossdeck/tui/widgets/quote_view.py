@@ -1,5 +1,5 @@
 """The quote, rendered: what is paid and received, fees, sponsorship, impact, rate, slippage, time,
-route, every step in words, and how old the quote is."""
+route, every step in words, how old the quote is and whether the form changed since."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from crossdeck.models import ChainsResponse, Quote
+from crossdeck.models import ChainsResponse, Details, Quote
 from crossdeck.tui import describe
 
 STALE_AFTER_SECONDS = 30
@@ -20,9 +20,26 @@ def _section(title: str) -> Rule:
     return Rule(Text(title, style="bold"), align="left", style="dim")
 
 
+def _user_balance(details: Details) -> str | None:
+    """The wallet's balance of what it pays (smallest units on the wire), in human units."""
+    balance = details.user_balance
+    if balance is None:
+        return None
+    paid = details.currency_in
+    if paid is None or paid.decimals is None or not balance.strip().lstrip("-").isdigit():
+        return balance
+    return f"{describe.format_units(int(balance), paid.decimals)} {paid.symbol or ''}".strip()
+
+
 def render_quote(
-    quote: Quote, chains: ChainsResponse | None, fetched_at: datetime, now: datetime
+    quote: Quote,
+    chains: ChainsResponse | None,
+    fetched_at: datetime,
+    now: datetime,
+    *,
+    form_changed: bool = False,
 ) -> RenderableType:
+    """`form_changed`: the form was edited since this quote was asked for (execute refuses)."""
     summary = describe.summarize_quote(quote, chains)
     age_seconds = (now - fetched_at).total_seconds()
     age = Text(f"quoted {describe.age_text(fetched_at, now)}")
@@ -32,6 +49,11 @@ def render_quote(
     head = Table.grid(padding=(0, 1))
     head.add_column(style="bold", no_wrap=True)
     head.add_column()
+    if form_changed:
+        head.add_row(
+            "Out of date",
+            Text("form changed — press ctrl+r to re-quote", style="bold yellow"),
+        )
     head.add_row("Request", Text(summary.request_id, overflow="fold"))
     head.add_row("Age", age)
     head.add_row("Pay", summary.pay)
@@ -45,6 +67,10 @@ def render_quote(
                 "At least",
                 f"{describe.format_units(minimum, decimals)} {details.currency_out.symbol or ''}",
             )
+    if details is not None:
+        topup = details.currency_gas_topup
+        if topup is not None and topup.amount != 0:  # the service sends 0 without a top-up
+            head.add_row("Gas top-up", describe.currency_amount_line(topup, chains))
     head.add_row("Recipient", summary.recipient)
     if details is not None and details.operation:
         head.add_row("Operation", details.operation)
@@ -66,6 +92,10 @@ def render_quote(
     ]:
         prices.add_row(line)
 
+    # last, so that the sections above stay where they were
+    balance = _user_balance(details) if details is not None else None
+    wallet = [_section("Wallet"), Text(f"balance {balance}")] if balance is not None else []
+
     steps = Text("\n".join(describe.step_lines(quote.steps, chains)) or "no steps")
     return Group(
         head,
@@ -79,4 +109,5 @@ def render_quote(
         Text("\n".join(describe.route_lines(quote))),
         _section(f"Steps ({len(quote.steps)})"),
         steps,
+        *wallet,
     )
