@@ -80,6 +80,20 @@ def test_latest_unfinished(tmp_path: Path) -> None:
         assert [r.request_id for r in journal.runs()] == [other, RID]
 
 
+def test_latest_unfinished_passes_over_a_run_with_a_reverted_transaction(
+    tmp_path: Path,
+) -> None:
+    other = "0x" + "cd" * 32
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        start(journal)
+        start(journal, other)
+        journal.record(other, 0, 0, "intent", kind="transaction")
+        journal.record(other, 0, 0, "reverted")
+        journal.set_run_state(other, "failed", error="reverted")
+        assert journal.latest_unfinished().request_id == RID
+        assert [i.state for i in journal.reverted(other)] == ["reverted"]
+
+
 def test_forget_intent_only_drops_what_never_left(tmp_path: Path) -> None:
     with Journal(tmp_path / "j.sqlite3") as journal:
         start(journal)

@@ -215,9 +215,14 @@ class Journal:
         return [_run(row) for row in rows]
 
     def latest_unfinished(self) -> RunRecord | None:
+        """The run a bare `resume` continues. A run holding a reverted transaction can never go
+        on (its failure already said so), so it is passed over rather than refused again on
+        every bare `resume`; `resume REQUEST_ID` still explains why it cannot continue."""
         marks = ",".join("?" for _ in UNFINISHED)
         row = self._db.execute(
-            f"SELECT * FROM runs WHERE state IN ({marks}) ORDER BY updated_at DESC, rowid DESC",
+            f"SELECT * FROM runs WHERE state IN ({marks}) AND NOT EXISTS (SELECT 1 FROM items "
+            "WHERE items.request_id = runs.request_id AND items.state = 'reverted') "
+            "ORDER BY updated_at DESC, rowid DESC",
             UNFINISHED,
         ).fetchone()
         return None if row is None else _run(row)
