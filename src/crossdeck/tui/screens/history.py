@@ -1,9 +1,14 @@
-"""History: the wallet's requests from GET /requests/v2, newest first, loaded a page at a time as
-the cursor nears the end; enter (or t) follows the selected request on the Live status screen."""
+"""History: requests from GET /requests/v2 under a filter bar (every main filter, checked by
+`history.build_query` before any request), sort key and direction toggles, quick filters
+(mine / failed / refunded), a detail pane with every field of the highlighted request and its
+explorer links, and export of the current filter to CSV or JSON. Pages load as the cursor or
+the scroll position nears the end; enter (or t) follows the selected request on Live status."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -11,12 +16,15 @@ from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
 from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.widgets.history_detail import HistoryDetail
+from crossdeck.tui.widgets.history_filters import HistoryFilterBar
 
 if TYPE_CHECKING:
-    from crossdeck.history import HistoryRow, PagedLoader
+    from crossdeck.history import ExportFormat, HistoryRow, PagedLoader, QuickFilter
+    from crossdeck.models import RequestsQuery
 
 STATUS_STYLES = {
     "success": "green",
@@ -41,6 +49,11 @@ class RowsLoaded(Message):
 
 class HistoryScreen(ModeScreen):
     MODE = "history"
+    AUTO_FOCUS = "#history-table"
+    DEFAULT_CSS = """
+    HistoryScreen #history-table { height: 1fr; }
+    HistoryScreen #history-status { height: 2; }
+    """
     BINDINGS: ClassVar = [
         Binding(
             "ctrl+r",
@@ -58,16 +71,89 @@ class HistoryScreen(ModeScreen):
             tooltip="Follow the selected request on the Live status screen",
         ),
         Binding("m", "more", "More", id="history.more", tooltip="Load the next page of requests"),
+        Binding(
+            "slash",
+            "focus_filters",
+            "Filter",
+            id="history.filter",
+            tooltip="Edit the filters (enter applies them, escape goes back to the table)",
+        ),
+        Binding(
+            "s",
+            "toggle_sort_by",
+            "Sort key",
+            id="history.sort_by",
+            tooltip="Sort by createdAt or updatedAt (reloads from the first page)",
+        ),
+        Binding(
+            "o",
+            "toggle_direction",
+            "Order",
+            id="history.sort_direction",
+            tooltip="Newest first (desc) or oldest first (asc); reloads from the first page",
+        ),
+        Binding(
+            "w",
+            "quick('mine')",
+            "Mine",
+            id="history.quick.mine",
+            tooltip="Quick filter: requests sent or received by this wallet (toggle)",
+        ),
+        Binding(
+            "f",
+            "quick('failed')",
+            "Failed",
+            id="history.quick.failed",
+            tooltip="Quick filter: failed requests only (toggle; turns 'refunded' off)",
+        ),
+        Binding(
+            "r",
+            "quick('refunded')",
+            "Refunded",
+            id="history.quick.refunded",
+            tooltip="Quick filter: refunded requests only (toggle; turns 'failed' off)",
+        ),
+        Binding(
+            "x",
+            "clear_filters",
+            "Clear",
+            id="history.clear",
+            show=False,
+            tooltip="Clear every filter and quick filter (every user's requests)",
+        ),
+        Binding(
+            "c",
+            "export('csv')",
+            "CSV",
+            id="history.export.csv",
+            tooltip="Export every request of the current filter to a CSV file in the data dir",
+        ),
+        Binding(
+            "j",
+            "export('json')",
+            "JSON",
+            id="history.export.json",
+            tooltip="Export every request of the current filter to a JSON file in the data dir",
+        ),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self._loader: PagedLoader | None = None
         self._ids: list[str] = []
+        self._rows: dict[str, HistoryRow] = {}
+        self._sort_by = "createdAt"
+        self._sort_direction = "desc"
+        self._quick: set[QuickFilter] = set()
+        self._prefilled = False
+        self._has_more = True
+        self.last_export: Path | None = None
 
     def compose_body(self) -> ComposeResult:
+        yield HistoryFilterBar(id="history-filters")
         yield Static("Loading your requests…", id="history-status")
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+        yield HistoryDetail(id="history-detail")
 
     def on_mount(self) -> None:
         from crossdeck.history import TABLE_COLUMNS
@@ -75,18 +161,72 @@ class HistoryScreen(ModeScreen):
         table = self.query_one(DataTable)
         table.add_columns(*TABLE_COLUMNS)
         table.border_title = "Requests"
+        self.watch(table, "scroll_y", self._scrolled, init=False)
         self.load(reset=True)
+        self.load_links()
+
+    # -- the query ---------------------------------------------------------------------------
+
+    @property
+    def filter_bar(self) -> HistoryFilterBar:
+        return self.query_one(HistoryFilterBar)
+
+    @property
+    def query_in_use(self) -> RequestsQuery | None:
+        return self._loader.query if self._loader is not None else None
+
+    def build_current_query(self) -> RequestsQuery:
+        """The query of the filter bar, sort toggles and quick filters (FilterError if bad)."""
+        from crossdeck.history import apply_quick_filters, build_query
+
+        query = build_query(
+            **self.filter_bar.values(),
+            sort_by=self._sort_by,
+            sort_direction=self._sort_direction,
+            limit=PAGE_SIZE,
+        )
+        if self._quick:
+            query = apply_quick_filters(
+                query, self._quick, wallet=self.crossdeck.services.wallet_address
+            )
+        return query
+
+    def apply_filters(self) -> bool:
+        """Check the filters; when they are good, reload from the first page. A bad filter is
+        shown at its field and notified, and no request is sent."""
+        from crossdeck.history import FilterError
+
+        try:
+            query = self.build_current_query()
+        except FilterError as exc:
+            bad = self.filter_bar.show_error(exc.field, f"{exc.field}: {exc.reason}")
+            hint = f" ({exc.hint})" if getattr(exc, "hint", None) else ""
+            self.notify(
+                f"{exc.field}: {exc.reason}{hint}", title="Filter not applied", severity="error"
+            )
+            if bad is not None:
+                bad.focus()
+            return False
+        self.filter_bar.show_error(None)
+        if self._loader is not None:
+            self._loader.reset(query)
+        self.load(reset=True)
+        return True
 
     async def _get_loader(self) -> PagedLoader:
         if self._loader is None:
-            from crossdeck.history import PagedLoader, build_query
+            from crossdeck.history import PagedLoader
 
             app = self.crossdeck
             await app.services_ready.wait()
-            user = app.services.wallet_address
-            query = build_query(user=user, sort_by="createdAt", sort_direction="desc")
+            if not self._prefilled:
+                self._prefilled = True
+                self.filter_bar.set_value("user", app.services.wallet_address or "")
+            query = self.build_current_query()
             self._loader = PagedLoader(app.services.service, query, page_size=PAGE_SIZE)
         return self._loader
+
+    # -- loading -----------------------------------------------------------------------------
 
     @work(group="history", exclusive=True, exit_on_error=False, name="Loading history")
     async def load(self, *, reset: bool = False) -> None:
@@ -94,40 +234,152 @@ class HistoryScreen(ModeScreen):
         rows = await (loader.refresh() if reset else loader.load_next())
         self.post_message(RowsLoaded(rows, reset=reset, has_more=loader.has_more))
 
+    @work(group="history-chains", exclusive=True, exit_on_error=False, name="Loading chains")
+    async def load_links(self) -> None:
+        from crossdeck.history import ExplorerLinks
+
+        app = self.crossdeck
+        await app.services_ready.wait()
+        links = ExplorerLinks(await app.services.chains())
+        self.query_one(HistoryDetail).set_links(links)
+
     def on_rows_loaded(self, message: RowsLoaded) -> None:
         table = self.query_one(DataTable)
         if message.reset:
             table.clear()
             self._ids = []
+            self._rows = {}
         for row in message.rows:
-            if row.id in self._ids:
+            if row.id in self._rows:
                 continue
             self._ids.append(row.id)
+            self._rows[row.id] = row
             cells: list[Any] = list(row.cells())
             cells[1] = Text(row.status, style=STATUS_STYLES.get(row.status, ""))
             table.add_row(*cells, key=row.id)
-        more = "more below: m or scroll" if message.has_more else "that is all"
-        wallet = self.crossdeck.services.wallet_address or "every user"
+        self._has_more = message.has_more
+        self._update_status()
+        if message.reset:
+            self._show_detail()
+
+    def _update_status(self) -> None:
+        from crossdeck.history import describe_filters
+
+        more = "more below: m or scroll" if self._has_more else "that is all"
+        query = self.query_in_use
+        filters = (
+            describe_filters(
+                query.model_copy(update={"limit": None, "sort_by": None, "sort_direction": None})
+            )
+            if query
+            else "-"
+        )
+        order = "newest first" if self._sort_direction == "desc" else "oldest first"
+        quick = f" · quick: {', '.join(sorted(self._quick))}" if self._quick else ""
         self.query_one("#history-status", Static).update(
-            f"{len(self._ids)} request(s) of {wallet}, newest first · {more} · "
-            "enter/t follows one live"
+            f"{len(self._ids)} request(s), {order} by {self._sort_by}{quick} · {more}\n"
+            f"filters: {filters}"
         )
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def _near_end(self, index: int) -> bool:
+        return index >= len(self._ids) - LOAD_MORE_MARGIN
+
+    def _load_more_if_open(self) -> None:
         loader = self._loader
         if loader is None or not loader.has_more or loader.is_loading:
             return
-        if event.cursor_row >= len(self._ids) - LOAD_MORE_MARGIN:
-            self.load()
+        self.load()
+
+    def _scrolled(self, _old: float, new: float) -> None:
+        table = self.query_one(DataTable)
+        if table.max_scroll_y - new <= LOAD_MORE_MARGIN:
+            self._load_more_if_open()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+        if self._near_end(event.cursor_row):
+            self._load_more_if_open()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self._track(event.row_key.value)
+
+    def _show_detail(self) -> None:
+        request_id = self.selected_request_id()
+        self.query_one(HistoryDetail).show(self._rows.get(request_id) if request_id else None)
 
     def selected_request_id(self) -> str | None:
         table = self.query_one(DataTable)
         if not self._ids or table.cursor_row >= len(self._ids):
             return None
         return self._ids[table.cursor_row]
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id and event.input.id.startswith("history-filter-"):
+            event.stop()
+            if self.apply_filters():
+                self.query_one(DataTable).focus()
+
+    def key_escape(self) -> None:
+        if isinstance(self.focused, Input):
+            self.query_one(DataTable).focus()
+
+    def action_focus_filters(self) -> None:
+        self.query_one("#history-filter-user", Input).focus()
+
+    def action_toggle_sort_by(self) -> None:
+        self._sort_by = "updatedAt" if self._sort_by == "createdAt" else "createdAt"
+        self.apply_filters()
+
+    def action_toggle_direction(self) -> None:
+        self._sort_direction = "asc" if self._sort_direction == "desc" else "desc"
+        self.apply_filters()
+
+    def action_quick(self, name: str) -> None:
+        from crossdeck.history import QuickFilter
+
+        chosen = QuickFilter(name)
+        if chosen in self._quick:
+            self._quick.discard(chosen)
+        else:
+            self._quick.add(chosen)
+            exclusive = {QuickFilter.FAILED, QuickFilter.REFUNDED}
+            if chosen in exclusive:
+                self._quick -= exclusive - {chosen}
+        self.apply_filters()
+
+    def action_clear_filters(self) -> None:
+        self.filter_bar.clear()
+        self._quick = set()
+        self.apply_filters()
+
+    def action_export(self, fmt: str) -> None:
+        from crossdeck.history import FilterError
+
+        try:
+            query = self.build_current_query()
+        except FilterError as exc:
+            self.notify(f"{exc.field}: {exc.reason}", title="Not exported", severity="error")
+            return
+        self.export(query, "json" if fmt == "json" else "csv")
+
+    @work(group="history-export", exclusive=True, exit_on_error=False, name="Exporting history")
+    async def export(self, query: RequestsQuery, fmt: ExportFormat) -> None:
+        import asyncio
+
+        from crossdeck.history import export_history
+
+        app = self.crossdeck
+        await app.services_ready.wait()
+        folder: Path = app.settings.data_dir
+        await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+        path = folder / f"history-{stamp}.{fmt}"
+        self.notify(f"exporting to {path}…", title="Export")
+        result = await export_history(app.services.service, query, path, fmt)
+        self.last_export = result.path
+        self.notify(f"{result.rows} request(s) written to {result.path}", title=f"Export ({fmt})")
 
     def _track(self, request_id: str | None) -> None:
         if request_id:
@@ -151,3 +403,15 @@ class HistoryScreen(ModeScreen):
             "Refresh history", "Load the first page again (ctrl+r)", self.action_refresh
         )
         yield SystemCommand("Track the selected request", "On Live status (t)", self.action_track)
+        yield SystemCommand(
+            "Export history to CSV", "Every request of the filter (c)", self.action_export_csv
+        )
+        yield SystemCommand(
+            "Export history to JSON", "Every request of the filter (j)", self.action_export_json
+        )
+
+    def action_export_csv(self) -> None:
+        self.action_export("csv")
+
+    def action_export_json(self) -> None:
+        self.action_export("json")

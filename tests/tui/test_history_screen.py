@@ -1,0 +1,234 @@
+"""The History screen against a demo world seeded with requests: the filter bar (a filter
+narrows the rows; a bad one is refused at its field, without a request), the sort direction
+toggle, the detail pane (the record's fields and explorer links), export, and paging on scroll."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Input
+from tui_support import make_app, wait_until
+
+from crossdeck.tui.screens.history import PAGE_SIZE, HistoryScreen
+from crossdeck.tui.widgets.history_detail import HistoryDetail
+
+SEEDED = 150
+SIZE = (120, 36)
+
+
+def _seeding() -> ModuleType:
+    # tests/history/seeding.py, loaded by path: tests/tui imports its helpers by basename
+    path = Path(__file__).parents[1] / "history" / "seeding.py"
+    spec = importlib.util.spec_from_file_location("history_seeding_for_tui", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+seeding = _seeding()
+
+
+@pytest.fixture(scope="module")
+def seeded(start_world: Any) -> Iterator[tuple[Any, list[Any]]]:
+    with start_world("py-evm", rate_limits=(100_000, 100_000)) as world:
+        seeds = seeding.make_seeds(SEEDED, world.wallet_address)
+        seeding.seed_state(world.state, seeds)
+        yield world, seeds
+
+
+def _mine(world: Any) -> Any:
+    wallet = world.wallet_address.lower()
+    return lambda s: wallet in (s.user, s.recipient)  # the service's user filter: either
+
+
+def _table(app: Any) -> DataTable[Any]:
+    return app.screen.query_one("#history-table", DataTable)
+
+
+def _ids(app: Any) -> list[str]:
+    return list(app.screen._ids)
+
+
+async def _first_page(pilot: Any) -> HistoryScreen:
+    app = pilot.app
+    await wait_until(
+        pilot,
+        lambda: isinstance(app.screen, HistoryScreen) and _table(app).row_count,
+        what="the first page",
+    )
+    return app.screen
+
+
+async def test_a_filter_narrows_the_rows_and_a_bad_one_sends_nothing(
+    seeded: tuple[Any, list[Any]], tui_dir: Path
+) -> None:
+    world, seeds = seeded
+    app = make_app(world, tui_dir, start_mode="history")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _first_page(pilot)
+        mine = seeding.expected(seeds, where=_mine(world))
+        assert _ids(app) == mine[:PAGE_SIZE]
+
+        await pilot.press("slash")
+        assert app.focused is screen.query_one("#history-filter-user", Input)
+        status = screen.query_one("#history-filter-status", Input)
+        status.value = "failure"
+        status.focus()
+        await pilot.press("enter")
+        failed = seeding.expected(seeds, where=lambda s: _mine(world)(s) and s.status == "failure")
+        assert 0 < len(failed) < len(mine)
+        await wait_until(pilot, lambda: _ids(app) == failed[:PAGE_SIZE], what="failed rows")
+        assert all(str(_table(app).get_row_at(i)[1]) == "failure" for i in range(len(failed)))
+
+        # a bad value: refused at its field, and no request goes out
+        calls: list[Any] = []
+        service = app.services.service
+        original = service.requests
+
+        async def counting(query: Any) -> Any:
+            calls.append(query)
+            return await original(query)
+
+        service.requests = counting  # type: ignore[method-assign]
+        origin = screen.query_one("#history-filter-origin-chain", Input)
+        origin.value = "base"
+        origin.focus()
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any("originChainId" in n.message for n in app._notifications),
+            what="the bad filter to be named",
+        )
+        await pilot.pause(0.3)
+        assert calls == []
+        assert origin.has_class("-bad") and app.focused is origin
+        assert _ids(app) == failed[:PAGE_SIZE]
+        assert screen.query_in_use is not None and screen.query_in_use.status == "failure"
+        assert screen.query_in_use.origin_chain_id is None
+
+        origin.value = ""
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: calls, what="the fixed filter to be sent")
+        assert not origin.has_class("-bad")
+
+
+async def test_sort_direction_flips_the_order(seeded: tuple[Any, list[Any]], tui_dir: Path) -> None:
+    world, seeds = seeded
+    app = make_app(world, tui_dir, start_mode="history")
+    async with app.run_test(size=SIZE) as pilot:
+        await _first_page(pilot)
+        newest = seeding.expected(seeds, where=_mine(world))
+        assert _ids(app) == newest[:PAGE_SIZE]
+        _table(app).focus()
+        await pilot.press("o")
+        oldest = seeding.expected(seeds, where=_mine(world), direction="asc")
+        await wait_until(pilot, lambda: _ids(app) == oldest[:PAGE_SIZE], what="oldest first")
+        assert oldest == newest[::-1]
+        await pilot.press("s")  # updatedAt, still ascending
+        by_update = seeding.expected(
+            seeds, where=_mine(world), sort_by="updatedAt", direction="asc"
+        )
+        await wait_until(pilot, lambda: _ids(app) == by_update[:PAGE_SIZE], what="by updatedAt")
+        await pilot.press("o")
+        by_update_desc = seeding.expected(seeds, where=_mine(world), sort_by="updatedAt")
+        await wait_until(
+            pilot, lambda: _ids(app) == by_update_desc[:PAGE_SIZE], what="updatedAt desc"
+        )
+
+
+async def test_quick_filters_and_scrolling_load_more(
+    seeded: tuple[Any, list[Any]], tui_dir: Path
+) -> None:
+    world, seeds = seeded
+    app = make_app(world, tui_dir, start_mode="history")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _first_page(pilot)
+        _table(app).focus()
+        await pilot.press("x")  # clear: every user's requests
+        every = seeding.expected(seeds)
+        await wait_until(pilot, lambda: _ids(app) == every[:PAGE_SIZE], what="every request")
+        await pilot.press("r")
+        refunded = seeding.expected(seeds, where=lambda s: s.status == "refund")
+        await wait_until(pilot, lambda: _ids(app) == refunded[:PAGE_SIZE], what="refunded")
+        await pilot.press("f")  # failed replaces refunded (one status value)
+        failed = seeding.expected(seeds, where=lambda s: s.status == "failure")
+        await wait_until(pilot, lambda: _ids(app) == failed[:PAGE_SIZE], what="failed")
+        await pilot.press("f", "w")  # failed off, mine on
+        mine = seeding.expected(seeds, where=_mine(world))
+        await wait_until(pilot, lambda: _ids(app) == mine[:PAGE_SIZE], what="mine")
+        assert screen.query_in_use is not None and screen.query_in_use.status is None
+
+        # scrolling (not the cursor) near the end loads the next page
+        await pilot.press("x")
+        await wait_until(pilot, lambda: _ids(app) == every[:PAGE_SIZE], what="every request")
+        table = _table(app)
+        assert table.cursor_row == 0
+        table.scroll_end(animate=False)
+        await wait_until(
+            pilot, lambda: _ids(app) == every[: 2 * PAGE_SIZE], what="the second page on scroll"
+        )
+        assert table.cursor_row == 0
+
+
+async def test_detail_pane_shows_the_record_and_explorer_links(
+    seeded: tuple[Any, list[Any]], tui_dir: Path
+) -> None:
+    world, seeds = seeded
+    app = make_app(world, tui_dir, start_mode="history")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _first_page(pilot)
+        table = _table(app)
+        table.focus()
+        await pilot.press("down")
+        detail = screen.query_one(HistoryDetail)
+        chosen = next(s for s in seeds if s.id == _ids(app)[1])
+        await wait_until(
+            pilot,
+            lambda: f"/tx/{chosen.in_hashes[0]}" in detail.text,
+            what="the record with its links",
+        )
+        text = detail.text
+        assert f"id {chosen.id}" in text
+        assert f"status {chosen.status}" in text
+        assert "createdAt" in text and "updatedAt" in text and "data.inTxs[0].hash" in text
+        assert f"/tx/{chosen.in_hashes[0]}" in text
+        assert "https://" in text
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+async def test_export_writes_the_filtered_rows(
+    seeded: tuple[Any, list[Any]], tui_dir: Path, fmt: str
+) -> None:
+    world, seeds = seeded
+    app = make_app(world, tui_dir, start_mode="history")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _first_page(pilot)
+        _table(app).focus()
+        await pilot.press("r")  # refunded, of this wallet
+        wanted = seeding.expected(seeds, where=lambda s: _mine(world)(s) and s.status == "refund")
+        await wait_until(pilot, lambda: _ids(app) == wanted[:PAGE_SIZE], what="refunded")
+        await pilot.press("c" if fmt == "csv" else "j")
+        path = await wait_until(pilot, lambda: screen.last_export, what="the export")
+        assert path.parent == app.settings.data_dir and path.suffix == f".{fmt}"
+        assert any(str(path) in n.message for n in app._notifications)
+        text = path.read_text()
+        if fmt == "csv":
+            rows = list(csv.DictReader(text.splitlines()))
+            ids = [next(iter(row.values())) for row in rows]
+            assert len(rows) == len(wanted)
+            assert set(ids) == set(wanted) or all(
+                any(i in r.values() for r in rows) for i in wanted
+            )
+        else:
+            records = json.loads(text)
+            assert [r["id"] for r in records] == wanted
