@@ -95,7 +95,7 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         record = row.record
         wire = record.to_wire()
         table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold", no_wrap=True)
+        table.add_column(style="bold", max_width=34, overflow="fold")
         table.add_column(overflow="fold")
         plain: list[str] = []
         for path, value in record_fields(wire):
@@ -105,7 +105,7 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         links = self._links
         if links is not None:
             link_table = Table.grid(padding=(0, 2))
-            link_table.add_column(style="bold", no_wrap=True)
+            link_table.add_column(style="bold", max_width=34, overflow="fold")
             link_table.add_column(overflow="fold")
             for tx in links.record_links(record):
                 where = links.chain_name(tx.chain_id)
