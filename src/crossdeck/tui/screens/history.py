@@ -52,7 +52,6 @@ class HistoryScreen(ModeScreen):
     AUTO_FOCUS = "#history-table"
     DEFAULT_CSS = """
     HistoryScreen #history-table { height: 1fr; }
-    HistoryScreen #history-status { height: 2; }
     """
     BINDINGS: ClassVar = [
         Binding(
@@ -161,6 +160,8 @@ class HistoryScreen(ModeScreen):
         table = self.query_one(DataTable)
         table.add_columns(*TABLE_COLUMNS)
         table.border_title = "Requests"
+        # two lines (counts, then the filters); inline, as app.tcss sets one for the old screen
+        self.query_one("#history-status", Static).styles.height = 2
         self.watch(table, "scroll_y", self._scrolled, init=False)
         self.load(reset=True)
         self.load_links()

@@ -46,7 +46,9 @@ class HistoryFilterBar(Vertical):
         with Grid():
             for name, field, placeholder in FILTER_FIELDS:
                 yield Input(placeholder=placeholder, id=input_id(name), tooltip=field)
-        yield Static("", id="history-filter-error")
+        error = Static("", id="history-filter-error")
+        error.display = False
+        yield error
 
     def values(self) -> dict[str, str]:
         """Each filter's text by build_query keyword ('' when not set)."""
@@ -72,5 +74,7 @@ class HistoryFilterBar(Vertical):
             widget.set_class(bad, "-bad")
             if bad:
                 marked = widget
-        self.query_one("#history-filter-error", Static).update(message)
+        error = self.query_one("#history-filter-error", Static)
+        error.update(message)
+        error.display = bool(message)
         return marked
