@@ -222,7 +222,8 @@ class HistoryScreen(ModeScreen):
             await app.services_ready.wait()
             if not self._prefilled:
                 self._prefilled = True
-                self.filter_bar.set_value("user", app.services.wallet_address or "")
+                if not self.filter_bar.values()["user"]:
+                    self.filter_bar.set_value("user", app.services.wallet_address or "")
             query = self.build_current_query()
             self._loader = PagedLoader(app.services.service, query, page_size=PAGE_SIZE)
         return self._loader
@@ -358,11 +359,14 @@ class HistoryScreen(ModeScreen):
     def action_export(self, fmt: str) -> None:
         from crossdeck.history import FilterError
 
-        try:
-            query = self.build_current_query()
-        except FilterError as exc:
-            self.notify(f"{exc.field}: {exc.reason}", title="Not exported", severity="error")
-            return
+        # the filter the table shows (what was applied), not text typed since
+        query = self.query_in_use
+        if query is None:
+            try:
+                query = self.build_current_query()
+            except FilterError as exc:
+                self.notify(f"{exc.field}: {exc.reason}", title="Not exported", severity="error")
+                return
         self.export(query, "json" if fmt == "json" else "csv")
 
     @work(group="history-export", exclusive=True, exit_on_error=False, name="Exporting history")
