@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Input
-from tui_support import chains_loaded, deposit_by_executor, make_app, screen_text, wait_until
+from tui_support import (
+    chains_loaded,
+    deposit_by_executor,
+    make_app,
+    screen_text,
+    wait_until,
+    world_settings,
+)
 
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.execute import ExecuteScreen
@@ -95,7 +102,13 @@ async def test_typed_in_id_is_checked_and_tracked(
 
 
 async def test_webhooks_reach_live_status_with_their_source(own_world: Any, tui_dir: Path) -> None:
-    app = make_app(own_world, tui_dir)
+    # the suite's 0.2 s polls would race the world's deliveries (and under load win them all);
+    # polling slowly here lets each status change arrive by webhook first, by design
+    settings = world_settings(own_world, tui_dir)
+    slow = settings.tracking.model_copy(
+        update={"poll_interval_seconds": 5.0, "poll_interval_cap_seconds": 5.0}
+    )
+    app = make_app(own_world, tui_dir, settings=settings.model_copy(update={"tracking": slow}))
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         url = await wait_until(pilot, lambda: app.live.webhook_url, what="the webhook receiver")
