@@ -122,6 +122,44 @@ async def test_a_filter_narrows_the_rows_and_a_bad_one_sends_nothing(
         assert not origin.has_class("-bad")
 
 
+async def test_chain_and_block_filters_reach_the_query(
+    seeded: tuple[Any, list[Any]], tui_dir: Path
+) -> None:
+    world, seeds = seeded
+    app = make_app(world, tui_dir, start_mode="history")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _first_page(pilot)
+        chain = screen.query_one("#history-filter-chain", Input)
+        chain.value = "1337"
+        chain.focus()
+        await pilot.press("enter")
+        venue = seeding.expected(
+            seeds,
+            where=lambda s: (
+                _mine(world)(s)
+                and 1337
+                in (
+                    s.origin,
+                    s.destination,
+                )
+            ),
+        )
+        assert 0 < len(venue) < len(seeding.expected(seeds, where=_mine(world)))
+        await wait_until(pilot, lambda: _ids(app) == venue[:PAGE_SIZE], what="venue rows")
+        assert screen.query_in_use is not None and screen.query_in_use.chain_id == "1337"
+
+        block = screen.query_one("#history-filter-start-block", Input)
+        block.value = "-1"
+        block.focus()
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any("startBlock" in n.message for n in app._notifications),
+            what="the bad block to be named",
+        )
+        assert block.has_class("-bad") and app.focused is block
+
+
 async def test_sort_direction_flips_the_order(seeded: tuple[Any, list[Any]], tui_dir: Path) -> None:
     world, seeds = seeded
     app = make_app(world, tui_dir, start_mode="history")

@@ -1,5 +1,6 @@
-"""The History screen's filter bar: one input per main `/requests/v2` filter, read as the
-keyword arguments of `crossdeck.history.build_query` (which checks them)."""
+"""The History screen's filter bar: one input per `/requests/v2` filter, read as the keyword
+arguments of `crossdeck.history.build_query` (which checks them). The apiKey filter is left to
+`crossdeck requests --api-key-filter`: an API key is a secret and is never typed on screen."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ FILTER_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("deposit_address", "depositAddress", "deposit address 0x…"),
     ("start", "startTimestamp", "start (ISO 8601 / unix s)"),
     ("end", "endTimestamp", "end (ISO 8601 / unix s)"),
+    ("chain", "chainId", "chain id (either way)"),
+    ("order_id", "orderId", "order id 0x…"),
+    ("start_block", "startBlock", "from origin block"),
+    ("end_block", "endBlock", "to origin block"),
+    ("private_chains", "privateChainsToInclude", "private chain UUIDs, a,b"),
 )
 INPUT_PREFIX = "history-filter-"
 
@@ -33,7 +39,7 @@ class HistoryFilterBar(Vertical):
 
     DEFAULT_CSS = """
     HistoryFilterBar { height: auto; }
-    HistoryFilterBar Grid { grid-size: 5 2; grid-gutter: 0 1; height: 2; }
+    HistoryFilterBar Grid { grid-size: 5 3; grid-gutter: 0 1; height: 3; }
     HistoryFilterBar Input, HistoryFilterBar Input:focus {
         border: none; height: 1; padding: 0 1; background: $boost;
     }
