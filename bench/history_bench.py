@@ -17,8 +17,8 @@ caches never leak from one to the next:
     .venv/bin/python bench/history_bench.py --requests 2000 --runs 2
 
 Bounded: each child has a time limit (--run-timeout) and the tool exits by itself.
-The Textual History screen is not measured here while it does not exist; the loader is the
-part of it that talks to the service.
+The app side measures the `PagedLoader` the History screen pages with, not the screen's
+rendering: time to the first rendered rows and the screen's own memory are not measured yet.
 """
 
 from __future__ import annotations
