@@ -59,6 +59,24 @@ def _ids(app: Any) -> list[str]:
     return list(app.screen._ids)
 
 
+async def _submit_filter(pilot: Any, name: str, value: str) -> Input:
+    """Type `value` into the filter input `name` and press enter there; the input."""
+    field = pilot.app.screen.query_one(f"#history-filter-{name}", Input)
+    field.value = value
+    field.focus()
+    await pilot.press("enter")
+    return field
+
+
+async def _named(pilot: Any, wire_field: str) -> None:
+    """Wait for the notification that names the refused filter."""
+    await wait_until(
+        pilot,
+        lambda: any(wire_field in n.message for n in pilot.app._notifications),
+        what=f"{wire_field} to be named as refused",
+    )
+
+
 async def _first_page(pilot: Any) -> HistoryScreen:
     app = pilot.app
     await wait_until(
@@ -81,10 +99,7 @@ async def test_a_filter_narrows_the_rows_and_a_bad_one_sends_nothing(
 
         await pilot.press("slash")
         assert app.focused is screen.query_one("#history-filter-user", Input)
-        status = screen.query_one("#history-filter-status", Input)
-        status.value = "failure"
-        status.focus()
-        await pilot.press("enter")
+        await _submit_filter(pilot, "status", "failure")
         failed = seeding.expected(seeds, where=lambda s: _mine(world)(s) and s.status == "failure")
         assert 0 < len(failed) < len(mine)
         await wait_until(pilot, lambda: _ids(app) == failed[:PAGE_SIZE], what="failed rows")
@@ -100,15 +115,8 @@ async def test_a_filter_narrows_the_rows_and_a_bad_one_sends_nothing(
             return await original(query)
 
         service.requests = counting  # type: ignore[method-assign]
-        origin = screen.query_one("#history-filter-origin-chain", Input)
-        origin.value = "base"
-        origin.focus()
-        await pilot.press("enter")
-        await wait_until(
-            pilot,
-            lambda: any("originChainId" in n.message for n in app._notifications),
-            what="the bad filter to be named",
-        )
+        origin = await _submit_filter(pilot, "origin-chain", "base")
+        await _named(pilot, "originChainId")
         await pilot.pause(0.3)
         assert calls == []
         assert origin.has_class("-bad") and app.focused is origin
@@ -129,10 +137,7 @@ async def test_chain_and_block_filters_reach_the_query(
     app = make_app(world, tui_dir, start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         screen = await _first_page(pilot)
-        chain = screen.query_one("#history-filter-chain", Input)
-        chain.value = "1337"
-        chain.focus()
-        await pilot.press("enter")
+        await _submit_filter(pilot, "chain", "1337")
         venue = seeding.expected(
             seeds,
             where=lambda s: (
@@ -148,15 +153,8 @@ async def test_chain_and_block_filters_reach_the_query(
         await wait_until(pilot, lambda: _ids(app) == venue[:PAGE_SIZE], what="venue rows")
         assert screen.query_in_use is not None and screen.query_in_use.chain_id == "1337"
 
-        block = screen.query_one("#history-filter-start-block", Input)
-        block.value = "-1"
-        block.focus()
-        await pilot.press("enter")
-        await wait_until(
-            pilot,
-            lambda: any("startBlock" in n.message for n in app._notifications),
-            what="the bad block to be named",
-        )
+        block = await _submit_filter(pilot, "start-block", "-1")
+        await _named(pilot, "startBlock")
         assert block.has_class("-bad") and app.focused is block
 
 

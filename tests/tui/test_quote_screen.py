@@ -26,6 +26,16 @@ async def _type_amount(pilot: Any, text: str) -> None:
     await pilot.press(*text)
 
 
+async def _quoted(pilot: Any, amount: str) -> Any:
+    """Once the chains are in: type `amount`, ask for a quote, wait for it; the Quote screen."""
+    await chains_loaded(pilot)
+    await _type_amount(pilot, amount)
+    await pilot.press("ctrl+r")
+    screen = pilot.app.quote_screen
+    await wait_until(pilot, lambda: screen.quote is not None, what="a quote")
+    return screen
+
+
 async def test_pickers_come_from_chains_with_the_venue_currencies(
     world: Any, tui_dir: Path
 ) -> None:
@@ -69,11 +79,7 @@ async def test_amount_in_human_units_is_converted_exactly(world: Any, tui_dir: P
 async def test_quote_shows_fees_route_steps_and_age_and_requotes(world: Any, tui_dir: Path) -> None:
     app = make_app(world, tui_dir)
     async with app.run_test(size=(120, 36)) as pilot:
-        await chains_loaded(pilot)
-        await _type_amount(pilot, "0.25")
-        await pilot.press("ctrl+r")
-        screen = app.quote_screen
-        await wait_until(pilot, lambda: screen.quote is not None, what="a quote")
+        screen = await _quoted(pilot, "0.25")
         first = screen.quote
         request = screen.request
         assert request is not None and request.amount == str(25 * 10**16)
@@ -213,11 +219,7 @@ async def test_an_edit_after_quoting_makes_the_quote_out_of_date_until_requoted(
 ) -> None:
     app = make_app(world, tui_dir)
     async with app.run_test(size=(120, 36)) as pilot:
-        await chains_loaded(pilot)
-        await _type_amount(pilot, "0.25")
-        await pilot.press("ctrl+r")
-        screen = app.quote_screen
-        await wait_until(pilot, lambda: screen.quote is not None, what="a quote")
+        screen = await _quoted(pilot, "0.25")
         first = screen.quote
         assert not screen.quote_out_of_date
         assert "form changed" not in screen_text(app)
@@ -251,11 +253,7 @@ async def test_a_venue_prefill_after_quoting_makes_the_quote_out_of_date(
 ) -> None:
     app = make_app(world, tui_dir)
     async with app.run_test(size=(120, 36)) as pilot:
-        await chains_loaded(pilot)
-        await _type_amount(pilot, "0.25")
-        await pilot.press("ctrl+r")
-        screen = app.quote_screen
-        await wait_until(pilot, lambda: screen.quote is not None, what="a quote")
+        screen = await _quoted(pilot, "0.25")
         values = screen.form_values()
         app.prefill_quote(  # what Venue -> Withdraw does
             values.with_changes(
