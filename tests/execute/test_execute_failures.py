@@ -27,7 +27,9 @@ from crossdeck.wallet.gateway import EvmGateway
 from crossdeck.wallet.signer import Signer
 
 
-async def test_a_reverted_deposit_is_a_clear_failure(kit: Kit) -> None:
+async def _run_a_reverted_deposit(kit: Kit) -> tuple[Any, list[Any]]:
+    """A USDC deposit with gas but no USDC: the approve is mined, the deposit mined and
+    reverted. (The quote, the run's events.)"""
     world = kit.world
     await fund(world, kit.address, native={8453: ETH})  # gas, but no USDC to deposit
     quote, request = await kit.quote(
@@ -43,7 +45,12 @@ async def test_a_reverted_deposit_is_a_clear_failure(kit: Kit) -> None:
         # a gas limit in the item skips estimation, so the doomed deposit is really mined
         wire["steps"][1]["items"][0]["data"]["gas"] = "200000"
 
-    events = await kit.run(kit.tampered(quote, fixed_gas), request=request)
+    return quote, await kit.run(kit.tampered(quote, fixed_gas), request=request)
+
+
+async def test_a_reverted_deposit_is_a_clear_failure(kit: Kit) -> None:
+    world = kit.world
+    quote, events = await _run_a_reverted_deposit(kit)
 
     last = events[-1]
     assert isinstance(last, Failed), last.to_json()
@@ -60,21 +67,7 @@ async def test_a_reverted_deposit_is_a_clear_failure(kit: Kit) -> None:
 async def test_resume_refuses_a_run_whose_transaction_reverted(kit: Kit) -> None:
     """A reverted item is journalled as `reverted`, not `done`: resume must not skip past it
     (after a reverted approve that would sign and send the deposit); it refuses, exit 9."""
-    world = kit.world
-    await fund(world, kit.address, native={8453: ETH})  # gas, but no USDC to deposit
-    quote, request = await kit.quote(
-        origin_chain_id=8453,
-        destination_chain_id=999,
-        origin_currency=usdc_address(world, 8453),
-        destination_currency=usdc_address(world, 999),
-        amount=str(10 * USDC),
-        recipient=new_address(),
-    )
-
-    def fixed_gas(wire: dict[str, Any]) -> None:
-        wire["steps"][1]["items"][0]["data"]["gas"] = "200000"  # mined, and reverted
-
-    events = await kit.run(kit.tampered(quote, fixed_gas), request=request)
+    quote, events = await _run_a_reverted_deposit(kit)
     assert isinstance(events[-1], Failed) and events[-1].exit_code == ExitCode.FAILED
     [_, deposit] = [e for e in events if isinstance(e, TxSent)]
     items = kit.journal.items(quote.request_id)
