@@ -1,8 +1,11 @@
 """A POST answer that carries `steps` appends them: they run after the quoted steps, with the
-same guards and confirmation, and the journal keeps them for resume."""
+same guards and confirmation, and the journal keeps them for resume. The event that reports the
+POST carries the appended steps, so a view (the TUI's Execute screen) can show them: the
+executor appends to its own copy of the quote."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -12,6 +15,7 @@ from execute_support import PERPS_USDC, VENUE_UNIT, Kit, finished, fund, new_add
 
 from crossdeck.api import ServiceClient
 from crossdeck.execute import AwaitingSignature, Posted, StepStarted
+from crossdeck.models import Step
 
 
 @pytest.fixture
@@ -48,6 +52,14 @@ async def test_steps_from_a_post_answer_are_appended_and_run(
         ("/authorize", ("acknowledge",)),
         ("/acknowledge", ()),
     ]
+    [step] = [Step.from_wire(wire) for wire in posted[0].appended]
+    assert step.id == "acknowledge" and posted[1].appended == ()
+    assert [i.as_signature().post.endpoint for i in step.items] == ["/acknowledge"]
+    assert [s.id for s in quote.steps] == ["authorize", "deposit"]  # the caller's is untouched
+    as_json = json.loads(json.dumps(posted[0].to_json()))
+    assert as_json["appended_steps"] == ["acknowledge"]
+    assert as_json["appended"][0]["id"] == "acknowledge"
+    assert as_json["appended"][0]["items"][0]["data"]["sign"]["signatureKind"] == "eip191"
     started = [e.step_id for e in events if isinstance(e, StepStarted)]
     assert started == ["authorize", "deposit", "acknowledge"]
     asked = [e.what for e in events if isinstance(e, AwaitingSignature)]
