@@ -135,6 +135,9 @@ class TrackingSettings(_Section):
     """Give up tracking (not the request) after this long without a final status."""
     failure_settle_seconds: float = Field(default=30.0, ge=0)
     """`failure` can still turn into `refund`: treat it as final only after this long."""
+    history_refresh_seconds: float = Field(default=10.0, ge=0)
+    """How often the History screen reads its first page again, for new requests and changed
+    statuses (newest-first listings; 0: never)."""
 
 
 class WorldInfo(_Section):

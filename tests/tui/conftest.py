@@ -16,7 +16,8 @@ pytest_textual_snapshot.SVGImageExtension.file_extension = "svg"
 
 @pytest.fixture
 def tui_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A config file (data dir inside tmp_path, quick status polling) and nothing else."""
+    """A config file (data dir inside tmp_path, quick status polling, no History refresh timer:
+    the test of that timer turns it on) and nothing else."""
     config = tmp_path / "config" / "config.toml"
     config.parent.mkdir()
     config.write_text(
@@ -24,6 +25,7 @@ def tui_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         "[tracking]\n"
         "poll_interval_seconds = 0.2\n"
         "poll_interval_cap_seconds = 0.5\n"
+        "history_refresh_seconds = 0\n"
         "failure_settle_seconds = 1.0\n"
     )
     monkeypatch.setenv("CROSSDECK_CONFIG", str(config))

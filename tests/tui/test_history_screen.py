@@ -1,6 +1,7 @@
 """The History screen against a demo world seeded with requests: the filter bar (a filter
-narrows the rows; a bad one is refused at its field, without a request), the sort direction
-toggle, the detail pane (the record's fields and explorer links), export, and paging on scroll."""
+narrows the rows; a bad one is refused at its field, without a request), the include flags, the
+sort direction toggle, the detail pane (the record's fields, child requests and explorer links),
+export, and paging on scroll."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Input
+from textual.widgets import Checkbox, DataTable, Input
 from tui_support import make_app, wait_until
 
 from crossdeck.tui.screens.history import PAGE_SIZE, HistoryScreen
@@ -111,7 +112,8 @@ async def test_a_filter_narrows_the_rows_and_a_bad_one_sends_nothing(
         original = service.requests
 
         async def counting(query: Any) -> Any:
-            calls.append(query)
+            if not query.include_child_requests:  # the detail pane's child lookups aside
+                calls.append(query)
             return await original(query)
 
         service.requests = counting  # type: ignore[method-assign]
@@ -268,3 +270,174 @@ async def test_export_writes_the_filtered_rows(
         else:
             records = json.loads(text)
             assert [r["id"] for r in records] == wanted
+
+
+def _family(world: Any, seeds: list[Any]) -> tuple[Any, list[Any]]:
+    """A request of this wallet with child requests, and its children (newest first)."""
+    wallet = world.wallet_address.lower()
+    for parent in seeds:
+        children = [s for s in seeds if s.parent_id == parent.id]
+        if children and parent.user == wallet:
+            ids = seeding.expected(children)
+            return parent, [next(c for c in children if c.id == i) for i in ids]
+    raise AssertionError("the seeds have no parent request of this wallet")
+
+
+async def test_detail_pane_lists_child_requests_and_h_lists_them_as_rows(
+    seeded: tuple[Any, list[Any]], tui_dir: Path
+) -> None:
+    world, seeds = seeded
+    parent, children = _family(world, seeds)
+    app = make_app(world, tui_dir, start_mode="history")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _first_page(pilot)
+        await _submit_filter(pilot, "id", parent.id)
+        await wait_until(pilot, lambda: _ids(app) == [parent.id], what="the parent alone")
+        detail = screen.query_one(HistoryDetail)
+        await wait_until(
+            pilot, lambda: f"Child requests ({len(children)})" in detail.text, what="children"
+        )
+        for child in children:
+            assert f"child {child.id} refund refund" in detail.text
+            # the child's own transactions get explorer links too
+            await wait_until(
+                pilot,
+                lambda c=child: (
+                    f"child {c.id[:8]}" in detail.text and f"/tx/{c.in_hashes[0]}" in detail.text
+                ),
+                what="the child's tx links",
+            )
+        assert detail.border_subtitle.startswith(f"{len(children)} child request")
+
+        # h: the request and its children as rows of the table
+        _table(app).focus()
+        await pilot.press("h")
+        family = seeding.expected([parent, *children])
+        await wait_until(pilot, lambda: _ids(app) == family, what="the family as rows")
+        query = screen.query_in_use
+        assert query is not None and query.include_child_requests and query.id == parent.id
+        box = screen.query_one("#history-filter-include-child-requests", Checkbox)
+        assert box.value
+
+        # a child has no children of its own
+        child_row = _ids(app).index(children[0].id)
+        _table(app).move_cursor(row=child_row)
+        await wait_until(
+            pilot, lambda: "Child requests: none" in detail.text, what="a child without children"
+        )
+
+
+async def test_include_flags_reach_the_query_and_a_misplaced_one_is_refused(
+    seeded: tuple[Any, list[Any]], tui_dir: Path
+) -> None:
+    world, seeds = seeded
+    app = make_app(world, tui_dir, start_mode="history")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _first_page(pilot)
+        detail = screen.query_one(HistoryDetail)
+        await wait_until(pilot, lambda: "id 0x" in detail.text, what="the first record")
+        assert "orderData" not in detail.text and "authenticatedData" not in detail.text
+
+        order = screen.query_one("#history-filter-include-order-data", Checkbox)
+        order.focus()
+        await pilot.press("enter")  # a checkbox toggles on enter (and space)
+        await wait_until(
+            pilot,
+            lambda: screen.query_in_use is not None and screen.query_in_use.include_order_data,
+            what="includeOrderData in the query",
+        )
+        await wait_until(pilot, lambda: "orderData" in detail.text, what="orderData shown")
+
+        # the first row of this wallet that the demo key created shows its authenticated fields
+        own = next(
+            s.id for s in seeds if s.key_name == "demo" and _mine(world)(s) and s.id in _ids(app)
+        )
+        screen.query_one("#history-filter-include-authenticated-data", Checkbox).value = True
+        await wait_until(
+            pilot,
+            lambda: (
+                screen.query_in_use is not None and screen.query_in_use.include_authenticated_data
+            ),
+            what="includeAuthenticatedData in the query",
+        )
+        _table(app).move_cursor(row=_ids(app).index(own))
+        await wait_until(
+            pilot,
+            lambda: "authenticatedData.apiKeyName demo" in detail.text,
+            what="the authenticated fields",
+        )
+
+        # child requests without an id or deposit address: refused at the checkbox, nothing sent
+        calls: list[Any] = []
+        service = app.services.service
+        original = service.requests
+
+        async def counting(query: Any) -> Any:
+            if query.id != detail.request_id:  # the pane's child lookups aside
+                calls.append(query)
+            return await original(query)
+
+        service.requests = counting  # type: ignore[method-assign]
+        applied = screen.query_in_use
+        children = screen.query_one("#history-filter-include-child-requests", Checkbox)
+        children.value = True
+        await _named(pilot, "includeChildRequests")
+        await pilot.pause(0.3)
+        assert calls == [] and screen.query_in_use == applied
+        assert children.has_class("-bad") and app.focused is children
+
+        await _submit_filter(pilot, "deposit-address", seeding.DEPOSIT_ADDRESSES[0])
+        await wait_until(pilot, lambda: calls, what="the fixed filter to be sent")
+        assert calls[-1].include_child_requests and not children.has_class("-bad")
+
+
+async def test_new_requests_are_counted_on_top_and_changed_statuses_update_in_place(
+    start_world: Any, tui_dir: Path
+) -> None:
+    from tui_support import world_settings
+
+    with start_world("py-evm", rate_limits=(100_000, 100_000)) as world:
+        seeds = seeding.make_seeds(40, world.wallet_address)
+        seeding.seed_state(world.state, seeds)
+        settings = world_settings(world, tui_dir)
+        tracking = settings.tracking.model_copy(update={"history_refresh_seconds": 0.2})
+        settings = settings.model_copy(update={"tracking": tracking})
+        app = make_app(world, tui_dir, start_mode="history", settings=settings)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _first_page(pilot)
+            shown = _ids(app)
+            assert shown == seeding.expected(seeds, where=_mine(world))[:PAGE_SIZE]
+            moving = next(s for s in seeds if s.id in shown and s.status == "pending")
+            table = _table(app)
+            table.move_cursor(row=shown.index(moving.id))
+
+            world.state.advance(moving.id, "success")
+            row = shown.index(moving.id)
+            await wait_until(
+                pilot,
+                lambda: str(table.get_row_at(row)[1]) == "success",
+                what="the changed status in its row",
+            )
+            detail = screen.query_one(HistoryDetail)
+            await wait_until(pilot, lambda: "status success" in detail.text, what="the detail")
+            assert _ids(app) == shown  # nothing moved under the cursor
+
+            newer = seeding.make_seeds(6, world.wallet_address, start_seq=500, rng_seed=11)
+            seeding.seed_state(world.state, newer)
+            arrived = [s for s in newer if _mine(world)(s)]
+            assert arrived
+            status = screen.query_one("#history-status")
+            await wait_until(
+                pilot,
+                lambda: f"{len(arrived)} new on top" in str(status.render()),
+                what="the count of new requests",
+            )
+            assert _ids(app) == shown
+
+            table.focus()
+            await pilot.press("ctrl+r")
+            everything = seeding.expected([*seeds, *newer], where=_mine(world))
+            await wait_until(
+                pilot, lambda: _ids(app) == everything[:PAGE_SIZE], what="the new rows on top"
+            )
+            assert "new on top" not in str(status.render())

@@ -197,6 +197,11 @@ def test_history(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
         rows = [summarize(record) for record in page.requests]
         screen.post_message(RowsLoaded(rows, reset=True, has_more=False))
         await wait_until(pilot, lambda: len(screen._ids) == len(rows), what="the rows")
+        await wait_until(
+            pilot,
+            lambda: "Child requests: none" in screen.query_one("#history-detail").text,
+            what="the child lookup of the first row",
+        )
         await _settle(pilot)
 
     app = _app(snap_world, tui_dir, start_mode="history")

@@ -12,6 +12,7 @@
 Imports models and api only (never textual).
 """
 
+from crossdeck.history.children import Children, child_kind, child_requests
 from crossdeck.history.errors import CursorLoopError, FilterError
 from crossdeck.history.explorer import ExplorerLinks, TxLink
 from crossdeck.history.export import ExportFormat, ExportResult, export_history, format_for
@@ -47,6 +48,7 @@ from crossdeck.history.summary import (
     origin_chain_id,
     short,
     summarize,
+    wire_value,
 )
 from crossdeck.history.timeparse import TimeParseError, format_time, parse_time
 
@@ -58,6 +60,7 @@ __all__ = [
     "SORT_DIRECTION_VALUES",
     "STATUS_VALUES",
     "TABLE_COLUMNS",
+    "Children",
     "CursorLoopError",
     "ExplorerLinks",
     "ExportFormat",
@@ -74,6 +77,8 @@ __all__ = [
     "amount_text",
     "apply_quick_filters",
     "build_query",
+    "child_kind",
+    "child_requests",
     "csv_header",
     "csv_line",
     "csv_values",
@@ -93,4 +98,5 @@ __all__ = [
     "table_header",
     "table_line",
     "walk_pages",
+    "wire_value",
 ]

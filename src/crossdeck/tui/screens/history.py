@@ -1,8 +1,9 @@
-"""History: requests from GET /requests/v2 under a filter bar (every main filter, checked by
-`history.build_query` before any request), sort key and direction toggles, quick filters
-(mine / failed / refunded), a detail pane with every field of the highlighted request and its
-explorer links, and export of the current filter to CSV or JSON. Pages load as the cursor or
-the scroll position nears the end; enter (or t) follows the selected request on Live status."""
+"""History: requests from GET /requests/v2 under a filter bar (every filter but apiKey, and the
+three include flags, checked by `history.build_query` before any request), sort key and
+direction toggles, quick filters (mine / failed / refunded), a detail pane with every field of
+the highlighted request, its child requests and explorer links, and export of the current filter
+to CSV or JSON. Pages load as the cursor or the scroll position nears the end; enter (or t)
+follows the selected request on Live status."""
 
 from __future__ import annotations
 
@@ -16,27 +17,28 @@ from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Checkbox, DataTable, Input, Static
 
 from crossdeck.tui.screens.base import ModeScreen
-from crossdeck.tui.widgets.history_detail import HistoryDetail
+from crossdeck.tui.widgets.history_detail import STATUS_STYLES, HistoryDetail
 from crossdeck.tui.widgets.history_filters import HistoryFilterBar
 
 if TYPE_CHECKING:
-    from crossdeck.history import ExportFormat, HistoryRow, PagedLoader, QuickFilter
+    from crossdeck.history import (
+        Children,
+        ExportFormat,
+        HistoryRow,
+        NewerRows,
+        PagedLoader,
+        QuickFilter,
+    )
     from crossdeck.models import RequestsQuery
 
-STATUS_STYLES = {
-    "success": "green",
-    "refund": "yellow",
-    "failure": "red",
-    "pending": "cyan",
-    "depositing": "cyan",
-    "submitted": "cyan",
-    "waiting": "dim",
-}
 PAGE_SIZE = 20
 LOAD_MORE_MARGIN = 5
+# holding an arrow key passes many rows: children are looked up for the row the cursor rests on
+CHILD_LOOKUP_DELAY = 0.25
+CHILD_CACHE_SIZE = 256
 
 
 class RowsLoaded(Message):
@@ -69,7 +71,16 @@ class HistoryScreen(ModeScreen):
             id="history.track",
             tooltip="Follow the selected request on the Live status screen",
         ),
-        Binding("m", "more", "More", id="history.more", tooltip="Load the next page of requests"),
+        # scrolling loads the next page by itself; m stays for those who ask (hidden: the
+        # footer is full)
+        Binding(
+            "m",
+            "more",
+            "More",
+            id="history.more",
+            show=False,
+            tooltip="Load the next page of requests",
+        ),
         Binding(
             "slash",
             "focus_filters",
@@ -113,6 +124,14 @@ class HistoryScreen(ModeScreen):
             tooltip="Quick filter: refunded requests only (toggle; turns 'failed' off)",
         ),
         Binding(
+            "h",
+            "children",
+            "Children",
+            id="history.children",
+            tooltip="List the selected request with its child requests (refunds, duplicates) "
+            "as rows: its id as the filter, with child requests included",
+        ),
+        Binding(
             "x",
             "clear_filters",
             "Clear",
@@ -146,6 +165,11 @@ class HistoryScreen(ModeScreen):
         self._quick: set[QuickFilter] = set()
         self._prefilled = False
         self._has_more = True
+        self._children: dict[str, Children] = {}
+        self._links_loaded = False
+        self._columns: list[Any] = []
+        self._new_above = 0
+        self._new_overflow = False
         self.last_export: Path | None = None
 
     def compose_body(self) -> ComposeResult:
@@ -158,13 +182,16 @@ class HistoryScreen(ModeScreen):
         from crossdeck.history import TABLE_COLUMNS
 
         table = self.query_one(DataTable)
-        table.add_columns(*TABLE_COLUMNS)
+        self._columns = table.add_columns(*TABLE_COLUMNS)
         table.border_title = "Requests"
         # two lines (counts, then the filters); inline, as app.tcss sets one for the old screen
         self.query_one("#history-status", Static).styles.height = 2
         self.watch(table, "scroll_y", self._scrolled, init=False)
         self.load(reset=True)
         self.load_links()
+        every = self.crossdeck.settings.tracking.history_refresh_seconds
+        if every > 0:
+            self.set_interval(every, self._newer_tick, name="history newer check")
 
     # -- the query ---------------------------------------------------------------------------
 
@@ -222,7 +249,7 @@ class HistoryScreen(ModeScreen):
             await app.services_ready.wait()
             if not self._prefilled:
                 self._prefilled = True
-                if not self.filter_bar.values()["user"]:
+                if not self.filter_bar.text("user"):
                     self.filter_bar.set_value("user", app.services.wallet_address or "")
             query = self.build_current_query()
             self._loader = PagedLoader(app.services.service, query, page_size=PAGE_SIZE)
@@ -238,12 +265,94 @@ class HistoryScreen(ModeScreen):
 
     @work(group="history-chains", exclusive=True, exit_on_error=False, name="Loading chains")
     async def load_links(self) -> None:
+        from crossdeck.errors import CrossdeckError
         from crossdeck.history import ExplorerLinks
 
         app = self.crossdeck
         await app.services_ready.wait()
-        links = ExplorerLinks(await app.services.chains())
+        try:
+            links = ExplorerLinks(await app.services.chains())
+        except CrossdeckError as exc:
+            self.query_one(HistoryDetail).links_failed(str(exc))
+            return
+        self._links_loaded = True
         self.query_one(HistoryDetail).set_links(links)
+
+    @work(group="history-children", exclusive=True, exit_on_error=False, name="Child requests")
+    async def load_children(self, request_id: str) -> None:
+        import asyncio
+
+        from crossdeck.errors import CrossdeckError
+        from crossdeck.history import child_requests
+
+        await asyncio.sleep(CHILD_LOOKUP_DELAY)
+        query = self.query_in_use
+        detail = self.query_one(HistoryDetail)
+        try:
+            children = await child_requests(
+                self.crossdeck.services.service,
+                request_id,
+                include_order_data=bool(query and query.include_order_data),
+                include_authenticated_data=bool(query and query.include_authenticated_data),
+            )
+        except CrossdeckError as exc:
+            detail.children_failed(request_id, str(exc))
+            return
+        if len(self._children) >= CHILD_CACHE_SIZE:
+            self._children.pop(next(iter(self._children)))
+        self._children[request_id] = children
+        detail.set_children(children)
+
+    def _newer_tick(self) -> None:
+        loader = self._loader
+        if (
+            loader is None
+            or not self.is_current
+            or loader.is_loading
+            or not loader.newest_first
+            or not self._ids
+        ):
+            return
+        self.check_newer()
+
+    @work(group="history-newer", exclusive=True, exit_on_error=False, name="New requests")
+    async def check_newer(self) -> None:
+        """Read the first page again: changed rows are updated where they are; new ones are
+        counted in the status line (ctrl+r shows them) rather than pushing the rows down
+        under the cursor."""
+        from crossdeck.errors import CrossdeckError
+
+        loader = self._loader
+        if loader is None:
+            return
+        try:
+            newer = await loader.check_newer()
+        except CrossdeckError:
+            return  # the rows shown stay as they are; the next tick asks again
+        self._apply_newer(newer)
+
+    def _apply_newer(self, newer: NewerRows) -> None:
+        table = self.query_one(DataTable)
+        selected = self.selected_request_id()
+        for row in newer.changed:
+            if row.id not in self._rows:
+                continue
+            self._rows[row.id] = row
+            for column, cell in zip(self._columns, self._cells(row), strict=True):
+                table.update_cell(row.id, column, cell)
+            self._children.pop(row.id, None)
+            if row.id == selected:
+                self._show_detail()
+        self._new_above += len(newer.added)
+        self._new_overflow = self._new_overflow or newer.overflow
+        if newer.changed or newer.added or newer.overflow:
+            self._update_status()
+
+    @staticmethod
+    def _cells(row: HistoryRow) -> list[Any]:
+        cells: list[Any] = list(row.cells())
+        cells[1] = Text(row.status, style=STATUS_STYLES.get(row.status, ""))
+        return cells
 
     def on_rows_loaded(self, message: RowsLoaded) -> None:
         table = self.query_one(DataTable)
@@ -251,14 +360,14 @@ class HistoryScreen(ModeScreen):
             table.clear()
             self._ids = []
             self._rows = {}
+            self._new_above = 0
+            self._new_overflow = False
         for row in message.rows:
             if row.id in self._rows:
                 continue
             self._ids.append(row.id)
             self._rows[row.id] = row
-            cells: list[Any] = list(row.cells())
-            cells[1] = Text(row.status, style=STATUS_STYLES.get(row.status, ""))
-            table.add_row(*cells, key=row.id)
+            table.add_row(*self._cells(row), key=row.id)
         self._has_more = message.has_more
         self._update_status()
         if message.reset:
@@ -278,6 +387,10 @@ class HistoryScreen(ModeScreen):
         )
         order = "newest first" if self._sort_direction == "desc" else "oldest first"
         quick = f" · quick: {', '.join(sorted(self._quick))}" if self._quick else ""
+        if self._new_overflow:
+            more = f"many new requests on top: ctrl+r shows them · {more}"
+        elif self._new_above:
+            more = f"{self._new_above} new on top: ctrl+r shows them · {more}"
         self.query_one("#history-status", Static).update(
             f"{len(self._ids)} request(s), {order} by {self._sort_by}{quick} · {more}\n"
             f"filters: {filters}"
@@ -307,7 +420,16 @@ class HistoryScreen(ModeScreen):
 
     def _show_detail(self) -> None:
         request_id = self.selected_request_id()
-        self.query_one(HistoryDetail).show(self._rows.get(request_id) if request_id else None)
+        row = self._rows.get(request_id) if request_id else None
+        detail = self.query_one(HistoryDetail)
+        detail.show(row)
+        if row is None:
+            return
+        known = self._children.get(row.id)
+        if known is not None:
+            detail.set_children(known)
+        else:
+            self.load_children(row.id)
 
     def selected_request_id(self) -> str | None:
         table = self.query_one(DataTable)
@@ -322,6 +444,23 @@ class HistoryScreen(ModeScreen):
             event.stop()
             if self.apply_filters():
                 self.query_one(DataTable).focus()
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        if not (event.checkbox.id or "").startswith("history-filter-"):
+            return
+        event.stop()
+        if (
+            event.checkbox.id == "history-filter-include-authenticated-data"
+            and event.value
+            and not self.crossdeck.services.service.has_api_key
+        ):
+            self.notify(
+                "no API key is set: the service shows authenticated fields only to the key "
+                "that created a request (crossdeck apikey set)",
+                title="Authenticated data",
+                severity="warning",
+            )
+        self.apply_filters()
 
     def key_escape(self) -> None:
         if isinstance(self.focused, Input):
@@ -349,6 +488,19 @@ class HistoryScreen(ModeScreen):
             exclusive = {QuickFilter.FAILED, QuickFilter.REFUNDED}
             if chosen in exclusive:
                 self._quick -= exclusive - {chosen}
+        self.apply_filters()
+
+    def action_children(self) -> None:
+        """Filter to the selected request and its children, as rows of the table."""
+        request_id = self.selected_request_id()
+        if not request_id:
+            self.notify("highlight a request first", title="Children")
+            return
+        bar = self.filter_bar
+        bar.clear()
+        bar.set_value("id", request_id)
+        bar.set_flag("include_child_requests", True)
+        self._quick = set()
         self.apply_filters()
 
     def action_clear_filters(self) -> None:
@@ -395,7 +547,10 @@ class HistoryScreen(ModeScreen):
         self._track(self.selected_request_id())
 
     def action_refresh(self) -> None:
+        self._children.clear()
         self.load(reset=True)
+        if not self._links_loaded:
+            self.load_links()
 
     def action_more(self) -> None:
         if self._loader is not None and not self._loader.has_more:

@@ -1,5 +1,6 @@
 """The History screen's detail pane: every field of one request record (spec 2.3), from the
-row's stored wire record, with explorer links of its transactions and addresses."""
+row's stored wire record, its child requests (looked up by the screen), and explorer links of
+its transactions and addresses and those of its children."""
 
 from __future__ import annotations
 
@@ -13,8 +14,18 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from crossdeck.history import ExplorerLinks, HistoryRow
+    from crossdeck.history import Children, ExplorerLinks, HistoryRow
 
+# the status colours of the History table and of child requests
+STATUS_STYLES = {
+    "success": "green",
+    "refund": "yellow",
+    "failure": "red",
+    "pending": "cyan",
+    "depositing": "cyan",
+    "submitted": "cyan",
+    "waiting": "dim",
+}
 # shown first, in this order; every other field follows as the record has it
 LEADING = ("id", "status", "user", "recipient", "depositAddress", "createdAt", "updatedAt")
 ADDRESS_FIELDS = ("user", "recipient", "depositAddress", "refundTo")
@@ -66,6 +77,9 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         super().__init__(id=id)
         self._row: HistoryRow | None = None
         self._links: ExplorerLinks | None = None
+        self._links_note = "loading /chains…"
+        self._children: Children | None = None
+        self._children_note = ""
         self._plain = ""
         self.border_title = "Request"
 
@@ -76,8 +90,36 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         self._links = links
         self._render_row()
 
+    def links_failed(self, reason: str) -> None:
+        self._links_note = f"unavailable, /chains failed: {reason} (ctrl+r tries again)"
+        self._render_row()
+
     def show(self, row: HistoryRow | None) -> None:
-        self._row = row
+        if row is not None and self._row is not None and row.id == self._row.id:
+            self._row = row  # the same request again (a refresh): its children stay shown
+        else:
+            self._row = row
+            self._children = None
+            self._children_note = "loading…" if row is not None else ""
+        self._render_row()
+
+    @property
+    def request_id(self) -> str | None:
+        return self._row.id if self._row is not None else None
+
+    def set_children(self, children: Children) -> None:
+        """The children of the shown request (ignored if another request is shown by now)."""
+        if children.parent_id != self.request_id:
+            return
+        self._children = children
+        self._children_note = ""
+        self._render_row()
+
+    def children_failed(self, request_id: str, reason: str) -> None:
+        if request_id != self.request_id:
+            return
+        self._children = None
+        self._children_note = f"could not be loaded: {reason} (ctrl+r tries again)"
         self._render_row()
 
     @property
@@ -90,6 +132,7 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         row = self._row
         if row is None:
             body.update("Highlight a request to see every field of it")
+            self.border_subtitle = ""
             self._plain = ""
             return
         record = row.record
@@ -101,17 +144,21 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         for path, value in record_fields(wire):
             table.add_row(path, Text(_scalar(value)))
             plain.append(f"{path} {_scalar(value)}")
-        parts: list[Any] = [table]
+        parts: list[Any] = [table, *self._children_parts(plain)]
         links = self._links
         if links is not None:
             link_table = Table.grid(padding=(0, 2))
             link_table.add_column(style="bold", max_width=34, overflow="fold")
             link_table.add_column(overflow="fold")
-            for tx in links.record_links(record):
-                where = links.chain_name(tx.chain_id)
-                label = f"{tx.direction} tx on {where}"
-                link_table.add_row(label, _link(tx.url, f"{tx.hash} (no explorer known)"))
-                plain.append(f"{label} {tx.url or tx.hash}")
+            family = [("", record)]
+            if self._children is not None:
+                family += [(f"child {c.short_id} ", c.record) for c in self._children.rows]
+            for prefix, member in family:
+                for tx in links.record_links(member):
+                    where = links.chain_name(tx.chain_id)
+                    label = f"{prefix}{tx.direction} tx on {where}"
+                    link_table.add_row(label, _link(tx.url, f"{tx.hash} (no explorer known)"))
+                    plain.append(f"{label} {tx.url or tx.hash}")
             chains = (row.origin_chain_id, row.destination_chain_id)
             for name in ADDRESS_FIELDS:
                 address = wire.get(name)
@@ -126,6 +173,40 @@ class HistoryDetail(VerticalScroll, can_focus=True):
                     plain.append(f"{name} {url}")
             parts += [Text("\nExplorer links", style="bold underline"), link_table]
         else:
-            parts.append(Text("\nExplorer links: loading /chains…", style="dim"))
+            parts.append(Text(f"\nExplorer links: {self._links_note}", style="dim"))
+            plain.append(f"Explorer links: {self._links_note}")
         body.update(Group(*parts))
         self._plain = "\n".join(plain)
+
+    def _children_parts(self, plain: list[str]) -> list[Any]:
+        from crossdeck.history import child_kind, wire_value
+
+        children = self._children
+        if children is None:
+            self.border_subtitle = ""
+            plain.append(f"Child requests: {self._children_note}")
+            return [Text(f"\nChild requests: {self._children_note}", style="dim")]
+        count = len(children.rows)
+        self.border_subtitle = f"{count} child request{'s' if count != 1 else ''}" if count else ""
+        if not children.rows:
+            plain.append("Child requests: none")
+            return [Text("\nChild requests: none", style="dim")]
+        grid = Table.grid(padding=(0, 2))
+        for _ in range(6):
+            grid.add_column(overflow="fold")
+        for child in children.rows:
+            kind = child_kind(child)
+            reason = wire_value(child.record, "data", "failReason")
+            why = reason if isinstance(reason, str) and reason not in ("", "N/A") else ""
+            status = Text(child.status, style=STATUS_STYLES.get(child.status, ""))
+            grid.add_row(child.id, kind, status, child.amount, child.created_text, why)
+            plain.append(
+                " ".join(
+                    f"child {child.id} {kind} {child.status} {child.amount} "
+                    f"{child.created_text} {why}".split()
+                )
+            )
+        cut = " (first ones only)" if children.truncated else ""
+        title = Text(f"\nChild requests ({count}){cut}", style="bold underline")
+        plain.append(f"Child requests ({count}){cut}")
+        return [title, grid]

@@ -1,13 +1,15 @@
-"""The History screen's filter bar: one input per `/requests/v2` filter, read as the keyword
-arguments of `crossdeck.history.build_query` (which checks them). The apiKey filter is left to
-`crossdeck requests --api-key-filter`: an API key is a secret and is never typed on screen."""
+"""The History screen's filter bar: one input per `/requests/v2` filter and a checkbox per
+include flag, read as the keyword arguments of `crossdeck.history.build_query` (which checks
+them). The apiKey filter is left to `crossdeck requests --api-key-filter`: an API key is a secret
+and is never typed on screen."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from textual.containers import Grid, Vertical
-from textual.widgets import Input, Static
+from textual.containers import Grid, Horizontal, Vertical
+from textual.widget import Widget
+from textual.widgets import Checkbox, Input, Static
 
 # (build_query keyword, wire field named by FilterError.field, placeholder)
 FILTER_FIELDS: tuple[tuple[str, str, str], ...] = (
@@ -27,6 +29,28 @@ FILTER_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("end_block", "endBlock", "to origin block"),
     ("private_chains", "privateChainsToInclude", "private chain UUIDs, a,b"),
 )
+# (build_query keyword, wire field, label, tooltip)
+INCLUDE_FLAGS: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "include_child_requests",
+        "includeChildRequests",
+        "child requests",
+        "includeChildRequests: with an id or deposit address filter, also list the request's "
+        "child legs (refunds, duplicates, retries)",
+    ),
+    (
+        "include_order_data",
+        "includeOrderData",
+        "order data",
+        "includeOrderData: each record carries its raw orderData (shown in the detail pane)",
+    ),
+    (
+        "include_authenticated_data",
+        "includeAuthenticatedData",
+        "authenticated data",
+        "includeAuthenticatedData: fields only the API key that created a request may see",
+    ),
+)
 INPUT_PREFIX = "history-filter-"
 
 
@@ -45,6 +69,9 @@ class HistoryFilterBar(Vertical):
     }
     HistoryFilterBar Input:focus { background: $primary 30%; }
     HistoryFilterBar Input.-bad { background: $error 30%; }
+    HistoryFilterBar #history-filter-flags { height: 1; }
+    HistoryFilterBar Checkbox { margin-right: 2; }
+    HistoryFilterBar Checkbox.-bad { background: $error 30%; }
     HistoryFilterBar #history-filter-error { color: $error; height: auto; }
     """
 
@@ -52,30 +79,52 @@ class HistoryFilterBar(Vertical):
         with Grid():
             for name, field, placeholder in FILTER_FIELDS:
                 yield Input(placeholder=placeholder, id=input_id(name), tooltip=field)
+        with Horizontal(id="history-filter-flags"):
+            for name, _, label, tooltip in INCLUDE_FLAGS:
+                yield Checkbox(label, id=input_id(name), tooltip=tooltip, compact=True)
         error = Static("", id="history-filter-error")
         error.display = False
         yield error
 
-    def values(self) -> dict[str, str]:
-        """Each filter's text by build_query keyword ('' when not set)."""
-        return {
+    def values(self) -> dict[str, str | bool]:
+        """Each filter by build_query keyword: the text ('' when not set), or the flag."""
+        values: dict[str, str | bool] = {
             name: self.query_one(f"#{input_id(name)}", Input).value.strip()
             for name, _, _ in FILTER_FIELDS
         }
+        for name, _, _, _ in INCLUDE_FLAGS:
+            values[name] = self.flag(name)
+        return values
+
+    def text(self, name: str) -> str:
+        return self.query_one(f"#{input_id(name)}", Input).value.strip()
+
+    def flag(self, name: str) -> bool:
+        return self.query_one(f"#{input_id(name)}", Checkbox).value
 
     def set_value(self, name: str, value: str) -> None:
         self.query_one(f"#{input_id(name)}", Input).value = value
 
+    def set_flag(self, name: str, on: bool) -> None:
+        """Set an include flag without posting Checkbox.Changed (the caller applies)."""
+        box = self.query_one(f"#{input_id(name)}", Checkbox)
+        with box.prevent(Checkbox.Changed):
+            box.value = on
+
     def clear(self) -> None:
         for name, _, _ in FILTER_FIELDS:
             self.set_value(name, "")
+        for name, _, _, _ in INCLUDE_FLAGS:
+            self.set_flag(name, False)
         self.show_error(None)
 
-    def show_error(self, field: str | None, message: str = "") -> Input | None:
-        """Mark the input of wire field `field` (None: clear every mark); its Input."""
-        marked: Input | None = None
-        for name, wire, _ in FILTER_FIELDS:
-            widget = self.query_one(f"#{input_id(name)}", Input)
+    def show_error(self, field: str | None, message: str = "") -> Widget | None:
+        """Mark the input or checkbox of wire field `field` (None: clear every mark); it."""
+        marked: Widget | None = None
+        wires = [(name, wire) for name, wire, _ in FILTER_FIELDS]
+        wires += [(name, wire) for name, wire, _, _ in INCLUDE_FLAGS]
+        for name, wire in wires:
+            widget = self.query_one(f"#{input_id(name)}")
             bad = field is not None and wire == field
             widget.set_class(bad, "-bad")
             if bad:
