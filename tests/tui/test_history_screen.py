@@ -78,6 +78,22 @@ async def _named(pilot: Any, wire_field: str) -> None:
     )
 
 
+def _count_listings(app: Any) -> list[Any]:
+    """From now on, the queries of the screen's listing requests (the detail pane's child
+    lookups, by id with child requests, aside)."""
+    calls: list[Any] = []
+    service = app.services.service
+    original = service.requests
+
+    async def counting(query: Any) -> Any:
+        if not (query.id and query.include_child_requests):
+            calls.append(query)
+        return await original(query)
+
+    service.requests = counting
+    return calls
+
+
 async def _first_page(pilot: Any) -> HistoryScreen:
     app = pilot.app
     await wait_until(
@@ -107,16 +123,7 @@ async def test_a_filter_narrows_the_rows_and_a_bad_one_sends_nothing(
         assert all(str(_table(app).get_row_at(i)[1]) == "failure" for i in range(len(failed)))
 
         # a bad value: refused at its field, and no request goes out
-        calls: list[Any] = []
-        service = app.services.service
-        original = service.requests
-
-        async def counting(query: Any) -> Any:
-            if not query.include_child_requests:  # the detail pane's child lookups aside
-                calls.append(query)
-            return await original(query)
-
-        service.requests = counting  # type: ignore[method-assign]
+        calls = _count_listings(app)
         origin = await _submit_filter(pilot, "origin-chain", "base")
         await _named(pilot, "originChainId")
         await pilot.pause(0.3)
@@ -368,16 +375,7 @@ async def test_include_flags_reach_the_query_and_a_misplaced_one_is_refused(
         )
 
         # child requests without an id or deposit address: refused at the checkbox, nothing sent
-        calls: list[Any] = []
-        service = app.services.service
-        original = service.requests
-
-        async def counting(query: Any) -> Any:
-            if query.id != detail.request_id:  # the pane's child lookups aside
-                calls.append(query)
-            return await original(query)
-
-        service.requests = counting  # type: ignore[method-assign]
+        calls = _count_listings(app)
         applied = screen.query_in_use
         children = screen.query_one("#history-filter-include-child-requests", Checkbox)
         children.value = True
