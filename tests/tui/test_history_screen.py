@@ -439,3 +439,37 @@ async def test_new_requests_are_counted_on_top_and_changed_statuses_update_in_pl
                 pilot, lambda: _ids(app) == everything[:PAGE_SIZE], what="the new rows on top"
             )
             assert "new on top" not in str(status.render())
+
+
+async def test_my_api_key_filters_by_the_profiles_key_without_showing_it(
+    seeded: tuple[Any, list[Any]], tui_dir: Path
+) -> None:
+    from tui_support import screen_text
+
+    from crossdeck.tui.services import Secrets
+
+    world, seeds = seeded
+    app = make_app(world, tui_dir, start_mode="history")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _first_page(pilot)
+        screen.query_one("#history-filter-own-api-key", Checkbox).value = True
+        own = seeding.expected(seeds, where=lambda s: _mine(world)(s) and s.key_name == "demo")
+        assert 0 < len(own) < len(seeding.expected(seeds, where=_mine(world)))
+        await wait_until(pilot, lambda: _ids(app) == own[:PAGE_SIZE], what="the key's requests")
+        assert "apiKey=<set>" in str(screen.query_one("#history-status").render())
+        assert world.api_key not in screen_text(app)
+        assert world.api_key not in repr(screen.query_in_use)
+
+    # a profile without an API key: refused at the checkbox, nothing sent
+    keyless = make_app(
+        world, tui_dir, start_mode="history", secrets=Secrets(None, world.wallet_address)
+    )
+    async with keyless.run_test(size=SIZE) as pilot:
+        screen = await _first_page(pilot)
+        calls = _count_listings(keyless)
+        box = screen.query_one("#history-filter-own-api-key", Checkbox)
+        box.value = True
+        await _named(pilot, "apiKey")
+        await pilot.pause(0.3)
+        assert calls == [] and box.has_class("-bad")
+        assert any("apikey set" in (n.message or "") for n in keyless._notifications)

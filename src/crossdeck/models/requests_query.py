@@ -52,7 +52,7 @@ class RequestsQuery(BaseModel):
     include_child_requests: bool | None = None
     include_authenticated_data: bool | None = None
     status: HistoryStatus | None = None
-    api_key: str | None = None
+    api_key: str | None = Field(default=None, repr=False)  # an API key: never in a repr
     sort_by: Literal["createdAt", "updatedAt"] | None = None
     sort_direction: Literal["asc", "desc"] | None = None
 

@@ -21,9 +21,11 @@ from textual.widgets import Checkbox, DataTable, Input, Static
 
 from crossdeck.tui.screens.base import ModeScreen
 from crossdeck.tui.widgets.history_detail import STATUS_STYLES, HistoryDetail
-from crossdeck.tui.widgets.history_filters import HistoryFilterBar
+from crossdeck.tui.widgets.history_filters import OWN_API_KEY, HistoryFilterBar
 
 if TYPE_CHECKING:
+    from pydantic import SecretStr
+
     from crossdeck.history import (
         Children,
         ExportFormat,
@@ -207,8 +209,11 @@ class HistoryScreen(ModeScreen):
         """The query of the filter bar, sort toggles and quick filters (FilterError if bad)."""
         from crossdeck.history import apply_quick_filters, build_query
 
+        values = self.filter_bar.values()
+        own_key = self._own_api_key() if values.pop(OWN_API_KEY) else None
         query = build_query(
-            **self.filter_bar.values(),
+            **values,
+            api_key_filter=own_key,
             sort_by=self._sort_by,
             sort_direction=self._sort_direction,
             limit=PAGE_SIZE,
@@ -218,6 +223,20 @@ class HistoryScreen(ModeScreen):
                 query, self._quick, wallet=self.crossdeck.services.wallet_address
             )
         return query
+
+    def _own_api_key(self) -> SecretStr:
+        from crossdeck.history import FilterError
+
+        secrets = self.crossdeck.services.secrets
+        key = secrets.api_key if secrets is not None else None
+        if key is None:
+            raise FilterError(
+                "apiKey",
+                "--api-key-filter",
+                "this profile has no API key",
+                hint="set one with `crossdeck apikey set`",
+            )
+        return key
 
     def apply_filters(self) -> bool:
         """Check the filters; when they are good, reload from the first page. A bad filter is

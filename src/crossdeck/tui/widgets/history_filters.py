@@ -1,7 +1,7 @@
 """The History screen's filter bar: one input per `/requests/v2` filter and a checkbox per
 include flag, read as the keyword arguments of `crossdeck.history.build_query` (which checks
-them). The apiKey filter is left to `crossdeck requests --api-key-filter`: an API key is a secret
-and is never typed on screen."""
+them). The apiKey filter is a checkbox too ("my API key"): an API key is a secret, never typed
+or shown on screen, so the screen fills in the profile's own key from the keyring."""
 
 from __future__ import annotations
 
@@ -29,8 +29,16 @@ FILTER_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("end_block", "endBlock", "to origin block"),
     ("private_chains", "privateChainsToInclude", "private chain UUIDs, a,b"),
 )
-# (build_query keyword, wire field, label, tooltip)
-INCLUDE_FLAGS: tuple[tuple[str, str, str, str], ...] = (
+OWN_API_KEY = "own_api_key"
+# (build_query keyword, or OWN_API_KEY for the apiKey filter; wire field, label, tooltip)
+FLAG_FIELDS: tuple[tuple[str, str, str, str], ...] = (
+    (
+        OWN_API_KEY,
+        "apiKey",
+        "my API key",
+        "apiKey: only requests made with this profile's API key (from the keyring; the key "
+        "itself is never shown)",
+    ),
     (
         "include_child_requests",
         "includeChildRequests",
@@ -80,7 +88,7 @@ class HistoryFilterBar(Vertical):
             for name, field, placeholder in FILTER_FIELDS:
                 yield Input(placeholder=placeholder, id=input_id(name), tooltip=field)
         with Horizontal(id="history-filter-flags"):
-            for name, _, label, tooltip in INCLUDE_FLAGS:
+            for name, _, label, tooltip in FLAG_FIELDS:
                 yield Checkbox(label, id=input_id(name), tooltip=tooltip, compact=True)
         error = Static("", id="history-filter-error")
         error.display = False
@@ -92,7 +100,7 @@ class HistoryFilterBar(Vertical):
             name: self.query_one(f"#{input_id(name)}", Input).value.strip()
             for name, _, _ in FILTER_FIELDS
         }
-        for name, _, _, _ in INCLUDE_FLAGS:
+        for name, _, _, _ in FLAG_FIELDS:
             values[name] = self.flag(name)
         return values
 
@@ -114,7 +122,7 @@ class HistoryFilterBar(Vertical):
     def clear(self) -> None:
         for name, _, _ in FILTER_FIELDS:
             self.set_value(name, "")
-        for name, _, _, _ in INCLUDE_FLAGS:
+        for name, _, _, _ in FLAG_FIELDS:
             self.set_flag(name, False)
         self.show_error(None)
 
@@ -122,7 +130,7 @@ class HistoryFilterBar(Vertical):
         """Mark the input or checkbox of wire field `field` (None: clear every mark); it."""
         marked: Widget | None = None
         wires = [(name, wire) for name, wire, _ in FILTER_FIELDS]
-        wires += [(name, wire) for name, wire, _, _ in INCLUDE_FLAGS]
+        wires += [(name, wire) for name, wire, _, _ in FLAG_FIELDS]
         for name, wire in wires:
             widget = self.query_one(f"#{input_id(name)}")
             bad = field is not None and wire == field
