@@ -204,6 +204,12 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
         ),
         f"approves {OTHER.lower()}, not the depository",
     ),
+    (
+        "tx-payment",
+        usdc_quote,
+        lambda w: item(w, "approve").update(data=item(w, "approve")["data"][:74] + "f" * 64),
+        f"approves {2**256 - 1} of",
+    ),
     ("order-id", native_quote, _retag, "does not carry orderId"),
     (
         "permit-terms",

@@ -20,7 +20,8 @@ What is checked, and why:
 - `rpc-configured`: the chain of every transaction has an RPC (checked before signing anything).
 - `tx-from`: transactions are from the wallet that will sign them.
 - `tx-payment`: a transaction pays protocol.v2.paymentDetails: to the depository (native:
-  value == amount; ERC-20: no value), or an ERC-20 `approve` of the depository on the token.
+  value == amount; ERC-20: no value), or an ERC-20 `approve` of the depository on the token
+  for exactly the payment amount (never a standing allowance beyond it).
 - `order-id`: a depository call carries the quote's orderId.
 - `verifying-contract`: the NonceMapping domain (and the built SendAsset domain) has the
   all-zero verifying contract the spec requires.
@@ -435,6 +436,14 @@ def _payment_guard(tx: TransactionData, payment: PaymentDetails, where: str) -> 
                 "tx-payment", f"an approve must carry no value, this one has {value}", where
             )
         amount = int(data[10 + 64 : 10 + 128], 16)
+        # more than the payment is an allowance the depository keeps after this transfer (an
+        # "unlimited" approval is the classic case); less makes the deposit revert
+        if payment.amount is not None and amount != payment.amount:
+            return _fail(
+                "tx-payment",
+                f"approves {amount} of {tx.to}, but the payment is {payment.amount}",
+                where,
+            )
         return _ok("tx-payment", f"approves {amount} of {tx.to} to the depository", where)
     return _fail(
         "tx-payment",
