@@ -120,6 +120,11 @@ def test_strict_overpayment_fills_the_quote_and_refunds_the_excess(flow: Flow) -
     assert [tx["hash"] for tx in child["data"]["inTxs"]] == [p.tx_hash]
     [refund_tx] = child["data"]["outTxs"]
     assert refund_tx["data"]["to"] == p.refund_to and int(refund_tx["data"]["value"]) == excess
+    # the leg names its own amount, in the parent's currency, so a listing can show it
+    [parent] = hand.history(id=p.rid)
+    leg_in = child["data"]["metadata"]["currencyIn"]
+    assert leg_in["currency"] == parent["data"]["metadata"]["currencyIn"]["currency"]
+    assert leg_in["amount"] == str(excess) and child["data"]["currency"] == "eth"
     assert flow.hooks.wait_for(p.rid, "success") == ["pending", "submitted", "success"]
     assert flow.hooks.wait_for(child["id"], "refund") == ["pending", "refund"]
     listed = hand.history(depositAddress=p.address, includeChildRequests="true")

@@ -72,6 +72,7 @@ from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
 from crossdeck.sim.service.faults import FaultInjector
+from crossdeck.sim.service.money import format_units
 
 Clock = Callable[[], int]
 """Returns Unix time in milliseconds."""
@@ -390,6 +391,18 @@ def _columns(record: RequestRecord) -> dict[str, Any]:
     }
 
 
+def _rescaled(amount_object: Any, amount: int) -> dict[str, Any] | None:
+    """A parent's 2.1 currency amount object for a child leg's own amount (None if unknown)."""
+    if not isinstance(amount_object, dict):
+        return None
+    currency = amount_object.get("currency") or {}
+    decimals = currency.get("decimals")
+    out: dict[str, Any] = {"currency": currency, "amount": str(amount)}
+    if isinstance(decimals, int):
+        out["amountFormatted"] = format_units(amount, decimals)
+    return out
+
+
 def new_request_id() -> str:
     return "0x" + secrets.token_hex(32)
 
@@ -543,6 +556,15 @@ class ServiceState:
         with self._tx() as conn:
             parent = self._load(conn, parent_id)
             refund_like = kind in ("refund", "duplicate")
+            amount = parent.amount_in if amount_in is None else amount_in
+            paid_out = (
+                (parent.amount_in if refund_like else parent.amount_out)
+                if amount_out is None
+                else amount_out
+            )
+            parent_details = parent.quote.get("details") or {}
+            currency_in = parent_details.get("currencyIn")
+            currency_out = currency_in if refund_like else parent_details.get("currencyOut")
             child = RequestRecord(
                 id=new_request_id(),
                 status=status,
@@ -555,11 +577,16 @@ class ServiceState:
                 origin_currency=parent.origin_currency,
                 destination_currency=destination_currency
                 or (parent.origin_currency if refund_like else parent.destination_currency),
-                amount_in=parent.amount_in if amount_in is None else amount_in,
-                amount_out=(parent.amount_in if refund_like else parent.amount_out)
-                if amount_out is None
-                else amount_out,
+                amount_in=amount,
+                amount_out=paid_out,
                 trade_type="EXACT_INPUT",
+                # what the history record reports as the leg's currencies and amounts
+                quote={
+                    "details": {
+                        "currencyIn": _rescaled(currency_in, amount),
+                        "currencyOut": _rescaled(currency_out, paid_out),
+                    }
+                },
                 order_id=parent.order_id,
                 created_at=now,
                 updated_at=now,
