@@ -189,7 +189,7 @@ def test_history(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
         app = pilot.app
         await wait_until(
             pilot,
-            lambda: app.current_mode == "history" and "0 request(s)" in screen_text(app),
+            lambda: app.current_mode == "history" and "No requests match" in screen_text(app),
             what="the world's (empty) first page",
         )
         screen = app.screen

@@ -410,10 +410,13 @@ class HistoryScreen(ModeScreen):
             more = f"many new requests on top: ctrl+r shows them · {more}"
         elif self._new_above:
             more = f"{self._new_above} new on top: ctrl+r shows them · {more}"
-        self.query_one("#history-status", Static).update(
-            f"{len(self._ids)} request(s), {order} by {self._sort_by}{quick} · {more}\n"
-            f"filters: {filters}"
-        )
+        counts = f"{len(self._ids)} request(s), {order} by {self._sort_by}{quick} · {more}"
+        if not self._ids and not self._has_more:
+            counts = (
+                f"No requests match these filters{quick} (x clears them; transfers made on "
+                "Quote, F2, appear here)"
+            )
+        self.query_one("#history-status", Static).update(f"{counts}\nfilters: {filters}")
 
     def _near_end(self, index: int) -> bool:
         return index >= len(self._ids) - LOAD_MORE_MARGIN
