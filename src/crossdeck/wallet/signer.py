@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_account import Account
-from eth_account.messages import encode_defunct, encode_typed_data
+from eth_account.messages import SignableMessage, encode_defunct, encode_typed_data
 from eth_utils import to_checksum_address
 from pydantic import SecretStr
 
@@ -100,7 +100,7 @@ def full_typed_data(typed_data: dict[str, Any]) -> dict[str, Any]:
     return {"types": types, "primaryType": primary_type, "domain": domain, "message": message}
 
 
-def _eip191_message(message: str):  # -> SignableMessage
+def _eip191_message(message: str) -> SignableMessage:
     if _HEX32.fullmatch(message):
         return encode_defunct(hexstr=message)
     return encode_defunct(text=message)

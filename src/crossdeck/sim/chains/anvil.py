@@ -15,6 +15,7 @@ import threading
 import weakref
 from collections import deque
 from pathlib import Path
+from typing import IO
 
 ANVIL_ENV = "CROSSDECK_ANVIL"
 INSTALL_HINT = "run ./scripts/test.sh or cd tools && npm install"
@@ -103,7 +104,7 @@ def _read_until_listening(process: subprocess.Popen, tail: deque[str]) -> tuple[
     return None
 
 
-def _drain(stream) -> None:
+def _drain(stream: IO[str]) -> None:
     # anvil logs every request; an unread pipe would fill up and stall the node.
     for _ in stream:
         pass

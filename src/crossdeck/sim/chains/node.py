@@ -5,12 +5,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from eth_account import Account
 from eth_utils import is_hex_address, to_checksum_address
 
 from crossdeck.sim.chains.provision import provision
 from crossdeck.sim.chains.rpc_client import ChainRpcClient
+
+if TYPE_CHECKING:  # for annotations only: each backend is imported when it starts
+    from crossdeck.sim.chains.jsonrpc_server import JsonRpcServer
+    from crossdeck.sim.chains.pyevm_rpc import PyEvmRpc
 
 BACKENDS = ("py-evm", "anvil")
 # Hardhat/anvil dev account #1: a publicly known test key, so contract addresses are stable.
@@ -177,7 +182,7 @@ async def _start_pyevm(chain_id: int, native: dict[str, int], block_time: float 
     return _Running(url, shutdown, server.abandon)
 
 
-async def _mine_every(server, rpc, block_time: float) -> None:
+async def _mine_every(server: JsonRpcServer, rpc: PyEvmRpc, block_time: float) -> None:
     while True:
         await asyncio.sleep(block_time)
         await server.run_serialized(rpc.mine_block)

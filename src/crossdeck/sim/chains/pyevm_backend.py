@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eth_tester import EthereumTester, PyEVMBackend
 from eth_tester.backends.pyevm.serializers import (
@@ -12,6 +12,9 @@ from eth_tester.backends.pyevm.serializers import (
 )
 from eth_tester.exceptions import TransactionNotFound
 from eth_utils import encode_hex, to_canonical_address, to_checksum_address
+
+if TYPE_CHECKING:
+    from eth.abc import BlockAPI, SignedTransactionAPI
 
 
 class IndexedPyEVMBackend(PyEVMBackend):
@@ -30,7 +33,7 @@ class IndexedPyEVMBackend(PyEVMBackend):
         self._mined_receipts: dict[bytes, dict] = {}
         super().__init__(*args, **kwargs)
 
-    def _locate(self, transaction_hash: bytes):
+    def _locate(self, transaction_hash: bytes) -> tuple[BlockAPI, SignedTransactionAPI, int]:
         head = self.chain.get_block()  # the pending block
         for index, tx in enumerate(head.transactions):
             if tx.hash == transaction_hash:
@@ -50,7 +53,7 @@ class IndexedPyEVMBackend(PyEVMBackend):
                 return block, tx, index
         raise TransactionNotFound(f"transaction index is stale for {encode_hex(transaction_hash)}")
 
-    def get_transaction_by_hash(self, transaction_hash):
+    def get_transaction_by_hash(self, transaction_hash: bytes) -> dict[str, Any]:
         if transaction_hash in self._mined_txs:
             return self._mined_txs[transaction_hash]
         block, transaction, index = self._locate(transaction_hash)
@@ -60,7 +63,7 @@ class IndexedPyEVMBackend(PyEVMBackend):
             self._mined_txs[transaction_hash] = serialized
         return serialized
 
-    def get_transaction_receipt(self, transaction_hash):
+    def get_transaction_receipt(self, transaction_hash: bytes) -> dict[str, Any]:
         if transaction_hash in self._mined_receipts:
             return self._mined_receipts[transaction_hash]
         block, transaction, index = self._locate(transaction_hash)

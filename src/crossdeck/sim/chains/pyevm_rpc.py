@@ -8,7 +8,7 @@ worker thread. Results are wire values (hex quantities, camelCase objects); fail
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eth.exceptions import OutOfGas, Revert, VMError
 from eth.vm.spoof import SpoofTransaction
@@ -19,6 +19,16 @@ from eth_utils import ValidationError, keccak, to_canonical_address, to_checksum
 from crossdeck.sim.chains import rpc_format as fmt
 from crossdeck.sim.chains.pyevm_backend import IndexedPyEVMBackend, make_tester
 from crossdeck.sim.chains.rpc_format import RpcFault, bad_params, param
+
+if TYPE_CHECKING:
+    from eth.abc import (
+        BlockHeaderAPI,
+        ComputationAPI,
+        SignedTransactionAPI,
+        StateAPI,
+        VirtualMachineAPI,
+    )
+    from eth.chains.base import MiningChain
 
 EXECUTION_ERROR = -32000
 REVERT_ERROR = 3
@@ -66,7 +76,7 @@ class PyEvmRpc:
         return self.tester.backend
 
     @property
-    def chain(self):
+    def chain(self) -> MiningChain:
         return self.backend.chain
 
     def handle(self, method: str, params: Any) -> Any:
@@ -93,7 +103,7 @@ class PyEvmRpc:
 
     # ---- helpers --------------------------------------------------------------------------
 
-    def _header(self, block: str | int):
+    def _header(self, block: str | int) -> BlockHeaderAPI:
         if block == "pending":
             return self.chain.get_block().header
         number = self._block_number(block)
@@ -116,7 +126,7 @@ class PyEvmRpc:
             return block
         return self._latest_number()
 
-    def _state(self, block: str | int):
+    def _state(self, block: str | int) -> StateAPI:
         if block == "pending":
             return self.chain.get_vm().state
         return self.chain.get_vm(at_header=self._header(block)).state
@@ -315,7 +325,7 @@ class PyEvmRpc:
         return result
 
     @staticmethod
-    def _tip(tx, base_fee: int) -> int:
+    def _tip(tx: SignedTransactionAPI, base_fee: int) -> int:
         max_fee = getattr(tx, "max_fee_per_gas", None)
         if max_fee is None:
             return tx.gas_price - base_fee
@@ -323,7 +333,7 @@ class PyEvmRpc:
 
     # ---- execution ------------------------------------------------------------------------
 
-    def _prepare_call(self, params: list):
+    def _prepare_call(self, params: list) -> tuple[VirtualMachineAPI, SpoofTransaction]:
         request = fmt.call_request(param(params, 0, "transaction"))
         block = fmt.block_id(param(params, 1, "block", required=False))
         header = self._header(block)
@@ -358,7 +368,7 @@ class PyEvmRpc:
         )
         return vm, SpoofTransaction(unsigned, from_=to_canonical_address(sender))
 
-    def _execute(self, params: list):
+    def _execute(self, params: list) -> tuple[VirtualMachineAPI, SpoofTransaction, ComputationAPI]:
         vm, tx = self._prepare_call(params)
         with vm.in_costless_state() as state:
             try:
@@ -417,7 +427,7 @@ class PyEvmRpc:
             self.backend.mine_blocks(1)
         return "0x" + bytes(tx_hash).hex()
 
-    def _check_chain_id(self, tx) -> None:
+    def _check_chain_id(self, tx: SignedTransactionAPI) -> None:
         # py-evm itself accepts a signature for any chain id; a real node does not.
         if hasattr(tx, "v") and not hasattr(tx, "y_parity"):  # legacy transaction
             if tx.v in (27, 28):
@@ -433,7 +443,7 @@ class PyEvmRpc:
                 f"invalid chain id for signer: have {chain_id} want {self.chain_id}"
             )
 
-    def _check_admissible(self, tx, state) -> None:
+    def _check_admissible(self, tx: SignedTransactionAPI, state: StateAPI) -> None:
         """The txpool checks geth makes before accepting a transaction, with its messages."""
         try:
             sender = tx.sender

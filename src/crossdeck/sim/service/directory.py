@@ -242,7 +242,9 @@ class StaticChainReader:
         self.allowances: dict[tuple[int, str, str, str], int] = {}
         self.balances: dict[tuple[int, str, str], int] = {}
 
-    def set_allowance(self, chain_id: int, token: str, owner: str, spender: str, value: int):
+    def set_allowance(
+        self, chain_id: int, token: str, owner: str, spender: str, value: int
+    ) -> None:
         self.allowances[(chain_id, token.lower(), owner.lower(), spender.lower())] = value
 
     def set_balance(self, chain_id: int, currency: str, owner: str, value: int) -> None:

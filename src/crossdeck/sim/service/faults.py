@@ -34,7 +34,9 @@ class FaultInjector:
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
 
-    def inject(self, kind: str, count: int = 1, *, path: str | None = None, delay: float = 2.0):
+    def inject(
+        self, kind: str, count: int = 1, *, path: str | None = None, delay: float = 2.0
+    ) -> None:
         """Arm ``kind`` for the next ``count`` matching responses. Faults queue in order."""
         if kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {kind!r}; use one of {', '.join(FAULT_KINDS)}")
