@@ -354,6 +354,9 @@ async def test_include_flags_reach_the_query_and_a_misplaced_one_is_refused(
             what="includeOrderData in the query",
         )
         await wait_until(pilot, lambda: "orderData" in detail.text, what="orderData shown")
+        assert app.focused is order
+        await pilot.press("escape")  # back to the table, as from a filter input
+        assert app.focused is _table(app)
 
         # the first row of this wallet that the demo key created shows its authenticated fields
         own = next(

@@ -485,7 +485,7 @@ class HistoryScreen(ModeScreen):
         self.apply_filters()
 
     def key_escape(self) -> None:
-        if isinstance(self.focused, Input):
+        if isinstance(self.focused, Input | Checkbox):
             self.query_one(DataTable).focus()
 
     def action_focus_filters(self) -> None:
