@@ -1,24 +1,38 @@
 """Request history: time to the first rows and peak memory while paging through 10,000 requests,
-in the CLI (`crossdeck requests --all`) and in the app (the History screen's `PagedLoader`).
+in the CLI (`crossdeck requests --all`) and in the app (the real History screen, and for contrast
+the `PagedLoader` it pages with, alone).
 
 A demo world is started in this process and seeded with N requests straight into its service
-state; then each measurement runs in a fresh child process so import costs, memory peaks and
-caches never leak from one to the next:
+state (every one the wallet's own, so the screen's first filter, the wallet as user, matches all
+N); then each measurement runs in a fresh child process so import costs, memory peaks and caches
+never leak from one to the next:
 
 - CLI: `crossdeck --world W requests --all --limit 50` as JSON lines, CSV and the table, plus a
   one-page run as the baseline. Time to the first row (from process start, as a user sees it),
   total time, and the child's peak RSS (os.wait4).
-- App: a `PagedLoader` driven the way the History screen drives it: `ensure(0)` for the first
-  rows, then `ensure(row, margin=25)` as the cursor moves down ten rows at a time, to the end.
-  Timed without tracemalloc; peak Python memory measured in a second, traced run. The streamed
+- App, History screen: the real `CrossdeckApp`, headless (`run_test`, 120x36), started on
+  History with an isolated config and data dir (CROSSDECK_CONFIG) and the world's API key and
+  wallet as in-memory `Secrets` (nothing written). Time from building the app to the first rows
+  in `#history-table` and to the frame that draws them; then the table is paged the way a user
+  pages it: ctrl+end (the DataTable's "bottom" key) again and again, so the cursor on the last
+  row fires the screen's own load-more, each press timed to the frame with the next page (m,
+  the screen's More key, if a press loads nothing), until the screen's loader has no more pages
+  and the table holds all N rows (checked: anything else fails the run). Also timed: a cursor
+  key to its frame with the first page and with all N rows, and ctrl+home then ctrl+end across
+  all N rows. Keys are posted as the terminal driver posts them (`pilot.press` would also wait
+  for the process to go idle, twice a key, and time that as the screen's).
+- App, `PagedLoader` alone (50 a page): `ensure(0)` for the first rows, then
+  `ensure(row, margin=25)` as the cursor moves down ten rows at a time, to the end. The streamed
   file export of the same listing is measured the same way, for contrast (it keeps no rows).
+
+Every app kind runs untraced (times, peak RSS by getrusage) and again under tracemalloc (peak
+Python memory; for the screen also the memory held at the first rows and at the end, whose
+difference per added row is its memory per row).
 
     .venv/bin/python bench/history_bench.py                    # 10,000 requests, 3 runs
     .venv/bin/python bench/history_bench.py --requests 2000 --runs 2
 
 Bounded: each child has a time limit (--run-timeout) and the tool exits by itself.
-The app side measures the `PagedLoader` the History screen pages with, not the screen's
-rendering: time to the first rendered rows and the screen's own memory are not measured yet.
 """
 
 from __future__ import annotations
@@ -40,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 PAGE = 50
+SCREEN_SIZE = (120, 36)
 BASE_MS = 1_714_521_600_000
 STATUSES = ("success", "success", "success", "failure", "refund", "pending", "submitted")
 CHAINS = (8453, 999, 1337)
@@ -177,19 +192,276 @@ def _app_child(conn: Connection, url: str, api_key: str, kind: str, traced: bool
     conn.send(out)
 
 
-def _app_run(url: str, api_key: str, kind: str, traced: bool, timeout: float) -> dict[str, Any]:
+def _spawn(target: Any, args: tuple[Any, ...], what: str, timeout: float) -> dict[str, Any]:
+    """Run `target(conn, *args)` in a fresh spawned interpreter; what it sent back."""
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_app_child, args=(child, url, api_key, kind, traced))
+    proc = ctx.Process(target=target, args=(child, *args))
     proc.start()
     child.close()
-    if not parent.poll(timeout):
-        proc.kill()
-        proc.join()
-        raise RuntimeError(f"app {kind} run did not finish within {timeout} s")
-    result: dict[str, Any] = parent.recv()
-    proc.join(10)
+    try:
+        if not parent.poll(timeout):
+            proc.kill()
+            raise RuntimeError(f"{what} did not finish within {timeout} s")
+        try:
+            result: dict[str, Any] = parent.recv()
+        except EOFError:
+            proc.join(10)
+            raise RuntimeError(f"{what} died (exit code {proc.exitcode})") from None
+    finally:
+        if proc.is_alive():
+            proc.join(10)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+    if "error" in result:
+        raise RuntimeError(f"{what} failed:\n{result['error']}")
     return result
+
+
+def _app_run(url: str, api_key: str, kind: str, traced: bool, timeout: float) -> dict[str, Any]:
+    return _spawn(_app_child, (url, api_key, kind, traced), f"app {kind} run", timeout)
+
+
+# -- the History screen (child processes) ------------------------------------------------------
+
+
+def _screen_child(
+    conn: Connection,
+    world_file: str,
+    api_key: str,
+    wallet: str,
+    expected: int,
+    traced: bool,
+    budget: float,
+) -> None:
+    """The real app, headless, opened on History: time to the first rendered rows, then the
+    table paged to the end with ctrl+end (the DataTable's "bottom" key), as a user holding it
+    would."""
+    import resource
+    import traceback
+    import tracemalloc
+
+    try:
+        work = Path(tempfile.mkdtemp(prefix="crossdeck-history-bench-screen-"))
+        # an isolated config (data dir inside `work`): no user config, profile or world leaks in
+        for name in [k for k in os.environ if k.startswith("CROSSDECK_")]:
+            del os.environ[name]
+        config = work / "config" / "config.toml"
+        config.parent.mkdir()
+        config.write_text(f'data_dir = "{work / "data"}"\n')
+        os.environ["CROSSDECK_CONFIG"] = str(config)
+
+        started = time.perf_counter()
+        from pydantic import SecretStr
+        from textual.events import Key
+        from textual.widgets import DataTable
+
+        from crossdeck.config import load_settings
+        from crossdeck.tui.app import CrossdeckApp
+        from crossdeck.tui.screens.history import PAGE_SIZE, HistoryScreen
+        from crossdeck.tui.services import Secrets
+
+        imports = time.perf_counter() - started
+        try:
+            out = asyncio.run(
+                _screen_run(
+                    CrossdeckApp,
+                    HistoryScreen,
+                    DataTable,
+                    Key,
+                    settings=load_settings(None, world_file),
+                    # the secrets in memory, as the app tests give them: no key is written
+                    secrets=Secrets(SecretStr(api_key), wallet),
+                    work=work,
+                    expected=expected,
+                    traced=traced,
+                    budget=budget,
+                )
+            )
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        out["imports"] = imports
+        out["page_size"] = PAGE_SIZE
+        if traced:
+            out["traced_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+        out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    except BaseException:
+        conn.send({"error": traceback.format_exc()})
+        return
+    conn.send(out)
+
+
+async def _screen_run(
+    app_class: Any,
+    screen_class: Any,
+    table_class: Any,
+    key_class: Any,
+    *,
+    settings: Any,
+    secrets: Any,
+    work: Path,
+    expected: int,
+    traced: bool,
+    budget: float,
+) -> dict[str, Any]:
+    import tracemalloc
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + budget
+
+    if traced:
+        tracemalloc.start()
+    started = time.perf_counter()
+    app = app_class(
+        settings,
+        secrets=secrets,
+        ui_state_file=work / "tui-state.json",
+        user_themes=work / "themes",
+        start_mode="history",
+    )
+    async with app.run_test(size=SCREEN_SIZE) as pilot:
+
+        async def until(condition: Any, what: str, within: float | None = None) -> bool:
+            """Let the app run until `condition()`; False after `within` s, an error after
+            the run's budget (with the app's notifications, which say what went wrong)."""
+            give_up = loop.time() + within if within is not None else deadline
+            while True:
+                try:
+                    if condition():
+                        return True
+                except Exception:  # e.g. the screen not mounted yet
+                    pass
+                if loop.time() > min(give_up, deadline):
+                    if within is not None and loop.time() <= deadline:
+                        return False
+                    notes = "; ".join(f"{n.title}: {n.message}" for n in app._notifications)
+                    raise AssertionError(
+                        f"History screen: timed out waiting for {what} "
+                        f"(notifications: {notes or 'none'})"
+                    )
+                await asyncio.sleep(0.002)
+
+        async def drawn(widget: Any) -> None:
+            """Until the screen has refreshed (painted) after what happened so far."""
+            painted = asyncio.Event()
+            widget.call_after_refresh(painted.set)
+            await until(painted.is_set, "a frame")
+
+        def press(key: str) -> None:
+            # the key event the terminal driver would post (pilot.press also waits for the
+            # process to go idle, twice, which would be timed as the screen's own time)
+            app.post_message(key_class(key, None))
+
+        def rows_on_screen(*request_ids: str) -> bool:
+            text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+            return all(rid[:10] in text for rid in request_ids)
+
+        await until(
+            lambda: (
+                isinstance(app.screen, screen_class)
+                and app.screen.query_one("#history-table", table_class).row_count > 0
+            ),
+            "the first rows",
+        )
+        first_rows = time.perf_counter() - started
+        screen = app.screen
+        table = screen.query_one("#history-table", table_class)
+        await drawn(table)
+        first_frame = time.perf_counter() - started
+        rows_at_first = table.row_count
+        traced_at_first = tracemalloc.get_traced_memory()[0] / 2**20 if traced else 0.0
+        if not rows_on_screen(screen._ids[0]):
+            raise AssertionError("History screen: the first row is not drawn")
+
+        async def key_latency(key: str, times: int) -> list[float]:
+            took = []
+            for _ in range(times):
+                before, pressed = table.cursor_row, time.perf_counter()
+                press(key)
+                await until(lambda b=before: table.cursor_row != b, f"{key} to move the cursor")
+                await drawn(table)
+                took.append(time.perf_counter() - pressed)
+            return took
+
+        # page to the end as a user does: the table focused, ctrl+end (the DataTable's
+        # "bottom" key) again and again; the cursor on the last rows makes the screen load the
+        # next page by its own load-more logic. Should a press load nothing (the screen busy),
+        # the user presses m (More), as the status line says.
+        table.focus()
+        early_keys = await key_latency("down", 3)
+        started_paging = time.perf_counter()
+        pages: list[float] = []
+        more_presses = 0
+
+        def all_loaded() -> bool:
+            loader = screen._loader
+            return loader is not None and not loader.has_more and not loader.is_loading
+
+        while not all_loaded():
+            before, pressed = table.row_count, time.perf_counter()
+            press("ctrl+end")
+
+            def grown(b: int = before) -> bool:
+                return table.row_count > b or all_loaded()
+
+            while not await until(grown, f"rows after {before}", within=5.0):
+                more_presses += 1
+                press("m")
+            if table.row_count > before:
+                await drawn(table)
+                pages.append(time.perf_counter() - pressed)
+        press("ctrl+end")
+        await until(lambda: table.cursor_row == table.row_count - 1, "the cursor on the last row")
+        await drawn(table)
+        total = time.perf_counter() - started
+        paging = time.perf_counter() - started_paging
+        traced_end = tracemalloc.get_traced_memory()[0] / 2**20 if traced else 0.0
+
+        rows = table.row_count
+        if rows != expected or len(screen._ids) != expected:
+            raise AssertionError(
+                f"History screen: {rows} rows in the table ({len(screen._ids)} ids) after "
+                f"paging to the end, expected {expected}"
+            )
+        if not rows_on_screen(screen._ids[-1]):
+            raise AssertionError("History screen: the last row is not drawn")
+        late_keys = await key_latency("up", 10)
+        # a jump across the whole table and back: ctrl+home, then ctrl+end
+        jumped = time.perf_counter()
+        press("ctrl+home")
+        await until(lambda: table.cursor_row == 0, "ctrl+home")
+        await drawn(table)
+        press("ctrl+end")
+        await until(lambda: table.cursor_row == rows - 1, "ctrl+end")
+        await drawn(table)
+        jump = time.perf_counter() - jumped
+        await pilot.pause()
+    return {
+        "first": first_rows,
+        "first_frame": first_frame,
+        "rows_at_first": rows_at_first,
+        "total": total,
+        "paging": paging,
+        "rows": rows,
+        "pages": pages,
+        "more_presses": more_presses,
+        "key_early": statistics.median(early_keys),
+        "key_late": statistics.median(late_keys),
+        "jump": jump,
+        "traced_at_first_mb": traced_at_first,
+        "traced_end_mb": traced_end,
+    }
+
+
+def _screen_run_in_child(
+    world_file: Path, api_key: str, wallet: str, expected: int, traced: bool, timeout: float
+) -> dict[str, Any]:
+    args = (str(world_file), api_key, wallet, expected, traced, timeout * 0.9)
+    return _spawn(
+        _screen_child, args, f"History screen run ({'traced' if traced else 'timed'})", timeout
+    )
 
 
 # -- main ------------------------------------------------------------------------------------
@@ -230,9 +502,10 @@ def main() -> None:
             "--all (table)": ["--all"],
         }
         cli: dict[str, list[CliRun]] = {name: [] for name in cli_modes}
-        app: dict[str, list[dict[str, Any]]] = {"loader": [], "export": []}
-        traced: dict[str, list[dict[str, Any]]] = {"loader": [], "export": []}
-        for _ in range(args.runs):
+        kinds = ("loader", "export", "screen")
+        app: dict[str, list[dict[str, Any]]] = {kind: [] for kind in kinds}
+        traced: dict[str, list[dict[str, Any]]] = {kind: [] for kind in kinds}
+        for run in range(args.runs):
             for name, extra in cli_modes.items():
                 cli[name].append(_cli_run(world_file, env, extra, args.run_timeout))
             for kind in ("loader", "export"):
@@ -242,6 +515,18 @@ def main() -> None:
                 traced[kind].append(
                     _app_run(world.service_url, world.api_key, kind, True, args.run_timeout)
                 )
+            for is_traced, into in ((False, app), (True, traced)):
+                into["screen"].append(
+                    _screen_run_in_child(
+                        world_file,
+                        world.api_key,
+                        world.wallet_address,
+                        args.requests,
+                        is_traced,
+                        args.run_timeout,
+                    )
+                )
+            print(f"run {run + 1}/{args.runs} done", flush=True)
     finally:
         world.stop()
         shutil.rmtree(state_dir, ignore_errors=True)
@@ -256,7 +541,7 @@ def main() -> None:
             f" {_median([r.total_s for r in runs]):7.2f} s {runs[0].rows:7d}"
             f" {_median([r.peak_rss_mb for r in runs]):7.1f} MB"
         )
-    print("\nApp (History screen's PagedLoader, fresh process each run)")
+    print("\nApp (fresh process each run; the loader pages the way the History screen does)")
     loader_first = _median([r["first"] for r in app["loader"]])
     loader_total = _median([r["total"] for r in app["loader"]])
     export_total = _median([r["total"] for r in app["export"]])
@@ -271,6 +556,39 @@ def main() -> None:
         f"  export (streamed .jsonl): {app['export'][0]['rows']} rows {export_total:.2f} s, "
         f"peak RSS {_median([r['peak_rss_mb'] for r in app['export']]):.1f} MB, "
         f"traced Python peak {export_peak:.1f} MB"
+    )
+
+    screen_runs, screen_traced = app["screen"], traced["screen"]
+    screen_first = _median([r["first"] for r in screen_runs])
+    screen_frame = _median([r["first_frame"] for r in screen_runs])
+    screen_total = _median([r["total"] for r in screen_runs])
+    screen_peak = _median([r["traced_peak_mb"] for r in screen_traced])
+    screen_rows = screen_runs[0]["rows"]
+    print(
+        f"  screen: first rows {screen_first:.3f} s (drawn {screen_frame:.3f} s), all "
+        f"{screen_rows} rows {screen_total:.2f} s, peak RSS "
+        f"{_median([r['peak_rss_mb'] for r in screen_runs]):.1f} MB, traced Python peak "
+        f"{screen_peak:.1f} MB"
+    )
+    pages = [r["pages"] for r in screen_runs]
+    tenth = max(min(len(p) for p in pages) // 10, 1)
+    early = _median([statistics.median(p[:tenth]) for p in pages])
+    late = _median([statistics.median(p[-tenth:]) for p in pages])
+
+    def ms(key: str) -> str:
+        return f"{_median([r[key] for r in screen_runs]) * 1000:.0f} ms"
+
+    print(
+        f"    {screen_runs[0]['page_size']} rows a page: ctrl+end -> next page drawn "
+        f"{early * 1000:.0f} ms (first {tenth} pages), {late * 1000:.0f} ms (last {tenth} "
+        f"pages); m pressed {max(r['more_presses'] for r in screen_runs)} time(s) when "
+        "ctrl+end loaded nothing"
+    )
+    print(
+        f"    a cursor key -> frame: {ms('key_early')} at {screen_runs[0]['rows_at_first']} "
+        f"rows, {ms('key_late')} at {screen_rows} rows; ctrl+home then ctrl+end over "
+        f"{screen_rows} rows {ms('jump')}; imports before the app "
+        f"{_median([r['imports'] for r in screen_runs]):.2f} s"
     )
 
     base = cli["one page (baseline)"]
@@ -301,7 +619,21 @@ def main() -> None:
         "the export keeps one page)"
     )
     per_row_kb = (loader_peak - export_peak) * 1024 / max(app["loader"][0]["rows"], 1)
-    print(f"  app memory per loaded row:                     {per_row_kb:.1f} KB")
+    print(f"  app memory per loaded row, loader:             {per_row_kb:.1f} KB")
+    print(f"  screen first rows / loader first rows:         {screen_first / loader_first:.2f}")
+    print(f"  screen all rows / loader all rows, total time: {screen_total / loader_total:.2f}")
+    print(f"  screen / loader, traced Python peak:           {screen_peak / loader_peak:.1f}")
+    grown = [
+        (r["traced_end_mb"] - r["traced_at_first_mb"])
+        * 1024
+        / max(r["rows"] - r["rows_at_first"], 1)
+        for r in screen_traced
+    ]
+    print(
+        f"  screen memory per row:                         {_median(grown):.1f} KB"
+        f"  (traced memory held at the end minus at the first rows, per row added; "
+        f"peak / rows: {screen_peak * 1024 / max(screen_rows, 1):.1f} KB)"
+    )
 
 
 if __name__ == "__main__":
