@@ -224,6 +224,15 @@ async def test_quick_filters_and_scrolling_load_more(
         )
         assert table.cursor_row == 0
 
+        # End goes to the last row (DataTable's own End scrolls sideways), which loads the rest
+        await pilot.press("end")
+        await wait_until(pilot, lambda: _ids(app) == every, what="every page after End")
+        await wait_until(pilot, lambda: table.cursor_row > 0, what="the cursor at the bottom")
+        await pilot.press("home")
+        assert table.cursor_row == 0
+        helped = [b.id for _, bindings in app.help_sections(screen) for b in bindings]
+        assert {"history.first", "history.last"} <= set(helped)
+
 
 async def test_detail_pane_shows_the_record_and_explorer_links(
     seeded: tuple[Any, list[Any]], tui_dir: Path

@@ -101,12 +101,21 @@ def _goto(key: str, mode: str, tooltip: str) -> Binding:
 
 
 def screen_classes() -> list[type]:
-    """Every screen class with bindings (for keymap checks and the help screen)."""
+    """Every screen class with bindings, and every widget with crossdeck bindings of its own
+    (for keymap checks and the help screen)."""
     from crossdeck.tui.screens.confirm import ConfirmScreen
     from crossdeck.tui.screens.execute import ExecuteScreen
     from crossdeck.tui.screens.unlock import UnlockScreen
+    from crossdeck.tui.widgets.history_table import HistoryTable
 
-    return [*_mode_screens().values(), ExecuteScreen, ConfirmScreen, UnlockScreen, HelpScreen]
+    return [
+        *_mode_screens().values(),
+        ExecuteScreen,
+        ConfirmScreen,
+        UnlockScreen,
+        HelpScreen,
+        HistoryTable,
+    ]
 
 
 class CrossdeckApp(App[None]):
@@ -390,6 +399,10 @@ class CrossdeckApp(App[None]):
     def help_sections(self, screen: Screen) -> list[tuple[str, list[Binding]]]:
         sections = []
         screen_bindings = bindings_of(screen)
+        # a widget's own crossdeck bindings (those with an id) belong to its screen's section
+        classes = {type(widget) for widget in screen.query("*")}
+        for cls in sorted(classes, key=lambda c: c.__name__):
+            screen_bindings += [b for b in bindings_of(cls) if b.id]
         if screen_bindings:
             title = getattr(screen, "HELP_TITLE", None) or MODE_TITLES.get(
                 getattr(screen, "MODE", ""), type(screen).__name__
