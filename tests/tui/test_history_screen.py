@@ -9,7 +9,8 @@ import csv
 import importlib.util
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -104,13 +105,21 @@ async def _first_page(pilot: Any) -> HistoryScreen:
     return app.screen
 
 
+@asynccontextmanager
+async def _on_history(
+    world: Any, tui_dir: Path, **options: Any
+) -> AsyncIterator[tuple[Any, Any, HistoryScreen]]:
+    """The app started on History at SIZE, once its first page is in: (app, pilot, screen)."""
+    app = make_app(world, tui_dir, start_mode="history", **options)
+    async with app.run_test(size=SIZE) as pilot:
+        yield app, pilot, await _first_page(pilot)
+
+
 async def test_a_filter_narrows_the_rows_and_a_bad_one_sends_nothing(
     seeded: tuple[Any, list[Any]], tui_dir: Path
 ) -> None:
     world, seeds = seeded
-    app = make_app(world, tui_dir, start_mode="history")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await _first_page(pilot)
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
         mine = seeding.expected(seeds, where=_mine(world))
         assert _ids(app) == mine[:PAGE_SIZE]
 
@@ -143,9 +152,7 @@ async def test_chain_and_block_filters_reach_the_query(
     seeded: tuple[Any, list[Any]], tui_dir: Path
 ) -> None:
     world, seeds = seeded
-    app = make_app(world, tui_dir, start_mode="history")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await _first_page(pilot)
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
         await _submit_filter(pilot, "chain", "1337")
         venue = seeding.expected(
             seeds,
@@ -169,9 +176,7 @@ async def test_chain_and_block_filters_reach_the_query(
 
 async def test_sort_direction_flips_the_order(seeded: tuple[Any, list[Any]], tui_dir: Path) -> None:
     world, seeds = seeded
-    app = make_app(world, tui_dir, start_mode="history")
-    async with app.run_test(size=SIZE) as pilot:
-        await _first_page(pilot)
+    async with _on_history(world, tui_dir) as (app, pilot, _):
         newest = seeding.expected(seeds, where=_mine(world))
         assert _ids(app) == newest[:PAGE_SIZE]
         _table(app).focus()
@@ -195,9 +200,7 @@ async def test_quick_filters_and_scrolling_load_more(
     seeded: tuple[Any, list[Any]], tui_dir: Path
 ) -> None:
     world, seeds = seeded
-    app = make_app(world, tui_dir, start_mode="history")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await _first_page(pilot)
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
         _table(app).focus()
         await pilot.press("x")  # clear: every user's requests
         every = seeding.expected(seeds)
@@ -238,9 +241,7 @@ async def test_detail_pane_shows_the_record_and_explorer_links(
     seeded: tuple[Any, list[Any]], tui_dir: Path
 ) -> None:
     world, seeds = seeded
-    app = make_app(world, tui_dir, start_mode="history")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await _first_page(pilot)
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
         table = _table(app)
         table.focus()
         await pilot.press("down")
@@ -264,9 +265,7 @@ async def test_export_writes_the_filtered_rows(
     seeded: tuple[Any, list[Any]], tui_dir: Path, fmt: str
 ) -> None:
     world, seeds = seeded
-    app = make_app(world, tui_dir, start_mode="history")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await _first_page(pilot)
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
         _table(app).focus()
         await pilot.press("r")  # refunded, of this wallet
         wanted = seeding.expected(seeds, where=lambda s: _mine(world)(s) and s.status == "refund")
@@ -304,9 +303,7 @@ async def test_detail_pane_lists_child_requests_and_h_lists_them_as_rows(
 ) -> None:
     world, seeds = seeded
     parent, children = _family(world, seeds)
-    app = make_app(world, tui_dir, start_mode="history")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await _first_page(pilot)
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
         await _submit_filter(pilot, "id", parent.id)
         await wait_until(pilot, lambda: _ids(app) == [parent.id], what="the parent alone")
         detail = screen.query_one(HistoryDetail)
@@ -347,9 +344,7 @@ async def test_include_flags_reach_the_query_and_a_misplaced_one_is_refused(
     seeded: tuple[Any, list[Any]], tui_dir: Path
 ) -> None:
     world, seeds = seeded
-    app = make_app(world, tui_dir, start_mode="history")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await _first_page(pilot)
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
         detail = screen.query_one(HistoryDetail)
         await wait_until(pilot, lambda: "id 0x" in detail.text, what="the first record")
         assert "orderData" not in detail.text and "authenticatedData" not in detail.text
@@ -412,9 +407,7 @@ async def test_new_requests_are_counted_on_top_and_changed_statuses_update_in_pl
         settings = world_settings(world, tui_dir)
         tracking = settings.tracking.model_copy(update={"history_refresh_seconds": 0.2})
         settings = settings.model_copy(update={"tracking": tracking})
-        app = make_app(world, tui_dir, start_mode="history", settings=settings)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await _first_page(pilot)
+        async with _on_history(world, tui_dir, settings=settings) as (app, pilot, screen):
             shown = _ids(app)
             assert shown == seeding.expected(seeds, where=_mine(world))[:PAGE_SIZE]
             moving = next(s for s in seeds if s.id in shown and s.status == "pending")
@@ -461,9 +454,7 @@ async def test_my_api_key_filters_by_the_profiles_key_without_showing_it(
     from crossdeck.tui.services import Secrets
 
     world, seeds = seeded
-    app = make_app(world, tui_dir, start_mode="history")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await _first_page(pilot)
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
         screen.query_one("#history-filter-own-api-key", Checkbox).value = True
         own = seeding.expected(seeds, where=lambda s: _mine(world)(s) and s.key_name == "demo")
         assert 0 < len(own) < len(seeding.expected(seeds, where=_mine(world)))
@@ -473,11 +464,8 @@ async def test_my_api_key_filters_by_the_profiles_key_without_showing_it(
         assert world.api_key not in repr(screen.query_in_use)
 
     # a profile without an API key: refused at the checkbox, nothing sent
-    keyless = make_app(
-        world, tui_dir, start_mode="history", secrets=Secrets(None, world.wallet_address)
-    )
-    async with keyless.run_test(size=SIZE) as pilot:
-        screen = await _first_page(pilot)
+    no_key = Secrets(None, world.wallet_address)
+    async with _on_history(world, tui_dir, secrets=no_key) as (keyless, pilot, screen):
         calls = _count_listings(keyless)
         box = screen.query_one("#history-filter-own-api-key", Checkbox)
         box.value = True
