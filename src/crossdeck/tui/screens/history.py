@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -20,9 +19,10 @@ from textual.message import Message
 from textual.widgets import Checkbox, DataTable, Input, Static
 
 from crossdeck.tui.screens.base import ModeScreen
-from crossdeck.tui.widgets.history_detail import STATUS_STYLES, HistoryDetail
+from crossdeck.tui.widgets.history_detail import HistoryDetail
 from crossdeck.tui.widgets.history_filters import OWN_API_KEY, HistoryFilterBar
 from crossdeck.tui.widgets.history_table import HistoryTable
+from crossdeck.tui.widgets.status_style import status_text
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
@@ -377,7 +377,7 @@ class HistoryScreen(ModeScreen):
     @staticmethod
     def _cells(row: HistoryRow) -> list[Any]:
         cells: list[Any] = list(row.cells())
-        cells[1] = Text(row.status, style=STATUS_STYLES.get(row.status, ""))
+        cells[1] = status_text(row.status)
         return cells
 
     def on_rows_loaded(self, message: RowsLoaded) -> None:
@@ -459,14 +459,9 @@ class HistoryScreen(ModeScreen):
             self._detail_timer = None
         request_id = self.selected_request_id()
         row = self._rows.get(request_id) if request_id else None
-        detail = self.query_one(HistoryDetail)
-        detail.show(row)
-        if row is None:
-            return
-        known = self._children.get(row.id)
-        if known is not None:
-            detail.set_children(known)
-        else:
+        known = self._children.get(row.id) if row is not None else None
+        self.query_one(HistoryDetail).show(row, known)
+        if row is not None and known is None:
             self.load_children(row.id)
 
     def selected_request_id(self) -> str | None:

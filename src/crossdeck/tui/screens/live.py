@@ -18,7 +18,7 @@ from crossdeck.errors import CrossdeckError
 from crossdeck.tui.describe import short
 from crossdeck.tui.live import TrackedRequest, clock_text, updated_text
 from crossdeck.tui.screens.base import ModeScreen
-from crossdeck.tui.screens.history import STATUS_STYLES
+from crossdeck.tui.widgets.status_style import STATUS_STYLES, status_text
 
 
 class LiveScreen(ModeScreen):
@@ -87,7 +87,7 @@ class LiveScreen(ModeScreen):
             latest = tracked.latest
             table.add_row(
                 short(rid, 8, 4),
-                Text(tracked.status, style=STATUS_STYLES.get(tracked.status, "")),
+                status_text(tracked.status),
                 str(len(tracked.timeline)),
                 clock_text(latest.observed_at) if latest else "-",
                 key=rid,

@@ -13,19 +13,11 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from crossdeck.tui.widgets.status_style import status_text
+
 if TYPE_CHECKING:
     from crossdeck.history import Children, ExplorerLinks, HistoryRow
 
-# the status colours of the History table and of child requests
-STATUS_STYLES = {
-    "success": "green",
-    "refund": "yellow",
-    "failure": "red",
-    "pending": "cyan",
-    "depositing": "cyan",
-    "submitted": "cyan",
-    "waiting": "dim",
-}
 # shown first, in this order; every other field follows as the record has it
 LEADING = ("id", "status", "user", "recipient", "depositAddress", "createdAt", "updatedAt")
 ADDRESS_FIELDS = ("user", "recipient", "depositAddress", "refundTo")
@@ -94,13 +86,15 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         self._links_note = f"unavailable, /chains failed: {reason} (ctrl+r tries again)"
         self._render_row()
 
-    def show(self, row: HistoryRow | None) -> None:
-        if row is not None and self._row is not None and row.id == self._row.id:
-            self._row = row  # the same request again (a refresh): its children stay shown
-        else:
-            self._row = row
+    def show(self, row: HistoryRow | None, children: Children | None = None) -> None:
+        """Show `row`, with its `children` when they are known already (else: 'loading…')."""
+        if children is not None and row is not None and children.parent_id == row.id:
+            self._children, self._children_note = children, ""
+        elif row is None or self._row is None or row.id != self._row.id:
             self._children = None
             self._children_note = "loading…" if row is not None else ""
+        # else the same request again (a refresh): its children stay shown
+        self._row = row
         self._render_row()
 
     @property
@@ -198,7 +192,7 @@ class HistoryDetail(VerticalScroll, can_focus=True):
             kind = child_kind(child)
             reason = wire_value(child.record, "data", "failReason")
             why = reason if isinstance(reason, str) and reason not in ("", "N/A") else ""
-            status = Text(child.status, style=STATUS_STYLES.get(child.status, ""))
+            status = status_text(child.status)
             grid.add_row(child.id, kind, status, child.amount, child.created_text, why)
             plain.append(
                 " ".join(

@@ -1,0 +1,19 @@
+"""The colour of a request status, the same in History, its detail pane and Live status."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+STATUS_STYLES = {
+    "success": "green",
+    "refund": "yellow",
+    "failure": "red",
+    "pending": "cyan",
+    "depositing": "cyan",
+    "submitted": "cyan",
+    "waiting": "dim",
+}
+
+
+def status_text(status: str) -> Text:
+    return Text(status, style=STATUS_STYLES.get(status, ""))
