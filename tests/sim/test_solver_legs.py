@@ -144,3 +144,60 @@ async def test_a_refund_too_small_to_pay_is_not_sent() -> None:
     assert final.fail_reason == "DEPOSITED_AMOUNT_TOO_LOW_TO_FILL"
     assert final.refund_fail_reason == "AMOUNT_TOO_LOW_TO_REFUND"
     assert [(c.previous, c.record.status) for c in seen] == [(Status.PENDING, Status.FAILURE)]
+
+
+class ServiceFirst:
+    """Stands in for a SolverChain whose transaction fetch is slow enough that the service
+    marks the permit deposit it submitted 'depositing' meanwhile (seen in CI on anvil)."""
+
+    chain_id = 8453
+
+    def __init__(self, state: ServiceState, request_id: str) -> None:
+        self.state, self.request_id = state, request_id
+
+    async def onchain_tx(self, tx_hash: str) -> Tx:
+        tx = Tx(hash=tx_hash, chain_id=self.chain_id, block=7, timestamp=1_750_000_000)
+        self.state.advance(self.request_id, Status.DEPOSITING, in_tx=tx)
+        return tx
+
+
+async def test_a_permit_deposit_the_service_marked_first_is_still_filled() -> None:
+    state = ServiceState()
+    solver = Solver(state, {}, VenueLedger(), operator_key=OPERATOR_KEY, speed=0)
+    script = Script(True)
+    solver._deliver = script  # type: ignore[method-assign]
+    record = state.create_request(
+        RequestRecord(
+            id=new_request_id(),
+            status=Status.WAITING,
+            user=USER,
+            recipient=USER,
+            refund_to=USER,
+            origin_chain_id=8453,
+            destination_chain_id=999,
+            origin_currency=NATIVE,
+            destination_currency=USDC_999,
+            amount_in=1000,
+            amount_out=990,
+            trade_type="EXACT_INPUT",
+            order_id=new_order_id(),
+            created_at=1,
+            updated_at=1,
+            extra={"permit": True},
+        )
+    )
+    seen: list[StatusChange] = []
+    state.subscribe(seen.append)
+    await solver.start()
+    try:
+        chain: Any = ServiceFirst(state, record.id)
+        # the record handed over was read before the fetch: still 'waiting'
+        await solver._paid(chain, "8453:0xabc:0", record, NATIVE, 1000, USER, "0x" + "33" * 32)
+        await solver.idle()
+    finally:
+        await solver.stop()
+
+    assert script.legs == ["fill"]
+    assert state.get(record.id).status is Status.SUCCESS
+    statuses = [c.record.status for c in seen]
+    assert statuses == [Status.DEPOSITING, Status.PENDING, Status.SUBMITTED, Status.SUCCESS]

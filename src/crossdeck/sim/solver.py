@@ -310,6 +310,10 @@ class Solver:
     ) -> None:
         tx = await chain.onchain_tx(tx_hash)
         self._seen.add(key)
+        if record is not None:
+            # read again: while the tx was fetched, the service may have moved the request on
+            # (a permit deposit it submitted itself is marked 'depositing' there)
+            record = self.state.get(record.id)
         self._accept_logged(record, Payment(key, chain.chain_id, currency, amount, sender, tx))
 
     # ---- watching the venue ------------------------------------------------------------
@@ -421,7 +425,9 @@ class Solver:
         if record.status is Status.WAITING and record.extra.get("permit"):
             # A permit deposit is submitted by the service (POST /execute/permits), which marks
             # it 'depositing' once mined; when the solver sees the event first it says so itself.
-            self.state.advance(record.id, Status.DEPOSITING, in_tx=payment.tx)
+            # The service runs apart from the solver, so it may still get there first.
+            with contextlib.suppress(InvalidTransition):
+                self.state.advance(record.id, Status.DEPOSITING, in_tx=payment.tx)
         self.state.advance(record.id, Status.PENDING, in_tx=payment.tx)
         if payment.amount < expected:
             self._refund_job(record.id, payment.amount, payment.currency, UNDERPAID)
