@@ -64,6 +64,30 @@ def test_snake_case_names_are_accepted_too() -> None:
     assert req.to_body()["amount"] == "1000000000000000000"
 
 
+# --- types are not coerced: a body we send must say what the caller meant ---
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "shown"),
+    [
+        ("originChainId", True, "(got True)"),  # bool is an int subclass: would become chain 1
+        ("destinationChainId", "999", "valid integer"),
+        ("usePermit", 1, "(got 1)"),
+        ("topupGas", "true", "valid boolean"),
+        ("ttl", 30.0, "(got 30.0)"),
+        ("referrer", 7, "(got 7)"),
+    ],
+)
+def test_wrong_types_are_refused_not_coerced(field: str, value: Any, shown: str) -> None:
+    err = rejects(field, **{field: value})
+    assert shown in str(err)
+
+
+def test_a_mistyped_string_is_not_echoed() -> None:
+    err = rejects("originChainId", originChainId="sk-secret-looking")
+    assert "sk-secret-looking" not in str(err)
+
+
 # --- amount ---
 
 

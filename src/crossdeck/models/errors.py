@@ -67,6 +67,9 @@ def field_errors(exc: ValidationError, model: type[Any]) -> list[tuple[str, str]
             message = "is not a known field"
         elif err.get("type") == "missing":
             message = "is required"
+        elif str(err.get("type", "")).endswith("_type") and _plain_scalar(err.get("input")):
+            # only numbers and flags are echoed: a mistyped string could be a secret
+            message = f"{message} (got {err['input']!r})"
         out.append((path, message))
     return out
 
@@ -78,3 +81,7 @@ def raise_field_error(
     field, _ = problems[0]
     text = "; ".join(f"{name}: {msg}" for name, msg in problems)
     raise error_cls(field, text, fields=[name for name, _ in problems]) from None
+
+
+def _plain_scalar(value: object) -> bool:
+    return isinstance(value, bool | int | float)

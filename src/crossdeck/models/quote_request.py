@@ -97,7 +97,9 @@ UIntStr = Annotated[IntStr, AfterValidator(_non_negative)]
 
 
 class _BodyModel(BaseModel):
+    # strict: a body we send must not have True turned into chain 1, or "1" into a flag
     model_config = ConfigDict(
+        strict=True,
         extra="forbid",
         alias_generator=to_camel,
         validate_by_name=True,
