@@ -5,9 +5,12 @@ the venue account, and the balances are the ones the quote promised."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import subprocess
+import time
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -191,3 +194,70 @@ async def _withdrawable(world: Any, address: str) -> Decimal:
 
     async with VenueClient(world.venue_url) as venue:
         return (await venue.clearinghouse_state(address)).withdrawable
+
+
+@pytest.fixture
+def nonce_window(world: Any) -> Iterator[None]:
+    """The venue's nonce window is put back after the test (the world is shared)."""
+    window = world.ledger.nonce_past_window_ms
+    yield
+    world.ledger.nonce_past_window_ms = window
+
+
+async def _crash_after_the_send_and_forget_its_nonce(cli: Cli) -> tuple[str, Any]:
+    """A withdrawal killed after its sendAsset went through; then the venue's nonce window
+    passes (0 here, until the test ends) and the account's next transfer lets the venue
+    forget the nonce (as it does)."""
+    world = cli.world
+    await fund(world, cli.address, venue_perps=100 * VENUE_UNIT)
+    options = withdrawal_options(world, new_address())
+    before = killed(cli.bridge(*options, crash_at="after-send:deposit"))
+    request_id = before[0]["quote"]["steps"][0]["requestId"]
+    [send] = venue_sends(world, cli.address)
+    for _ in range(200):  # the solver matches the send to the request by nonce
+        if world.state.get(request_id).in_txs:
+            break
+        await asyncio.sleep(0.05)
+    world.ledger.nonce_past_window_ms = 0
+    world.ledger.apply_send_asset(
+        signer=cli.address, destination=new_address(), source_dex="", destination_dex="",
+        token=send.token, amount_text="1", from_sub_account="",
+        nonce=time.time_ns() // 1_000_000 + 60_000,  # one the window still takes
+        signature_chain_id=send.signature_chain_id,
+    )  # fmt: skip
+    assert not world.ledger.nonce_used(cli.address, send.nonce)
+    return request_id, send
+
+
+@pytest.mark.usefixtures("nonce_window")
+async def test_venue_withdrawal_resumed_after_the_venue_forgot_the_nonce(py_cli: Cli) -> None:
+    """Re-posted, the send is refused as too old, not as a duplicate. The service has seen it
+    go through: the run finishes and nothing is sent twice."""
+    cli, world = py_cli, py_cli.world
+    request_id, _ = await _crash_after_the_send_and_forget_its_nonce(cli)
+
+    after = await cli.resume(request_id)
+    assert after[-1]["event"] == "Finished" and after[-1]["status"] == "success", after[-1]
+    reasons = [e["reason"] for e in after if e["event"] == "ItemSkipped"]
+    assert any("already applied the transfer" in r for r in reasons), reasons
+    assert len(venue_sends(world, cli.address)) == 2  # the withdrawal once, and the later one
+
+
+@pytest.mark.usefixtures("nonce_window")
+def test_venue_withdrawal_refused_again_unseen_never_says_nothing_moved(py_cli: Cli) -> None:
+    """When the service cannot say either, the resume stops, and does not claim that nothing
+    was transferred: the first post may have gone through."""
+    cli, world = py_cli, py_cli.world
+    request_id, _ = asyncio.run(_crash_after_the_send_and_forget_its_nonce(cli))
+    world.faults.inject("503", 10_000, path="/intents/status")
+    try:
+        done = cli.invoke("resume", request_id, "--yes", "--json")
+    finally:
+        world.faults.clear()
+
+    assert done.exit_code != 0
+    failed = json.loads(done.stdout.splitlines()[-1])
+    assert failed["event"] == "Failed" and failed["error_type"] == "VenueError"
+    assert "nothing was transferred" not in failed["error"]
+    assert f"may have gone through: check `crossdeck status --v3 {request_id}`" in failed["error"]
+    assert len(venue_sends(world, cli.address)) == 2

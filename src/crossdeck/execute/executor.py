@@ -84,6 +84,7 @@ Confirm = Callable[[SignRequest], Awaitable[bool]]
 GAS_MARGIN_PERCENT = 20
 DUPLICATE_NONCE = "duplicate nonce"
 ALREADY_MAPPED = "NONCE_ALREADY_MAPPED"
+_DEPOSIT_SEEN = frozenset({"depositing", "pending", "submitted", "success", "refund"})
 
 
 async def approve_all(_request: SignRequest) -> bool:
@@ -683,12 +684,26 @@ class Executor:
         data = exc.error_data if isinstance(exc.error_data, dict) else {}
         if exc.error_code == ALREADY_MAPPED:
             return str(data.get("requestId", "")).lower() == run.request_id.lower()
+        # the deposit it authorized happened
+        return await self._request_moved_on(run)
+
+    async def _send_took_effect(self, run: _Run, exc: VenueError) -> bool:
+        """A re-posted sendAsset was refused: is that because the first post went through?"""
+        if DUPLICATE_NONCE in str(exc.response).lower():
+            return True  # the venue consumes a nonce only when the send succeeds
+        # The venue forgets nonces once they are too old to be accepted anyway ("more than
+        # N h in the past"), so after a long pause only the service can say: it maps the
+        # send to the request by nonce, and the request moves past waiting when it sees it.
+        return await self._request_moved_on(run)
+
+    async def _request_moved_on(self, run: _Run) -> bool:
+        """The service has seen the request's deposit: it lists an origin tx, or its status
+        is one only a deposit leads to. 'failure' alone says nothing (a quote can expire)."""
         try:
             status = await self._fetch_status(run)
         except CrossdeckError:
             return False
-        # the request moved past waiting: the deposit it authorized happened
-        return status.status not in (None, "waiting")
+        return bool(status.in_tx_hashes) or status.status in _DEPOSIT_SEEN
 
     def _append_steps(self, run: _Run, response: dict[str, Any]) -> tuple[Step, ...]:
         """Append the steps a POST answer carries to the run's quote (and the journal's)."""
@@ -777,9 +792,16 @@ class Executor:
                 signed["action"], nonce, VenueSignature.model_validate(signed["signature"])
             )
         except VenueError as exc:
-            if not again or DUPLICATE_NONCE not in str(exc.response).lower():
+            if not again:
                 raise
-            # the venue consumes a nonce only when the send succeeds: ours went through
+            if not await self._send_took_effect(run, exc):
+                # the refusal is of this post; the first one, before the interruption, may
+                # still have gone through, so "nothing was transferred" would not be true
+                exc.hint = (
+                    "this transfer was posted before; the service has not seen it yet, so it "
+                    f"may have gone through: check `crossdeck status --v3 {run.request_id}` first"
+                )
+                raise
             yield ItemSkipped(
                 step.id,
                 item_index,
