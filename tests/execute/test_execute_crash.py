@@ -60,11 +60,6 @@ def cli(any_world: Any, tmp_path: Path) -> Cli:
     return Cli(any_world, tmp_path)
 
 
-@pytest.fixture
-def py_cli(world: Any, tmp_path: Path) -> Cli:
-    return Cli(world, tmp_path)
-
-
 def native_options(recipient: str) -> list[str]:
     return [
         "--origin-chain", "8453", "--origin-currency", NATIVE,
@@ -156,9 +151,9 @@ def venue_sends(world: Any, address: str) -> list[Any]:
     ],
 )
 async def test_venue_withdrawal_killed_then_resumed_moves_one_transfer(
-    py_cli: Cli, boundary: str, state: str | None, resume_finds: str | None
+    cli: Cli, boundary: str, state: str | None, resume_finds: str | None
 ) -> None:
-    cli, world = py_cli, py_cli.world
+    world = cli.world
     await fund(world, cli.address, venue_perps=100 * VENUE_UNIT)
     recipient = new_address()
     before = killed(cli.bridge(*withdrawal_options(world, recipient), crash_at=boundary))
@@ -197,11 +192,11 @@ async def _withdrawable(world: Any, address: str) -> Decimal:
 
 
 @pytest.fixture
-def nonce_window(world: Any) -> Iterator[None]:
+def nonce_window(any_world: Any) -> Iterator[None]:
     """The venue's nonce window is put back after the test (the world is shared)."""
-    window = world.ledger.nonce_past_window_ms
+    window = any_world.ledger.nonce_past_window_ms
     yield
-    world.ledger.nonce_past_window_ms = window
+    any_world.ledger.nonce_past_window_ms = window
 
 
 async def _crash_after_the_send_and_forget_its_nonce(cli: Cli) -> tuple[str, Any]:
@@ -230,10 +225,10 @@ async def _crash_after_the_send_and_forget_its_nonce(cli: Cli) -> tuple[str, Any
 
 
 @pytest.mark.usefixtures("nonce_window")
-async def test_venue_withdrawal_resumed_after_the_venue_forgot_the_nonce(py_cli: Cli) -> None:
+async def test_venue_withdrawal_resumed_after_the_venue_forgot_the_nonce(cli: Cli) -> None:
     """Re-posted, the send is refused as too old, not as a duplicate. The service has seen it
     go through: the run finishes and nothing is sent twice."""
-    cli, world = py_cli, py_cli.world
+    world = cli.world
     request_id, _ = await _crash_after_the_send_and_forget_its_nonce(cli)
 
     after = await cli.resume(request_id)
@@ -244,10 +239,10 @@ async def test_venue_withdrawal_resumed_after_the_venue_forgot_the_nonce(py_cli:
 
 
 @pytest.mark.usefixtures("nonce_window")
-def test_venue_withdrawal_refused_again_unseen_never_says_nothing_moved(py_cli: Cli) -> None:
+def test_venue_withdrawal_refused_again_unseen_never_says_nothing_moved(cli: Cli) -> None:
     """When the service cannot say either, the resume stops, and does not claim that nothing
     was transferred: the first post may have gone through."""
-    cli, world = py_cli, py_cli.world
+    world = cli.world
     request_id, _ = asyncio.run(_crash_after_the_send_and_forget_its_nonce(cli))
     world.faults.inject("503", 10_000, path="/intents/status")
     try:
