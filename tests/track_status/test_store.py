@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from crossdeck.models.status import RequestStatus
 from crossdeck.track.store import StatusStore
 from crossdeck.track.updates import Source, StatusUpdate
 
-A, B, C = ("0x" + c * 64 for c in "abc")
+A, B, C, D = ("0x" + c * 64 for c in "abcd")
 
 
 def update(rid: str, status: str, *, final: bool = False) -> StatusUpdate:
@@ -72,3 +73,22 @@ def test_the_file_holds_no_secret_and_is_plain_sqlite(tmp_path: Path) -> None:
     with sqlite3.connect(path) as db:
         columns = [row[1] for row in db.execute("PRAGMA table_info(tracked)")]
     assert columns == ["request_id", "added_at", "final", "given_up", "latest"]
+
+
+def test_opening_the_profile_store_prunes_old_finished_requests_only(tmp_path: Path) -> None:
+    with StatusStore.in_data_dir(tmp_path) as store:
+        for rid in (A, B, C, D):
+            store.add(rid)
+        store.save(update(A, "success", final=True))  # old and final: goes
+        store.give_up(B, "gone")  # old and given up: goes
+        # C: old but still open, D: final but recent: both stay
+        store.save(update(D, "refund", final=True))
+        path = Path(str(store.path))
+    month_ago = time.time() - 31 * 86_400
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE tracked SET added_at = ? WHERE request_id != ?", (month_ago, D))
+    with StatusStore.in_data_dir(tmp_path) as store:
+        assert sorted(s.request_id for s in store.all()) == [C, D]
+        assert [s.request_id for s in store.unfinished()] == [C]
+        assert store.prune() == 0
+        assert store.prune(older_than_s=-1) == 1  # D, once its time has come

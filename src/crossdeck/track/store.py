@@ -24,6 +24,9 @@ from pathlib import Path
 from crossdeck.track.updates import StatusUpdate
 
 DEFAULT_FILENAME = "tracking.sqlite3"
+KEEP_FINISHED_SECONDS = 30 * 86_400
+"""Finished requests are forgotten this long after tracking began: the file stays small, and
+the service's own history still has them (`crossdeck requests --id ID`)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tracked (
@@ -68,7 +71,10 @@ class StatusStore:
 
     @classmethod
     def in_data_dir(cls, data_dir: Path) -> StatusStore:
-        return cls(Path(data_dir) / DEFAULT_FILENAME)
+        """The profile's store, with finished requests older than KEEP_FINISHED_SECONDS pruned."""
+        store = cls(Path(data_dir) / DEFAULT_FILENAME)
+        store.prune()
+        return store
 
     def __repr__(self) -> str:
         return f"StatusStore({str(self.path)!r})"
@@ -119,6 +125,17 @@ class StatusStore:
     def give_up(self, request_id: str, reason: str) -> None:
         with self._tx() as db:
             db.execute("UPDATE tracked SET given_up = ? WHERE request_id = ?", (reason, request_id))
+
+    def prune(self, older_than_s: float = KEEP_FINISHED_SECONDS) -> int:
+        """Forget finished (final or given-up) requests whose tracking began more than
+        `older_than_s` ago; unfinished ones are kept however old. Returns how many went."""
+        cutoff = time.time() - older_than_s
+        with self._tx() as db:
+            gone = db.execute(
+                "DELETE FROM tracked WHERE added_at < ? AND (final = 1 OR given_up IS NOT NULL)",
+                (cutoff,),
+            )
+        return gone.rowcount
 
     def remove(self, request_id: str) -> None:
         with self._tx() as db:
