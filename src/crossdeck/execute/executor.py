@@ -684,8 +684,8 @@ class Executor:
         data = exc.error_data if isinstance(exc.error_data, dict) else {}
         if exc.error_code == ALREADY_MAPPED:
             return str(data.get("requestId", "")).lower() == run.request_id.lower()
-        # the deposit it authorized happened
-        return await self._request_moved_on(run)
+        # refused for another reason: did the deposit the signature authorized happen?
+        return await self._deposit_seen(run)
 
     async def _send_took_effect(self, run: _Run, exc: VenueError) -> bool:
         """A re-posted sendAsset was refused: is that because the first post went through?"""
@@ -693,10 +693,10 @@ class Executor:
             return True  # the venue consumes a nonce only when the send succeeds
         # The venue forgets nonces once they are too old to be accepted anyway ("more than
         # N h in the past"), so after a long pause only the service can say: it maps the
-        # send to the request by nonce, and the request moves past waiting when it sees it.
-        return await self._request_moved_on(run)
+        # send to the request by nonce and lists it once seen.
+        return await self._deposit_seen(run)
 
-    async def _request_moved_on(self, run: _Run) -> bool:
+    async def _deposit_seen(self, run: _Run) -> bool:
         """The service has seen the request's deposit: it lists an origin tx, or its status
         is one only a deposit leads to. 'failure' alone says nothing (a quote can expire)."""
         try:
