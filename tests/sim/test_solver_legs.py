@@ -47,10 +47,8 @@ class Script:
         return outcome, Tx(hash=tx_hash, chain_id=chain_id, to=to, value=amount, timestamp=1)
 
 
-def setup(script: Script, **changes: Any) -> tuple[Solver, RequestRecord, list[StatusChange]]:
-    state = ServiceState()
-    solver = Solver(state, {}, VenueLedger(), operator_key=OPERATOR_KEY, speed=0)
-    solver._deliver = script  # type: ignore[method-assign]
+def new_record(**changes: Any) -> RequestRecord:
+    """A request from Base to chain 999, waiting for its deposit."""
     values: dict[str, Any] = {
         "id": new_request_id(),
         "status": Status.WAITING,
@@ -69,7 +67,14 @@ def setup(script: Script, **changes: Any) -> tuple[Solver, RequestRecord, list[S
         "updated_at": 1,
         **changes,
     }
-    record = state.create_request(RequestRecord(**values))
+    return RequestRecord(**values)
+
+
+def setup(script: Script, **changes: Any) -> tuple[Solver, RequestRecord, list[StatusChange]]:
+    state = ServiceState()
+    solver = Solver(state, {}, VenueLedger(), operator_key=OPERATOR_KEY, speed=0)
+    solver._deliver = script  # type: ignore[method-assign]
+    record = state.create_request(new_record(**changes))
     record = state.advance(record.id, Status.PENDING, in_tx=deposit_tx())
     changes_seen: list[StatusChange] = []
     state.subscribe(changes_seen.append)
@@ -166,26 +171,7 @@ async def test_a_permit_deposit_the_service_marked_first_is_still_filled() -> No
     solver = Solver(state, {}, VenueLedger(), operator_key=OPERATOR_KEY, speed=0)
     script = Script(True)
     solver._deliver = script  # type: ignore[method-assign]
-    record = state.create_request(
-        RequestRecord(
-            id=new_request_id(),
-            status=Status.WAITING,
-            user=USER,
-            recipient=USER,
-            refund_to=USER,
-            origin_chain_id=8453,
-            destination_chain_id=999,
-            origin_currency=NATIVE,
-            destination_currency=USDC_999,
-            amount_in=1000,
-            amount_out=990,
-            trade_type="EXACT_INPUT",
-            order_id=new_order_id(),
-            created_at=1,
-            updated_at=1,
-            extra={"permit": True},
-        )
-    )
+    record = state.create_request(new_record(extra={"permit": True}))
     seen: list[StatusChange] = []
     state.subscribe(seen.append)
     await solver.start()
