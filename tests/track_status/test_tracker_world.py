@@ -350,3 +350,22 @@ async def test_run_returns_once_closed_and_streams_end(
     await asyncio.sleep(0.3)
     assert len(transport.status_polls(rid)) == polls
     await tracker.service.aclose()  # type: ignore[attr-defined]
+
+
+async def test_closing_in_the_tick_a_new_request_wakes_the_scheduler_still_stops_it(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    # Python 3.11's wait_for returns instead of raising when the awaited event is set in the
+    # same tick as the cancel: the scheduler went on polling and aclose() waited for it forever
+    # (a restart test hung CI that way).
+    polled, woken_by = maker.make(2)
+    async with running(tracker_for(no_webhooks, transport, policy=PollPolicy())) as tracker:
+        tracker.track(polled)
+        await wait_until(lambda: tracker.polls_of(polled) >= 1, "a first poll")
+        await asyncio.sleep(0.1)  # the next poll is a second away: the scheduler waits for it
+        tracker.track(woken_by)
+        async with asyncio.timeout(5):
+            await tracker.aclose()
+        polls_at_close = tracker.stats.polls
+        await asyncio.sleep(1.5)
+        assert tracker.stats.polls == polls_at_close

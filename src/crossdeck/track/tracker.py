@@ -517,8 +517,11 @@ class StatusTracker:
             delay = head[0] - self._clock()
             if delay <= 0:
                 return
+            # not wait_for: on 3.11 it swallows a cancel that lands in the tick the wake is set,
+            # and aclose() then waits for a scheduler that never stops
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), delay)
+                async with asyncio.timeout(delay):
+                    await self._wake.wait()
 
     async def _run(self) -> None:
         while True:
