@@ -12,6 +12,7 @@ from execute_support import ETH, NATIVE, Kit, finished, fund, new_address
 
 from crossdeck.api import NO_RETRY, ServiceClient
 from crossdeck.execute import TrackingTimeout
+from crossdeck.execute.executor import _with_deadline
 from crossdeck.execute.tracking import TrackingPolicy, poll_status
 from crossdeck.models import StatusV3
 
@@ -171,3 +172,48 @@ async def test_run_times_out_while_the_service_is_down(slow_status: Any, make_ki
         assert await kit.nonce(8453) == 1
     finally:
         await kit.aclose()
+
+
+async def test_a_cancel_landing_as_an_update_arrives_stops_following() -> None:
+    # the user's cancel must win: 3.11's wait_for returned the update and dropped the cancel
+    updates: asyncio.Queue[int] = asyncio.Queue()
+
+    async def stream() -> Any:
+        while True:
+            yield await updates.get()
+
+    seen: list[int] = []
+
+    async def follow() -> None:
+        async for update in _with_deadline(stream(), 60):
+            seen.append(update)
+
+    following = asyncio.create_task(follow())
+    await asyncio.sleep(0.01)  # it waits for the first update
+    updates.put_nowait(1)
+    following.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        async with asyncio.timeout(5):
+            await following
+    assert seen == []
+
+
+async def test_the_deadline_holds_across_updates() -> None:
+    updates: asyncio.Queue[int] = asyncio.Queue()
+
+    async def stream() -> Any:
+        while True:
+            yield await updates.get()
+
+    async def trickle() -> None:
+        for n in range(100):
+            updates.put_nowait(n)
+            await asyncio.sleep(0.05)
+
+    feeder = asyncio.create_task(trickle())
+    seen: list[int] = []
+    with pytest.raises(TrackingTimeout, match=r"no final status after 0\.3s"):
+        async for update in _with_deadline(stream(), 0.3):
+            seen.append(update)
+    feeder.cancel()
+    assert 2 <= len(seen) < 20  # updates kept coming, yet the overall deadline ended it

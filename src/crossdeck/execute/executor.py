@@ -888,15 +888,13 @@ class _Seen:
 
 
 async def _with_deadline(stream: AsyncIterator[Any], seconds: float) -> AsyncIterator[Any]:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
+    deadline = asyncio.get_running_loop().time() + seconds
     iterator = aiter(stream)
     while True:
-        remaining = deadline - loop.time()
         try:
-            if remaining <= 0:
-                raise TimeoutError
-            update = await asyncio.wait_for(anext(iterator), remaining)
+            # not wait_for: on 3.11 it drops a cancel (the user's) that lands as an update comes
+            async with asyncio.timeout_at(deadline):
+                update = await anext(iterator)
         except StopAsyncIteration:
             return
         except TimeoutError:

@@ -231,7 +231,8 @@ class Solver:
                 log.exception("chain %s: scan failed", chain.chain_id)
             wake = self._wake[chain.chain_id]
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), self.poll_s)
+                async with asyncio.timeout(self.poll_s):  # wait_for could swallow a stop
+                    await wake.wait()
             wake.clear()
 
     def _on_tx_indexed(self, chain_id: int, tx_hash: str) -> None:
@@ -326,10 +327,10 @@ class Solver:
     async def _watch_venue(self) -> None:
         assert self._inbox is not None
         while True:
-            try:
-                record = await asyncio.wait_for(self._inbox.get(), self.poll_s)
-            except TimeoutError:
-                record = None
+            record = None
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.poll_s):  # wait_for could swallow a stop
+                    record = await self._inbox.get()
             if record is not None and record.destination == self.address.lower():
                 self.unmatched.append(record)
             # unmatched sends are tried again each round: a mapping may arrive after the send

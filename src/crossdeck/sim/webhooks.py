@@ -245,7 +245,8 @@ class WebhookSender:
             return
         if drain and self._workers:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._idle.wait(), drain_timeout)
+                async with asyncio.timeout(drain_timeout):  # wait_for could swallow a cancel
+                    await self._idle.wait()
         self._state = "stopped"
         workers = list(self._workers.values())
         for task in workers:
