@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
+from textual.widgets import Input
 from tui_support import (
     FROZEN_NOW,
     chains_loaded,
@@ -63,6 +64,9 @@ def _run(name: str) -> tuple[QuoteRequest, Quote, list[Any]]:
 async def _settle(pilot: Any) -> None:
     app = pilot.app
     app.set_focus(None)
+    # a focused input's cursor blinks every 0.5 s: on a slow machine the picture caught it off
+    for field in app.screen.query(Input):
+        field.cursor_blink = False
     await pilot.pause(0.2)
     app.clear_notifications()
     await pilot.pause()
