@@ -37,6 +37,20 @@ def test_final_statuses() -> None:
     assert parse_status("bogus") is None
 
 
+def test_statuses_only_a_deposit_leads_to() -> None:
+    assert {s.value for s in RequestStatus if s.follows_a_deposit} == {
+        "depositing",
+        "pending",
+        "submitted",
+        "success",
+        "refund",
+    }
+    # failure and an unknown status say nothing about a deposit
+    assert not StatusV3.model_validate({"status": "failure"}).follows_a_deposit
+    assert not StatusV3.model_validate({"status": "bogus"}).follows_a_deposit
+    assert StatusV3.model_validate({"status": "pending"}).follows_a_deposit
+
+
 def test_status_v1_and_v3() -> None:
     v1 = StatusV1.from_wire(load("status_v1.json"))
     assert v1.known_status is RequestStatus.FALLBACK and v1.is_final

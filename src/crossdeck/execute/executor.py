@@ -84,7 +84,6 @@ Confirm = Callable[[SignRequest], Awaitable[bool]]
 GAS_MARGIN_PERCENT = 20
 DUPLICATE_NONCE = "duplicate nonce"
 ALREADY_MAPPED = "NONCE_ALREADY_MAPPED"
-_DEPOSIT_SEEN = frozenset({"depositing", "pending", "submitted", "success", "refund"})
 
 
 async def approve_all(_request: SignRequest) -> bool:
@@ -703,7 +702,7 @@ class Executor:
             status = await self._fetch_status(run)
         except CrossdeckError:
             return False
-        return bool(status.in_tx_hashes) or status.status in _DEPOSIT_SEEN
+        return bool(status.in_tx_hashes) or status.follows_a_deposit
 
     def _append_steps(self, run: _Run, response: dict[str, Any]) -> tuple[Step, ...]:
         """Append the steps a POST answer carries to the run's quote (and the journal's)."""

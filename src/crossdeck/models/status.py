@@ -42,8 +42,22 @@ class RequestStatus(StrEnum):
         """failure: final only after a settle period (see is_final)."""
         return self is RequestStatus.FAILURE
 
+    @property
+    def follows_a_deposit(self) -> bool:
+        """Only a deposit leads here. failure does not count: a quote can expire unpaid."""
+        return self in _AFTER_DEPOSIT
+
 
 _FINAL = frozenset({RequestStatus.SUCCESS, RequestStatus.REFUND, RequestStatus.FALLBACK})
+_AFTER_DEPOSIT = frozenset(
+    {
+        RequestStatus.DEPOSITING,
+        RequestStatus.PENDING,
+        RequestStatus.SUBMITTED,
+        RequestStatus.SUCCESS,
+        RequestStatus.REFUND,
+    }
+)
 
 
 def parse_status(value: str | RequestStatus | None) -> RequestStatus | None:
@@ -75,6 +89,11 @@ class _StatusBody(WireModel):
     @property
     def is_final(self) -> bool:
         return is_final(self.status)
+
+    @property
+    def follows_a_deposit(self) -> bool:
+        known = self.known_status
+        return known is not None and known.follows_a_deposit
 
 
 class StatusV1(_StatusBody):
