@@ -18,7 +18,7 @@ from crossdeck.errors import CrossdeckError
 from crossdeck.tui.describe import short
 from crossdeck.tui.live import TrackedRequest, clock_text, updated_text
 from crossdeck.tui.screens.base import ModeScreen
-from crossdeck.tui.widgets.status_style import STATUS_STYLES, status_text
+from crossdeck.tui.widgets.status_style import status_text
 
 
 class LiveScreen(ModeScreen):
@@ -118,7 +118,7 @@ class LiveScreen(ModeScreen):
             status = str(update.status) + (" (final)" if update.final else "")
             timeline.add_row(
                 clock_text(update.observed_at),
-                Text(status, style=STATUS_STYLES.get(str(update.status), "")),
+                status_text(str(update.status), status),
                 update.source.value,
                 updated_text(update.updated_at_ms),
                 short(update.in_tx_hashes[0]) if update.in_tx_hashes else "-",
@@ -130,7 +130,7 @@ class LiveScreen(ModeScreen):
     def _summary(tracked: TrackedRequest) -> Text:
         text = Text()
         text.append(tracked.request_id, style="bold")
-        text.append(f"\nstatus {tracked.status}", style=STATUS_STYLES.get(tracked.status, ""))
+        text.append_text(status_text(tracked.status, f"\nstatus {tracked.status}"))
         latest = tracked.latest
         if latest is not None:
             text.append(f" · {len(tracked.timeline)} update(s)")

@@ -15,5 +15,6 @@ STATUS_STYLES = {
 }
 
 
-def status_text(status: str) -> Text:
-    return Text(status, style=STATUS_STYLES.get(status, ""))
+def status_text(status: str, label: str | None = None) -> Text:
+    """`label` (the status itself unless given) in the colour of `status`."""
+    return Text(status if label is None else label, style=STATUS_STYLES.get(status, ""))
