@@ -199,7 +199,7 @@ def nonce_window(any_world: Any) -> Iterator[None]:
     any_world.ledger.nonce_past_window_ms = window
 
 
-async def _crash_after_the_send_and_forget_its_nonce(cli: Cli) -> tuple[str, Any]:
+async def _crash_after_the_send_and_forget_its_nonce(cli: Cli) -> str:
     """A withdrawal killed after its sendAsset went through; then the venue's nonce window
     passes (0 here, until the test ends) and the account's next transfer lets the venue
     forget the nonce (as it does)."""
@@ -221,7 +221,7 @@ async def _crash_after_the_send_and_forget_its_nonce(cli: Cli) -> tuple[str, Any
         signature_chain_id=send.signature_chain_id,
     )  # fmt: skip
     assert not world.ledger.nonce_used(cli.address, send.nonce)
-    return request_id, send
+    return request_id
 
 
 @pytest.mark.usefixtures("nonce_window")
@@ -229,7 +229,7 @@ async def test_venue_withdrawal_resumed_after_the_venue_forgot_the_nonce(cli: Cl
     """Re-posted, the send is refused as too old, not as a duplicate. The service has seen it
     go through: the run finishes and nothing is sent twice."""
     world = cli.world
-    request_id, _ = await _crash_after_the_send_and_forget_its_nonce(cli)
+    request_id = await _crash_after_the_send_and_forget_its_nonce(cli)
 
     after = await cli.resume(request_id)
     assert after[-1]["event"] == "Finished" and after[-1]["status"] == "success", after[-1]
@@ -243,7 +243,7 @@ def test_venue_withdrawal_refused_again_unseen_never_says_nothing_moved(cli: Cli
     """When the service cannot say either, the resume stops, and does not claim that nothing
     was transferred: the first post may have gone through."""
     world = cli.world
-    request_id, _ = asyncio.run(_crash_after_the_send_and_forget_its_nonce(cli))
+    request_id = asyncio.run(_crash_after_the_send_and_forget_its_nonce(cli))
     world.faults.inject("503", 10_000, path="/intents/status")
     try:
         done = cli.invoke("resume", request_id, "--yes", "--json")

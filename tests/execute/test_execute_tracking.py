@@ -4,7 +4,7 @@ and the overall timeout."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -174,18 +174,19 @@ async def test_run_times_out_while_the_service_is_down(slow_status: Any, make_ki
         await kit.aclose()
 
 
+async def _from(updates: asyncio.Queue[int]) -> AsyncIterator[int]:
+    while True:
+        yield await updates.get()
+
+
 async def test_a_cancel_landing_as_an_update_arrives_stops_following() -> None:
     # the user's cancel must win: 3.11's wait_for returned the update and dropped the cancel
     updates: asyncio.Queue[int] = asyncio.Queue()
 
-    async def stream() -> Any:
-        while True:
-            yield await updates.get()
-
     seen: list[int] = []
 
     async def follow() -> None:
-        async for update in _with_deadline(stream(), 60):
+        async for update in _with_deadline(_from(updates), 60):
             seen.append(update)
 
     following = asyncio.create_task(follow())
@@ -201,10 +202,6 @@ async def test_a_cancel_landing_as_an_update_arrives_stops_following() -> None:
 async def test_the_deadline_holds_across_updates() -> None:
     updates: asyncio.Queue[int] = asyncio.Queue()
 
-    async def stream() -> Any:
-        while True:
-            yield await updates.get()
-
     async def trickle() -> None:
         for n in range(100):
             updates.put_nowait(n)
@@ -213,7 +210,7 @@ async def test_the_deadline_holds_across_updates() -> None:
     feeder = asyncio.create_task(trickle())
     seen: list[int] = []
     with pytest.raises(TrackingTimeout, match=r"no final status after 0\.3s"):
-        async for update in _with_deadline(stream(), 0.3):
+        async for update in _with_deadline(_from(updates), 0.3):
             seen.append(update)
     feeder.cancel()
     assert 2 <= len(seen) < 20  # updates kept coming, yet the overall deadline ended it

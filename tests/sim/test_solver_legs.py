@@ -70,10 +70,16 @@ def new_record(**changes: Any) -> RequestRecord:
     return RequestRecord(**values)
 
 
-def setup(script: Script, **changes: Any) -> tuple[Solver, RequestRecord, list[StatusChange]]:
+def new_solver(script: Script) -> tuple[ServiceState, Solver]:
+    """A solver on a fresh service state, whose legs `script` answers."""
     state = ServiceState()
     solver = Solver(state, {}, VenueLedger(), operator_key=OPERATOR_KEY, speed=0)
     solver._deliver = script  # type: ignore[method-assign]
+    return state, solver
+
+
+def setup(script: Script, **changes: Any) -> tuple[Solver, RequestRecord, list[StatusChange]]:
+    state, solver = new_solver(script)
     record = state.create_request(new_record(**changes))
     record = state.advance(record.id, Status.PENDING, in_tx=deposit_tx())
     changes_seen: list[StatusChange] = []
@@ -167,10 +173,8 @@ class ServiceFirst:
 
 
 async def test_a_permit_deposit_the_service_marked_first_is_still_filled() -> None:
-    state = ServiceState()
-    solver = Solver(state, {}, VenueLedger(), operator_key=OPERATOR_KEY, speed=0)
     script = Script(True)
-    solver._deliver = script  # type: ignore[method-assign]
+    state, solver = new_solver(script)
     record = state.create_request(new_record(extra={"permit": True}))
     seen: list[StatusChange] = []
     state.subscribe(seen.append)
