@@ -59,3 +59,44 @@ def test_help_does_not_import_heavy_packages() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_command_table_names_every_command_of_every_module() -> None:
+    """`COMMANDS` is the only list of top-level commands; a module's command missing from it
+    would never be reachable, and an entry pointing at the wrong module would fail on use."""
+    import importlib
+    import pkgutil
+
+    from crossdeck.cli import COMMANDS
+    from crossdeck.cli import commands as package
+
+    exported = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for command in getattr(module, "commands", []):
+            exported[command.name] = module.__name__
+    assert exported == {name: entry.module for name, entry in COMMANDS.items()}
+
+
+def test_a_loaded_command_lists_and_shows_the_tables_summary() -> None:
+    from crossdeck.cli import COMMANDS
+
+    for name, entry in COMMANDS.items():
+        command = main.commands[name]
+        assert command.get_short_help_str(limit=1000) == entry.summary
+        assert (command.help or "").startswith(entry.summary)
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_and_version_import_no_command_module(flag) -> None:
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from crossdeck.cli import main\n"
+        f"assert CliRunner().invoke(main, [{flag!r}]).exit_code == 0\n"
+        "heavy = ('pydantic', 'httpx', 'eth_account', 'asyncio')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('crossdeck.cli.commands.') "
+        "or m.split('.')[0] in heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,21 +1,66 @@
 """The crossdeck command line: a thin shell over the layers.
 
 Command modules live in `crossdeck.cli.commands`; each exposes `commands`, a list of click
-commands or groups, and is discovered here so modules can be added without editing this file.
-Heavy imports (web3, eth-tester, textual) stay inside command bodies so `--help` is quick.
+commands or groups. `COMMANDS` below names every top-level command, its module and its one-line
+summary; a module is imported only when one of its commands runs or shows its own help, so
+`--help` and `--version` import click and nothing else of weight.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from crossdeck import __version__
-from crossdeck.cli import commands as _commands_pkg
+from crossdeck.cli.lazy_group import LazyCommand, LazyGroup
+
+_MODULE = "crossdeck.cli.commands."
+COMMANDS = {
+    "apikey": LazyCommand(
+        _MODULE + "settings", "The profile's service API key, kept in the keyring."
+    ),
+    "bridge": LazyCommand(
+        _MODULE + "execute",
+        "Quote a transfer, show it, ask to confirm, execute every step and track it to the end.",
+    ),
+    "chains": LazyCommand(
+        _MODULE + "service",
+        "The chains the service supports and their currencies (chain 1337 is the venue).",
+    ),
+    "config": LazyCommand(_MODULE + "settings", "The settings file and the settings in effect."),
+    "demo": LazyCommand(
+        _MODULE + "sim", "Start the demo world in this process and open the app on it."
+    ),
+    "quote": LazyCommand(
+        _MODULE + "service",
+        "Ask the service for a quote and show exactly what executing it would do.",
+    ),
+    "requests": LazyCommand(
+        _MODULE + "history", "List requests (history) over /requests/v2, with any of its filters."
+    ),
+    "resume": LazyCommand(
+        _MODULE + "execute", "Continue an interrupted run (default: the latest unfinished one)."
+    ),
+    "sim": LazyCommand(
+        _MODULE + "sim",
+        "The local demo world: the service, the venue and two EVM chains on loopback.",
+    ),
+    "status": LazyCommand(
+        _MODULE + "service",
+        "Show the status of a request once (see `crossdeck watch` to follow it).",
+    ),
+    "venue": LazyCommand(_MODULE + "service", "The perps venue (chain 1337): balances."),
+    "wallet": LazyCommand(_MODULE + "settings", "The profile's wallet key, kept in the keyring."),
+    "watch": LazyCommand(
+        _MODULE + "watch", "Follow requests until each is final, printing every status change."
+    ),
+    "webhook": LazyCommand(
+        _MODULE + "webhook",
+        "Receive status webhooks, verify a delivery, or sign a body for testing (spec 6).",
+    ),
+}
 
 
 @dataclass
@@ -27,7 +72,12 @@ class CliContext:
     world: Path | None
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    table=COMMANDS,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--profile", envvar="CROSSDECK_PROFILE", help="Config profile: demo, mainnet or a custom one."
 )
@@ -51,12 +101,3 @@ def main(ctx: click.Context, profile: str | None, json_: bool, world: Path | Non
 
         launch_app(ctx.obj)
 
-
-def _register_commands() -> None:
-    for info in sorted(pkgutil.iter_modules(_commands_pkg.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{_commands_pkg.__name__}.{info.name}")
-        for command in getattr(module, "commands", []):
-            main.add_command(command)
-
-
-_register_commands()

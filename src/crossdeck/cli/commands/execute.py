@@ -281,9 +281,7 @@ def bridge_command(
     json_: bool,
     **options: Any,
 ) -> None:
-    """Quote a transfer, show it, ask to confirm, execute every step and track it to the end.
-
-    Interrupted runs continue with `crossdeck resume`; nothing is sent twice.
+    """Interrupted runs continue with `crossdeck resume`; nothing is sent twice.
     """
     from crossdeck.cli.quote_options import quote_fields
     from crossdeck.config import resolve_wallet_address
@@ -385,9 +383,7 @@ def resume_command(
     timeout: float | None,
     json_: bool,
 ) -> None:
-    """Continue an interrupted run (default: the latest unfinished one).
-
-    What was already sent or posted is found (by transaction hash, by the wallet's nonce on
+    """What was already sent or posted is found (by transaction hash, by the wallet's nonce on
     chain, by the venue nonce, by the service's answer) and never sent again.
     """
     from crossdeck.execute import Journal, NothingToResume, approve_all

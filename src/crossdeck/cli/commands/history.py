@@ -248,9 +248,7 @@ def requests_command(
     own_api_key: bool,
     **options: Any,
 ) -> None:
-    """List requests (history) over /requests/v2, with any of its filters.
-
-    One page unless --all or --pages N; rows stream out as pages arrive. Times are ISO 8601
+    """One page unless --all or --pages N; rows stream out as pages arrive. Times are ISO 8601
     or Unix seconds. Order: the service's default unless --sort-by/--sort-direction.
     """
     from crossdeck.config import load_settings

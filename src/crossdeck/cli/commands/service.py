@@ -369,7 +369,6 @@ def _bool_options(func: Any) -> Any:
 @click.pass_obj
 @handles_errors
 def quote_command(obj: CliContext, json_: bool, **options: Any) -> None:
-    """Ask the service for a quote and show exactly what executing it would do."""
     from crossdeck.cli.quote_options import quote_fields
 
     settings = _settings(obj)
@@ -392,7 +391,6 @@ def quote_command(obj: CliContext, json_: bool, **options: Any) -> None:
 @click.pass_obj
 @handles_errors
 def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> None:
-    """Show the status of a request once (see `crossdeck watch` to follow it)."""
     settings = _settings(obj)
 
     async def fetch() -> Any:
@@ -427,7 +425,6 @@ def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> N
 @click.pass_obj
 @handles_errors
 def chains_command(obj: CliContext, json_: bool) -> None:
-    """The chains the service supports and their currencies (chain 1337 is the venue)."""
     settings = _settings(obj)
 
     async def fetch() -> Any:
@@ -453,7 +450,7 @@ def chains_command(obj: CliContext, json_: bool) -> None:
 
 @click.group("venue")
 def venue_group() -> None:
-    """The perps venue (chain 1337): balances."""
+    pass  # a group: its summary is in crossdeck.cli.COMMANDS
 
 
 @venue_group.command("balance")

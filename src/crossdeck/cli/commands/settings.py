@@ -85,7 +85,7 @@ def _world_note(settings: Settings) -> None:
 
 @click.group("config")
 def config() -> None:
-    """The settings file and the settings in effect."""
+    pass  # a group: its summary is in crossdeck.cli.COMMANDS
 
 
 @config.command("path")
@@ -135,7 +135,7 @@ def config_show(obj: CliContext, json_: bool) -> None:
 
 @click.group("wallet")
 def wallet() -> None:
-    """The profile's wallet key, kept in the keyring."""
+    pass  # a group: its summary is in crossdeck.cli.COMMANDS
 
 
 def _store_key(obj: CliContext, key: SecretStr, yes: bool) -> None:
@@ -286,7 +286,7 @@ def wallet_remove(obj: CliContext, yes: bool) -> None:
 
 @click.group("apikey")
 def apikey() -> None:
-    """The profile's service API key, kept in the keyring."""
+    pass  # a group: its summary is in crossdeck.cli.COMMANDS
 
 
 @apikey.command("set")

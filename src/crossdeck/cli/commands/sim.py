@@ -73,7 +73,7 @@ def _world_options(func: Any) -> Any:
 
 @click.group()
 def sim() -> None:
-    """The local demo world: the service, the venue and two EVM chains on loopback."""
+    pass  # a group: its summary is in crossdeck.cli.COMMANDS
 
 
 @sim.command("serve")
@@ -159,7 +159,6 @@ def demo(
     brand: str,
     keep_running: bool | None,
 ) -> None:
-    """Start the demo world in this process and open the app on it."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     world = _make_world(chain_backend, state_dir, speed, brand, "127.0.0.1", {}, {})
     with tempfile.TemporaryDirectory(prefix="crossdeck-demo-") as tmp:
