@@ -27,6 +27,7 @@ from crossdeck.api.errors import (
     ServiceUnavailableError,
     preview,
 )
+from crossdeck.api.requests_versions import V3Unsupported, v3_not_offered, v3_params
 from crossdeck.api.retry import NOT_ACTED_STATUSES, RetryPolicy, is_transient, parse_retry_after
 from crossdeck.errors import InputError
 from crossdeck.models import (
@@ -40,6 +41,10 @@ from crossdeck.models import (
     StatusV1,
     StatusV3,
 )
+from crossdeck.models.requests_v3 import RequestsPageV3
+
+# a page of GET /requests/v3 or, where v3 is not offered, of GET /requests/v2
+ListingPage = RequestsPage | RequestsPageV3
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +100,8 @@ class ServiceClient:
             api_key = SecretStr(api_key) if api_key else None
         self._api_key: SecretStr | None = api_key
         self.retry = retry or RetryPolicy()
+        # why request listings go to /requests/v2 (None while v3 serves them)
+        self.listing_fallback: str | None = None
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             timeout=timeout,
@@ -131,16 +138,55 @@ class ServiceClient:
 
     async def requests(self, query: RequestsQuery | None = None) -> RequestsPage:
         """GET /requests/v2: one page of request history."""
-        params = (query or RequestsQuery()).to_params()
-        limit = params.get("limit")
-        if limit is not None and not (limit.isdigit() and 1 <= int(limit) <= MAX_PAGE_LIMIT):
-            raise InputError(
-                f"limit {limit} is out of range", hint=f"use 1..{MAX_PAGE_LIMIT} (default 20)"
-            )
+        params = _checked_limit((query or RequestsQuery()).to_params())
         response = await self._request(
             "GET", "/requests/v2", params=params, resend=_Resend.IDEMPOTENT
         )
         return self._model(response, RequestsPage)
+
+    async def requests_v3(self, query: RequestsQuery | None = None) -> RequestsPageV3:
+        """GET /requests/v3: one page, filters spelled the v3 way (`V3Unsupported` when one
+        cannot be; see `crossdeck.api.requests_versions`)."""
+        params = _checked_limit(v3_params(query or RequestsQuery()))
+        response = await self._request(
+            "GET", "/requests/v3", params=params, resend=_Resend.IDEMPOTENT
+        )
+        return self._model(response, RequestsPageV3)
+
+    async def list_requests(self, query: RequestsQuery | None = None) -> ListingPage:
+        """One page of history from v3 where the service offers it, else from v2.
+
+        The first v3 refusal that `v3_not_offered` reads as "not offered here" is remembered:
+        this client asks v2 from then on (`listing_fallback` says why). A query with a filter v3
+        cannot express goes to v2 alone, without changing the choice for the others.
+        """
+        if self.listing_fallback is None:
+            try:
+                page = await self.requests_v3(query)
+            except V3Unsupported as exc:
+                log.debug("GET /requests/v2 for this query: %s", exc.reason)
+            except ServiceError as exc:
+                if not v3_not_offered(exc):
+                    raise
+                self.listing_fallback = f"GET /requests/v3: HTTP {exc.status} {exc.message}"
+                log.info("falling back to GET /requests/v2 (%s)", self.listing_fallback)
+            else:
+                return page
+        try:
+            return await self.requests(query)
+        except ServiceError as exc:
+            if self.listing_fallback is None or exc.status not in (404, 410):
+                raise
+            # v2 is retired too: say why v3 was not used, that is what the user can change
+            raise ServiceError(
+                f"{exc.message} (and {self.listing_fallback})",
+                status=exc.status,
+                error_code=exc.error_code,
+                method="GET",
+                path="/requests/v2",
+                hint="GET /requests/v3 needs an API key the service accepts: "
+                "crossdeck apikey set",
+            ) from exc
 
     async def iter_pages(
         self, query: RequestsQuery | None = None, *, max_pages: int | None = None
@@ -398,6 +444,15 @@ class ServiceClient:
                 method=response.request.method,
                 path=response.request.url.path,
             ) from exc
+
+
+def _checked_limit(params: dict[str, str]) -> dict[str, str]:
+    limit = params.get("limit")
+    if limit is not None and not (limit.isdigit() and 1 <= int(limit) <= MAX_PAGE_LIMIT):
+        raise InputError(
+            f"limit {limit} is out of range", hint=f"use 1..{MAX_PAGE_LIMIT} (default 20)"
+        )
+    return params
 
 
 def _request_id(request_id: str) -> str:
