@@ -112,6 +112,20 @@ async def test_spot_send_debits_spot_balance_and_fee_from_spot_usdc(venue) -> No
     assert venue.ledger.balance(PAYER.address, SPOT_USDC_ID) == 1 * USDC_UNIT
 
 
+@pytest.mark.parametrize("name", ["USDE", "usde"])
+async def test_token_name_is_matched_without_case_the_id_decides(venue, name: str) -> None:
+    # The public venue spells it 'USDE' where the seed writes 'USDe': same token, same id.
+    venue.ledger.credit(PAYER.address, USDE_TOKEN_ID, 5 * 10**8)
+    venue.ledger.credit(PAYER.address, SPOT_USDC_ID, 2 * USDC_UNIT)
+    token = f"{name}:{USDE_TOKEN_ID.upper().replace('0X', '0x')}"
+    body = signed_body(
+        venue.brand, token=token, amount="1", source_dex="spot", destination_dex="spot"
+    )
+    assert (await venue.exchange(body)).json() == OK
+    assert venue.ledger.balance(SOLVER, USDE_TOKEN_ID) == 1 * 10**8
+    assert venue.ledger.sends()[-1].token == token  # recorded as signed
+
+
 async def test_perps_to_hip3_dex_and_back_to_spot(venue) -> None:
     funded(venue)
     xyz = hip3_address(SPOT_USDC_ID, "xyz")
@@ -203,6 +217,7 @@ async def test_insufficient_balance(venue) -> None:
     [
         "USDC:0x00000000000000000000000000000001",
         "USDT:0x6d1e7cde53ba9467b783cb7c530ce054",
+        f"USDe:{SPOT_USDC_ID}",  # a known name with another token's id
         "USDC",
         "0x6d1e7cde53ba9467b783cb7c530ce054",
     ],

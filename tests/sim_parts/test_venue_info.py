@@ -1,8 +1,9 @@
-"""POST /info of the sim venue: spotMeta, clearinghouseState, spotClearinghouseState shapes."""
+"""POST /info of the sim venue: the metadata reads (spotMeta, meta, perpDexs and the AssetCtxs
+pairs) and the balance reads (clearinghouseState, spotClearinghouseState)."""
 
 from __future__ import annotations
 
-from sim_parts_support import PAYER, PERPS_USDC, SPOT_USDC_ID, USDC_UNIT
+from sim_parts_support import PAYER, PERPS_USDC, SOLVER, SPOT_USDC_ID, USDC_UNIT
 
 from crossdeck.sim.venue import USDE_TOKEN_ID, hip3_address
 
@@ -21,15 +22,17 @@ async def test_spot_meta_lists_usdc_at_index_0_with_its_public_token_id(venue) -
         "isCanonical": True,
         "evmContract": None,
         "fullName": "USD Coin",
+        "deployerTradingFeeShare": "0.0",
     }
     names = [t["name"] for t in meta["tokens"]]
     assert names == ["USDC", "USDe", "USDH"]
     for token in meta["tokens"]:
         assert len(token["tokenId"]) == 2 + 32 and int(token["tokenId"], 16) >= 0
     assert [t["index"] for t in meta["tokens"]] == [0, 1, 2]
-    for pair in meta["universe"]:
-        assert set(pair) == {"tokens", "name", "index", "isCanonical"}
-        assert pair["tokens"][1] == 0  # quoted in USDC
+    assert [t["isCanonical"] for t in meta["tokens"]] == [True, False, False]
+    for i, pair in enumerate(meta["universe"]):
+        # as the public venue names a pair of non-canonical tokens: '@' + its index
+        assert pair == {"tokens": [i + 1, 0], "name": f"@{i}", "index": i, "isCanonical": False}
 
 
 async def test_perp_dexs_names_the_hip3_dex(venue) -> None:
@@ -71,7 +74,7 @@ async def test_unknown_user_has_zero_everything(venue) -> None:
     state = (await venue.info({"type": "clearinghouseState", "user": user})).json()
     assert state["withdrawable"] == "0.0"
     spot = (await venue.info({"type": "spotClearinghouseState", "user": user})).json()
-    assert spot == {"balances": []}
+    assert spot == {"balances": [], "tokenToAvailableAfterMaintenance": []}
 
 
 async def test_spot_clearinghouse_state_lists_held_tokens(venue) -> None:
@@ -82,6 +85,43 @@ async def test_spot_clearinghouse_state_lists_held_tokens(venue) -> None:
         {"coin": "USDC", "token": 0, "total": "25.00000001", "hold": "0.0", "entryNtl": "0.0"},
         {"coin": "USDe", "token": 1, "total": "3.0", "hold": "0.0", "entryNtl": "0.0"},
     ]
+    assert resp.json()["tokenToAvailableAfterMaintenance"] == [[0, "25.00000001"], [1, "3.0"]]
+
+
+async def test_meta_lists_the_default_dex_markets_and_their_margin_tables(venue) -> None:
+    for body in ({"type": "meta"}, {"type": "meta", "dex": ""}):
+        meta = (await venue.info(body)).json()
+        assert [a["name"] for a in meta["universe"]] == ["ETH", "HYPE"]
+        assert meta["collateralToken"] == 0
+        tables = dict((table_id, table) for table_id, table in meta["marginTables"])
+        for asset in meta["universe"]:
+            assert set(asset) == {"szDecimals", "name", "maxLeverage", "marginTableId"}
+            tiers = tables[asset["marginTableId"]]["marginTiers"]
+            assert tiers == [{"lowerBound": "0.0", "maxLeverage": asset["maxLeverage"]}]
+
+
+async def test_meta_of_the_hip3_dex_prefixes_its_coins_with_the_dex_name(venue) -> None:
+    meta = (await venue.info({"type": "meta", "dex": "xyz"})).json()
+    assert [a["name"] for a in meta["universe"]] == ["xyz:DEMO"]
+
+
+async def test_meta_and_asset_ctxs_pairs_each_market_with_its_context(venue) -> None:
+    meta, ctxs = (await venue.info({"type": "metaAndAssetCtxs"})).json()
+    assert meta == (await venue.info({"type": "meta"})).json()
+    assert len(ctxs) == len(meta["universe"])
+    eth = ctxs[0]
+    assert eth["markPx"] == eth["oraclePx"] == eth["midPx"] == "3000.0"
+    assert eth["impactPxs"] == ["3000.0", "3000.0"] and eth["openInterest"] == "0.0"
+
+
+async def test_spot_meta_and_asset_ctxs_reports_supply_from_the_ledger(venue) -> None:
+    venue.ledger.credit(PAYER.address, USDE_TOKEN_ID, 3 * 10**8)
+    venue.ledger.credit(SOLVER, USDE_TOKEN_ID, 2 * 10**8 + 5)
+    spot_meta, ctxs = (await venue.info({"type": "spotMetaAndAssetCtxs"})).json()
+    assert spot_meta == (await venue.info({"type": "spotMeta"})).json()
+    assert [c["coin"] for c in ctxs] == [p["name"] for p in spot_meta["universe"]]
+    assert ctxs[0]["totalSupply"] == ctxs[0]["circulatingSupply"] == "5.00000005"  # USDe
+    assert ctxs[1]["totalSupply"] == "0.0"  # USDH: nobody holds any
 
 
 async def test_unknown_type_and_bad_fields_are_422(venue) -> None:
@@ -91,6 +131,8 @@ async def test_unknown_type_and_bad_fields_are_422(venue) -> None:
         {"type": "clearinghouseState", "user": "0x1234"},
         {"type": "clearinghouseState", "user": PAYER.address, "dex": "nope"},
         {"type": "clearinghouseState", "user": PAYER.address, "dex": "spot"},
+        {"type": "meta", "dex": "nope"},
+        {"type": "metaAndAssetCtxs", "dex": 3},
         {"type": 5},
         [],
         "spotMeta",

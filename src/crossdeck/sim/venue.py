@@ -17,6 +17,9 @@ Units and identifiers chosen for the demo (documented here because the spec leav
   book the send leaves (perps, spot or the HIP-3 DEX) and burned.
 - A nonce is consumed only when the send succeeds, so a send refused for, say, balance can be
   retried with the same nonce (the service ties that nonce to a request id).
+- /info also answers the metadata reads the venue's own SDKs make at start (`meta`,
+  `metaAndAssetCtxs`, `spotMetaAndAssetCtxs`, `perpDexs`) in the public shapes. Nothing trades
+  here: the perp markets (`PERP_ASSETS`) exist with fixed demo prices and zero volume.
 """
 
 from __future__ import annotations
@@ -98,11 +101,31 @@ class VenueCurrency:
     token: SpotToken
 
 
+@dataclass(frozen=True)
+class PerpAsset:
+    """One market of a perp DEX's `meta` universe. The world trades nothing: these exist so the
+    venue's SDKs, which map coin names to asset numbers at start, find the shape they read."""
+
+    name: str
+    sz_decimals: int
+    max_leverage: int
+    mark_px: str  # a fixed demo price, in USD
+
+
 USDC = SpotToken("USDC", SPOT_USDC_TOKEN_ID, 0, USDC_DECIMALS, 8, "USD Coin")
 USDE = SpotToken("USDe", USDE_TOKEN_ID, 1, 8, 2, "Ethena USDe")
 USDH = SpotToken("USDH", USDH_TOKEN_ID, 2, 8, 2, "USDH")
 SPOT_TOKENS: tuple[SpotToken, ...] = (USDC, USDE, USDH)
 HIP3_DEXES: tuple[PerpDex, ...] = (PerpDex(HIP3_DEX_NAME, "XYZ demo DEX", USDC, "0x" + "88" * 20),)
+# Perp markets per DEX ('' the default one). A HIP-3 DEX prefixes its coins with its name, as
+# the public venue does ('xyz:AMD').
+PERP_ASSETS: dict[str, tuple[PerpAsset, ...]] = {
+    PERPS_DEX: (PerpAsset("ETH", 4, 25, "3000.0"), PerpAsset("HYPE", 2, 10, "25.0")),
+    HIP3_DEX_NAME: (PerpAsset(f"{HIP3_DEX_NAME}:DEMO", 2, 10, "100.0"),),
+}
+SPOT_PAIR_PX = "1.0"  # every spot pair here is a dollar stablecoin against USDC
+SPOT_PAIR_BASES: tuple[SpotToken, ...] = tuple(t for t in SPOT_TOKENS if t is not USDC)
+"""The base token of each spot pair (all quoted in USDC), in pair-index order."""
 
 
 def hip3_address(collateral_token_id: str, dex_name: str) -> str:
@@ -316,6 +339,8 @@ class VenueLedger:
 
     @staticmethod
     def spot_meta() -> dict[str, Any]:
+        """Answer to `spotMeta`, field for field as the public venue writes it: only USDC is
+        canonical there, and a pair of non-canonical tokens is named '@<index>'."""
         tokens = [
             {
                 "name": t.name,
@@ -323,19 +348,18 @@ class VenueLedger:
                 "weiDecimals": t.wei_decimals,
                 "index": t.index,
                 "tokenId": t.token_id,
-                "isCanonical": True,
+                "isCanonical": t is USDC,
                 "evmContract": None,
                 "fullName": t.full_name,
+                "deployerTradingFeeShare": "0.0",
             }
             for t in SPOT_TOKENS
         ]
-        quote = USDC.index
         universe = [
-            {"tokens": [t.index, quote], "name": f"{t.name}/{USDC.name}", "index": i,
-             "isCanonical": True}
-            for i, t in enumerate(t for t in SPOT_TOKENS if t is not USDC)
-        ]  # fmt: skip
-        return {"tokens": tokens, "universe": universe}
+            {"tokens": [t.index, USDC.index], "name": f"@{i}", "index": i, "isCanonical": False}
+            for i, t in enumerate(SPOT_PAIR_BASES)
+        ]
+        return {"universe": universe, "tokens": tokens}
 
     @staticmethod
     def perp_dexs() -> list[dict[str, Any] | None]:
@@ -345,6 +369,51 @@ class VenueLedger:
              "collateralToken": d.collateral.index}
             for d in HIP3_DEXES
         ]  # fmt: skip
+
+    @staticmethod
+    def perp_meta(dex: str = PERPS_DEX) -> dict[str, Any]:
+        """Answer to `meta` (the markets of one perp DEX); UnknownCurrency for an unknown DEX."""
+        assets = PERP_ASSETS.get(dex)
+        if assets is None:
+            raise UnknownCurrency(f"Unknown perp dex {dex!r}")
+        collateral = next((d.collateral for d in HIP3_DEXES if d.name == dex), USDC)
+        leverages = sorted({a.max_leverage for a in assets})
+        return {
+            "universe": [
+                {"szDecimals": a.sz_decimals, "name": a.name, "maxLeverage": a.max_leverage,
+                 "marginTableId": a.max_leverage}
+                for a in assets
+            ],
+            "marginTables": [
+                [lev, {"description": "",
+                       "marginTiers": [{"lowerBound": "0.0", "maxLeverage": lev}]}]
+                for lev in leverages
+            ],
+            "collateralToken": collateral.index,
+        }  # fmt: skip
+
+    @staticmethod
+    def perp_asset_ctxs(dex: str = PERPS_DEX) -> list[dict[str, Any]]:
+        """The market contexts of `metaAndAssetCtxs`, one per `meta` market: nothing trades
+        here, so volumes, open interest and funding are zero and every price is the mark."""
+        return [
+            {"funding": "0.0", "openInterest": "0.0", "prevDayPx": a.mark_px,
+             "dayNtlVlm": "0.0", "premium": "0.0", "oraclePx": a.mark_px, "markPx": a.mark_px,
+             "midPx": a.mark_px, "impactPxs": [a.mark_px, a.mark_px], "dayBaseVlm": "0.0"}
+            for a in PERP_ASSETS[dex]
+        ]  # fmt: skip
+
+    def spot_asset_ctxs(self) -> list[dict[str, Any]]:
+        """The pair contexts of `spotMetaAndAssetCtxs`; supplies are what the ledger holds."""
+        ctxs = []
+        for i, base in enumerate(SPOT_PAIR_BASES):
+            supply = format_units(self.total_supply(base), base.wei_decimals)
+            ctxs.append(
+                {"prevDayPx": SPOT_PAIR_PX, "dayNtlVlm": "0.0", "markPx": SPOT_PAIR_PX,
+                 "midPx": SPOT_PAIR_PX, "circulatingSupply": supply, "coin": f"@{i}",
+                 "totalSupply": supply, "dayBaseVlm": "0.0"}
+            )  # fmt: skip
+        return ctxs
 
     # ---- balances ----------------------------------------------------------------------
     def exists(self, user: str) -> bool:
@@ -388,6 +457,12 @@ class VenueLedger:
         user = _norm_user(user)
         with self._lock:
             return {c: a for (u, c), a in self._balances.items() if u == user and a}
+
+    def total_supply(self, token: SpotToken) -> int:
+        """Every unit of `token` the ledger holds, on any book (spot, perps, HIP-3 DEXes)."""
+        held_as = {c.address for c in CURRENCIES.values() if c.token == token}
+        with self._lock:
+            return sum(a for (_, c), a in self._balances.items() if c in held_as)
 
     def withdrawable(self, user: str, dex: str = PERPS_DEX) -> int:
         """Perps USDC (smallest units) of the default DEX or of a HIP-3 DEX."""
@@ -554,9 +629,11 @@ def _perp_currency(dex: str) -> VenueCurrency | None:
 
 
 def _token_from_wire(token: str) -> SpotToken:
+    # The name is matched without case: the public venue writes 'USDE' where others write
+    # 'USDe', and the token id (matched exactly, as hex) is what identifies the token.
     name, sep, token_id = token.partition(":")
     for t in SPOT_TOKENS:
-        if sep and t.name == name and t.token_id == token_id.lower():
+        if sep and t.name.casefold() == name.casefold() and t.token_id == token_id.lower():
             return t
     raise VenueError(f"Unknown token {token!r}; expected NAME:tokenId as listed by spotMeta")
 
@@ -770,7 +847,17 @@ def _spot_state(ledger: VenueLedger, user: str) -> dict[str, Any]:
                     "entryNtl": "0.0",
                 }
             )
-    return {"balances": balances}
+    # Nothing is ever held by orders here, so all of a balance is available.
+    available = [[b["token"], b["total"]] for b in balances]
+    return {"balances": balances, "tokenToAvailableAfterMaintenance": available}
+
+
+def _perp_dex_field(body: dict[str, Any]) -> str:
+    """The optional `dex` of a perps read: '' (or absent) for the default DEX."""
+    dex = body.get("dex", PERPS_DEX)
+    if not isinstance(dex, str) or _perp_currency(dex) is None:
+        raise _Malformed(f"body.dex: unknown perp dex {dex!r}")
+    return dex
 
 
 async def _info(request: web.Request) -> web.Response:
@@ -784,16 +871,21 @@ async def _info(request: web.Request) -> web.Response:
             return web.json_response(ledger.spot_meta())
         if kind == "perpDexs":
             return web.json_response(ledger.perp_dexs())
+        if kind == "spotMetaAndAssetCtxs":
+            return web.json_response([ledger.spot_meta(), ledger.spot_asset_ctxs()])
+        if kind in ("meta", "metaAndAssetCtxs"):
+            dex = _perp_dex_field(body)
+            meta = ledger.perp_meta(dex)
+            if kind == "meta":
+                return web.json_response(meta)
+            return web.json_response([meta, ledger.perp_asset_ctxs(dex)])
         if kind in ("clearinghouseState", "spotClearinghouseState"):
             user = _field(body, "user", str, "body")
             if not _ADDRESS_RE.fullmatch(user):
                 raise _Malformed(f"body.user: expected a 0x-prefixed 20-byte hex address: {user!r}")
             if kind == "spotClearinghouseState":
                 return web.json_response(_spot_state(ledger, user))
-            dex = body.get("dex", PERPS_DEX)
-            if not isinstance(dex, str) or _perp_currency(dex) is None:
-                raise _Malformed(f"body.dex: unknown perp dex {dex!r}")
-            return web.json_response(_clearinghouse_state(ledger, user, dex))
+            return web.json_response(_clearinghouse_state(ledger, user, _perp_dex_field(body)))
         raise _Malformed(f"body.type: unknown variant {kind!r}")
     except _Malformed as exc:
         return _unprocessable(str(exc))
