@@ -108,7 +108,23 @@ def test_unknown_or_malformed_addresses(meta: SpotMeta) -> None:
 
 def test_spot_token_lookup(meta: SpotMeta) -> None:
     assert spot_token_for(meta, "USDE").token_id == USDE_ID
+    # the venue writes 'USDE'; the service, the seed and users write 'USDe'
+    assert spot_token_for(meta, "USDe").token_id == USDE_ID
+    assert spot_token_for(meta, "usde").token_id == USDE_ID
     assert spot_token_for(meta, USDE_ID).name == "USDE"
     assert meta.token_by_index(0) is not None and meta.token_by_index(0).name == "USDC"  # type: ignore[union-attr]
     with pytest.raises(VenueDataError):
         spot_token_for(meta, "NOPE")
+
+
+def test_exact_spelling_wins_over_a_case_variant_then_canonical_wins() -> None:
+    def token(name: str, index: int, canonical: bool) -> dict[str, object]:
+        token_id = f"0x{index:032x}"
+        return {"name": name, "index": index, "tokenId": token_id, "isCanonical": canonical}
+
+    meta = SpotMeta.model_validate(
+        {"tokens": [token("ABC", 1, True), token("abc", 2, False), token("Abc", 3, False)]}
+    )
+    assert spot_token_for(meta, "abc").index == 2  # spelled exactly so, though not canonical
+    assert spot_token_for(meta, "aBC").index == 1  # no exact spelling: the canonical one
+    assert spot_token_for(meta, "Abc").index == 3

@@ -62,6 +62,8 @@ def test_spot_clearinghouse_state() -> None:
     usdc = state.balance_of("USDC")
     assert usdc is not None and usdc.total == Decimal("15") and usdc.available == Decimal("12.5")
     assert state.balance_of("NOPE") is None
+    usde = state.balance_of("USDe")  # the venue writes 'USDE'
+    assert usde is not None and usde.coin == "USDE" and usde.total == Decimal("3")
     assert state.to_wire() == SPOT_STATE
 
 

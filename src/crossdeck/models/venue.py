@@ -8,14 +8,16 @@ fields, so a newer venue answer loses nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from decimal import Decimal, InvalidOperation
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BeforeValidator, Field, PlainSerializer, field_validator
 
 from crossdeck.models.base import WireModel
 
 _HEX_64 = re.compile(r"^0x[0-9a-f]{64}$")
+T = TypeVar("T")
 
 
 def _decimal_from_wire(value: object) -> Decimal:
@@ -34,6 +36,13 @@ def _decimal_from_wire(value: object) -> Decimal:
     if not result.is_finite():
         raise ValueError(f"expected a finite decimal, got {value!r}")
     return result
+
+
+def same_name(items: Iterable[T], name: str, name_of: Callable[[T], str]) -> list[T]:
+    """The items named `name` without regard to case, those spelled exactly so first."""
+    wanted = name.casefold()
+    found = [item for item in items if name_of(item).casefold() == wanted]
+    return sorted(found, key=lambda item: name_of(item) != name)
 
 
 VenueDecimal = Annotated[
@@ -82,11 +91,10 @@ class SpotMeta(WireModel):
         return next((t for t in self.tokens if t.token_id == wanted), None)
 
     def token_by_name(self, name: str) -> SpotToken | None:
-        """Exact name match; a canonical token wins over look-alikes of the same name."""
-        matches = [t for t in self.tokens if t.name == name]
-        if not matches:
-            return None
-        return next((t for t in matches if t.is_canonical), matches[0])
+        """By name without regard to case (the venue writes 'USDE' where others write 'USDe');
+        the exact spelling wins, then a canonical token over look-alikes of the same name."""
+        matches = same_name(self.tokens, name, lambda t: t.name)
+        return min(matches, key=lambda t: (t.name != name, not t.is_canonical), default=None)
 
     def token_by_index(self, index: int) -> SpotToken | None:
         return next((t for t in self.tokens if t.index == index), None)
@@ -128,7 +136,9 @@ class SpotClearinghouseState(WireModel):
     balances: list[SpotBalance] = Field(default_factory=list)
 
     def balance_of(self, coin: str) -> SpotBalance | None:
-        return next((b for b in self.balances if b.coin == coin), None)
+        """By coin name without regard to case, the exact spelling first (see token_by_name)."""
+        matches = same_name(self.balances, coin, lambda b: b.coin)
+        return matches[0] if matches else None
 
 
 class VenueSignature(WireModel):

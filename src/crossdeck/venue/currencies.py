@@ -130,7 +130,8 @@ def describe_venue_currency(address: str, spot_meta: SpotMeta | None = None) -> 
 
 
 def spot_token_for(spot_meta: SpotMeta, name_or_id: str) -> SpotToken:
-    """A spot token by token id (0x + 32 hex) or by name."""
+    """A spot token by token id (0x + 32 hex) or by name, without regard to case: the venue
+    names tokens as it likes ('USDE' for what the service and its users call USDe)."""
     token = (
         spot_meta.token_by_id(name_or_id)
         if _SPOT_ADDRESS.fullmatch(name_or_id.lower())
