@@ -161,8 +161,13 @@ def test_amount_strings_must_be_integers_and_floats_are_refused() -> None:
         CurrencyAmount.from_wire({"amount": 1.5})
     with pytest.raises(ValidationError, match="boolean"):
         CurrencyAmount.from_wire({"amount": True})
-    # a JSON number integer is accepted and then written as the string the contract uses
-    assert CurrencyAmount.from_wire({"amount": 7}).to_wire() == {"amount": "7"}
+    # a JSON number integer is accepted, and an answer written back out keeps it a number
+    # (the public service sends `gas` either way); an int set in Python goes out as a string
+    read = CurrencyAmount.from_wire({"amount": 7})
+    assert read.amount == 7 and read.to_wire() == {"amount": 7}
+    assert CurrencyAmount.from_wire({"amount": "007"}).to_wire() == {"amount": "007"}
+    assert CurrencyAmount(amount=7).to_wire() == {"amount": "7"}
+    assert read.model_copy(update={"amount": 8}).to_wire() == {"amount": "8"}
 
 
 def test_amount_formatted_never_becomes_float() -> None:

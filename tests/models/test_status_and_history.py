@@ -96,7 +96,8 @@ def test_request_record_fields() -> None:
     assert record.deposit_address.deposit_address_type == "strict"
     data = record.data
     assert data is not None and data.fees is not None and data.fees_usd is not None
-    assert data.fees.gas == 21_000_000_000_000 and data.fees_usd.fixed == 3000
+    assert data.fees.gas == 21_000_000_000_000 and data.fees_usd.fixed == "3000"
+    assert data.fees_usd.decimal("fixed") == 3000  # decimal USD text, as the service writes it
     assert data.price == 1_000_000
     assert data.in_txs is not None and data.in_txs[0].fee == 21_000_000_000_000
     assert data.in_txs[0].data is not None and data.in_txs[0].data.from_ is not None

@@ -8,6 +8,7 @@ script usually wants to retry that later rather than change its input.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from crossdeck.errors import CrossdeckError
@@ -55,8 +56,9 @@ def preview(raw: bytes | str | None, limit: int = RAW_PREVIEW_CHARS) -> str:
 class ServiceError(CrossdeckError):
     """The service answered, and the answer is an error (or unusable).
 
-    `status` is the HTTP status, `error_code` the body's `errorCode` when present, `message` the
-    body's `message` (or a description), `error_data` the body's `errorData`, `raw_body` the
+    `status` is the HTTP status, `error_code` the body's code (`errorCode`, or the older `code`,
+    or `error` as the execute endpoints name it), `message` the body's `message` (or a
+    description), `error_data` the body's `errorData` (a string or an object), `raw_body` the
     undecoded body as received.
     """
 
@@ -88,11 +90,27 @@ class ServiceError(CrossdeckError):
     def raw_preview(self) -> str:
         return preview(self.raw_body)
 
+    @property
+    def error_data_text(self) -> str | None:
+        """`errorData` in one bounded line: a string as it is, an object as compact JSON."""
+        data = self.error_data
+        if data is None or data == "" or data == {}:
+            return None
+        if isinstance(data, str):
+            return preview(data)
+        try:
+            return preview(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
+        except (TypeError, ValueError):
+            return preview(repr(data))
+
     def __str__(self) -> str:
         where = f"{self.method} {self.path} " if self.method and self.path else ""
         status = f"HTTP {self.status}" if self.status is not None else "no status"
         code = f" {self.error_code}" if self.error_code else ""
         text = f"service error ({where}{status}{code}): {self.message}"
+        detail = self.error_data_text
+        if detail and detail != self.message:
+            text += f" [{detail}]"
         return f"{text} ({self.hint})" if self.hint else text
 
 

@@ -17,6 +17,7 @@ from typing import Literal
 
 from crossdeck.history.summary import (
     TABLE_COLUMNS,
+    HistoryRecord,
     HistoryRow,
     currency_in,
     currency_out,
@@ -46,7 +47,7 @@ def table_header() -> str:
     return _table(TABLE_COLUMNS)
 
 
-def table_line(record: RequestRecord | HistoryRow) -> str:
+def table_line(record: HistoryRecord | HistoryRow) -> str:
     row = record if isinstance(record, HistoryRow) else summarize(record)
     return _table(row.cells())
 
@@ -101,13 +102,15 @@ def _cell(value: object) -> str:
 def _amount_cells(amount: CurrencyAmount | None) -> tuple[object, ...]:
     if amount is None:
         return (None, None, None, None)
-    address = amount.currency.address if amount.currency else None
+    address = amount.currency_info.address if amount.currency_info else None
     return (amount.amount, amount.amount_formatted, amount.symbol, address)
 
 
-def csv_values(record: RequestRecord) -> tuple[str, ...]:
-    """The CSV cells of one record in `CSV_COLUMNS` order."""
-    data = record.data
+def csv_values(record: HistoryRecord) -> tuple[str, ...]:
+    """The CSV cells of one record in `CSV_COLUMNS` order. A /requests/v3 record leaves
+    currency, subsidizedRequest and the wei fees empty: v3 removed them (its `data.fees` is a
+    USD breakdown, not gas/fixed/price)."""
+    data = record.data if isinstance(record, RequestRecord) else None
     fees = data.fees if data else None
     wire = record.to_wire()
     wire_data = wire.get("data") if isinstance(wire.get("data"), dict) else {}
@@ -146,14 +149,14 @@ def csv_header() -> str:
     return _csv_text(CSV_COLUMNS)
 
 
-def csv_line(record: RequestRecord) -> str:
+def csv_line(record: HistoryRecord) -> str:
     return _csv_text(csv_values(record))
 
 
 # -- JSON lines ------------------------------------------------------------------------------
 
 
-def json_line(record: RequestRecord) -> str:
+def json_line(record: HistoryRecord) -> str:
     """The record's wire form as one line of JSON."""
     return json.dumps(record.to_wire(), separators=(",", ":"), ensure_ascii=False)
 
@@ -166,5 +169,5 @@ def header_for(fmt: OutputFormat) -> str | None:
     return {"table": table_header(), "csv": csv_header(), "jsonl": None}[fmt]
 
 
-def line_renderer(fmt: OutputFormat) -> Callable[[RequestRecord], str]:
+def line_renderer(fmt: OutputFormat) -> Callable[[HistoryRecord], str]:
     return {"table": table_line, "csv": csv_line, "jsonl": json_line}[fmt]

@@ -3,6 +3,7 @@
 The record (spec 2.3) names no origin/destination chain or amount field of its own; they are
 read, in order of preference, from `data.metadata.currencyIn/currencyOut` (currency amount
 objects, 2.1, as the public service sends them) and then from the chain ids of `inTxs`/`outTxs`.
+A GET /requests/v3 record (`RequestRecordV3`) has them under `data.route` instead.
 Amounts stay integers of the smallest unit; the human text comes from `amountFormatted` or from
 the integer and the currency's decimals, never from a float.
 """
@@ -17,6 +18,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from crossdeck.models import CurrencyAmount, RequestRecord, format_units
+from crossdeck.models.requests_v3 import RequestRecordV3
+
+# a record of GET /requests/v2 or of GET /requests/v3: rows, formats and the detail pane take both
+HistoryRecord = RequestRecord | RequestRecordV3
 
 ELLIPSIS = "…"
 
@@ -46,26 +51,30 @@ def _metadata_amount(record: RequestRecord, key: str) -> CurrencyAmount | None:
         return None
 
 
-def currency_in(record: RequestRecord) -> CurrencyAmount | None:
+def currency_in(record: HistoryRecord) -> CurrencyAmount | None:
+    if isinstance(record, RequestRecordV3):
+        return record.currency_in
     return _metadata_amount(record, "currencyIn")
 
 
-def currency_out(record: RequestRecord) -> CurrencyAmount | None:
+def currency_out(record: HistoryRecord) -> CurrencyAmount | None:
+    if isinstance(record, RequestRecordV3):
+        return record.currency_out
     return _metadata_amount(record, "currencyOut")
 
 
-def origin_chain_id(record: RequestRecord) -> int | None:
-    amount = currency_in(record)
-    if amount is not None and amount.currency is not None and amount.currency.chain_id:
-        return amount.currency.chain_id
+def origin_chain_id(record: HistoryRecord) -> int | None:
+    currency = amount.currency_info if (amount := currency_in(record)) else None
+    if currency is not None and currency.chain_id:
+        return currency.chain_id
     txs = (record.data.in_txs if record.data else None) or []
     return next((tx.chain_id for tx in txs if tx.chain_id is not None), None)
 
 
-def destination_chain_id(record: RequestRecord) -> int | None:
-    amount = currency_out(record)
-    if amount is not None and amount.currency is not None and amount.currency.chain_id:
-        return amount.currency.chain_id
+def destination_chain_id(record: HistoryRecord) -> int | None:
+    currency = amount.currency_info if (amount := currency_out(record)) else None
+    if currency is not None and currency.chain_id:
+        return currency.chain_id
     txs = (record.data.out_txs if record.data else None) or []
     return next((tx.chain_id for tx in txs if tx.chain_id is not None), None)
 
@@ -86,7 +95,7 @@ def amount_text(amount: CurrencyAmount | None, fallback_label: str | None = None
     return "-"
 
 
-def created_text(record: RequestRecord) -> str:
+def created_text(record: HistoryRecord) -> str:
     moment = record.created_at
     if moment is None:
         return "-"
@@ -122,14 +131,16 @@ class HistoryRow:
     in_hashes: tuple[str, ...]
     out_hashes: tuple[str, ...]
     updated: datetime | None
-    source: RequestRecord | str = field(repr=False, compare=False)
+    source: HistoryRecord | str = field(repr=False, compare=False)
+    # which listing the record came from, to parse a compact row's text with the right model
+    model: type[HistoryRecord] = field(default=RequestRecord, repr=False, compare=False)
 
     @property
-    def record(self) -> RequestRecord:
+    def record(self) -> HistoryRecord:
         """The request as the service sent it (parsed again from text for a compact row)."""
-        if isinstance(self.source, RequestRecord):
+        if isinstance(self.source, RequestRecord | RequestRecordV3):
             return self.source
-        return RequestRecord.from_json(self.source)
+        return self.model.from_json(self.source)
 
     @property
     def in_text(self) -> str:
@@ -162,11 +173,12 @@ def _hashes_text(hashes: tuple[str, ...]) -> str:
     return short(hashes[0]) + more
 
 
-def summarize(record: RequestRecord, *, compact: bool = False) -> HistoryRow:
+def summarize(record: HistoryRecord, *, compact: bool = False) -> HistoryRow:
     """The row of `record`; `compact` keeps the record as wire JSON text (see `HistoryRow`)."""
     origin = origin_chain_id(record)
     destination = destination_chain_id(record)
-    label = record.data.currency if record.data else None
+    # v2's `data.currency` symbol; v3 dropped it (each amount carries its currency object)
+    label = record.data.currency if isinstance(record, RequestRecord) and record.data else None
     return HistoryRow(
         id=record.id or "",
         short_id=short(record.id),
@@ -181,14 +193,15 @@ def summarize(record: RequestRecord, *, compact: bool = False) -> HistoryRow:
         out_hashes=tuple(record.out_tx_hashes),
         updated=record.updated_at,
         source=_wire_text(record) if compact else record,
+        model=type(record),
     )
 
 
-def _wire_text(record: RequestRecord) -> str:
+def _wire_text(record: HistoryRecord) -> str:
     return json.dumps(record.to_wire(), separators=(",", ":"), ensure_ascii=False)
 
 
-def wire_value(record: RequestRecord, *path: str) -> Any:
+def wire_value(record: HistoryRecord, *path: str) -> Any:
     """A value of the record's wire form by key path, or None (for fields the models leave in
     `extra`, such as `data.failReason` or `referrer`)."""
     node: Any = record.to_wire()

@@ -6,7 +6,14 @@ Response models are lenient in (unknown fields kept, nearly everything optional)
 """
 
 from crossdeck.models.amounts import Currency, CurrencyAmount, CurrencyMetadata
-from crossdeck.models.base import IntStr, IsoDateTime, WireDateTime, WireModel
+from crossdeck.models.base import (
+    IntStr,
+    IsoDateTime,
+    LenientWireModel,
+    WireDateTime,
+    WireInt,
+    WireModel,
+)
 from crossdeck.models.chains import (
     VENUE_CHAIN_ID,
     ChainCurrency,
@@ -52,6 +59,7 @@ from crossdeck.models.requests import (
     DepositAddressInfo,
     RequestData,
     RequestFees,
+    RequestFeesUsd,
     RequestRecord,
     RequestsPage,
     RequestTx,
@@ -114,6 +122,7 @@ __all__ = [
     "ItemData",
     "ItemDataKind",
     "ItemKindError",
+    "LenientWireModel",
     "PaymentDetails",
     "PostPayload",
     "Protocol",
@@ -123,6 +132,7 @@ __all__ = [
     "QuoteRequestError",
     "RequestData",
     "RequestFees",
+    "RequestFeesUsd",
     "RequestRecord",
     "RequestStatus",
     "RequestTx",
@@ -156,6 +166,7 @@ __all__ = [
     "WebhookData",
     "WebhookEvent",
     "WireDateTime",
+    "WireInt",
     "WireModel",
     "classify_item_data",
     "format_units",

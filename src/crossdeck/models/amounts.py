@@ -38,7 +38,8 @@ class CurrencyAmount(WireModel):
     """An amount of a currency. `amount`/`minimum_amount` are smallest-unit ints; the formatted
     and USD values stay the decimal strings the service sent (never float)."""
 
-    currency: Currency | None = None
+    # an object in the contract; older public examples give only the symbol ("eth")
+    currency: Currency | str | None = Field(default=None, union_mode="left_to_right")
     amount: IntStr | None = None
     amount_formatted: str | None = None
     amount_usd: str | None = None
@@ -54,8 +55,15 @@ class CurrencyAmount(WireModel):
 
     @property
     def symbol(self) -> str | None:
+        if isinstance(self.currency, str):
+            return self.currency.upper() or None
         return self.currency.symbol if self.currency else None
 
     @property
     def decimals(self) -> int | None:
-        return self.currency.decimals if self.currency else None
+        return self.currency.decimals if isinstance(self.currency, Currency) else None
+
+    @property
+    def currency_info(self) -> Currency | None:
+        """The currency object, or None when absent or given only as a symbol."""
+        return self.currency if isinstance(self.currency, Currency) else None

@@ -14,34 +14,78 @@ from typing import Annotated, Any, Self
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     PlainSerializer,
     PlainValidator,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
     TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    model_serializer,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
 _INT_TEXT = re.compile(r"^-?[0-9]+$")
 
 
-def _int_from_wire(value: object) -> int:
+class WireInt(int):
+    """An int that remembers its wire form (a digit string, or a JSON number), so that a quote
+    written back out carries `"gas": "21064"` or `"gas": 21064` exactly as the service sent it."""
+
+    wire_form: str | int | None = None
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # int pickles without instance attributes; copies must keep the wire form too
+        return (_rebuild_wire_int, (int(self), self.wire_form))
+
+
+def _rebuild_wire_int(value: int, form: str | int | None) -> int:
+    kept = WireInt(value)
+    kept.wire_form = form
+    return kept
+
+
+def _int_from_wire(value: object, info: ValidationInfo) -> int:
     # bool is an int subclass, and a float may already have lost precision: refuse both.
     if isinstance(value, bool):
         raise ValueError("expected an integer string, got a boolean")
-    if isinstance(value, int):
+    if isinstance(value, WireInt):
         return value
+    if isinstance(value, int):
+        # a JSON number stays a number only in an answer being read (see WireModel); an int
+        # given in Python, or in a request body, goes out as the string the contract uses
+        return _rebuild_wire_int(value, value) if _reading_wire(info) else value
     if isinstance(value, str) and _INT_TEXT.fullmatch(value):
-        return int(value)
+        return _rebuild_wire_int(int(value), value)
     raise ValueError(f"expected an integer string (digits only), got {value!r}")
+
+
+_WIRE_CONTEXT = {"crossdeck_wire": True}
+
+
+def _reading_wire(info: ValidationInfo) -> bool:
+    context = info.context
+    return isinstance(context, dict) and bool(context.get("crossdeck_wire"))
+
+
+def _int_to_wire(value: int) -> str | int:
+    form = getattr(value, "wire_form", None)
+    if form is not None and isinstance(form, str | int):
+        return form
+    return str(value)
 
 
 IntStr = Annotated[
     int,
-    BeforeValidator(_int_from_wire),
-    PlainSerializer(str, return_type=str, when_used="always"),
+    PlainValidator(_int_from_wire),
+    PlainSerializer(_int_to_wire, return_type=str | int, when_used="always"),
 ]
-"""An integer carried as a decimal string on the wire ("1000000"); an `int` in Python."""
+"""An integer carried as a decimal string on the wire ("1000000"); an `int` in Python. Sent
+back out in the form it came in (the same string, or a JSON number when the service sent one);
+an int set in Python goes out as a string."""
 
 
 class WireDateTime(datetime):
@@ -116,6 +160,19 @@ class WireModel(BaseModel):
     )
 
     @classmethod
+    def model_validate(cls, obj: Any, **options: Any) -> Self:
+        """Decoded JSON is an answer being read: integers keep their wire form (IntStr)."""
+        if options.get("context") is None:
+            options["context"] = _WIRE_CONTEXT
+        return super().model_validate(obj, **options)
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **options: Any) -> Self:
+        if options.get("context") is None:
+            options["context"] = _WIRE_CONTEXT
+        return super().model_validate_json(json_data, **options)
+
+    @classmethod
     def from_wire(cls, data: Any) -> Self:
         """Parse decoded JSON (a dict) into the model."""
         return cls.model_validate(data)
@@ -132,3 +189,45 @@ class WireModel(BaseModel):
     def extra_fields(self) -> dict[str, Any]:
         """Fields the contract does not name, kept as they arrived."""
         return dict(self.__pydantic_extra__ or {})
+
+
+class LenientWireModel(WireModel):
+    """A wire model where one field of an unexpected form does not fail the whole object.
+
+    For what is only shown, never acted on (history records): a field whose value does not fit
+    its type is kept aside untouched, reads as unset, and goes back out in its place; so one odd
+    field in one record never drops a page. Quotes are NOT lenient: a guard must never read a
+    field that failed to parse as "absent"."""
+
+    _unread: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _order: tuple[str, ...] = PrivateAttr(default=())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_what_does_not_fit(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            if not isinstance(data, dict):
+                raise
+            bad = {err["loc"][0] for err in exc.errors() if err.get("loc")}
+            if not bad or not bad <= set(data):
+                raise
+            model = handler({k: v for k, v in data.items() if k not in bad})
+            model._unread = {k: data[k] for k in data if k in bad}
+            model._order = tuple(data)
+            return model
+
+    @model_serializer(mode="wrap")
+    def _put_back_what_did_not_fit(self, handler: SerializerFunctionWrapHandler) -> Any:
+        out = handler(self)
+        if not self._unread or not isinstance(out, dict):
+            return out
+        merged = {**out, **self._unread}
+        order = {key: index for index, key in enumerate(self._order)}
+        return dict(sorted(merged.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+    @property
+    def unread_fields(self) -> dict[str, Any]:
+        """Fields whose value did not fit their type, as they arrived."""
+        return dict(self._unread)

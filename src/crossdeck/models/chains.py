@@ -19,6 +19,7 @@ class ChainCurrency(WireModel):
 
 
 class ChainProtocolV2(WireModel):
+    # the protocol's NAME of the chain ("base", "hyperliquid"), as in paymentDetails.chainId
     chain_id: str | int | None = None
     depository: str | None = None
 
@@ -47,6 +48,13 @@ class ChainInfo(WireModel):
     def depository(self) -> str | None:
         v2 = self.protocol.v2 if self.protocol else None
         return v2.depository if v2 else None
+
+    @property
+    def protocol_chain_name(self) -> str | None:
+        """The name the protocol uses for this chain (`protocol.v2.chainId`), if given."""
+        v2 = self.protocol.v2 if self.protocol else None
+        name = v2.chain_id if v2 else None
+        return str(name) if name is not None and not isinstance(name, bool) else None
 
     @property
     def currencies(self) -> list[ChainCurrency]:
@@ -95,3 +103,15 @@ class ChainsResponse(WireModel):
     @property
     def venue(self) -> ChainInfo | None:
         return self.by_id(VENUE_CHAIN_ID)
+
+    def by_protocol_name(self, name: str) -> ChainInfo | None:
+        """The chain the protocol calls `name` (paymentDetails.chainId): matched against each
+        chain's `protocol.v2.chainId`, case-insensitively. A digit string is the numeric id
+        (older answers and the contract's seed send the id itself)."""
+        wanted = name.strip().lower()
+        found = next(
+            (c for c in self.chains if (c.protocol_chain_name or "").lower() == wanted), None
+        )
+        if found is None and wanted.isdigit():
+            found = self.by_id(int(wanted))
+        return found

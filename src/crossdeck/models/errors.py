@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from crossdeck.errors import InputError
 from crossdeck.models.base import WireModel
@@ -15,9 +15,27 @@ TRANSIENT_ERROR_CODES = frozenset(
 
 
 class ErrorBody(WireModel):
-    message: str | None = None
-    error_code: str | None = None
+    """An error answer. The public service names the code `errorCode`, or `code` (older
+    answers), or `error` (the execute endpoints); `errorData` is a string or an object. Every
+    member is read as whatever JSON came, so an odd one never hides the others."""
+
+    message: Any = None
+    error_code_field: Any = Field(default=None, alias="errorCode")
+    code: Any = None
+    error: Any = None
     error_data: Any = None
+
+    @property
+    def error_code(self) -> str | None:
+        """The code, from whichever member carries it (errorCode first)."""
+        for value in (self.error_code_field, self.code, self.error):
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+        return None
+
+    @property
+    def message_text(self) -> str | None:
+        return self.message if isinstance(self.message, str) and self.message else None
 
     @property
     def is_transient(self) -> bool:

@@ -7,11 +7,14 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field
 
 from crossdeck.models.amounts import CurrencyAmount
-from crossdeck.models.base import IntStr, WireModel
+from crossdeck.models.base import IntStr, LenientWireModel, WireModel
 from crossdeck.models.steps import Step
 
 
-class Fees(WireModel):
+class Fees(LenientWireModel):
+    """Only shown, never acted on, so lenient: older answers carry each fee as a bare string
+    ("0", with `relayerCurrency` beside it), which is kept as sent and reads as absent."""
+
     gas: CurrencyAmount | None = None
     relayer: CurrencyAmount | None = None
     relayer_gas: CurrencyAmount | None = None

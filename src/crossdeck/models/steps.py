@@ -225,4 +225,7 @@ class Step(WireModel):
     description: str | None = None
     kind: str | None = None
     request_id: str | None = None
+    # deposit-address quotes: the address the transfer goes to ("" on the other steps); the
+    # quote's paymentDetails.depository stays the depository contract behind it
+    deposit_address: str | None = None
     items: list[StepItem] = Field(default_factory=list)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from crossdeck.models.base import WireModel
 from crossdeck.models.requests import DepositAddressInfo
 from crossdeck.models.status import RequestStatus, StatusValue, is_final, parse_status
@@ -18,7 +20,10 @@ class WebhookData(WireModel):
     updated_at: int | None = None  # Unix milliseconds
     origin_chain_id: int | None = None
     destination_chain_id: int | None = None
-    deposit_address: DepositAddressInfo | None = None
+    # an object in the contract; some public examples carry the bare address string
+    deposit_address: DepositAddressInfo | str | None = Field(
+        default=None, union_mode="left_to_right"
+    )
     request_id: str | None = None
     details: Any = None
     fail_reason: str | None = None

@@ -107,7 +107,7 @@ def amount(value: CurrencyAmount | None, *, with_usd: bool = True) -> str:
 def currency_amount_line(value: CurrencyAmount | None, chains: ChainsResponse | None) -> str:
     if value is None:
         return "-"
-    chain_id = value.currency.chain_id if value.currency else None
+    chain_id = value.currency_info.chain_id if value.currency_info else None
     return f"{amount(value)} on {chain_name(chains, chain_id)}"
 
 

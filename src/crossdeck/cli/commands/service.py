@@ -134,7 +134,7 @@ def _money(value: CurrencyAmount | None) -> str:
         text = f"{value.amount} (smallest unit)" if value.amount is not None else "?"
     symbol = f" {value.symbol}" if value.symbol else ""
     usd = f" (${value.amount_usd})" if value.amount_usd else ""
-    chain = value.currency.chain_id if value.currency else None
+    chain = value.currency_info.chain_id if value.currency_info else None
     where = f" on chain {chain}" if chain is not None else ""
     return f"{text}{symbol}{where}{usd}"
 
