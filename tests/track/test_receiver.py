@@ -286,16 +286,39 @@ async def test_distinct_status_changes_are_all_delivered(
     assert got == changes
 
 
-async def test_dedup_memory_is_bounded(client: httpx.AsyncClient) -> None:
-    async with WebhookReceiver(API_KEY, dedup_size=2) as rx:
+async def test_replay_memory_is_bounded_without_forgetting_the_window(
+    client: httpx.AsyncClient,
+) -> None:
+    # It used to forget the oldest of a fixed count, so a replay of it inside the window was
+    # processed again. Now a full memory makes new changes wait (503, the sender retries)
+    # and every remembered one is still recognised.
+    async with WebhookReceiver(API_KEY, replay_memory=2) as rx:
         bodies = [body_of(status_payload(f"0x{i}", "pending")) for i in range(3)]
-        for body in bodies:
-            assert (await deliver(client, rx, body, signed_headers(body))).status_code == 200
-        # The oldest key was forgotten, the newest is still remembered.
-        oldest = await deliver(client, rx, bodies[0], signed_headers(bodies[0]))
-        newest = await deliver(client, rx, bodies[2], signed_headers(bodies[2]))
-        assert oldest.json() == {"status": "accepted"}
-        assert newest.json() == {"status": "duplicate"}
+        headers = [signed_headers(body) for body in bodies]
+        for body, head in zip(bodies[:2], headers[:2], strict=True):
+            assert (await deliver(client, rx, body, head)).json() == {"status": "accepted"}
+        full = await deliver(client, rx, bodies[2], headers[2])
+        assert full.status_code == 503 and full.json()["error"] == "replay_memory_full"
+        assert full.headers["Retry-After"] == "1"
+        oldest = await deliver(client, rx, bodies[0], headers[0])
+        assert oldest.json() == {"status": "duplicate"}
+        assert len(rx.replay_window) == 2
+
+
+async def test_replay_window_forgets_a_change_once_its_timestamp_is_stale(
+    client: httpx.AsyncClient,
+) -> None:
+    async with WebhookReceiver(API_KEY, replay_memory=1, tolerance_seconds=1) as rx:
+        old = body_of(status_payload("0xold", "pending"))
+        signed = signed_headers(old)
+        assert (await deliver(client, rx, old, signed)).json() == {"status": "accepted"}
+        await asyncio.sleep(2.1)  # the first delivery's timestamp leaves the 1 s window
+        assert (await deliver(client, rx, old, signed)).json()["error"] == "stale"
+        new = body_of(status_payload("0xnew", "pending"))
+        assert (await deliver(client, rx, new, signed_headers(new))).json() == {
+            "status": "accepted"
+        }
+        assert len(rx.replay_window) == 1
 
 
 async def test_required_custom_header(client: httpx.AsyncClient) -> None:

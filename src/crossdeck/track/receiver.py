@@ -9,9 +9,20 @@ Status codes:
 - 401 a required custom header or a signature header is missing or wrong, the signature does
   not match, or the timestamp is outside the tolerance window (replay protection);
 - 400 a correctly signed body that is not the 6.1 payload;
+- 408 the body did not arrive within `read_timeout` of the headers;
 - 413 a body larger than `max_body_bytes`;
-- 503 the queue is full (the consumer is behind): the sender retries later;
+- 503 the queue is full (the consumer is behind), the replay window holds `replay_memory`
+  changes, or too many connections are open: the sender retries later;
 - 500 anything unexpected; the server keeps serving.
+
+Limits, so that nobody who can reach the port starves it (see `crossdeck.track.conn_guard`):
+headers must arrive within `read_timeout` of the connection opening and the body within
+`read_timeout` after them; at most `max_connections` are open (`max_connections_per_peer` from
+one address), idle ones being closed first to make room; the body's structure (UTF-8, nesting
+depth) is checked in linear time before it is parsed (`crossdeck.track.payload`); what outsiders
+can make it log is rate-limited (`crossdeck.track.log_limit`). A sender that goes away
+mid-body is one log line. A replay is processed once for as long as its timestamp could pass
+(`crossdeck.track.replay_window`).
 
 It does not care which URL fronts it (a webhook gateway, 6.4, may forward to it): it reads only
 the path, the headers and the raw body. A gateway that replays an old delivery with its original
@@ -25,7 +36,7 @@ import asyncio
 import hmac
 import logging
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -34,17 +45,28 @@ from aiohttp import web
 from pydantic import SecretStr
 
 from crossdeck.models.webhook import WebhookEvent
+from crossdeck.track import webhook_defaults as defaults
+from crossdeck.track.conn_guard import ConnectionGuard, GuardedSite, effective_cap
 from crossdeck.track.hmac_sig import (
     DEFAULT_TOLERANCE_SECONDS,
     SIGNATURE_HEADER,
     TIMESTAMP_HEADER,
     verify,
 )
+from crossdeck.track.log_limit import LimitedLog, RepeatFilter
 from crossdeck.track.payload import PayloadError, delivery_key, parse_event
+from crossdeck.track.replay_window import ReplayWindow
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAX_BODY_BYTES: Final = 256 * 1024
+DEFAULT_MAX_BODY_BYTES: Final = defaults.MAX_BODY_BYTES
+_BACKLOG: Final = 64
+"""Listen backlog, which is also how many connections one `accept()` batch may take."""
+_LINGER_SECONDS: Final = 2.0
+"""How long the rest of a refused body is read and dropped, so the sender sees the answer."""
+
+# Python 3.11 reports a failing accept() once per pending connection and re-arms as often.
+_ACCEPT_FLOOD_FILTER: Final = RepeatFilter(("socket.accept() out of system resource",))
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +90,10 @@ class ReceiverStats:
     duplicates: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     """Rejections by reason (`mismatch`, `stale`, `bad_payload`, `too_large`, ...)."""
+    disconnected: int = 0
+    """Senders that went away before their body was complete."""
+    connections_refused: int = 0
+    """Connections closed at once because a connection cap was reached."""
 
 
 class _Stop:
@@ -100,17 +126,22 @@ class WebhookReceiver:
         self,
         api_key: SecretStr | str,
         *,
-        path: str = "/webhooks",
+        path: str = defaults.DEFAULT_WEBHOOK_PATH,
         required_headers: Mapping[str, str | SecretStr] | None = None,
         tolerance_seconds: float = DEFAULT_TOLERANCE_SECONDS,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-        dedup_size: int = 10_000,
-        queue_size: int = 10_000,
+        replay_memory: int = defaults.REPLAY_MEMORY,
+        queue_size: int = defaults.QUEUE_SIZE,
+        read_timeout: float = defaults.READ_TIMEOUT_SECONDS,
+        max_connections: int = defaults.MAX_CONNECTIONS,
+        max_connections_per_peer: int = defaults.MAX_CONNECTIONS_PER_PEER,
     ) -> None:
         if not path.startswith("/"):
             raise ValueError(f"path must start with '/', got {path!r}")
-        if max_body_bytes <= 0 or dedup_size <= 0 or queue_size <= 0:
-            raise ValueError("max_body_bytes, dedup_size and queue_size must be positive")
+        if min(max_body_bytes, replay_memory, queue_size) <= 0:
+            raise ValueError("max_body_bytes, replay_memory and queue_size must be positive")
+        if not read_timeout > 0 or min(max_connections, max_connections_per_peer) <= 0:
+            raise ValueError("read_timeout and the connection caps must be positive")
         self._api_key = api_key if isinstance(api_key, SecretStr) else SecretStr(api_key)
         if not self._api_key.get_secret_value():
             raise ValueError("api_key is empty")
@@ -121,9 +152,13 @@ class WebhookReceiver:
         ]
         self.tolerance_seconds = tolerance_seconds
         self.max_body_bytes = max_body_bytes
-        self._dedup_size = dedup_size
+        self.read_timeout = read_timeout
+        self.max_connections = max_connections
+        self.max_connections_per_peer = max_connections_per_peer
         self._queue_size = queue_size
-        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._recent = ReplayWindow(tolerance_seconds, replay_memory)
+        self._log = LimitedLog(log)
+        self._guard: ConnectionGuard | None = None
         self._queue: asyncio.Queue[ReceivedEvent | _Stop] = asyncio.Queue()
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
@@ -139,13 +174,28 @@ class WebhookReceiver:
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
         if self._runner is not None:
             raise RuntimeError("receiver already started")
+        logging.getLogger("asyncio").addFilter(_ACCEPT_FLOOD_FILTER)  # once: filters are a set
         # The body limit is enforced by aiohttp too (client_max_size), for chunked bodies that
         # carry no Content-Length.
         app = web.Application(client_max_size=self.max_body_bytes)
         app.router.add_post(self.path, self._handle)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        runner = web.AppRunner(
+            app,
+            access_log=None,
+            handle_signals=False,
+            # aiohttp closes a connection that has no complete request when this runs out,
+            # counted from the connection opening or from the previous answer: the header
+            # deadline (and the idle timeout of kept-alive connections).
+            keepalive_timeout=self.read_timeout,
+            lingering_time=min(_LINGER_SECONDS, self.read_timeout),
+        )
         await runner.setup()
-        site = web.TCPSite(runner, host, port)
+        self._guard = ConnectionGuard(
+            effective_cap(self.max_connections, _BACKLOG),
+            self.max_connections_per_peer,
+            on_refused=self._connection_refused,
+        )
+        site = GuardedSite(runner, host, port, self._guard, _BACKLOG)
         try:
             await site.start()
         except BaseException:
@@ -161,6 +211,7 @@ class WebhookReceiver:
         if runner is None:
             return
         await runner.cleanup()
+        self._log.flush()
         self._queue.put_nowait(_STOP)
 
     async def __aenter__(self) -> WebhookReceiver:
@@ -200,6 +251,15 @@ class WebhookReceiver:
             raise EOFError("webhook receiver stopped")
         return item
 
+    @property
+    def replay_window(self) -> ReplayWindow:
+        """The status changes remembered against replays (its size is bounded; see there)."""
+        return self._recent
+
+    @property
+    def open_connections(self) -> int:
+        return self._guard.open if self._guard is not None else 0
+
     # -- handling ----------------------------------------------------------------------------
 
     async def _handle(self, request: web.Request) -> web.Response:
@@ -218,8 +278,33 @@ class WebhookReceiver:
         self.stats.rejected[reason] += 1
         # Parts of a message can come from the body: keep logs and answers short.
         message = message if len(message) <= 200 else message[:197] + "..."
-        log.warning("rejected webhook from %s: %d %s %s", request.remote, status, reason, message)
+        self._log.warning(
+            "rejected webhook from %s: %d %s %s", request.remote, status, reason, message
+        )
         return _reply(status, reason, message)
+
+    def _connection_refused(self, peer: str, why: str) -> None:
+        self.stats.connections_refused += 1
+        self._log.warning("refused a connection from %s: %s", peer, why)
+
+    async def _read_body(self, request: web.Request) -> bytes | web.Response:
+        """The whole body, or the answer to give (or that nobody will read) when it fails."""
+        try:
+            async with asyncio.timeout(self.read_timeout):
+                return await request.read()
+        except TimeoutError:
+            response = self._reject(
+                request, 408, "read_timeout", f"body not complete within {self.read_timeout:g} s"
+            )
+            response.force_close()
+            return response
+        except (ConnectionError, web.RequestPayloadError) as exc:
+            # The sender went away (or broke its framing) mid-body: nothing to answer, one line.
+            self.stats.disconnected += 1
+            self._log.info(
+                "webhook sender %s went away mid-body (%s)", request.remote, type(exc).__name__
+            )
+            return _reply(400, "incomplete_body")
 
     def _missing_required_header(self, request: web.Request) -> str | None:
         failed: str | None = None
@@ -241,7 +326,9 @@ class WebhookReceiver:
         for name in (TIMESTAMP_HEADER, SIGNATURE_HEADER):
             if len(request.headers.getall(name, [])) > 1:
                 return self._reject(request, 401, "repeated_header", f"{name} given twice")
-        body = await request.read()
+        body = await self._read_body(request)
+        if isinstance(body, web.Response):
+            return body
         verdict = verify(
             self._api_key,
             request.headers.get(TIMESTAMP_HEADER),
@@ -256,29 +343,28 @@ class WebhookReceiver:
         except PayloadError as exc:
             return self._reject(request, 400, "bad_payload", str(exc))
         key = delivery_key(event)
-        if key in self._seen:
-            self._seen.move_to_end(key)
+        signed_at = verdict.timestamp or 0  # always set on an ok verdict
+        now = time.time()
+        if self._recent.seen(key, signed_at, now):
             self.stats.duplicates += 1
             return _reply(200, "duplicate")
+        # Neither refusal below remembers the change: the sender's retry must get in later.
         if self._queue.qsize() >= self._queue_size:
-            # Not remembered as seen: the sender's retry must get in once there is room.
-            response = self._reject(request, 503, "queue_full", "consumer is behind, retry later")
-            response.headers["Retry-After"] = "1"
-            return response
-        self._remember(key)
+            return self._busy(request, "queue_full", "consumer is behind, retry later")
+        if self._recent.full(now):
+            return self._busy(
+                request, "replay_memory_full", "too many status changes in the replay window"
+            )
+        self._recent.add(key, signed_at)
         self._queue.put_nowait(
             ReceivedEvent(
-                event=event,
-                received_at=time.time(),
-                delivery_key=key,
-                signed_at=verdict.timestamp or 0,  # always set on an ok verdict
-                raw=body,
+                event=event, received_at=now, delivery_key=key, signed_at=signed_at, raw=body
             )
         )
         self.stats.accepted += 1
         return _reply(200, "accepted")
 
-    def _remember(self, key: str) -> None:
-        self._seen[key] = None
-        if len(self._seen) > self._dedup_size:
-            self._seen.popitem(last=False)
+    def _busy(self, request: web.Request, reason: str, message: str) -> web.Response:
+        response = self._reject(request, 503, reason, message)
+        response.headers["Retry-After"] = "1"
+        return response
