@@ -11,7 +11,8 @@ fi
 if [ ! -x .venv/bin/uv ]; then
     .venv/bin/python -m pip install --quiet --disable-pip-version-check uv
 fi
-UV_PYTHON=.venv/bin/python .venv/bin/uv sync --locked --quiet --python .venv/bin/python
+# --compile-bytecode: the first start of the app is then as quick as the second (no .pyc to write)
+UV_PYTHON=.venv/bin/python .venv/bin/uv sync --locked --compile-bytecode --quiet --python .venv/bin/python
 
 if [ "${1:-}" = "--tools" ]; then
     (cd tools && npm install --no-audit --no-fund --loglevel=error)

@@ -9,6 +9,8 @@ says what to do. Heavy layers (eth-account, web3) are imported by the workers th
 from __future__ import annotations
 
 import asyncio
+import functools
+import importlib
 import sys
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -71,20 +73,29 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _mode_screens() -> dict[str, Callable[[], Screen]]:
-    from crossdeck.tui.screens.history import HistoryScreen
-    from crossdeck.tui.screens.live import LiveScreen
-    from crossdeck.tui.screens.quote import QuoteScreen
-    from crossdeck.tui.screens.settings import SettingsScreen
-    from crossdeck.tui.screens.venue import VenueScreen
+# mode -> the module and class of its screen; a screen's module is imported when the screen is
+# first shown (start-up imports and styles only the first one)
+MODE_SCREENS = {
+    "quote": ("crossdeck.tui.screens.quote", "QuoteScreen"),
+    "venue": ("crossdeck.tui.screens.venue", "VenueScreen"),
+    "history": ("crossdeck.tui.screens.history", "HistoryScreen"),
+    "live": ("crossdeck.tui.screens.live", "LiveScreen"),
+    "settings": ("crossdeck.tui.screens.settings", "SettingsScreen"),
+}
 
-    return {
-        "quote": QuoteScreen,
-        "venue": VenueScreen,
-        "history": HistoryScreen,
-        "live": LiveScreen,
-        "settings": SettingsScreen,
-    }
+
+def _mode_screen_class(mode: str) -> type[Screen]:
+    module, name = MODE_SCREENS[mode]
+    return getattr(importlib.import_module(module), name)
+
+
+def _mode_screens() -> dict[str, Callable[[], Screen]]:
+    """A factory per mode that imports its screen's module only when called."""
+    return {mode: functools.partial(_new_mode_screen, mode) for mode in MODE_SCREENS}
+
+
+def _new_mode_screen(mode: str) -> Screen:
+    return _mode_screen_class(mode)()
 
 
 def _goto(key: str, mode: str, tooltip: str) -> Binding:
@@ -109,7 +120,7 @@ def screen_classes() -> list[type]:
     from crossdeck.tui.widgets.history_table import HistoryTable
 
     return [
-        *_mode_screens().values(),
+        *(_mode_screen_class(mode) for mode in MODE_SCREENS),
         ExecuteScreen,
         ConfirmScreen,
         UnlockScreen,
@@ -205,6 +216,8 @@ class CrossdeckApp(App[None]):
     # -- start-up ----------------------------------------------------------------------------
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
+        if not keymap:
+            return  # nothing to check: the screens' modules are not imported for it
         known = {b.id for cls in [type(self), *screen_classes()] for b in bindings_of(cls) if b.id}
         unknown = sorted(set(keymap) - known)
         if unknown:

@@ -177,6 +177,10 @@ class Services:
     async def chains(self, *, refresh: bool = False) -> ChainsResponse:
         async with self._chains_lock:
             if self._chains is None or refresh:
+                if self._service is None:
+                    # httpx and the client's models: imported in a thread, so the first frame
+                    # (which asks for the chains) is drawn while they load
+                    await asyncio.to_thread(importlib.import_module, "crossdeck.api.client")
                 self._chains = await self.service.chains()
             return self._chains
 
