@@ -72,7 +72,15 @@ from crossdeck.execute.guards import (
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.execute.tracking import StatusUpdate as PolledUpdate
 from crossdeck.execute.tracking import TrackingPolicy, poll_status
-from crossdeck.models import Quote, QuoteRequest, StatusV3, Step, StepItem, is_final
+from crossdeck.models import (
+    ChainsResponse,
+    Quote,
+    QuoteRequest,
+    StatusV3,
+    Step,
+    StepItem,
+    is_final,
+)
 from crossdeck.venue.client import VenueClient
 from crossdeck.venue.errors import VenueError
 from crossdeck.venue.signing import build_send_asset_typed_data, split_signature
@@ -138,6 +146,7 @@ class Executor:
         self.receipt_poll = receipt_poll
         self.gas_margin_percent = gas_margin_percent
         self._status_stream = status_stream
+        self._chains: ChainsResponse | None = None
 
     def __repr__(self) -> str:
         return f"Executor(wallet={self.signer.address}, journal={self.journal!r})"
@@ -172,6 +181,7 @@ class Executor:
                 self.signing_chain_id,
                 deposit_amount,
             )
+            await self.chains_for(run.quote)
             results = self._check_whole(run)
             yield GuardsChecked(tuple(results))
             self.journal.start_run(
@@ -236,6 +246,7 @@ class Executor:
             yield RunStarted(request_id, self.signer.address, _step_ids(run.quote), resumed=True)
             if record.state == "finished":
                 yield Note(f"request {request_id} already finished: {record.final_status}")
+            await self.chains_for(run.quote)
             results = self._check_whole(run)
             yield GuardsChecked(tuple(results))
             require(results)
@@ -260,11 +271,28 @@ class Executor:
         }
         return frozenset(c for c in chains if c is not None and self.gateways.get(c) is not None)
 
+    async def chains_for(self, quote: Quote) -> ChainsResponse | None:
+        """The /chains answer, asked once, when the quote names its payment chain by the
+        protocol's name ("base"): only /chains says which chain id that is. Unavailable, the
+        guards refuse such a quote saying so."""
+        payment = quote.payment_details
+        name = (payment.chain_id or "").strip() if payment else ""
+        if self._chains is None and name and not name.isdigit():
+            try:
+                self._chains = await self.service.chains()
+            except CrossdeckError:
+                return None
+        return self._chains
+
     def check(self, quote: Quote) -> list[GuardResult]:
         """Every guard over `quote` for this wallet and these RPCs (what `run` checks first);
-        for showing the results before asking to execute."""
+        for showing the results before asking to execute (after `chains_for`, when the quote
+        names its chain)."""
         return check_quote(
-            quote, wallet=self.signer.address, rpc_chain_ids=self._rpc_chain_ids(quote)
+            quote,
+            wallet=self.signer.address,
+            rpc_chain_ids=self._rpc_chain_ids(quote),
+            chains=self._chains,
         )
 
     def _check_whole(self, run: _Run) -> list[GuardResult]:
@@ -354,6 +382,7 @@ class Executor:
             item_index,
             wallet=self.signer.address,
             rpc_chain_ids=self._rpc_chain_ids(run.quote),
+            chains=self._chains,
         )
 
     async def _confirm(self, request: SignRequest) -> None:
@@ -412,7 +441,7 @@ class Executor:
 
         value = tx.value or 0
         payment = run.quote.payment_details
-        deposit_address = self._deposit_address_terms(run, tx)
+        deposit_address = self._deposit_address_terms(run, tx, step)
         if deposit_address is not None and run.deposit_amount is not None:
             value = run.deposit_amount
             results.append(
@@ -553,12 +582,15 @@ class Executor:
         ):
             yield event
 
-    def _deposit_address_terms(self, run: _Run, tx: Any) -> dict[str, Any] | None:
+    def _deposit_address_terms(self, run: _Run, tx: Any, step: Step) -> dict[str, Any] | None:
         request = run.request
         payment = run.quote.payment_details
         if request is None or not request.use_deposit_address or payment is None:
             return None
-        if not tx.to or not payment.depository or tx.to.lower() != payment.depository.lower():
+        # the public service names the deposit address on the step (and in the tx `to`); the
+        # depository stays the contract behind it. Older answers sent it as the depository.
+        deposit_to = step.deposit_address or payment.depository
+        if not tx.to or not deposit_to or tx.to.lower() != deposit_to.lower():
             return None
         return {
             "type": "strict" if request.strict else "open",

@@ -16,12 +16,20 @@ What is checked, and why:
   its id is the quote's orderId.
 - `send-asset-destination` / `-token` / `-amount`: the venue transfer pays the quote's
   depository, in the quote's currencyIn, exactly currencyIn.amountFormatted.
+- `payment-chain`: paymentDetails.chainId is the protocol's NAME of the chain ("base"); it is
+  mapped to a chain id through the `/chains` answer (each chain's `id` and `protocol.v2.chainId`),
+  never through a table here, because the chain set changes. A name `/chains` does not know is
+  refused.
 - `tx-chain-id`: an EVM transaction names its chain, and it is the chain being paid on.
+- `tx-address`: `from` and `to` are EVM addresses (a Bitcoin or Solana item is refused by name).
 - `rpc-configured`: the chain of every transaction has an RPC (checked before signing anything).
 - `tx-from`: transactions are from the wallet that will sign them.
 - `tx-payment`: a transaction pays protocol.v2.paymentDetails: to the depository (native:
   value == amount; ERC-20: no value), or an ERC-20 `approve` of the depository on the token
-  for exactly the payment amount (never a standing allowance beyond it).
+  for exactly the payment amount (never a standing allowance beyond it). On a deposit-address
+  quote the step's `depositAddress` is where the transfer goes (the depository stays the
+  contract behind it): a plain native transfer of the amount to it, or the token's
+  `transfer` of the amount to it.
 - `order-id`: a depository call carries the quote's orderId.
 - `verifying-contract`: the NonceMapping domain (and the built SendAsset domain) has the
   all-zero verifying contract the spec requires.
@@ -39,6 +47,7 @@ from typing import Any
 
 from crossdeck.execute.errors import GuardRefused
 from crossdeck.models import (
+    ChainsResponse,
     PaymentDetails,
     Quote,
     SignatureData,
@@ -46,6 +55,7 @@ from crossdeck.models import (
     StepItem,
     TransactionData,
     VenueDepositData,
+    WireModel,
     format_units,
 )
 
@@ -55,10 +65,18 @@ VENUE_CHAIN_ID = 1337
 PERPS_USDC_ADDRESS = "0x" + "0" * 32
 SPOT_USDC_TOKEN_ID = "0x6d1e7cde53ba9467b783cb7c530ce054"
 APPROVE_SELECTOR = "0x095ea7b3"
+TRANSFER_SELECTOR = "0xa9059cbb"
 PERMIT_TYPES = frozenset({"ReceiveWithAuthorization", "TransferWithAuthorization"})
 NONCE_MAPPING = "NonceMapping"
 _SPOT_ID = re.compile(r"^0x[0-9a-f]{32}$")
 _HIP3 = re.compile(r"^(0x[0-9a-f]{32})((?:[0-9a-f]{2})+)$")
+_EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+# item data of chains this client does not sign for, by the key that gives them away
+_FOREIGN_ITEM_KEYS = {
+    "psbt": "a Bitcoin transaction (`psbt`)",
+    "instructions": "a Solana transaction (`instructions`)",
+    "addressLookupTableAddresses": "a Solana transaction (`addressLookupTableAddresses`)",
+}
 
 
 @dataclass(frozen=True)
@@ -156,6 +174,52 @@ def expected_token_id(currency_address: str) -> tuple[str, str] | None:
     return match.group(1), dex
 
 
+@dataclass(frozen=True)
+class PaymentChain:
+    """paymentDetails.chainId resolved to a chain id, or why it could not be."""
+
+    name: str | None  # as the quote gives it ("base"; older answers: "8453")
+    chain_id: int | None
+    problem: str | None = None
+
+
+def payment_chain(quote: Quote, chains: ChainsResponse | None) -> PaymentChain:
+    """The chain id the payment is on. The quote names the chain by the protocol's name; the
+    `/chains` answer says which id carries that name (`protocol.v2.chainId`). A digit string is
+    the id itself (older answers, and the contract's seed)."""
+    payment = quote.payment_details
+    name = payment.chain_id if payment else None
+    if name is None:
+        return PaymentChain(None, None)
+    text = name.strip()
+    if text.isdigit():
+        return PaymentChain(name, int(text))
+    if chains is None:
+        return PaymentChain(
+            name,
+            None,
+            f"paymentDetails.chainId {name!r} is a chain name, and there is no /chains answer "
+            "to map it to a chain id",
+        )
+    chain = chains.by_protocol_name(text)
+    if chain is None or chain.id is None:
+        return PaymentChain(
+            name,
+            None,
+            f"paymentDetails.chainId {name!r} names no chain /chains knows (no chain has "
+            f"protocol.v2.chainId {name!r}); refusing to guess which chain pays",
+        )
+    return PaymentChain(name, chain.id)
+
+
+def _payment_chain_guard(paid: PaymentChain) -> list[GuardResult]:
+    if paid.name is None:
+        return []
+    if paid.problem is not None:
+        return [_fail("payment-chain", paid.problem)]
+    return [_ok("payment-chain", f"paymentDetails.chainId {paid.name!r} is chain {paid.chain_id}")]
+
+
 # -- whole-quote guards -------------------------------------------------------------------
 
 
@@ -232,13 +296,21 @@ def check_quote(
     *,
     wallet: str | None = None,
     rpc_chain_ids: Collection[int] | None = None,
+    chains: ChainsResponse | None = None,
 ) -> list[GuardResult]:
     """Every guard over the whole quote. `rpc_chain_ids`: chains with a configured RPC (None:
-    not checked here)."""
-    results = [_request_id_guard(quote), *_venue_nonce_guard(quote)]
+    not checked here). `chains`: the /chains answer, which maps the chain names of
+    paymentDetails to chain ids (needed whenever the quote names its chain)."""
+    paid = payment_chain(quote, chains)
+    results = [_request_id_guard(quote), *_payment_chain_guard(paid), *_venue_nonce_guard(quote)]
     for step_index, _step, item_index, _item in _items(quote):
         results += item_guards(
-            quote, step_index, item_index, wallet=wallet, rpc_chain_ids=rpc_chain_ids
+            quote,
+            step_index,
+            item_index,
+            wallet=wallet,
+            rpc_chain_ids=rpc_chain_ids,
+            chains=chains,
         )
     return results
 
@@ -250,14 +322,15 @@ def check_item(
     *,
     wallet: str | None = None,
     rpc_chain_ids: Collection[int] | None = None,
+    chains: ChainsResponse | None = None,
 ) -> list[GuardResult]:
     """The guards that concern one item, run right before it is signed."""
-    results = [_request_id_guard(quote)]
+    results = [_request_id_guard(quote), *_payment_chain_guard(payment_chain(quote, chains))]
     kind = quote.steps[step_index].items[item_index].kind_of_data
     if kind in ("venue_deposit", "signature"):
         results += _venue_nonce_guard(quote)
     return results + item_guards(
-        quote, step_index, item_index, wallet=wallet, rpc_chain_ids=rpc_chain_ids
+        quote, step_index, item_index, wallet=wallet, rpc_chain_ids=rpc_chain_ids, chains=chains
     )
 
 
@@ -271,6 +344,7 @@ def item_guards(
     *,
     wallet: str | None = None,
     rpc_chain_ids: Collection[int] | None = None,
+    chains: ChainsResponse | None = None,
 ) -> list[GuardResult]:
     step = quote.steps[step_index]
     item = step.items[item_index]
@@ -280,14 +354,15 @@ def item_guards(
         return [kind_result]
     kind = item.kind_of_data
     payment = quote.payment_details
+    paid = payment_chain(quote, chains)
     if kind == "transaction":
         return [
             kind_result,
-            *_tx_guards(quote, item.as_transaction(), where, wallet, rpc_chain_ids),
+            *_tx_guards(quote, step, item.as_transaction(), where, wallet, rpc_chain_ids, paid),
         ]
     if kind == "signature":
-        return [kind_result, *_signature_guards(quote, item.as_signature(), where, wallet)]
-    return [kind_result, *_venue_guards(quote, item.as_venue_deposit(), payment, where)]
+        return [kind_result, *_signature_guards(quote, item.as_signature(), where, wallet, paid)]
+    return [kind_result, *_venue_guards(quote, item.as_venue_deposit(), payment, where, paid)]
 
 
 _STEP_KIND_FOR = {"transaction": "transaction", "venue_deposit": "transaction"}
@@ -296,7 +371,20 @@ _STEP_KIND_FOR = {"transaction": "transaction", "venue_deposit": "transaction"}
 def _kind_guard(step: Step, item: StepItem, where: str) -> GuardResult:
     kind = item.kind_of_data
     if kind == "unknown":
-        return _fail("step-kind", "item data of an unknown shape; refusing to guess", where)
+        data = item.data.to_wire() if isinstance(item.data, WireModel) else item.data
+        keys = list(data) if isinstance(data, dict) else []
+        foreign = next((_FOREIGN_ITEM_KEYS[k] for k in keys if k in _FOREIGN_ITEM_KEYS), None)
+        if foreign is not None:
+            return _fail(
+                "step-kind",
+                f"the item's data is {foreign}: crossdeck signs only EVM transactions, EVM "
+                "signatures and venue actions",
+                where,
+            )
+        shown = ", ".join(keys[:6]) or type(data).__name__
+        return _fail(
+            "step-kind", f"item data of an unknown shape (keys: {shown}); refusing to guess", where
+        )
     if step.kind not in ("transaction", "signature"):
         return _fail("step-kind", f"step kind {step.kind!r} is not transaction or signature", where)
     wanted = _STEP_KIND_FOR.get(kind, "signature")
@@ -342,27 +430,52 @@ def _kind_guard(step: Step, item: StepItem, where: str) -> GuardResult:
 
 def _tx_guards(
     quote: Quote,
+    step: Step,
     tx: TransactionData,
     where: str,
     wallet: str | None,
     rpc_chain_ids: Collection[int] | None,
+    paid: PaymentChain,
 ) -> list[GuardResult]:
     results: list[GuardResult] = []
     payment = quote.payment_details
     chain_id = tx.chain_id
     if chain_id is None or chain_id <= 0:
         results.append(_fail("tx-chain-id", "the transaction names no chainId", where))
-    elif payment is not None and payment.chain_id is not None and str(chain_id) != payment.chain_id:
+    elif paid.problem is not None:
+        results.append(
+            _fail(
+                "tx-chain-id",
+                f"the transaction is on chain {chain_id}, and the payment's chain is unknown: "
+                f"{paid.problem}",
+                where,
+            )
+        )
+    elif paid.chain_id is not None and chain_id != paid.chain_id:
         results.append(
             _fail(
                 "tx-chain-id",
                 f"the transaction is on chain {chain_id} but the payment is on chain "
-                f"{payment.chain_id}",
+                f"{paid.chain_id} (paymentDetails.chainId {paid.name!r})",
                 where,
             )
         )
     else:
         results.append(_ok("tx-chain-id", f"chain {chain_id}", where))
+    odd = [
+        f"`{name}` {value!r}"
+        for name, value in (("from", tx.from_), ("to", tx.to))
+        if value and not _EVM_ADDRESS.fullmatch(value)
+    ]
+    if odd:
+        results.append(
+            _fail(
+                "tx-address",
+                f"{' and '.join(odd)} is not an EVM address (0x and 40 hex digits): not a "
+                "transaction crossdeck can sign",
+                where,
+            )
+        )
     if rpc_chain_ids is not None and chain_id is not None:
         if chain_id in rpc_chain_ids:
             results.append(
@@ -385,10 +498,13 @@ def _tx_guards(
                     "tx-from", f"the transaction is from {tx.from_}, not the wallet {wallet}", where
                 )
             )
+    deposit_address = step.deposit_address or None
     if not tx.to:
         results.append(
             _fail("tx-payment", "the transaction has no `to` (contract creation)", where)
         )
+    elif deposit_address is not None:
+        results.append(_deposit_address_guard(tx, deposit_address, payment, where))
     elif payment is not None and payment.depository:
         results.append(_payment_guard(tx, payment, where))
         order = _order_id_guard(quote, tx, payment, where)
@@ -453,6 +569,74 @@ def _payment_guard(tx: TransactionData, payment: PaymentDetails, where: str) -> 
     )
 
 
+def _deposit_address_guard(
+    tx: TransactionData, deposit_address: str, payment: PaymentDetails | None, where: str
+) -> GuardResult:
+    """A deposit-address quote: the transfer goes to the step's `depositAddress`, a plain
+    native transfer or the token's `transfer`, of the payment's amount."""
+    if not _EVM_ADDRESS.fullmatch(deposit_address):
+        return _fail(
+            "tx-payment",
+            f"the step's depositAddress {deposit_address!r} is not an EVM address",
+            where,
+        )
+    value = tx.value or 0
+    data = (tx.data or "0x").lower()
+    native = (
+        payment is None
+        or payment.currency is None
+        or (_same_address(payment.currency, NATIVE_ADDRESS))
+    )
+    amount = payment.amount if payment is not None else None
+    if _same_address(tx.to, deposit_address):
+        if data not in ("0x", ""):
+            return _fail(
+                "tx-payment",
+                f"sends calldata {data[:10]}… to the deposit address {deposit_address}; a "
+                "deposit there is a plain transfer",
+                where,
+            )
+        if not native:
+            return _fail(
+                "tx-payment",
+                f"sends native value to the deposit address, but the payment is in token "
+                f"{payment.currency if payment else None}",
+                where,
+            )
+        if amount is not None and value != amount:
+            return _fail(
+                "tx-payment",
+                f"sends {value} to the deposit address but the payment is {amount}",
+                where,
+            )
+        return _ok("tx-payment", f"sends {value} native to the deposit address {tx.to}", where)
+    if not native and payment is not None and _same_address(tx.to, payment.currency):
+        if not data.startswith(TRANSFER_SELECTOR) or len(data) < 10 + 128 or value != 0:
+            return _fail(
+                "tx-payment",
+                f"calls the token {tx.to} with something other than a plain transfer "
+                f"(selector {data[:10]}, value {value})",
+                where,
+            )
+        recipient = "0x" + data[10 + 24 : 10 + 64]
+        sent = int(data[10 + 64 : 10 + 128], 16)
+        if not _same_address(recipient, deposit_address):
+            return _fail(
+                "tx-payment",
+                f"transfers to {recipient}, not the deposit address {deposit_address}",
+                where,
+            )
+        if amount is not None and sent != amount:
+            return _fail("tx-payment", f"transfers {sent} but the payment is {amount}", where)
+        return _ok("tx-payment", f"transfers {sent} of {tx.to} to the deposit address", where)
+    return _fail(
+        "tx-payment",
+        f"goes to {tx.to}, which is neither the step's depositAddress {deposit_address} nor "
+        f"the payment token {payment.currency if payment else None}",
+        where,
+    )
+
+
 def _order_id_guard(
     quote: Quote, tx: TransactionData, payment: PaymentDetails, where: str
 ) -> GuardResult | None:
@@ -471,7 +655,7 @@ def _order_id_guard(
 
 
 def _signature_guards(
-    quote: Quote, data: SignatureData, where: str, wallet: str | None
+    quote: Quote, data: SignatureData, where: str, wallet: str | None, paid: PaymentChain
 ) -> list[GuardResult]:
     sign = data.sign
     assert sign is not None  # the kind guard passed
@@ -494,7 +678,7 @@ def _signature_guards(
             )
         results.append(_authorize_terms(quote, data, where, wallet))
     elif sign.primary_type in PERMIT_TYPES:
-        results.append(_permit_terms(quote, data, where, wallet))
+        results.append(_permit_terms(quote, data, where, wallet, paid))
     return results
 
 
@@ -503,6 +687,15 @@ def _authorize_terms(
 ) -> GuardResult:
     value = (data.sign.value if data.sign else None) or {}
     body = (data.post.body if data.post else None) or {}
+    if "depositor" not in value:
+        # the older NonceMapping (domain version 1) maps only the wallet; what the service does
+        # with a deposit whose depositor is not named cannot be judged from the quote
+        return _fail(
+            "authorize-terms",
+            "the NonceMapping has no `depositor` field (an older authorize form): it cannot be "
+            "checked that the deposit is mapped from this wallet; ask for a new quote",
+            where,
+        )
     problems = []
     for name in ("wallet", "depositor"):
         if not _same_address(value.get(name), body.get(name)):
@@ -526,7 +719,9 @@ def _authorize_terms(
     return _ok("authorize-terms", f"maps this wallet's nonce to id {value.get('id')}", where)
 
 
-def _permit_terms(quote: Quote, data: SignatureData, where: str, wallet: str | None) -> GuardResult:
+def _permit_terms(
+    quote: Quote, data: SignatureData, where: str, wallet: str | None, paid: PaymentChain
+) -> GuardResult:
     sign = data.sign
     assert sign is not None
     value = sign.value or {}
@@ -546,8 +741,13 @@ def _permit_terms(quote: Quote, data: SignatureData, where: str, wallet: str | N
             f"is for token {domain.get('verifyingContract')}, not the payment currency "
             f"{payment.currency}"
         )
-    if str(_int(domain.get("chainId"))) != str(payment.chain_id):
-        problems.append(f"is on chain {domain.get('chainId')}, not {payment.chain_id}")
+    if paid.problem is not None:
+        problems.append(f"cannot be checked against the payment's chain: {paid.problem}")
+    elif _int(domain.get("chainId")) != paid.chain_id:
+        problems.append(
+            f"is on chain {domain.get('chainId')}, not {paid.chain_id} "
+            f"(paymentDetails.chainId {paid.name!r})"
+        )
     if problems:
         return _fail("permit-terms", "the permit " + "; ".join(problems), where)
     return _ok(
@@ -561,13 +761,26 @@ def _permit_terms(quote: Quote, data: SignatureData, where: str, wallet: str | N
 
 
 def _venue_guards(
-    quote: Quote, data: VenueDepositData, payment: PaymentDetails | None, where: str
+    quote: Quote,
+    data: VenueDepositData,
+    payment: PaymentDetails | None,
+    where: str,
+    paid: PaymentChain,
 ) -> list[GuardResult]:
     action = data.action
     assert action is not None  # the kind guard passed
     details = quote.details
     currency_in = details.currency_in if details else None
     results: list[GuardResult] = []
+    if paid.chain_id is not None and paid.chain_id != VENUE_CHAIN_ID:
+        results.append(
+            _fail(
+                "send-asset-destination",
+                f"a venue transfer, but the payment is on chain {paid.chain_id} "
+                f"(paymentDetails.chainId {paid.name!r}), not the venue {VENUE_CHAIN_ID}",
+                where,
+            )
+        )
 
     if payment is None or not payment.depository:
         results.append(
@@ -587,7 +800,7 @@ def _venue_guards(
             )
         )
 
-    currency = currency_in.currency if currency_in else None
+    currency = currency_in.currency_info if currency_in else None
     address = currency.address if currency else None
     results.append(_token_guard(action.token, action.source_dex, address, payment, where))
 

@@ -333,6 +333,7 @@ async def _bridge(
 
     executor = _executor(settings, confirm, tracking_timeout)
     try:
+        await executor.chains_for(quote)  # maps the payment's chain name, when it has one
         guards = executor.check(quote)
         if as_json:
             print_json({"event": "Quote", "quote": quote.to_wire()})
