@@ -51,6 +51,7 @@ from pydantic_settings import (
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.exitcodes import ExitCode
+from crossdeck.track.webhook_defaults import DEFAULT_WEBHOOK_PATH
 
 APP_NAME = "crossdeck"
 ENV_CONFIG = "CROSSDECK_CONFIG"
@@ -120,8 +121,8 @@ class WebhookSettings(_Section):
     """Interface the receiver listens on."""
     port: int = Field(default=0, ge=0, le=65535)
     """Port to listen on; 0 picks a free one."""
-    path: str = "/webhooks/crossdeck"
-    """URL path the service posts events to."""
+    path: str = DEFAULT_WEBHOOK_PATH
+    """URL path the service posts events to (the one default of every crossdeck receiver)."""
 
 
 class TrackingSettings(_Section):

@@ -7,7 +7,9 @@ up to `max_retries` times with capped, jittered exponential backoff, re-signed e
 deliveries of one request id keep their order: status N+1 waits until N succeeded or was given up.
 
 Operators configure endpoints in TOML (`load_webhook_config`) or with CLI flags
-(`parse_webhook_flags`). API keys are secrets: they never appear in logs, reprs or errors.
+(`parse_webhook_flags`); an endpoint URL without a path gets `DEFAULT_WEBHOOK_PATH`, where
+crossdeck's receivers listen. A non-2xx answer is logged with its status (a 404 with a hint
+about the path). API keys are secrets: they never appear in logs, reprs or errors.
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ STATUSES = frozenset(
 FAILURE_STATUSES = frozenset({"failure", "refund", "fallback"})
 DEPOSIT_ADDRESS_TYPES = frozenset({"open", "strict"})
 NOT_APPLICABLE = "N/A"
+# The path crossdeck's receivers listen on by default. The same literal as the client's
+# `crossdeck.track.webhook_defaults.DEFAULT_WEBHOOK_PATH`: the world never imports the client,
+# so it keeps its own copy, and tests/track/test_default_path.py checks that the two agree.
+DEFAULT_WEBHOOK_PATH = "/webhooks/crossdeck"
 SIGNATURE_HEADERS = ("X-Signature-Timestamp", "X-Signature-SHA256")
 _RESERVED_HEADERS = {h.lower() for h in (*SIGNATURE_HEADERS, "Content-Type", "Content-Length")}
 _RESERVED_HEADERS.add("host")
@@ -324,6 +330,17 @@ class WebhookSender:
                 )  # fmt: skip
                 return
             last = attempt == self.max_retries
+            if http_status is not None:
+                hint = (
+                    f" (nothing listens on that path; crossdeck receives on"
+                    f" {DEFAULT_WEBHOOK_PATH} by default)"
+                    if http_status == 404
+                    else ""
+                )
+                log.warning(
+                    "webhook %s %s to %s answered HTTP %d on attempt %d%s",
+                    request_id, status, endpoint.url, http_status, attempt + 1, hint,
+                )  # fmt: skip
             self._record(
                 api_key, request_id, status, attempt, endpoint.url, http_status, error,
                 "gave_up" if last else "retrying", sent_at,
@@ -397,9 +414,12 @@ def _request_id_of(payload: Mapping[str, Any]) -> str:
 
 
 def _check_url(url: str) -> str:
+    """The endpoint URL to post to: `url`, with `DEFAULT_WEBHOOK_PATH` when it has no path."""
     parts = urlsplit(url) if isinstance(url, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
         raise WebhookConfigError(f"webhook url must be an http(s) URL with a host, got {url!r}")
+    if not parts.path:
+        return parts._replace(path=DEFAULT_WEBHOOK_PATH).geturl()
     return url
 
 

@@ -8,6 +8,7 @@ accepted as an option value, so it does not end up in shell history or the proce
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import signal
 import sys
@@ -20,6 +21,7 @@ from pydantic import SecretStr
 from crossdeck.cli.support import handles_errors, print_json
 from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
+from crossdeck.track import webhook_defaults as defaults
 from crossdeck.track.hmac_sig import (
     DEFAULT_TOLERANCE_SECONDS,
     SIGNATURE_HEADER,
@@ -58,6 +60,16 @@ def _api_key(obj: CliContext, env_var: str | None) -> SecretStr:
             hint="store one in the keyring, or pass --api-key-env VAR",
         )
     return key
+
+
+def _check_tolerance(tolerance: float) -> float:
+    # click's FloatRange lets nan and inf through; neither is a replay window
+    if not math.isfinite(tolerance):
+        raise InputError(
+            f"--tolerance must be a number of seconds, got {tolerance}",
+            hint="for example --tolerance 300; `verify --ignore-time` skips the time check",
+        )
+    return tolerance
 
 
 def _read_body(body_file: BinaryIO | None) -> bytes:
@@ -100,6 +112,7 @@ def verify_cmd(
     ignore_time: bool,
 ) -> None:
     """Check a delivery's signature: exit 0 when valid, 1 with the reason when not."""
+    _check_tolerance(tolerance)
     key = _api_key(obj, api_key_env)
     body = _read_body(body_file)
     verdict = verify(key, timestamp, body, signature, tolerance=None if ignore_time else tolerance)
@@ -255,7 +268,12 @@ async def _serve(
     show_default=True,
     help="Port to listen on; 0 picks a free one (the URL is printed on stderr).",
 )
-@click.option("--path", default="/webhooks", show_default=True, help="URL path to accept POSTs on.")
+@click.option(
+    "--path",
+    default=defaults.DEFAULT_WEBHOOK_PATH,
+    show_default=True,
+    help="URL path to accept POSTs on (the same default as `watch --webhooks` and the app).",
+)
 @click.option("--api-key-env", metavar="VAR", help=API_KEY_ENV_HELP)
 @click.option(
     "--require-header",
@@ -275,7 +293,7 @@ async def _serve(
 @click.option(
     "--max-body-bytes",
     type=click.IntRange(min=1),
-    default=256 * 1024,
+    default=defaults.MAX_BODY_BYTES,
     show_default=True,
     help="Larger deliveries are refused with 413.",
 )
@@ -300,6 +318,7 @@ def serve(
 
     if not path.startswith("/"):
         raise InputError(f"--path must start with '/', got {path!r}")
+    _check_tolerance(tolerance)
     key = _api_key(obj, api_key_env)
     required = _parse_required_headers(require_headers)
     # Rejected deliveries are reported on stderr, so stdout stays one line per event.
