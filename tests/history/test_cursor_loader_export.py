@@ -145,7 +145,7 @@ async def test_loader_fetches_only_the_pages_the_view_needs(
     # rows keep the record as its wire text (a fraction of a parsed record's memory) and give
     # back exactly what the service sent
     assert isinstance(row.source, str)
-    fetched = (await client.requests(build_query(id=row.id))).requests[0]
+    fetched = (await client.list_requests(build_query(id=row.id))).requests[0]
     assert row.record.to_wire() == fetched.to_wire()
 
 
@@ -153,7 +153,7 @@ async def test_loader_reset_drops_a_page_still_on_its_way(
     seeded: SeededWorld, client: ServiceClient
 ) -> None:
     loader = PagedLoader(client, build_query(status="refund"), page_size=10)
-    seeded.world.faults.inject("slow", 1, path="/requests/v2", delay=0.5)
+    seeded.world.faults.inject("slow", 1, path="/requests/", delay=0.5)
     pending = asyncio.create_task(loader.load_next())
     await asyncio.sleep(0)  # the task runs up to its request, which the fault holds back
     assert loader.is_loading
@@ -169,7 +169,7 @@ async def test_loader_failure_leaves_it_as_it_was(seeded: SeededWorld) -> None:
     async with seeded.client(retry=NO_RETRY) as client:
         loader = PagedLoader(client, build_query(status="pending"), page_size=20)
         await loader.ensure(0)
-        seeded.world.faults.inject("malformed", 1, path="/requests/v2")
+        seeded.world.faults.inject("malformed", 1, path="/requests/")
         with pytest.raises(MalformedResponseError):
             await loader.load_next()
         assert len(loader) == 20 and loader.pages_loaded == 1
@@ -275,7 +275,7 @@ async def test_export_json_forms(
         records = json.loads(text)
     want = expected(seeded.seeds, where=lambda s: s.status == "refund")
     assert [r["id"] for r in records] == want and result.rows == len(want)
-    first = (await client.requests(build_query(limit=1, status="refund"))).requests[0]
+    first = (await client.list_requests(build_query(limit=1, status="refund"))).requests[0]
     assert records[0] == first.to_wire()  # the record exactly as the service sent it
 
 
@@ -283,7 +283,7 @@ async def test_export_that_fails_midway_leaves_no_file(seeded: SeededWorld, tmp_
     target = tmp_path / "broken.csv"
 
     def break_next_page(rows: int) -> None:
-        seeded.world.faults.inject("malformed", 1, path="/requests/v2")
+        seeded.world.faults.inject("malformed", 1, path="/requests/")
 
     async with seeded.client(retry=NO_RETRY) as client:
         with pytest.raises(MalformedResponseError):

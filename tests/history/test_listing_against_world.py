@@ -59,9 +59,11 @@ CASES: dict[str, Case] = {
         {"user": w},
         lambda x: w.lower() in (x.user, x.recipient),
     ),
+    # v3 has no `hash`: it is asked as `term`, which also matches a request id of that value
+    # (the seeds' counter-made ids and hashes can collide; real 32-byte hashes and ids do not)
     "hash (second origin tx)": lambda s, w: (
         {"hash": _with_two_in_hashes(s).in_hashes[1]},
-        lambda x: _with_two_in_hashes(s).in_hashes[1] in x.hashes,
+        lambda x: _with_two_in_hashes(s).in_hashes[1] in (*x.hashes, x.id),
     ),
     "hash (destination tx)": lambda s, w: (
         {"hash": _with_out_hash(s).out_hashes[0]},

@@ -78,8 +78,9 @@ def test_json_lines_are_the_records_wire_form(seeded: SeededWorld) -> None:
     first = json.loads(lines[0])
     seed = next(s for s in seeded.seeds if s.id == first["id"])
     assert first["status"] == seed.status and first["user"].lower() == seed.user
-    assert [tx["hash"] for tx in first["data"]["inTxs"]] == seed.in_hashes
-    assert first["createdAt"].endswith("Z") and "metadata" in first["data"]
+    # the world offers /requests/v3 to this key: the v3 record (txHash, data.route)
+    assert [tx["txHash"] for tx in first["data"]["inTxs"]] == seed.in_hashes
+    assert first["createdAt"].endswith("Z") and "route" in first["data"]
     assert next_cursor(result) is not None
 
 

@@ -67,7 +67,8 @@ async def test_record_shape(service: Service) -> None:
     )
     service.state.advance(request_id, "pending", in_tx=deposit)
     answer = await listing(service)
-    assert set(answer) == {"requests", "continuation"}
+    # v2 answers carry the public service's deprecation notice (v3 is the successor)
+    assert set(answer) == {"requests", "continuation", "deprecation"}
     assert answer["continuation"] is None
     (record,) = answer["requests"]
     assert record["id"] == request_id

@@ -38,7 +38,7 @@ COMMANDS = {
         "Ask the service for a quote and show exactly what executing it would do.",
     ),
     "requests": LazyCommand(
-        _MODULE + "history", "List requests (history) over /requests/v2, with any of its filters."
+        _MODULE + "history", "List requests (history) from /requests/v3 (or v2), with any filter."
     ),
     "resume": LazyCommand(
         _MODULE + "execute", "Continue an interrupted run (default: the latest unfinished one)."

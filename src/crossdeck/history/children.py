@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from crossdeck.api.client import ServiceClient
+from crossdeck.history.pager import walk_pages
 from crossdeck.history.summary import HistoryRow, summarize, wire_value
 from crossdeck.models import RequestsQuery
 
@@ -51,7 +52,7 @@ async def child_requests(
     seen = {request_id.lower()}
     pages = 0
     truncated = False
-    async for page in client.iter_pages(query, max_pages=MAX_CHILD_PAGES):
+    async for page in walk_pages(client, query, max_pages=MAX_CHILD_PAGES):
         pages += 1
         for record in page.requests:
             key = (record.id or "").lower()

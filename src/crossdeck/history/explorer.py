@@ -16,6 +16,7 @@ from urllib.parse import quote, urlencode
 
 from crossdeck.api.client import ServiceClient
 from crossdeck.models import ChainInfo, ChainsResponse, RequestRecord, RequestTx
+from crossdeck.models.requests_v3 import RequestRecordV3, RequestTxV3
 
 _TX_PLACEHOLDERS = ("{TX_HASH}", "{txHash}", "{hash}")
 _ADDRESS_PLACEHOLDERS = ("{ADDRESS}", "{address}")
@@ -86,11 +87,12 @@ class ExplorerLinks:
             return None
         return _link(chain, "address", "/address/{ADDRESS}", _ADDRESS_PLACEHOLDERS, address)
 
-    def record_links(self, record: RequestRecord) -> list[TxLink]:
+    def record_links(self, record: RequestRecord | RequestRecordV3) -> list[TxLink]:
         """Links of the request's origin (`in`) and destination (`out`) transactions."""
         links: list[TxLink] = []
         data = record.data
-        legs: tuple[tuple[Literal["in", "out"], list[RequestTx] | None], ...] = (
+        Txs = list[RequestTx] | list[RequestTxV3] | None
+        legs: tuple[tuple[Literal["in", "out"], Txs], ...] = (
             ("in", data.in_txs if data else None),
             ("out", data.out_txs if data else None),
         )

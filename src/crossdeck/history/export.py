@@ -20,7 +20,8 @@ from crossdeck.api.client import ServiceClient
 from crossdeck.errors import InputError
 from crossdeck.history.formats import csv_header, csv_line, json_line
 from crossdeck.history.pager import WalkStats, stream_records
-from crossdeck.models import RequestRecord, RequestsQuery
+from crossdeck.history.summary import HistoryRecord
+from crossdeck.models import RequestsQuery
 
 ExportFormat = Literal["csv", "jsonl", "json"]
 _BY_SUFFIX: dict[str, ExportFormat] = {
@@ -63,7 +64,7 @@ class _Writer:
         elif self._fmt == "json":
             self._out.write("[")
 
-    def record(self, record: RequestRecord) -> None:
+    def record(self, record: HistoryRecord) -> None:
         if self._fmt == "csv":
             self._out.write(csv_line(record) + "\n")
         elif self._fmt == "jsonl":

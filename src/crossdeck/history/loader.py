@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 
 from crossdeck.api.client import ServiceClient
 from crossdeck.history.errors import CursorLoopError
-from crossdeck.history.summary import HistoryRow, summarize
-from crossdeck.models import RequestRecord, RequestsQuery
+from crossdeck.history.pager import WalkStats
+from crossdeck.history.summary import HistoryRecord, HistoryRow, summarize
+from crossdeck.models import RequestsQuery
 
 DEFAULT_PAGE_SIZE = 50
 
@@ -62,6 +63,8 @@ class PagedLoader:
         self._pages = 0
         self._loading = False
         self.duplicates = 0
+        # which listing answered last ("v3"/"v2") and the deprecation notice v2 carried
+        self.answers = WalkStats()
 
     def _paged(self, query: RequestsQuery) -> RequestsQuery:
         limit = query.limit if query.limit is not None else self._page_size
@@ -135,9 +138,10 @@ class PagedLoader:
             query = self._query if self._cursor is None else self._query.next_page(self._cursor)
             self._loading = True
             try:
-                page = await self._client.requests(query)
+                page = await self._client.list_requests(query)
             finally:
                 self._loading = False
+            self.answers.saw(page)
             if generation != self._generation:
                 return []  # the filter changed while this page was on its way
             cursor = page.continuation or None
@@ -164,7 +168,7 @@ class PagedLoader:
                 return []
         return added
 
-    def _append(self, records: Sequence[RequestRecord]) -> list[HistoryRow]:
+    def _append(self, records: Sequence[HistoryRecord]) -> list[HistoryRow]:
         added: list[HistoryRow] = []
         for record in records:
             row = summarize(record, compact=True)
@@ -185,9 +189,10 @@ class PagedLoader:
         async with self._lock:
             if generation != self._generation:
                 return NewerRows()
-            page = await self._client.requests(self._query)
+            page = await self._client.list_requests(self._query)
             if generation != self._generation:
                 return NewerRows()
+            self.answers.saw(page)
             added: list[HistoryRow] = []
             changed: list[HistoryRow] = []
             for record in page.requests:

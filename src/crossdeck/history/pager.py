@@ -1,4 +1,5 @@
-"""Following `continuation` through GET /requests/v2, one page in memory at a time.
+"""Following `continuation` through the request listing (GET /requests/v3 where the service
+offers it, else /requests/v2: `ServiceClient.list_requests`), one page in memory at a time.
 
 `walk_pages` yields pages until the service gives no cursor (or an empty page), or `max_pages`
 is reached (`stats.next_cursor` then holds where to continue). A cursor the service already
@@ -14,9 +15,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from crossdeck.api.client import ServiceClient
+from crossdeck.api.client import ListingPage, ServiceClient
 from crossdeck.history.errors import CursorLoopError
-from crossdeck.models import RequestRecord, RequestsPage, RequestsQuery
+from crossdeck.history.summary import HistoryRecord
+from crossdeck.models import RequestsQuery
+from crossdeck.models.requests_v3 import RequestsDeprecation, RequestsPageV3, deprecation_of
 
 
 @dataclass
@@ -26,6 +29,13 @@ class WalkStats:
     duplicates: int = 0
     next_cursor: str | None = None  # set when paging stopped at max_pages with more to come
     followed: set[str] = field(default_factory=set, repr=False)
+    listing: str | None = None  # "v3" or "v2": the endpoint that answered
+    deprecation: RequestsDeprecation | None = None  # the notice a v2 answer carried, if any
+
+    def saw(self, page: ListingPage) -> None:
+        self.pages += 1
+        self.listing = "v3" if isinstance(page, RequestsPageV3) else "v2"
+        self.deprecation = deprecation_of(page) or self.deprecation
 
     @property
     def has_more(self) -> bool:
@@ -38,7 +48,7 @@ async def walk_pages(
     *,
     max_pages: int | None = None,
     stats: WalkStats | None = None,
-) -> AsyncIterator[RequestsPage]:
+) -> AsyncIterator[ListingPage]:
     """Pages of `query`, from its `continuation` if it has one; see the module docstring."""
     if max_pages is not None and max_pages < 1:
         raise ValueError(f"max_pages must be at least 1, got {max_pages}")
@@ -46,8 +56,8 @@ async def walk_pages(
     if query.continuation:
         stats.followed.add(query.continuation)
     while True:
-        page = await client.requests(query)
-        stats.pages += 1
+        page = await client.list_requests(query)
+        stats.saw(page)
         cursor = page.continuation or None
         if cursor is None or not page.requests:
             yield page
@@ -69,7 +79,7 @@ async def stream_records(
     *,
     max_pages: int | None = None,
     stats: WalkStats | None = None,
-) -> AsyncIterator[RequestRecord]:
+) -> AsyncIterator[HistoryRecord]:
     """Records of every page in order, each id once (see the module docstring)."""
     stats = stats if stats is not None else WalkStats()
     seen: set[str] = set()

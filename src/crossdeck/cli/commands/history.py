@@ -1,4 +1,8 @@
-"""`crossdeck requests`: request history (GET /requests/v2) with every filter, streamed.
+"""`crossdeck requests`: request history with every filter, streamed.
+
+The listing comes from GET /requests/v3 where the service offers it, else from the deprecated
+GET /requests/v2 (`ServiceClient.list_requests` holds the rule). Which one answered, and the
+deprecation notice a v2 answer carries, go to stderr: stdout stays the records alone.
 
 Output goes out row by row as pages arrive: a table by default, `--json` JSON lines (each
 record's wire form), `--csv` a header and rows with stable columns. Without `--all`/`--pages`
@@ -25,7 +29,7 @@ if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
-    from crossdeck.history import OutputFormat
+    from crossdeck.history import OutputFormat, WalkStats
     from crossdeck.models import RequestsQuery
 
 _FILTER_OPTIONS = (
@@ -181,6 +185,18 @@ async def _stream(
             f"more requests: add --all, or continue with --continuation {stats.next_cursor}",
             err=True,
         )
+    _listing_notes(stats, client.listing_fallback)
+
+
+def _listing_notes(stats: WalkStats, fallback: str | None) -> None:
+    """stderr lines saying the listing came from v2 and why, and v2's deprecation notice."""
+    if stats.listing == "v2" and fallback:
+        click.echo(f"note: listed from GET /requests/v2 ({fallback})", err=True)
+    notice = stats.deprecation
+    if notice is not None:
+        sunset = f" (sunset {notice.sunset_at})" if notice.sunset_at else ""
+        guide = f"; see {notice.migration_guide}" if notice.migration_guide else ""
+        click.echo(f"deprecation: {notice.text}{sunset}{guide}", err=True)
 
 
 @click.command("requests")
@@ -204,7 +220,12 @@ async def _stream(
 )
 @click.option("--start-block", metavar="N", help="Origin-chain block, inclusive lower bound.")
 @click.option("--end-block", metavar="N", help="Origin-chain block, inclusive upper bound.")
-@click.option("--referrer", metavar="R", help="The referrer given at quote time.")
+@click.option(
+    "--referrer",
+    metavar="R",
+    help="The referrer given at quote time (/requests/v3 takes it only with your own API key "
+    "filter; otherwise this listing asks /requests/v2).",
+)
 @click.option("--deposit-address", metavar="ADDR", help="Requests tied to this deposit address.")
 @click.option(
     "--api-key-filter",
@@ -221,7 +242,11 @@ async def _stream(
     is_flag=True,
     help="With --id or --deposit-address: also duplicates, retries and refunds.",
 )
-@click.option("--include-order-data", is_flag=True, help="Include each request's raw orderData.")
+@click.option(
+    "--include-order-data",
+    is_flag=True,
+    help="Include each request's raw orderData (a /requests/v2 field: asks v2).",
+)
 @click.option(
     "--include-authenticated-data",
     is_flag=True,

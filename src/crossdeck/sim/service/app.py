@@ -4,7 +4,11 @@ Routes (bodies JSON; errors ``{"message", "errorCode", "errorData"?}``):
 
 - ``POST /quote/v2`` — quote (4.1), stores a ``waiting`` request;
 - ``POST /authorize?signature=`` — venue nonce mapping (4.4);
-- ``GET /requests/v2`` — history (4.2), opaque ``continuation`` cursor;
+- ``GET /requests/v2`` — history (4.2), opaque ``continuation`` cursor; every answer carries
+  the public service's deprecation signals (``deprecation`` object, Deprecation/Sunset/Link);
+- ``GET /requests/v3`` — the successor listing in the public v3 record shape; like the public
+  service it needs an x-api-key (401 UNAUTHORIZED without one). ``ServiceConfig.requests_v3``
+  False leaves the route out (404), as a service without v3 would;
 - ``GET /intents/status?requestId=`` — v1 status {status, details, inTxHashes, txHashes, time,
   originChainId, destinationChainId} with statuses failure/fallback/pending/received/success;
 - ``GET /intents/status/v3?requestId=`` — {status, details, failReason, refundFailReason,
@@ -31,10 +35,16 @@ from typing import Any
 from aiohttp import web
 
 from crossdeck.sim.brand import BRANDS, Brand
-from crossdeck.sim.service.currencies import VENUE_CHAIN_ID
+from crossdeck.sim.service.currencies import VENUE_CHAIN_ID, Currency
 from crossdeck.sim.service.errors import ServiceError, invalid, not_found
 from crossdeck.sim.service.faults import FAULT_KINDS
-from crossdeck.sim.service.history import list_requests
+from crossdeck.sim.service.history import (
+    V2_DEPRECATION,
+    V2_DEPRECATION_HEADERS,
+    list_requests,
+    list_requests_v3,
+    record_v3,
+)
 from crossdeck.sim.service.quotes import QuoteEngine
 from crossdeck.sim.service.ratelimit import RateLimiter
 from crossdeck.sim.service.records import history_record, status_v1, status_v3
@@ -53,6 +63,7 @@ class ServiceConfig:
     anonymous_per_minute: int = 600
     keyed_per_minute: int = 6000
     sim_routes: bool = True  # /_sim/* (fault injection); the demo world keeps them on
+    requests_v3: bool = True  # GET /requests/v3; off: only the deprecated v2 listing exists
 
 
 _STATE = web.AppKey("service_state", ServiceState)
@@ -176,6 +187,35 @@ async def _requests(request: web.Request) -> web.Response:
         )
         for r in page.records
     ]
+    return web.json_response(
+        {"requests": records, "continuation": page.continuation, "deprecation": V2_DEPRECATION},
+        headers=V2_DEPRECATION_HEADERS,
+    )
+
+
+async def _requests_v3(request: web.Request) -> web.Response:
+    caller = _caller(request)
+    if caller is None:  # the public v3 requires a key; v2 serves anyone
+        raise ServiceError(401, "UNAUTHORIZED", "GET /requests/v3 requires an x-api-key header")
+    page = list_requests_v3(request.app[_STATE], request.query, caller_key_name=caller)
+    directory = request.app[_QUOTES].directory
+    router = request.app[_CONFIG].brand.service_name.lower()
+    solver = directory.venue.solver_address
+
+    def depository(chain_id: int) -> str:
+        chain = directory.evm.get(chain_id)
+        return chain.depository if chain is not None else solver
+
+    records = [
+        record_v3(
+            r,
+            router=router,
+            solver=solver,
+            depository=depository(r.origin_chain_id),
+            authenticated=page.include_authenticated and r.api_key_name == caller,
+        )
+        for r in page.records
+    ]
     return web.json_response({"requests": records, "continuation": page.continuation})
 
 
@@ -200,71 +240,117 @@ async def _status_v3(request: web.Request) -> web.Response:
 
 
 def chains_payload(quotes: QuoteEngine, brand: Brand) -> dict[str, Any]:
+    """GET /chains in the public shape. ``protocol.v2.chainId`` is the protocol's chain NAME
+    (quotes' ``paymentDetails.chainId`` uses it); ``solverAddresses`` names who fills;
+    ``contracts`` is empty because the world deploys none of the public helper contracts
+    (multicall, routers, receiver): deposits and approvals go to the depository itself."""
     directory = quotes.directory
+    solver = directory.venue.solver_address.lower()
     chains = []
     for chain in directory.evm.values():
         currencies = directory.currencies(chain.chain_id)
         native = next(c for c in currencies if c.is_native)
-        erc20 = [
-            {**c.chains_entry(), "supportsPermit": c.asset == "USDC"}
-            for c in currencies
-            if not c.is_native
-        ]
+        erc20 = [c for c in currencies if not c.is_native]
         chains.append(
-            {
-                "id": chain.chain_id,
-                "name": chain.name,
-                "displayName": chain.display_name,
-                "httpRpcUrl": chain.rpc_url or "",
-                "wsRpcUrl": "",
-                "explorerUrl": chain.explorer_url,
-                "explorerName": f"{chain.display_name} Explorer",
-                "explorerPaths": EXPLORER_PATHS,
-                "depositEnabled": True,
-                "tokenSupport": "All",
-                "disabled": False,
-                "partialDisableLimit": 0,
-                "blockProductionLagging": False,
-                "currency": native.chains_entry(),
-                "featuredTokens": erc20,
-                "erc20Currencies": erc20,
-                "solverCurrencies": [c.chains_entry() for c in currencies],
-                "vmType": "evm",
-                "protocol": {
-                    "v2": {"chainId": str(chain.chain_id), "depository": chain.depository}
-                },
-            }
+            _chain_entry(
+                chain_id=chain.chain_id,
+                name=chain.name,
+                display_name=chain.display_name,
+                rpc_url=chain.rpc_url or "",
+                explorer_url=chain.explorer_url,
+                token_support="All",
+                currency=native,
+                featured=erc20,
+                erc20=[
+                    {**_fee_free(c.chains_entry()), "supportsPermit": c.asset == "USDC"}
+                    for c in erc20
+                ],
+                solver_currencies=currencies,
+                vm_type="evm",
+                protocol_chain_id=quotes.protocol_chain_id(chain.chain_id),
+                depository=chain.depository,
+                solver=solver,
+            )
         )
     venue_currencies = directory.currencies(VENUE_CHAIN_ID)
-    perps = directory.usdc(VENUE_CHAIN_ID)
     chains.append(
-        {
-            "id": VENUE_CHAIN_ID,
-            "name": brand.venue_chain_label,
-            "displayName": brand.venue_name,
-            "httpRpcUrl": "",
-            "wsRpcUrl": "",
-            "explorerUrl": directory.venue.explorer_url,
-            "explorerName": f"{brand.venue_name} Explorer",
-            "explorerPaths": EXPLORER_PATHS,
-            "depositEnabled": True,
-            "tokenSupport": "Limited",
-            "disabled": False,
-            "partialDisableLimit": 0,
-            "blockProductionLagging": False,
-            "currency": perps.chains_entry(),
-            "featuredTokens": [c.chains_entry() for c in venue_currencies],
-            "erc20Currencies": [
-                {**c.chains_entry(), "supportsPermit": False} for c in venue_currencies
+        _chain_entry(
+            chain_id=VENUE_CHAIN_ID,
+            name=brand.venue_chain_label,
+            display_name=brand.venue_name,
+            rpc_url="",
+            explorer_url=directory.venue.explorer_url,
+            token_support="Limited",
+            currency=directory.usdc(VENUE_CHAIN_ID),
+            featured=venue_currencies,
+            erc20=[
+                {**_fee_free(c.chains_entry()), "supportsPermit": False} for c in venue_currencies
             ],
-            "solverCurrencies": [c.chains_entry() for c in venue_currencies],
-            "vmType": "hypevm",
-            "protocol": {
-                "v2": {"chainId": str(VENUE_CHAIN_ID), "depository": directory.venue.solver_address}
-            },
-        }
+            solver_currencies=venue_currencies,
+            vm_type="hypevm",
+            protocol_chain_id=quotes.protocol_chain_id(VENUE_CHAIN_ID),
+            depository=directory.venue.solver_address,
+            solver=solver,
+        )
     )
     return {"chains": chains}
+
+
+def _fee_free(entry: dict[str, Any]) -> dict[str, Any]:
+    return {**entry, "withdrawalFee": 0, "depositFee": 0, "surgeEnabled": False}
+
+
+def _chain_entry(
+    *,
+    chain_id: int,
+    name: str,
+    display_name: str,
+    rpc_url: str,
+    explorer_url: str,
+    token_support: str,
+    currency: Currency,
+    featured: list[Currency],
+    erc20: list[dict[str, Any]],
+    solver_currencies: list[Currency],
+    vm_type: str,
+    protocol_chain_id: str,
+    depository: str,
+    solver: str,
+) -> dict[str, Any]:
+    return {
+        "id": chain_id,
+        "name": name,
+        "displayName": display_name,
+        "httpRpcUrl": rpc_url,
+        "wsRpcUrl": "",
+        "explorerUrl": explorer_url,
+        "explorerName": f"{display_name} Explorer",
+        "explorerPaths": EXPLORER_PATHS,
+        "depositEnabled": True,
+        "tokenSupport": token_support,
+        "disabled": False,
+        "partialDisableLimit": 0,
+        "blockProductionLagging": False,
+        "currency": currency.chains_entry(),
+        "withdrawalFee": 0,
+        "depositFee": 0,
+        "surgeEnabled": False,
+        "featuredTokens": [
+            {**c.chains_entry(), "metadata": {"logoURI": c.to_json()["metadata"]["logoURI"]}}
+            for c in featured
+        ],
+        "erc20Currencies": erc20,
+        "solverCurrencies": [
+            {k: v for k, v in c.chains_entry().items() if k != "supportsBridging"}
+            for c in solver_currencies
+        ],
+        "iconUrl": f"https://assets.demo.invalid/icons/{chain_id}/light.png",
+        "contracts": {},
+        "vmType": vm_type,
+        "solverAddresses": [solver],
+        "tags": [],
+        "protocol": {"v2": {"chainId": protocol_chain_id, "depository": depository}},
+    }
 
 
 async def _chains(request: web.Request) -> web.Response:
@@ -323,6 +409,8 @@ def make_service_app(
     app.router.add_post("/quote/v2", _quote)
     app.router.add_post("/authorize", _authorize)
     app.router.add_get("/requests/v2", _requests)
+    if config.requests_v3:
+        app.router.add_get("/requests/v3", _requests_v3)
     app.router.add_get("/intents/status", _status_v1)
     app.router.add_get("/intents/status/v3", _status_v3)
     app.router.add_get("/chains", _chains)

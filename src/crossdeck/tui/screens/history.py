@@ -1,4 +1,6 @@
-"""History: requests from GET /requests/v2 under a filter bar (every filter but apiKey, and the
+"""History: requests from GET /requests/v3 (or the deprecated /requests/v2 where the service
+does not offer v3; the status line says which, and v2's deprecation notice is shown once) under
+a filter bar (every filter but apiKey, and the
 three include flags, checked by `history.build_query` before any request), sort key and
 direction toggles, quick filters (mine / failed / refunded), a detail pane with every field of
 the highlighted request, its child requests and explorer links, and export of the current filter
@@ -179,6 +181,7 @@ class HistoryScreen(ModeScreen):
         self._new_above = 0
         self._new_overflow = False
         self._detail_timer: Timer | None = None
+        self._deprecation_told = False
         self.last_export: Path | None = None
 
     def compose_body(self) -> ComposeResult:
@@ -397,8 +400,34 @@ class HistoryScreen(ModeScreen):
             table.add_row(*self._cells(row), key=row.id)
         self._has_more = message.has_more
         self._update_status()
+        self._tell_deprecation()
         if message.reset:
             self._show_detail()
+
+    def _tell_deprecation(self) -> None:
+        """Notify once per screen when the listing answered with a deprecation notice."""
+        notice = self._loader.answers.deprecation if self._loader is not None else None
+        if notice is None or self._deprecation_told:
+            return
+        self._deprecation_told = True
+        guide = f"\nMigration guide: {notice.migration_guide}" if notice.migration_guide else ""
+        self.notify(
+            f"{notice.text}{guide}",
+            title="Request listing deprecated",
+            severity="warning",
+            timeout=15,
+        )
+
+    def _listing_text(self) -> str:
+        """' · via /requests/v2 (deprecated, sunset …)' when v3 did not answer; '' on v3."""
+        answers = self._loader.answers if self._loader is not None else None
+        if answers is None or answers.listing != "v2":
+            return ""
+        notice = answers.deprecation
+        if notice is None:
+            return " · via /requests/v2"
+        sunset = f", sunset {notice.sunset_at[:10]}" if notice.sunset_at else ""
+        return f" · via /requests/v2 (deprecated{sunset})"
 
     def _update_status(self) -> None:
         from crossdeck.history import describe_filters
@@ -424,7 +453,9 @@ class HistoryScreen(ModeScreen):
                 f"No requests match these filters{quick} (x clears them; transfers made on "
                 "Quote, F2, appear here)"
             )
-        self.query_one("#history-status", Static).update(f"{counts}\nfilters: {filters}")
+        self.query_one("#history-status", Static).update(
+            f"{counts}\nfilters: {filters}{self._listing_text()}"
+        )
 
     def _near_end(self, index: int) -> bool:
         return index >= len(self._ids) - LOAD_MORE_MARGIN
