@@ -68,6 +68,20 @@ APPROVE_SELECTOR = "0x095ea7b3"
 TRANSFER_SELECTOR = "0xa9059cbb"
 PERMIT_TYPES = frozenset({"ReceiveWithAuthorization", "TransferWithAuthorization"})
 NONCE_MAPPING = "NonceMapping"
+# Permit2 transfer permits: what they move cannot be checked against a quote without
+# paymentDetails, and a signed one moves tokens without another prompt
+PERMIT2_TYPES = frozenset(
+    {
+        "PermitTransferFrom",
+        "PermitBatchTransferFrom",
+        "PermitWitnessTransferFrom",
+        "PermitBatchWitnessTransferFrom",
+        "PermitSingle",
+        "PermitBatch",
+    }
+)
+# an approval this large is a standing allowance (2^256-1, Permit2's 2^160-1), not one payment
+UNLIMITED_ALLOWANCE = 2**128
 _SPOT_ID = re.compile(r"^0x[0-9a-f]{32}$")
 _HIP3 = re.compile(r"^(0x[0-9a-f]{32})((?:[0-9a-f]{2})+)$")
 _EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
@@ -510,6 +524,10 @@ def _tx_guards(
         order = _order_id_guard(quote, tx, payment, where)
         if order is not None:
             results.append(order)
+    else:
+        standing = _standing_allowance(tx, where)
+        if standing is not None:
+            results.append(standing)
     return results
 
 
@@ -637,6 +655,23 @@ def _deposit_address_guard(
     )
 
 
+def _standing_allowance(tx: TransactionData, where: str) -> GuardResult | None:
+    """Without paymentDetails nothing bounds an approve; refuse one that is unlimited."""
+    data = (tx.data or "0x").lower()
+    if not data.startswith(APPROVE_SELECTOR) or len(data) < 10 + 128:
+        return None
+    spender = "0x" + data[10 + 24 : 10 + 64]
+    amount = int(data[10 + 64 : 10 + 128], 16)
+    if amount < UNLIMITED_ALLOWANCE:
+        return _ok("tx-payment", f"approves {amount} of {tx.to} to {spender}", where)
+    return _fail(
+        "tx-payment",
+        f"approves {spender} for {amount} of {tx.to}: an unlimited standing allowance, which "
+        "no single transfer needs",
+        where,
+    )
+
+
 def _order_id_guard(
     quote: Quote, tx: TransactionData, payment: PaymentDetails, where: str
 ) -> GuardResult | None:
@@ -679,6 +714,15 @@ def _signature_guards(
         results.append(_authorize_terms(quote, data, where, wallet))
     elif sign.primary_type in PERMIT_TYPES:
         results.append(_permit_terms(quote, data, where, wallet, paid))
+    elif sign.primary_type in PERMIT2_TYPES:
+        results.append(
+            _fail(
+                "permit-terms",
+                f"a Permit2 {sign.primary_type} (domain {domain.get('name')!r}): what it lets "
+                "move cannot be checked against the quote, so it is not signed blind",
+                where,
+            )
+        )
     return results
 
 
