@@ -19,7 +19,7 @@ from crossdeck.execute.guards import (
     failures,
     require,
 )
-from crossdeck.models import Quote
+from crossdeck.models import ChainsResponse, Quote
 
 FIXTURES = Path(__file__).resolve().parents[1] / "models" / "fixtures"
 WALLET = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
@@ -166,3 +166,57 @@ def test_every_event_is_json_without_surprises() -> None:
     assert ev.exit_code_of(samples[-2]) == 8 and ev.exit_code_of(samples[-1]) == 7
     assert ev.exit_code_of(ev.Finished("0x01", "success")) == 0
     assert ev.exit_code_of(ev.Finished("0x01", "failure")) == 9
+
+
+def _paid_on_base(wire: dict[str, Any]) -> dict[str, Any]:
+    order = wire["protocol"]["v2"]["orderId"][2:]
+    deposit = wire["steps"][1]["items"][0]["data"]
+    deposit["data"] = deposit["data"][:10] + "00" * 32 + order
+    wire["protocol"]["v2"]["paymentDetails"]["chainId"] = "base"  # the public form: a name
+    return wire
+
+
+def _chains(*named: tuple[int, str]) -> ChainsResponse:
+    return ChainsResponse.from_wire(
+        {"chains": [{"id": i, "name": n, "protocol": {"v2": {"chainId": n}}} for i, n in named]}
+    )
+
+
+def test_a_payment_chain_name_is_mapped_through_chains() -> None:
+    wire = _paid_on_base(load("quote_evm.json"))
+    ok = guards(wire, rpc_chain_ids={8453}, chains=_chains((8453, "base"), (999, "hyperevm")))
+    assert failures(ok) == []
+    assert any(r.name == "payment-chain" and "is chain 8453" in r.message for r in ok)
+    # the same name on another id: the transactions are on the wrong chain
+    moved = failures(guards(wire, rpc_chain_ids={8453}, chains=_chains((10, "base"))))
+    assert {f.name for f in moved} == {"tx-chain-id"}
+    # a name /chains does not know, or no /chains at all, is refused in words
+    for chains in (_chains((999, "hyperevm")), None):
+        refused = failures(guards(wire, rpc_chain_ids={8453}, chains=chains))
+        assert refused[0].name == "payment-chain"
+        assert "paymentDetails.chainId 'base'" in refused[0].message
+
+
+def test_a_deposit_address_step_is_paid_by_a_plain_transfer() -> None:
+    wire = _paid_on_base(load("quote_evm.json"))
+    address = "0x" + "5a" * 20
+    wire["steps"] = [wire["steps"][1]]
+    wire["steps"][0]["depositAddress"] = address
+    tx = wire["steps"][0]["items"][0]["data"]
+    chains = _chains((8453, "base"))
+    native = wire["protocol"]["v2"]["paymentDetails"]["currency"] == "0x" + "0" * 40
+    amount = int(wire["protocol"]["v2"]["paymentDetails"]["amount"])
+    if native:
+        tx.update(to=address, data="0x", value=str(amount))
+    else:
+        tx.update(
+            to=wire["protocol"]["v2"]["paymentDetails"]["currency"],
+            value="0",
+            data="0xa9059cbb" + "00" * 12 + address[2:] + f"{amount:064x}",
+        )
+    assert failures(guards(wire, rpc_chain_ids={8453}, chains=chains)) == []
+    tx["data"] = tx["data"][:-1] + ("1" if tx["data"][-1] != "1" else "2")
+    if native:
+        tx["data"] = "0x1234"
+    [failed] = failures(guards(wire, rpc_chain_ids={8453}, chains=chains))
+    assert failed.name == "tx-payment"
