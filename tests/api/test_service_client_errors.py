@@ -201,7 +201,9 @@ async def test_full_jitter_draws_within_the_exponential_cap(
     assert sleeps.delays == [0.5, 0.5, 3.0]
 
 
-async def test_malformed_json_on_200(server: ScriptedServer, retry: RetryPolicy) -> None:
+async def test_malformed_json_on_200(
+    server: ScriptedServer, retry: RetryPolicy, sleeps: SleepRecorder
+) -> None:
     server.on("GET", "/chains", Reply(200, b'{"chains": [ {"id": 1,'))
     async with ServiceClient(server.url, retry=retry) as client:
         with pytest.raises(MalformedResponseError) as info:
@@ -209,7 +211,29 @@ async def test_malformed_json_on_200(server: ScriptedServer, retry: RetryPolicy)
     assert info.value.status == 200
     assert "not JSON" in str(info.value)
     assert info.value.raw_body == b'{"chains": [ {"id": 1,'
-    assert server.count("GET", "/chains") == 1
+    # a read that changes nothing is asked again on a malformed answer, like on a 5xx
+    assert server.count("GET", "/chains") == retry.max_attempts
+    assert sleeps.delays == [0.1, 0.2, 0.4]
+
+
+async def test_one_malformed_answer_on_a_read_is_retried(
+    server: ScriptedServer, retry: RetryPolicy
+) -> None:
+    """/chains, /quote/v2 and the status endpoints: one bad answer, then a good one."""
+    server.on("GET", "/chains", Reply(200, b"<html>bad gateway</html>"), Reply(200, {"chains": []}))
+    async with ServiceClient(server.url, retry=retry) as client:
+        chains = await client.chains()
+    assert chains.chains == [] and server.count("GET", "/chains") == 2
+
+
+async def test_a_malformed_answer_to_a_signed_post_is_not_resent(
+    server: ScriptedServer, retry: RetryPolicy
+) -> None:
+    server.on("POST", "/authorize", Reply(200, b"not json"))
+    async with ServiceClient(server.url, retry=retry) as client:
+        with pytest.raises(MalformedResponseError):
+            await client.authorize({"a": 1}, "0x" + "ab" * 65)
+    assert server.count("POST", "/authorize") == 1
 
 
 async def test_wrong_shape_on_200_names_the_field(

@@ -131,10 +131,7 @@ class ServiceClient:
     async def quote(self, body: QuoteRequest | dict[str, Any]) -> Quote:
         """POST /quote/v2. A dict body is validated as a `QuoteRequest` first."""
         request = body if isinstance(body, QuoteRequest) else QuoteRequest.from_body(body)
-        response = await self._request(
-            "POST", "/quote/v2", json_body=request.to_body(), resend=_Resend.IDEMPOTENT
-        )
-        return self._model(response, Quote)
+        return await self._read("POST", "/quote/v2", Quote, json_body=request.to_body())
 
     async def requests(self, query: RequestsQuery | None = None) -> RequestsPage:
         """GET /requests/v2: one page of request history."""
@@ -219,23 +216,13 @@ class ServiceClient:
 
     async def status(self, request_id: str) -> StatusV1:
         """GET /intents/status?requestId= (the endpoint quotes name in `check`)."""
-        response = await self._request(
-            "GET",
-            "/intents/status",
-            params={"requestId": _request_id(request_id)},
-            resend=_Resend.IDEMPOTENT,
-        )
-        return self._model(response, StatusV1)
+        params = {"requestId": _request_id(request_id)}
+        return await self._read("GET", "/intents/status", StatusV1, params=params)
 
     async def status_v3(self, request_id: str) -> StatusV3:
         """GET /intents/status/v3?requestId= (adds failReason, refundFailReason)."""
-        response = await self._request(
-            "GET",
-            "/intents/status/v3",
-            params={"requestId": _request_id(request_id)},
-            resend=_Resend.IDEMPOTENT,
-        )
-        return self._model(response, StatusV3)
+        params = {"requestId": _request_id(request_id)}
+        return await self._read("GET", "/intents/status/v3", StatusV3, params=params)
 
     async def check(self, endpoint: str) -> StatusV1 | StatusV3 | dict[str, Any]:
         """GET a step item's `check.endpoint` (path and query relative to the base URL).
@@ -243,12 +230,12 @@ class ServiceClient:
         The status endpoints come back as their models; any other endpoint as a dict.
         """
         relative = self._relative(endpoint)
-        response = await self._request("GET", relative, resend=_Resend.IDEMPOTENT)
         path = httpx.URL(relative).path.rstrip("/")
         if path.endswith("/intents/status/v3"):
-            return self._model(response, StatusV3)
+            return await self._read("GET", relative, StatusV3)
         if path.endswith("/intents/status"):
-            return self._model(response, StatusV1)
+            return await self._read("GET", relative, StatusV1)
+        response = await self._request("GET", relative, resend=_Resend.IDEMPOTENT)
         return self._object(response)
 
     async def post_signed(
@@ -283,8 +270,7 @@ class ServiceClient:
 
     async def chains(self) -> ChainsResponse:
         """GET /chains: chains and their currencies (incl. the venue, chain 1337)."""
-        response = await self._request("GET", "/chains", resend=_Resend.IDEMPOTENT)
-        return self._model(response, ChainsResponse)
+        return await self._read("GET", "/chains", ChainsResponse)
 
     async def index_transaction(self, tx_hash: str, chain_id: int) -> dict[str, Any]:
         """POST /transactions/index: tell the service about a deposit early. Telling it twice
@@ -302,6 +288,32 @@ class ServiceClient:
         return self._object(response)
 
     # -- transport -------------------------------------------------------------------------
+
+    async def _read(
+        self,
+        method: str,
+        path: str,
+        model: type[M],
+        *,
+        params: dict[str, str] | None = None,
+        json_body: Any = None,
+    ) -> M:
+        """A request that changes nothing, whose answer must fit `model`. A malformed answer
+        (not JSON, or not the contract's shape) is retried like a 5xx: it is usually a proxy or
+        a deploy in between, and asking again costs nothing. Only the last one is raised."""
+        attempt = 0
+        while True:
+            attempt += 1
+            response = await self._request(
+                method, path, params=params, json_body=json_body, resend=_Resend.IDEMPOTENT
+            )
+            try:
+                return self._model(response, model)
+            except MalformedResponseError:
+                if not self.retry.can_retry(attempt):
+                    raise
+                log.debug("%s %s: malformed answer (attempt %d)", method, path, attempt)
+                await self.retry.sleep(self.retry.backoff(attempt - 1))
 
     def _headers(self) -> dict[str, str]:
         return {"x-api-key": self._api_key.get_secret_value()} if self._api_key else {}

@@ -71,7 +71,7 @@ from crossdeck.execute.guards import (
 )
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.execute.tracking import StatusUpdate as PolledUpdate
-from crossdeck.execute.tracking import TrackingPolicy, poll_status
+from crossdeck.execute.tracking import TrackingPolicy, gave_up, poll_status
 from crossdeck.models import (
     ChainsResponse,
     Quote,
@@ -855,7 +855,19 @@ class Executor:
         return await self.service.status_v3(run.request_id)
 
     async def _track(self, run: _Run, stream: AsyncIterator[Any] | None) -> AsyncIterator[Event]:
-        """StatusChanged per update (from `status_stream`, else v3 polling), then Finished."""
+        """StatusChanged per update (from `status_stream`, else v3 polling), then Finished.
+
+        Everything was sent by now: however tracking ends without a final status, the error is
+        a `TrackingTimeout` (exit 10) naming the commands that follow the request on."""
+        try:
+            async for event in self._follow(run, stream):
+                yield event
+        except TrackingTimeout as exc:
+            raise gave_up(run.request_id, exc.message) from exc
+        except CrossdeckError as exc:
+            raise gave_up(run.request_id, str(exc)) from exc
+
+    async def _follow(self, run: _Run, stream: AsyncIterator[Any] | None) -> AsyncIterator[Event]:
         if stream is None:
             updates: AsyncIterator[Any] = poll_status(
                 lambda: self._fetch_status(run), self.tracking

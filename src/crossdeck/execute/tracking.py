@@ -7,8 +7,10 @@ an async generator of status updates, so the executor can take any other source 
 - Backoff: `initial` seconds, times `factor` after every poll that shows no change, capped at
   `cap`; back to `initial` after a change.
 - 429: wait what the service asked (`RateLimitedError.retry_after`), at least the interval.
-- A lost connection or a 5xx: keep trying until the overall timeout (the request goes on
-  without us).
+- A lost connection, a timeout, a 5xx or a malformed answer: keep trying, waiting longer each
+  time, until the overall timeout. By now something was signed or sent, and the request goes on
+  without us: one bad answer must not end tracking (a user who sees an error may pay twice).
+- Each poll is bounded by the overall deadline too, so a slow answer cannot hold past it.
 - Final: `success` and `refund`. `failure` is final only once it has held for `failure_settle`
   seconds, because a failed request may still be refunded (facts.md).
 """
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crossdeck.api.errors import (
+    MalformedResponseError,
     RateLimitedError,
     ServiceConnectionError,
     ServiceError,
@@ -30,6 +33,8 @@ from crossdeck.execute.errors import TrackingTimeout
 from crossdeck.models import RequestStatus, StatusV3, parse_status
 
 NOT_FOUND_LIMIT = 5
+# 4xx answers that say "not now" rather than "never": waited out like a 5xx
+_TRANSIENT_CLIENT_STATUSES = frozenset({408, 425})
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,25 @@ class StatusUpdate:
 StatusFetch = Callable[[], Awaitable[StatusV3]]
 
 
+def gave_up(request_id: str, reason: str) -> TrackingTimeout:
+    """Tracking of a sent request ended without a final status: the error that says so, with
+    the exact commands to follow it (the journal keeps the run resumable)."""
+    return TrackingTimeout(
+        f"tracking of request {request_id} stopped before a final status: {reason}",
+        hint=f"the transfer was sent and goes on; follow it with `crossdeck watch {request_id}` "
+        f"or continue it with `crossdeck resume {request_id}`; do not send it again",
+    )
+
+
+def _waited_out(exc: ServiceError) -> bool:
+    """A status answer that a later poll can outlive."""
+    if isinstance(exc, MalformedResponseError | ServiceUnavailableError):
+        return True
+    return exc.status is not None and (
+        exc.status >= 500 or exc.status in _TRANSIENT_CLIENT_STATUSES
+    )
+
+
 def _signature(status: StatusV3) -> tuple[Any, ...]:
     return (
         status.status,
@@ -95,9 +119,9 @@ async def poll_status(
 ) -> AsyncIterator[StatusUpdate]:
     """Yield each change of status until a final one; `TrackingTimeout` after `policy.timeout`.
 
-    Errors that a later poll can outlive (429, 5xx, no connection) are waited out; other
-    service errors propagate, except a few 404s right after a quote (the service may not list
-    the request yet)."""
+    Errors that a later poll can outlive (429, 5xx, malformed answers, no connection, a
+    timeout) are waited out with a growing wait; other service errors propagate, except a few
+    404s right after a quote (the service may not list the request yet)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + policy.timeout
     interval = policy.initial
@@ -105,21 +129,31 @@ async def poll_status(
     failure_since: float | None = None
     not_found = 0
     latest: StatusV3 | None = None
+    problem: str | None = None  # the last answer that was waited out, for the timeout message
     while True:
         wait = interval
         try:
-            status = await fetch()
+            async with asyncio.timeout_at(deadline):
+                status = await fetch()
             not_found = 0
+            problem = None
+        except TimeoutError:
+            status, problem = None, "the last status request was still unanswered"
         except RateLimitedError as exc:
-            status = None
+            status, problem = None, _short(exc)
             wait = max(interval, exc.retry_after or 0.0)
-        except (ServiceUnavailableError, ServiceConnectionError):
-            status = None
+        except ServiceConnectionError as exc:
+            status, problem = None, _short(exc)
+            interval = policy.next_interval(interval)
         except ServiceError as exc:
-            if exc.status != 404 or not_found + 1 >= NOT_FOUND_LIMIT:
+            if _waited_out(exc):
+                status, problem = None, _short(exc)
+                interval = policy.next_interval(interval)
+            elif exc.status != 404 or not_found + 1 >= NOT_FOUND_LIMIT:
                 raise
-            not_found += 1
-            status = None
+            else:
+                not_found += 1
+                status = None
         if status is not None:
             latest = status
             known = parse_status(status.status)
@@ -147,8 +181,15 @@ async def poll_status(
         remaining = deadline - loop.time()
         if remaining <= 0:
             where = f"; last status {latest.status}" if latest is not None else ""
+            if problem is not None:
+                where += f"; last answer: {problem}"
             raise TrackingTimeout(
                 f"no final status after {policy.timeout:g}s{where}",
                 hint="the request goes on; follow it with `crossdeck status --v3 REQUEST_ID`",
             )
         await sleep(min(wait, remaining))
+
+
+def _short(exc: Exception) -> str:
+    text = " ".join(str(getattr(exc, "message", None) or exc).split())
+    return text if len(text) <= 160 else text[:160] + "…"
