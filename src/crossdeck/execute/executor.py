@@ -541,6 +541,19 @@ class Executor:
         yield TxConfirmed(
             tx_hash, chain_id, receipt.block_number, receipt.gas_used, step.id, item_index
         )
+        if step.id != "approve":
+            await self._index_transaction(tx_hash, chain_id)
+
+    async def _index_transaction(self, tx_hash: str, chain_id: int) -> None:
+        """Tell the service about a deposit as soon as it is mined (as the public SDK does), so
+        it need not wait for its own look at the chain. Best-effort: the service finds the
+        deposit without it, so no failure (a 404 from a service without the endpoint, a
+        timeout) stops the run, and it never holds the run up for long."""
+        try:
+            async with asyncio.timeout(INDEX_TIMEOUT_SECONDS):
+                await self.service.index_transaction(tx_hash, chain_id)
+        except (CrossdeckError, TimeoutError):
+            pass
 
     async def _reconcile_tx(
         self,
@@ -898,6 +911,10 @@ class Executor:
             in_tx_hashes=last.in_tx_hashes,
             tx_hashes=last.tx_hashes,
         )
+
+
+# the longest a best-effort POST /transactions/index may delay the run
+INDEX_TIMEOUT_SECONDS = 1.0
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,8 @@ from crossdeck.execute.errors import TrackingTimeout
 from crossdeck.models import RequestStatus, StatusV3, parse_status
 
 NOT_FOUND_LIMIT = 5
+# the first look after the client's own action (the issue's goal: within 0.25 s)
+FOLLOW_UP_SECONDS = 0.25
 # 4xx answers that say "not now" rather than "never": waited out like a 5xx
 _TRANSIENT_CLIENT_STATUSES = frozenset({408, 425})
 
@@ -49,12 +51,18 @@ class TrackingPolicy:
     """How long `failure` must hold before it counts as final (a refund may follow)."""
     timeout: float = 600.0
     """Give up tracking after this long without a final status."""
+    first: float | None = None
+    """The first wait, right after the client's own last action (deposit confirmed, signature
+    posted, transfer accepted): the service moves within moments of it, so look again soon;
+    the wait then grows by `factor` as usual. None: `initial`."""
 
     def __post_init__(self) -> None:
         if self.initial <= 0 or self.cap < self.initial or self.factor < 1:
             raise ValueError("need 0 < initial <= cap and factor >= 1")
         if self.failure_settle < 0 or self.timeout <= 0:
             raise ValueError("failure_settle must be >= 0 and timeout > 0")
+        if self.first is not None and self.first <= 0:
+            raise ValueError("first must be > 0")
 
     @classmethod
     def from_settings(cls, tracking: Any) -> TrackingPolicy:
@@ -62,6 +70,7 @@ class TrackingPolicy:
         initial = float(tracking.poll_interval_seconds)
         return cls(
             initial=initial,
+            first=min(initial, FOLLOW_UP_SECONDS),
             cap=max(initial, float(tracking.poll_interval_cap_seconds)),
             failure_settle=float(tracking.failure_settle_seconds),
             timeout=float(tracking.timeout_seconds),
@@ -124,7 +133,8 @@ async def poll_status(
     404s right after a quote (the service may not list the request yet)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + policy.timeout
-    interval = policy.initial
+    follow_up = min(policy.initial, policy.first or policy.initial)
+    interval = follow_up
     last: tuple[Any, ...] | None = None
     failure_since: float | None = None
     not_found = 0
@@ -166,10 +176,12 @@ async def poll_status(
             settled = failure_since is not None and now - failure_since >= policy.failure_settle
             final = status.is_final or settled
             if changed or final:
+                # the first answer is the one right after the client's action: keep looking
+                # soon; a later change starts the policy's back-off again
+                interval = follow_up if last is None else policy.initial
+                wait = interval
                 last = _signature(status)
                 yield StatusUpdate(status, final)
-                interval = policy.initial
-                wait = interval
             else:
                 interval = policy.next_interval(interval)
                 wait = interval

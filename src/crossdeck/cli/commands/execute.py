@@ -11,6 +11,7 @@ for input/network errors.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shutil
 import sys
 from typing import TYPE_CHECKING, Any
@@ -50,13 +51,7 @@ def _executor(settings: Settings, confirm: Any, timeout: float | None) -> Execut
     if timeout is not None:
         if timeout <= 0:
             raise InputError("--timeout must be a positive number of seconds")
-        tracking = TrackingPolicy(
-            initial=tracking.initial,
-            factor=tracking.factor,
-            cap=tracking.cap,
-            failure_settle=tracking.failure_settle,
-            timeout=timeout,
-        )
+        tracking = dataclasses.replace(tracking, timeout=timeout)
     return Executor(
         _service_client(settings),
         _venue_client(settings),
