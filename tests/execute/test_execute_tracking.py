@@ -214,3 +214,136 @@ async def test_the_deadline_holds_across_updates() -> None:
             seen.append(update)
     feeder.cancel()
     assert 2 <= len(seen) < 20  # updates kept coming, yet the overall deadline ended it
+
+
+# -- a sent transfer is never abandoned ------------------------------------------------------
+
+
+def _malformed() -> Exception:
+    from crossdeck.api.errors import MalformedResponseError
+
+    return MalformedResponseError("not JSON", status=200, raw_body=b"<html>")
+
+
+def _server_error(code: int) -> Exception:
+    from crossdeck.api.errors import ServiceError
+
+    return ServiceError("bad gateway", status=code)
+
+
+async def test_malformed_and_5xx_answers_are_waited_out_with_a_growing_wait() -> None:
+    policy = TrackingPolicy(initial=1.0, factor=2.0, cap=8.0, failure_settle=0, timeout=3600)
+    script = Script(
+        [
+            status("pending"),
+            *(_malformed(), _server_error(502), _server_error(500), _malformed()),
+            status("success"),
+        ]
+    )
+    assert await collect(script, policy) == ["pending", "success"]
+    # after the change: 1 s; then each bad answer doubles the wait (capped)
+    assert script.waits[:5] == [1.0, 1.0, 2.0, 4.0, 8.0]
+
+
+async def test_a_client_error_still_ends_polling() -> None:
+    from crossdeck.api.errors import ServiceError
+
+    script = Script([status("pending"), _server_error(401)])
+    with pytest.raises(ServiceError, match="bad gateway"):
+        await collect(script, POLICY)
+
+
+async def test_a_status_request_that_never_answers_ends_at_the_deadline() -> None:
+    async def hang() -> StatusV3:
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+    policy = TrackingPolicy(initial=0.01, cap=0.02, timeout=0.3)
+    with pytest.raises(TrackingTimeout, match="still unanswered"):
+        async with asyncio.timeout(10):  # the test's own bound: the poller must end first
+            async for _ in poll_status(hang, policy):
+                pass
+
+
+async def test_the_timeout_names_the_last_bad_answer() -> None:
+    policy = TrackingPolicy(initial=0.01, cap=0.02, failure_settle=0, timeout=0.1)
+    script = Script([status("pending"), _malformed()])
+    with pytest.raises(TrackingTimeout, match="last status pending; last answer: not JSON"):
+        async for _ in poll_status(script.fetch, policy):
+            pass
+
+
+@pytest.fixture
+def cli(world: Any, tmp_path: Any) -> Any:
+    from execute_support import Cli
+
+    return Cli(world, tmp_path)
+
+
+def _native_bridge(*extra: str) -> list[str]:
+    return [
+        "bridge",
+        "--origin-chain", "8453", "--origin-currency", NATIVE,
+        "--destination-chain", "999", "--destination-currency", NATIVE,
+        "--amount", str(ETH // 10), "--recipient", new_address(), "--yes", "--json", *extra,
+    ]  # fmt: skip
+
+
+def _lines(output: str) -> list[dict[str, Any]]:
+    import json
+
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+@pytest.mark.parametrize(
+    ("referrer", "expected_status", "expected_code"),
+    [(None, "success", 0), ("demo:fail", "refund", 8)],
+)
+@pytest.mark.parametrize("client_retries", ["0", "4"])
+def test_one_malformed_status_answer_after_the_deposit_ends_with_the_real_outcome(
+    cli: Any, referrer: str | None, expected_status: str, expected_code: int, client_retries: str
+) -> None:
+    """The first status answer after the deposit is a malformed 200: the bridge still follows
+    the request to its real final status and exits with its code. With the client's own retries
+    off, the poller waits the bad answer out; with them on, the client asks again itself."""
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    cli.world.faults.inject("malformed", 1, path="/intents/status/v3")
+    extra = ("--referrer", referrer) if referrer else ()
+    try:
+        result = cli.invoke(
+            *_native_bridge(*extra),
+            CROSSDECK_SERVICE__MAX_RETRIES=client_retries,
+            CROSSDECK_TRACKING__FAILURE_SETTLE_SECONDS="10",
+        )
+        assert cli.world.faults.pending() == 0  # the bad answer was really served
+    finally:
+        cli.world.faults.clear()
+    assert result.exit_code == expected_code, result.output
+    last = _lines(result.stdout)[-1]
+    assert last["event"] == "Finished" and last["status"] == expected_status
+    assert "Traceback" not in result.output
+
+
+def test_a_status_endpoint_that_stays_broken_ends_in_exit_10_naming_watch_and_resume(
+    cli: Any,
+) -> None:
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    cli.world.faults.inject("malformed", 10_000, path="/intents/status")
+    try:
+        result = cli.invoke(
+            *_native_bridge("--timeout", "1"), CROSSDECK_SERVICE__MAX_RETRIES="0"
+        )
+    finally:
+        cli.world.faults.clear()
+    assert result.exit_code == 10, result.output
+    [failed] = [e for e in _lines(result.stdout) if e["event"] == "Failed"]
+    request_id = failed["request_id"]
+    assert f"`crossdeck watch {request_id}`" in failed["error"]
+    assert f"`crossdeck resume {request_id}`" in failed["error"]
+    assert "not JSON" in failed["error"], failed["error"]
+    with cli.journal() as journal:
+        assert journal.run(request_id).state == "tracking"  # resumable
+    # the command it names does follow the request to its end
+    watched = cli.invoke("watch", request_id, "--json")
+    assert watched.exit_code == 0, watched.output
+    assert '"status":"success"' in watched.stdout

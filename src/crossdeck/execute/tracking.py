@@ -148,7 +148,9 @@ async def poll_status(
             not_found = 0
             problem = None
         except TimeoutError:
-            status, problem = None, "the last status request was still unanswered"
+            # cut by the deadline: an earlier bad answer says more than this one
+            status = None
+            problem = problem or "the last status request was still unanswered"
         except RateLimitedError as exc:
             status, problem = None, _short(exc)
             wait = max(interval, exc.retry_after or 0.0)
