@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crossdeck.sim.service.errors import ServiceError, invalid
-from crossdeck.sim.service.money import format_usd
+from crossdeck.sim.service.money import format_units, format_usd
 from crossdeck.sim.service.records import iso
 from crossdeck.sim.service.state import RequestRecord, ServiceState, Status, key_hash
 
@@ -372,15 +372,22 @@ def _fees_v3(record: RequestRecord, component: dict[str, Any]) -> dict[str, Any]
     gas, fixed, price = (record.fees.get(k, 0) for k in ("gas", "fixed", "price"))
     usd = record.fees_usd
 
+    decimals = component.get("decimals")
+    decimals = decimals if isinstance(decimals, int) else 0
+
     def bucket(units: int, micro_usd: int) -> dict[str, str]:
-        return {"usd": format_usd(-micro_usd), "amount": str(units)}
+        return {
+            "usd": format_usd(-micro_usd),
+            "amount": str(units),
+            "amountFormatted": format_units(units, decimals),
+        }
 
     quoted = {
         "swap": bucket(price, usd.get("price", 0)),
         "execution": bucket(gas, usd.get("gas", 0)),
         "platform": bucket(fixed, usd.get("fixed", 0)),
         "app": bucket(0, 0),
-        "sponsored": {"usd": format_usd(0), "amount": "0"},
+        "sponsored": bucket(0, 0),
     }
     return {
         "quoted": quoted,
