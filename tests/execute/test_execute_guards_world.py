@@ -261,13 +261,15 @@ async def test_tampered_quote_is_refused_before_signing(
     assert kit.journal.run(quote.request_id).state == "refused"
     assert await kit.nonce(8453) == 0
     # the untampered quote passes every guard (the refusal is the tampering's doing)
-    assert all(r.ok for r in _guards(kit, quote))
+    assert all(r.ok for r in await _guards(kit, quote))
 
 
-def _guards(kit: Kit, quote: Any) -> list[Any]:
+async def _guards(kit: Kit, quote: Any) -> list[Any]:
     from crossdeck.execute.guards import check_quote
 
-    return check_quote(quote, wallet=kit.address, rpc_chain_ids=set(kit.world.rpc))
+    # the world names the payment's chain as the public service does; /chains maps it
+    chains = await kit.service.chains()
+    return check_quote(quote, wallet=kit.address, rpc_chain_ids=set(kit.world.rpc), chains=chains)
 
 
 async def test_chain_without_rpc_is_refused_before_signing(
