@@ -152,7 +152,9 @@ async def test_chains(make_service, brand: str) -> None:
         ):
             assert key in chain, (chain["id"], key)
         assert "{TX_HASH}" in chain["explorerPaths"]["transaction"]
-        assert chain["protocol"]["v2"]["chainId"] == str(chain["id"])
+        # the protocol's chain NAME (quotes' paymentDetails.chainId), not the numeric id
+        assert chain["protocol"]["v2"]["chainId"] == chain["name"]
+        assert chain["solverAddresses"] and chain["contracts"] == {}
     assert chains[8453]["currency"]["symbol"] == "ETH"
     assert chains[999]["currency"]["symbol"] == "HYPE"
     assert chains[8453]["protocol"]["v2"]["depository"].lower() == BASE_DEPOSITORY

@@ -23,6 +23,17 @@ def format_units(amount: int, decimals: int) -> str:
     return f"{sign}{whole}.{frac_text}" if frac_text else f"{sign}{whole}"
 
 
+def format_amount(amount: int, decimals: int) -> str:
+    """``amountFormatted`` as the public service writes it: '10.0', '0.0', '0.0002106'."""
+    text = format_units(amount, decimals)
+    return text if "." in text else f"{text}.0"
+
+
+def format_amount_usd(micro_usd: int) -> str:
+    """``amountUsd`` as the public service writes it: '0' for zero, else 6 decimals."""
+    return "0" if micro_usd == 0 else format_usd(micro_usd)
+
+
 def format_usd(micro_usd: int) -> str:
     """USD with exactly 6 decimals: '3000.000000', '-0.020000'."""
     sign = "-" if micro_usd < 0 else ""

@@ -33,6 +33,8 @@ from crossdeck.sim.service.directory import ChainDirectory, ChainUnavailable
 from crossdeck.sim.service.errors import ServiceError, invalid
 from crossdeck.sim.service.fees import Breakdown, FeeInputs, FeeModel
 from crossdeck.sim.service.money import (
+    format_amount,
+    format_amount_usd,
     format_fixed,
     format_units,
     format_usd,
@@ -65,6 +67,7 @@ GAS_NATIVE_DEPOSIT = 60_000
 GAS_ERC20_DEPOSIT = 90_000
 GAS_APPROVE = 50_000
 GAS_TRANSFER = 21_000
+ORDER_DEADLINE_S = 3600  # the protocol order's refund and fill deadline, after the quote
 
 
 def amount_object(currency: Currency, amount: int, minimum: int | None = None) -> dict[str, Any]:
@@ -72,8 +75,8 @@ def amount_object(currency: Currency, amount: int, minimum: int | None = None) -
     return {
         "currency": currency.to_json(),
         "amount": str(amount),
-        "amountFormatted": format_units(amount, currency.decimals),
-        "amountUsd": format_usd(usd_value(amount, currency.decimals, currency.price)),
+        "amountFormatted": format_amount(amount, currency.decimals),
+        "amountUsd": format_amount_usd(usd_value(amount, currency.decimals, currency.price)),
         "minimumAmount": str(amount if minimum is None else minimum),
     }
 
@@ -176,7 +179,7 @@ class QuoteEngine:
                 reader = self.directory.reader
                 max_fee, priority = await reader.fee_params(chain)
 
-                def tx(to: str, data: bytes | str, value: int) -> dict[str, Any]:
+                def tx(to: str, data: bytes | str, value: int, gas: int) -> dict[str, Any]:
                     return evm_tx(
                         from_=p.user,
                         to=to,
@@ -185,6 +188,7 @@ class QuoteEngine:
                         chain_id=chain.chain_id,
                         max_fee=max_fee,
                         priority_fee=priority,
+                        gas=gas,
                     )
 
                 if p.use_deposit_address:
@@ -194,13 +198,16 @@ class QuoteEngine:
                         type="strict" if p.strict else "open",
                         depositor=p.user,
                     )
-                    depository = account.address
+                    # paymentDetails keeps naming the depository; the address to pay is the
+                    # step's depositAddress (and its tx's to), as the public service sends it
+                    depository = chain.depository
                     origin_gas_units = GAS_TRANSFER
                     steps = [
                         deposit_step(
                             request_id,
-                            tx(account.address, "0x", b.amount_in),
+                            tx(account.address, "0x", b.amount_in, GAS_TRANSFER),
                             f"Send {p.origin.symbol} to your deposit address",
+                            account.address,
                         )
                     ]
                 elif p.origin.is_native:
@@ -213,6 +220,7 @@ class QuoteEngine:
                                 chain.depository,
                                 deposit_native_calldata(p.user, order_id),
                                 b.amount_in,
+                                GAS_NATIVE_DEPOSIT,
                             ),
                             f"Deposit {p.origin.symbol} into the depository",
                         )
@@ -241,7 +249,12 @@ class QuoteEngine:
                         steps.append(
                             approve_step(
                                 request_id,
-                                tx(chain.usdc, approve_calldata(chain.depository, b.amount_in), 0),
+                                tx(
+                                    chain.usdc,
+                                    approve_calldata(chain.depository, b.amount_in),
+                                    0,
+                                    GAS_APPROVE,
+                                ),
                                 p.origin.symbol,
                             )
                         )
@@ -253,6 +266,7 @@ class QuoteEngine:
                                 chain.depository,
                                 deposit_erc20_calldata(p.user, chain.usdc, b.amount_in, order_id),
                                 0,
+                                GAS_ERC20_DEPOSIT,
                             ),
                             f"Deposit {p.origin.symbol} into the depository",
                         )
@@ -263,39 +277,24 @@ class QuoteEngine:
             ) from exc
 
         balance = await self.directory.user_balance(p.origin_chain_id, p.origin, p.user)
+        origin_name = self.protocol_chain_id(p.origin_chain_id)
         payment = {
-            "chainId": str(p.origin_chain_id),
+            "chainId": origin_name,
             "depository": depository,
             "currency": p.origin.address,
             "amount": str(b.amount_in),
         }
-        order_data = {
-            "version": "v2",
-            "orderId": order_id,
-            "depositor": p.user,
-            "origin": {
-                "chainId": p.origin_chain_id,
-                "currency": p.origin.address,
-                "amount": str(b.amount_in),
-            },
-            "destination": {
-                "chainId": p.destination_chain_id,
-                "currency": p.destination.address,
-                "amount": str(b.amount_out),
-                "recipient": p.recipient,
-            },
-            "refundTo": p.refund_to,
-            "topupNative": str(b.topup_native),
-            "createdAt": now_ms,
-        }
-        response = {
+        order_data = self._order_data(p, b, origin_name, now_ms)
+        response: dict[str, Any] = {
             "steps": steps,
             "fees": self._fees_json(p, b, origin_gas_units * max_fee),
-            "feeSponsorship": self._sponsorship_json(p, b),
-            "details": self._details_json(p, b, balance),
-            "protocol": {
-                "v2": {"orderId": order_id, "orderData": order_data, "paymentDetails": payment}
-            },
+        }
+        sponsorship = self._sponsorship_json(p, b)
+        if sponsorship is not None:  # absent when not sponsored, as the public service does
+            response["feeSponsorship"] = sponsorship
+        response["details"] = self._details_json(p, b, balance)
+        response["protocol"] = {
+            "v2": {"orderId": order_id, "orderData": order_data, "paymentDetails": payment}
         }
         extra["orderData"] = order_data
         service_fee = b.totals["service"]
@@ -334,6 +333,63 @@ class QuoteEngine:
         return response
 
     # ---- response parts ---------------------------------------------------------------------
+
+    def protocol_chain_id(self, chain_id: int) -> str:
+        """The protocol's name of a chain (``protocol.v2.chainId`` in quotes and /chains): its
+        /chains ``name``, e.g. 'base', 'hyperevm', and the venue's lowercase name for 1337."""
+        if chain_id == VENUE_CHAIN_ID:
+            return self.brand.venue_chain_label
+        return self.directory.chain(chain_id).name
+
+    def _order_data(
+        self, p: QuoteParams, b: Breakdown, origin_name: str, now_ms: int
+    ) -> dict[str, Any]:
+        """The protocol order in the public service's v1 shape: one input paid on the origin
+        (refundable there), one output payment to the recipient."""
+        deadline = now_ms // 1000 + ORDER_DEADLINE_S
+        extra_data = "0x" + "00" * 32
+        destination_name = self.protocol_chain_id(p.destination_chain_id)
+        return {
+            "version": "v1",
+            "solverChainId": origin_name,
+            "solver": to_checksum_address(self.directory.venue.solver_address),
+            "salt": "0x" + secrets.token_hex(32),
+            "inputs": [
+                {
+                    "payment": {
+                        "chainId": origin_name,
+                        "currency": p.origin.address,
+                        "amount": str(b.amount_in),
+                        "weight": "1",
+                    },
+                    "refunds": [
+                        {
+                            "chainId": origin_name,
+                            "recipient": p.refund_to,
+                            "currency": p.origin.address,
+                            "minimumAmount": "0",
+                            "deadline": deadline,
+                            "extraData": extra_data,
+                        }
+                    ],
+                }
+            ],
+            "output": {
+                "chainId": destination_name,
+                "payments": [
+                    {
+                        "recipient": p.recipient,
+                        "currency": p.destination.address,
+                        "minimumAmount": str(b.amount_out),
+                        "expectedAmount": str(b.amount_out),
+                    }
+                ],
+                "calls": [],
+                "deadline": deadline,
+                "extraData": extra_data,
+            },
+            "fees": [],
+        }
 
     def _fees_json(self, p: QuoteParams, b: Breakdown, origin_gas_wei: int) -> dict[str, Any]:
         origin = p.origin

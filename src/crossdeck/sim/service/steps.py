@@ -1,7 +1,17 @@
 """Builders of the quote's ``steps`` (spec 2.2 and 4.4).
 
-Each item has ``status: "incomplete"`` and ``check: {endpoint: "/intents/status?requestId=<id>",
-method: "GET"}``; each step carries the ``requestId``.
+Each item has ``status: "incomplete"``; each step carries the ``requestId``; deposit steps also
+carry ``depositAddress`` ("" unless the step pays a deposit address), as the public service
+sends them (its approve and authorize steps have none).
+
+``check: {endpoint: "/intents/status?requestId=<id>", method: "GET"}`` (the contract's form; the
+public service also writes ``/intents/status/v3?...``) is only on the items
+whose completion the service itself sees: the deposit (its tx or venue transfer lands in the
+request) and the permit (the service submits it). The approve item and the venue 'authorize'
+item carry none, as in the public answers: a caller (the public TypeScript SDK does) waits on
+every check it finds until the request succeeds, which these items alone never bring about.
+
+EVM transaction items carry ``gas``, the gas limit, as a digit string.
 
 Signature steps carry ``sign`` (``signatureKind`` 'eip712', ``domain``, ``types``,
 ``primaryType``, ``value``) and ``post`` (``endpoint``, ``method``, ``body``). ``types`` holds only
@@ -45,7 +55,14 @@ def check(request_id: str) -> dict[str, str]:
 
 
 def item(request_id: str, data: dict[str, Any]) -> dict[str, Any]:
+    """An item the service sees complete: the request moves on when it is done."""
     return {"status": "incomplete", "data": data, "check": check(request_id)}
+
+
+def unchecked_item(data: dict[str, Any]) -> dict[str, Any]:
+    """An item whose completion the service cannot see (an approval, a signature it only
+    stores): no check, so a caller moves to the next step once it is done."""
+    return {"status": "incomplete", "data": data}
 
 
 def step(
@@ -55,15 +72,19 @@ def step(
     kind: str,
     request_id: str,
     items: list[dict[str, Any]],
+    deposit_address: str | None = None,
 ) -> dict[str, Any]:
-    return {
+    out = {
         "id": step_id,
         "action": action,
         "description": description,
         "kind": kind,
-        "requestId": request_id,
         "items": items,
+        "requestId": request_id,
     }
+    if deposit_address is not None:  # deposit steps only, as the public service writes them
+        out["depositAddress"] = deposit_address
+    return out
 
 
 def evm_tx(
@@ -75,15 +96,17 @@ def evm_tx(
     chain_id: int,
     max_fee: int,
     priority_fee: int,
+    gas: int,
 ) -> dict[str, Any]:
     return {
         "from": to_checksum_address(from_),
         "to": to_checksum_address(to),
         "data": data if isinstance(data, str) else "0x" + data.hex(),
         "value": str(value),
+        "chainId": chain_id,
+        "gas": str(gas),
         "maxFeePerGas": str(max_fee),
         "maxPriorityFeePerGas": str(priority_fee),
-        "chainId": chain_id,
     }
 
 
@@ -120,11 +143,14 @@ def approve_step(request_id: str, tx: dict[str, Any], symbol: str) -> dict[str, 
         f"Allow the depository to take the {symbol} of this transfer",
         "transaction",
         request_id,
-        [item(request_id, tx)],
+        [unchecked_item(tx)],
     )
 
 
-def deposit_step(request_id: str, tx: dict[str, Any], description: str) -> dict[str, Any]:
+def deposit_step(
+    request_id: str, tx: dict[str, Any], description: str, deposit_address: str = ""
+) -> dict[str, Any]:
+    """The deposit; ``deposit_address`` when it pays a deposit address (also the tx's to)."""
     return step(
         "deposit",
         "Confirm transaction in your wallet",
@@ -132,7 +158,15 @@ def deposit_step(request_id: str, tx: dict[str, Any], description: str) -> dict[
         "transaction",
         request_id,
         [item(request_id, tx)],
+        deposit_address,
     )
+
+
+def venue_amount(amount: int, decimals: int) -> str:
+    """The sendAsset amount as the public service writes it: at least 6 decimal places
+    ('10.000000' for 10 USDC), more only when the amount needs them; never rounded."""
+    whole, _, frac = format_units(amount, decimals).partition(".")
+    return f"{whole}.{frac.ljust(6, '0')}"
 
 
 def nonce_mapping_sign(
@@ -179,8 +213,7 @@ def venue_withdrawal_steps(
         "signature",
         request_id,
         [
-            item(
-                request_id,
+            unchecked_item(
                 {
                     "sign": nonce_mapping_sign(
                         brand, wallet=wallet, nonce=nonce, order_id=order_id
@@ -209,7 +242,7 @@ def venue_withdrawal_steps(
         "sourceDex": source_dex,
         "destinationDex": source_dex,
         "token": token,
-        "amount": format_units(amount, decimals),
+        "amount": venue_amount(amount, decimals),
         "fromSubAccount": "",
         "nonce": nonce,
     }
@@ -239,6 +272,7 @@ def venue_withdrawal_steps(
         "transaction",
         request_id,
         [item(request_id, deposit_data)],
+        "",
     )
     return [authorize, deposit]
 
@@ -294,4 +328,5 @@ def permit_step(request_id: str, sign: dict[str, Any]) -> dict[str, Any]:
                 },
             )
         ],
+        "",
     )
