@@ -1,0 +1,103 @@
+"""The service's public TypeScript SDK (npm @relayprotocol/relay-sdk with viem, pinned in
+tools/package.json) runs three transfers against the demo world in its public brand:
+
+- a USDC deposit to the venue (8453 -> 1337: approve, then deposit),
+- a venue withdrawal (1337 -> 8453, protocolVersion v2: authorize, then the signed sendAsset),
+- a native bridge (8453 -> 999).
+
+Each is driven by our own script, relay_sdk_flows.mjs (the SDK's public API only: createClient,
+configureDynamicChains on the world's /chains, getQuote, execute, a viem wallet client on the
+world's RPC), and confirmed with GET /intents/status/v3 reaching success, polled every 1 s
+within a bounded time. The SDK sends a venue withdrawal's sendAsset to the venue's public host,
+which it hard-codes: the script redirects that one URL to the world's venue.
+
+The SDK waits on every item's `check` until the request succeeds; an item whose completion the
+service cannot see (the approve, the authorize) must carry none or the SDK stalls on it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = ROOT / "tools"
+SCRIPT = Path(__file__).with_name("relay_sdk_flows.mjs")
+FLOW_TIMEOUT_S = 90  # the script's own bound on a flow; the process gets 60 s more
+FLOWS = ("usdc-deposit", "venue-withdrawal", "native-bridge")
+EXPECTED_STEPS = {
+    "usdc-deposit": ["approve", "deposit"],
+    # the SDK turns the venue transfer step into its own 'hyperliquid-signature' step
+    "venue-withdrawal": ["authorize", "hyperliquid-signature"],
+    "native-bridge": ["deposit"],
+}
+
+
+def _require_sdk() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is required for the SDK tests (CI installs it)", pytrace=False)
+    if not (TOOLS / "node_modules" / "@relayprotocol" / "relay-sdk").is_dir():
+        pytest.fail(
+            "the TypeScript SDK is not installed: run ./scripts/bootstrap.sh --tools",
+            pytrace=False,
+        )
+    return node
+
+
+@pytest.fixture(scope="module", params=["py-evm", pytest.param("anvil", marks=pytest.mark.anvil)])
+def public_world(request: pytest.FixtureRequest, start_world: Any) -> Iterator[Any]:
+    with start_world(request.param, brand="public") as world:
+        yield world
+
+
+def run_flow(world: Any, flow: str) -> dict[str, Any]:
+    node = _require_sdk()
+    args = {
+        "tools_dir": str(TOOLS),
+        "service_url": world.service_url,
+        "venue_url": world.venue_url,
+        "rpc": world.info["rpc"],
+        "private_key": world.wallet_key,
+        "flow": flow,
+        "timeout_s": FLOW_TIMEOUT_S,
+    }
+    done = subprocess.run(
+        [node, str(SCRIPT), json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=FLOW_TIMEOUT_S + 60,
+        check=False,
+    )
+    assert done.returncode == 0, f"{flow}: exit {done.returncode}\n{done.stderr[-4000:]}"
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def status_v3(world: Any, request_id: str) -> dict[str, Any]:
+    import httpx
+
+    answer = httpx.get(
+        f"{world.service_url}/intents/status/v3", params={"requestId": request_id}, timeout=10
+    )
+    answer.raise_for_status()
+    return answer.json()
+
+
+@pytest.mark.parametrize("flow", FLOWS)
+def test_sdk_flow_reaches_success(public_world: Any, flow: str) -> None:
+    result = run_flow(public_world, flow)
+    assert result["status"] == "success", result
+    assert [s["id"] for s in result["steps"]] == EXPECTED_STEPS[flow]
+    assert all(item == "complete" for s in result["steps"] for item in s["items"]), result
+    # the world agrees, and names the origin of the request the SDK executed
+    status = status_v3(public_world, result["requestId"])
+    assert status["status"] == "success"
+    assert status["inTxHashes"] and status["txHashes"]
+    origin = {"usdc-deposit": 8453, "venue-withdrawal": 1337, "native-bridge": 8453}[flow]
+    assert status["originChainId"] == origin
