@@ -1,51 +1,37 @@
-"""Pre-sign guards: pure checks of a quote against itself and the wallet, in words.
-
-The executor runs `check_quote` on the whole quote before the first signature, and
-`check_item` again right before each item is signed (a POST answer may have appended steps).
-Each guard returns `GuardResult(name, ok, message)`; any failure stops execution before
-anything is signed (`require` raises `GuardRefused` listing every failure).
-
-What is checked, and why:
-
-- `request-id`: every step belongs to one request.
-- `step-kind`: only item shapes this client understands, in steps of a matching kind, with a
-  signature kind of eip712 or eip191; anything else is refused rather than guessed at.
-- `venue-nonce`: authorize value.nonce == authorize body.nonce == deposit item nonce ==
-  action.parameters.nonce (spec 4.4: otherwise the transfer cannot be tied to the request).
-- `authorize-terms`: the NonceMapping is for this wallet, its body posts what is signed, and
-  its id is the quote's orderId.
-- `send-asset-destination` / `-token` / `-amount`: the venue transfer pays the quote's
-  depository, in the quote's currencyIn, exactly currencyIn.amountFormatted.
-- `payment-chain`: paymentDetails.chainId is the protocol's NAME of the chain ("base"); it is
-  mapped to a chain id through the `/chains` answer (each chain's `id` and `protocol.v2.chainId`),
-  never through a table here, because the chain set changes. A name `/chains` does not know is
-  refused.
-- `tx-chain-id`: an EVM transaction names its chain, and it is the chain being paid on.
-- `tx-address`: `from` and `to` are EVM addresses (a Bitcoin or Solana item is refused by name).
-- `rpc-configured`: the chain of every transaction has an RPC (checked before signing anything).
-- `tx-from`: transactions are from the wallet that will sign them.
-- `tx-payment`: a transaction pays protocol.v2.paymentDetails: to the depository (native:
-  value == amount; ERC-20: no value), or an ERC-20 `approve` of the depository on the token
-  for exactly the payment amount (never a standing allowance beyond it). On a deposit-address
-  quote the step's `depositAddress` is where the transfer goes (the depository stays the
-  contract behind it): a plain native transfer of the amount to it, or the token's
-  `transfer` of the amount to it.
-- `order-id`: a depository call carries the quote's orderId.
-- `verifying-contract`: the NonceMapping domain (and the built SendAsset domain) has the
-  all-zero verifying contract the spec requires.
-- `permit-terms`: an EIP-3009 permit moves exactly the payment to the depository on the
-  payment's chain and token, from the wallet.
-"""
+"""The guards over a quote and its items: what each step asks for, in the quote's own terms
+and against /chains. `check_quote` / `check_item` are the entry points (see the package doc)."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from collections.abc import Collection
+from decimal import Decimal
 from typing import Any
 
-from crossdeck.execute.errors import GuardRefused
+from crossdeck.execute.guards.base import (
+    _EVM_ADDRESS,
+    _FOREIGN_ITEM_KEYS,
+    APPROVE_SELECTOR,
+    NATIVE_ADDRESS,
+    NONCE_MAPPING,
+    PERMIT2_TYPES,
+    PERMIT_TYPES,
+    TRANSFER_SELECTOR,
+    UNLIMITED_ALLOWANCE,
+    VENUE_CHAIN_ID,
+    ZERO_ADDRESS,
+    GuardResult,
+    PaymentChain,
+    _decimal,
+    _fail,
+    _int,
+    _items,
+    _ok,
+    _payment_chain_guard,
+    _same_address,
+    _where,
+    expected_token_id,
+    payment_chain,
+)
 from crossdeck.models import (
     ChainsResponse,
     PaymentDetails,
@@ -58,181 +44,6 @@ from crossdeck.models import (
     WireModel,
     format_units,
 )
-
-ZERO_ADDRESS = "0x" + "0" * 40
-NATIVE_ADDRESS = ZERO_ADDRESS
-VENUE_CHAIN_ID = 1337
-PERPS_USDC_ADDRESS = "0x" + "0" * 32
-SPOT_USDC_TOKEN_ID = "0x6d1e7cde53ba9467b783cb7c530ce054"
-APPROVE_SELECTOR = "0x095ea7b3"
-TRANSFER_SELECTOR = "0xa9059cbb"
-PERMIT_TYPES = frozenset({"ReceiveWithAuthorization", "TransferWithAuthorization"})
-NONCE_MAPPING = "NonceMapping"
-# Permit2 transfer permits: what they move cannot be checked against a quote without
-# paymentDetails, and a signed one moves tokens without another prompt
-PERMIT2_TYPES = frozenset(
-    {
-        "PermitTransferFrom",
-        "PermitBatchTransferFrom",
-        "PermitWitnessTransferFrom",
-        "PermitBatchWitnessTransferFrom",
-        "PermitSingle",
-        "PermitBatch",
-    }
-)
-# an approval this large is a standing allowance (2^256-1, Permit2's 2^160-1), not one payment
-UNLIMITED_ALLOWANCE = 2**128
-_SPOT_ID = re.compile(r"^0x[0-9a-f]{32}$")
-_HIP3 = re.compile(r"^(0x[0-9a-f]{32})((?:[0-9a-f]{2})+)$")
-_EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
-# item data of chains this client does not sign for, by the key that gives them away
-_FOREIGN_ITEM_KEYS = {
-    "psbt": "a Bitcoin transaction (`psbt`)",
-    "instructions": "a Solana transaction (`instructions`)",
-    "addressLookupTableAddresses": "a Solana transaction (`addressLookupTableAddresses`)",
-}
-
-
-@dataclass(frozen=True)
-class GuardResult:
-    name: str
-    ok: bool
-    message: str
-    where: str | None = None  # e.g. "step 'deposit' item 1"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "ok": self.ok, "message": self.message, "where": self.where}
-
-    def __str__(self) -> str:
-        mark = "ok" if self.ok else "FAILED"
-        where = f" [{self.where}]" if self.where else ""
-        return f"{self.name}: {mark}{where}: {self.message}"
-
-
-def failures(results: Collection[GuardResult]) -> list[GuardResult]:
-    return [r for r in results if not r.ok]
-
-
-def require(results: Collection[GuardResult]) -> None:
-    """Raise `GuardRefused` naming every failed guard."""
-    failed = failures(results)
-    if failed:
-        raise GuardRefused(failed)
-
-
-# -- small helpers ------------------------------------------------------------------------
-
-
-def _same_address(a: Any, b: Any) -> bool:
-    return isinstance(a, str) and isinstance(b, str) and a.lower() == b.lower()
-
-
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return int(text, 16) if text[:2].lower() == "0x" else int(text)
-        except ValueError:
-            return None
-    return None
-
-
-def _decimal(text: Any) -> Decimal | None:
-    if not isinstance(text, str | int) or isinstance(text, bool):
-        return None
-    try:
-        value = Decimal(str(text))
-    except InvalidOperation:
-        return None
-    return value if value.is_finite() else None
-
-
-def _where(step: Step, item_index: int) -> str:
-    return f"step '{step.id}' item {item_index}"
-
-
-def _items(quote: Quote) -> Iterator[tuple[int, Step, int, StepItem]]:
-    for step_index, step in enumerate(quote.steps):
-        for item_index, item in enumerate(step.items):
-            yield step_index, step, item_index, item
-
-
-def _ok(name: str, message: str, where: str | None = None) -> GuardResult:
-    return GuardResult(name, True, message, where)
-
-
-def _fail(name: str, message: str, where: str | None = None) -> GuardResult:
-    return GuardResult(name, False, message, where)
-
-
-def expected_token_id(currency_address: str) -> tuple[str, str] | None:
-    """(token id, DEX) that a venue currency address stands for (spec 2.4): perps USDC is spot
-    USDC on the perps DEX '', a spot address is its own token id on 'spot', a HIP-3 address
-    is its spot part on the DEX its suffix names."""
-    address = currency_address.lower()
-    if address == PERPS_USDC_ADDRESS:
-        return SPOT_USDC_TOKEN_ID, ""
-    if _SPOT_ID.fullmatch(address):
-        return address, "spot"
-    match = _HIP3.fullmatch(address)
-    if match is None:
-        return None
-    try:
-        dex = bytes.fromhex(match.group(2)).decode("ascii")
-    except UnicodeDecodeError:
-        return None
-    return match.group(1), dex
-
-
-@dataclass(frozen=True)
-class PaymentChain:
-    """paymentDetails.chainId resolved to a chain id, or why it could not be."""
-
-    name: str | None  # as the quote gives it ("base"; older answers: "8453")
-    chain_id: int | None
-    problem: str | None = None
-
-
-def payment_chain(quote: Quote, chains: ChainsResponse | None) -> PaymentChain:
-    """The chain id the payment is on. The quote names the chain by the protocol's name; the
-    `/chains` answer says which id carries that name (`protocol.v2.chainId`). A digit string is
-    the id itself (older answers, and the contract's seed)."""
-    payment = quote.payment_details
-    name = payment.chain_id if payment else None
-    if name is None:
-        return PaymentChain(None, None)
-    text = name.strip()
-    if text.isdigit():
-        return PaymentChain(name, int(text))
-    if chains is None:
-        return PaymentChain(
-            name,
-            None,
-            f"paymentDetails.chainId {name!r} is a chain name, and there is no /chains answer "
-            "to map it to a chain id",
-        )
-    chain = chains.by_protocol_name(text)
-    if chain is None or chain.id is None:
-        return PaymentChain(
-            name,
-            None,
-            f"paymentDetails.chainId {name!r} names no chain /chains knows (no chain has "
-            f"protocol.v2.chainId {name!r}); refusing to guess which chain pays",
-        )
-    return PaymentChain(name, chain.id)
-
-
-def _payment_chain_guard(paid: PaymentChain) -> list[GuardResult]:
-    if paid.name is None:
-        return []
-    if paid.problem is not None:
-        return [_fail("payment-chain", paid.problem)]
-    return [_ok("payment-chain", f"paymentDetails.chainId {paid.name!r} is chain {paid.chain_id}")]
-
 
 # -- whole-quote guards -------------------------------------------------------------------
 

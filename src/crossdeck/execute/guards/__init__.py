@@ -1,0 +1,70 @@
+"""Pre-sign guards: pure checks of a quote against itself and the wallet, in words.
+
+The executor runs `check_quote` on the whole quote before the first signature, and
+`check_item` again right before each item is signed (a POST answer may have appended steps).
+Each guard returns `GuardResult(name, ok, message)`; any failure stops execution before
+anything is signed (`require` raises `GuardRefused` listing every failure).
+
+What is checked, and why:
+
+- `request-id`: every step belongs to one request.
+- `step-kind`: only item shapes this client understands, in steps of a matching kind, with a
+  signature kind of eip712 or eip191; anything else is refused rather than guessed at.
+- `venue-nonce`: authorize value.nonce == authorize body.nonce == deposit item nonce ==
+  action.parameters.nonce (spec 4.4: otherwise the transfer cannot be tied to the request).
+- `authorize-terms`: the NonceMapping is for this wallet, its body posts what is signed, and
+  its id is the quote's orderId.
+- `send-asset-destination` / `-token` / `-amount`: the venue transfer pays the quote's
+  depository, in the quote's currencyIn, exactly currencyIn.amountFormatted.
+- `payment-chain`: paymentDetails.chainId is the protocol's NAME of the chain ("base"); it is
+  mapped to a chain id through the `/chains` answer (each chain's `id` and `protocol.v2.chainId`),
+  never through a table here, because the chain set changes. A name `/chains` does not know is
+  refused.
+- `tx-chain-id`: an EVM transaction names its chain, and it is the chain being paid on.
+- `tx-address`: `from` and `to` are EVM addresses (a Bitcoin or Solana item is refused by name).
+- `rpc-configured`: the chain of every transaction has an RPC (checked before signing anything).
+- `tx-from`: transactions are from the wallet that will sign them.
+- `tx-payment`: a transaction pays protocol.v2.paymentDetails: to the depository (native:
+  value == amount; ERC-20: no value), or an ERC-20 `approve` of the depository on the token
+  for exactly the payment amount (never a standing allowance beyond it). On a deposit-address
+  quote the step's `depositAddress` is where the transfer goes (the depository stays the
+  contract behind it): a plain native transfer of the amount to it, or the token's
+  `transfer` of the amount to it.
+- `order-id`: a depository call carries the quote's orderId.
+- `verifying-contract`: the NonceMapping domain (and the built SendAsset domain) has the
+  all-zero verifying contract the spec requires.
+- `permit-terms`: an EIP-3009 permit moves exactly the payment to the depository on the
+  payment's chain and token, from the wallet.
+"""
+
+from crossdeck.execute.guards.base import (
+    NONCE_MAPPING,
+    GuardResult,
+    PaymentChain,
+    expected_token_id,
+    failures,
+    payment_chain,
+    require,
+)
+from crossdeck.execute.guards.quote import (
+    built_domain_guard,
+    check_item,
+    check_quote,
+    item_guards,
+    rpc_chain_guard,
+)
+
+__all__ = [
+    "NONCE_MAPPING",
+    "GuardResult",
+    "PaymentChain",
+    "built_domain_guard",
+    "check_item",
+    "check_quote",
+    "expected_token_id",
+    "failures",
+    "item_guards",
+    "payment_chain",
+    "require",
+    "rpc_chain_guard",
+]
