@@ -242,10 +242,26 @@ def config_file_path() -> Path:
     return platformdirs.user_config_path(APP_NAME) / "config.toml"
 
 
+def load_json(text: str) -> Any:
+    """`json.loads` for a file a user gives, refusing (`ValueError`) a document nested deeper
+    than a file of ours ever is, before it is parsed: the C decoder recurses once per level,
+    and with eth-account imported (recursion limit 100,000) a deep one overflows the C stack."""
+    from crossdeck.track.payload import MAX_NESTING, nesting_depth
+
+    if text.count("[") + text.count("{") > MAX_NESTING and nesting_depth(text) > MAX_NESTING:
+        raise ValueError(f"the JSON nests deeper than {MAX_NESTING} levels")
+    return json.loads(text)
+
+
 def _read_config_file(path: Path) -> dict[str, Any]:
     explicit = bool(os.environ.get(ENV_CONFIG))
     try:
         text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (byte {exc.start} cannot be decoded)",
+            hint="a config file is TOML text; check that the path names it",
+        ) from None
     except FileNotFoundError:
         if explicit:
             raise ConfigError(
@@ -258,6 +274,8 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses per level of nested arrays and inline tables
+        raise ConfigError(f"config file {path} nests arrays or tables too deeply") from None
     profiles = data.get("profiles", {})
     if not isinstance(profiles, dict) or not all(isinstance(v, dict) for v in profiles.values()):
         raise ConfigError(f"config file {path}: `profiles` must hold [profiles.<name>] tables")
@@ -276,7 +294,7 @@ def _read_config_file(path: Path) -> dict[str, Any]:
 def read_world_file(path: Path) -> dict[str, Any]:
     """The settings layer a world file provides (URLs, RPCs and `world`)."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = load_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(
             f"world file {path} does not exist",
@@ -284,7 +302,7 @@ def read_world_file(path: Path) -> dict[str, Any]:
         ) from None
     except OSError as exc:
         raise ConfigError(f"world file {path} cannot be read: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # not UTF-8, not JSON, or nested too deeply
         raise ConfigError(f"world file {path} is not valid JSON: {exc}") from None
     try:
         parsed = _WorldFile.model_validate(raw)

@@ -14,7 +14,8 @@ from pathlib import Path
 import click
 
 from crossdeck import __version__
-from crossdeck.cli.lazy_group import LazyCommand, LazyGroup
+from crossdeck.cli.guard import GuardedGroup
+from crossdeck.cli.lazy_group import LazyCommand
 
 _MODULE = "crossdeck.cli.commands."
 COMMANDS = {
@@ -73,7 +74,7 @@ class CliContext:
 
 
 @click.group(
-    cls=LazyGroup,
+    cls=GuardedGroup,
     table=COMMANDS,
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},

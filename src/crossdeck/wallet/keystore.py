@@ -18,10 +18,13 @@ To pin the encrypted file explicitly:
 
 from __future__ import annotations
 
+import configparser
 import getpass
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import keyring
 import keyring.backend
@@ -32,7 +35,10 @@ from keyrings.alt.file import EncryptedKeyring
 from pydantic import SecretStr
 
 from crossdeck.errors import InputError
+from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet.errors import KeyringError, KeyringLockedError, KeyringPasswordError
+
+T = TypeVar("T")
 
 ENV_PASSWORD = "CROSSDECK_KEYRING_PASSWORD"
 ENV_FILE = "CROSSDECK_KEYRING_FILE"
@@ -73,6 +79,24 @@ def needs_password() -> bool:
     return isinstance(backend(), EncryptedFileKeyring)
 
 
+class KeyringFileError(KeyringError):
+    """The keyring file cannot be used: not a regular file, unreadable, or not a keyring (a
+    file the user named, or put there, is invalid: exit 3, not "no secret stored")."""
+
+    exit_code = ExitCode.INVALID_INPUT
+
+
+class KeyringPromptAborted(KeyringLockedError):
+    """Input ended (EOF) at the keyring's hidden password prompt."""
+
+    exit_code = ExitCode.ABORTED
+
+
+# what reading a file that is not an INI keyring raises (not ValueError at large: a wrong
+# password fails decryption with one, and `_unlock` reads that as a wrong password)
+_FILE_ERRORS = (configparser.Error, UnicodeError, OSError)
+
+
 class EncryptedFileKeyring(EncryptedKeyring):
     """keyrings.alt's encrypted file at crossdeck's own path, unlocked without getpass
     when a password is configured."""
@@ -90,21 +114,71 @@ class EncryptedFileKeyring(EncryptedKeyring):
             return from_env
         if _session_password is not None:
             return _session_password.get_secret_value()
-        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        if not _terminal_attached():
             raise KeyringLockedError(
                 f"the encrypted keyring {self.file_path} needs its password",
                 hint=f"set {ENV_PASSWORD} or run in a terminal",
             )
-        if not new:
-            return getpass.getpass(f"Password for the crossdeck keyring {self.file_path}: ")
-        while True:
-            first = getpass.getpass(f"New password for the crossdeck keyring {self.file_path}: ")
-            if not first.strip():
-                sys.stderr.write("the password cannot be empty\n")
-                continue
-            if getpass.getpass("Repeat the password: ") == first:
-                return first
-            sys.stderr.write("the passwords differ, try again\n")
+        try:
+            if not new:
+                return getpass.getpass(f"Password for the crossdeck keyring {self.file_path}: ")
+            while True:
+                first = getpass.getpass(
+                    f"New password for the crossdeck keyring {self.file_path}: "
+                )
+                if not first.strip():
+                    sys.stderr.write("the password cannot be empty\n")
+                    continue
+                if getpass.getpass("Repeat the password: ") == first:
+                    return first
+                sys.stderr.write("the passwords differ, try again\n")
+        except EOFError:
+            raise KeyringPromptAborted(
+                f"no password for the encrypted keyring {self.file_path}: input ended",
+                hint=f"type it at the prompt, or set {ENV_PASSWORD}",
+            ) from None
+
+    def _check_path(self) -> None:
+        """A path that exists must be a readable regular file: configparser silently skips a
+        directory or an unreadable file, which read as an empty keyring ("no wallet stored")."""
+        path = Path(self.file_path)
+        if not path.exists():
+            return
+        if not path.is_file():
+            raise KeyringFileError(
+                f"the keyring file {path} is not a regular file (a directory?)",
+                hint=f"point {ENV_FILE} at a file (it is created on first use)",
+            )
+        if not os.access(path, os.R_OK):
+            raise KeyringFileError(f"the keyring file {path} cannot be read (permissions)")
+
+    def _file_call(self, call: Callable[[], T]) -> T:
+        self._check_path()
+        try:
+            return call()
+        except keyring.errors.KeyringError:
+            raise
+        except _FILE_ERRORS as exc:
+            raise KeyringFileError(
+                f"the keyring file {self.file_path} is not a crossdeck keyring "
+                f"({type(exc).__name__})",
+                hint=f"move it away, or point {ENV_FILE} at another file",
+            ) from None
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self._file_call(lambda: super(EncryptedFileKeyring, self).get_password(
+            service, username
+        ))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self._file_call(lambda: super(EncryptedFileKeyring, self).set_password(
+            service, username, password
+        ))
+
+    def delete_password(self, service: str, username: str) -> None:
+        self._file_call(lambda: super(EncryptedFileKeyring, self).delete_password(
+            service, username
+        ))
 
     def _get_new_password(self) -> str:
         return self._password(new=True)
@@ -121,6 +195,11 @@ class EncryptedFileKeyring(EncryptedKeyring):
                 f"wrong password for the encrypted keyring {self.file_path}",
                 hint=f"check {ENV_PASSWORD}",
             )
+
+
+def _terminal_attached() -> bool:
+    stdin, stderr = sys.stdin, sys.stderr
+    return stdin is not None and stderr is not None and stdin.isatty() and stderr.isatty()
 
 
 def _is_os_keyring(candidate: keyring.backend.KeyringBackend) -> bool:

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from crossdeck.cli import prompts
+from crossdeck.cli.option_types import POSITIVE, REQUEST_ID, SECONDS
 from crossdeck.cli.quote_options import quote_options
 from crossdeck.cli.support import handles_errors, print_json
 from crossdeck.errors import InputError
@@ -261,17 +263,18 @@ def _quoted_items(quote: Any) -> set[tuple[str | None, int]]:
 @click.option("--yes", "-y", is_flag=True, help="Execute without asking (the quote is shown).")
 @click.option(
     "--deposit-amount",
+    type=POSITIVE,
     help="With --use-deposit-address: send this amount (smallest unit) instead of the quoted "
     "one (open: filled at the quoted rate; strict: short is refunded, excess refunded apart).",
 )
-@click.option("--timeout", type=float, help="Stop tracking after this many seconds (exit 10).")
+@click.option("--timeout", type=SECONDS, help="Stop tracking after this many seconds (exit 10).")
 @click.option("--json", "json_", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 @handles_errors
 def bridge_command(
     obj: CliContext,
     yes: bool,
-    deposit_amount: str | None,
+    deposit_amount: int | None,
     timeout: float | None,
     json_: bool,
     **options: Any,
@@ -290,15 +293,10 @@ def bridge_command(
             f"--user {fields['user']} is not this profile's wallet {wallet}",
             hint="bridge signs with the profile's wallet; use `crossdeck quote` to just look",
         )
-    amount_override = None
-    if deposit_amount is not None:
-        if not deposit_amount.isdigit() or int(deposit_amount) <= 0:
-            raise InputError("--deposit-amount must be a positive integer (smallest unit)")
-        if not fields.get("use_deposit_address"):
-            raise InputError("--deposit-amount applies with --use-deposit-address only")
-        amount_override = int(deposit_amount)
+    if deposit_amount is not None and not fields.get("use_deposit_address"):
+        raise InputError("--deposit-amount applies with --use-deposit-address only")
     code = asyncio.run(
-        _bridge(settings, fields, amount_human, yes, as_json, amount_override, timeout)
+        _bridge(settings, fields, amount_human, yes, as_json, deposit_amount, timeout)
     )
     sys.exit(int(code))
 
@@ -323,7 +321,7 @@ async def _bridge(
         if yes or (what.step_id, what.item_index) in shown:
             return True
         return await asyncio.to_thread(
-            click.confirm, f"The service added step {what.step_id!r}. Sign it?", err=True
+            prompts.confirm, f"The service added step {what.step_id!r}. Sign it?", instead="--yes"
         )
 
     executor = _executor(settings, confirm, tracking_timeout)
@@ -345,12 +343,7 @@ async def _bridge(
             else:
                 click.echo(f"Checks       all {len(guards)} pre-sign checks passed")
         if all(g.ok for g in guards) and not yes:
-            try:
-                go = await asyncio.to_thread(
-                    click.confirm, "Execute this quote?", default=False, err=True
-                )
-            except click.Abort:
-                go = False
+            go = await asyncio.to_thread(prompts.confirm, "Execute this quote?", instead="--yes")
             if not go:
                 click.echo("declined: nothing was signed", err=True)
                 return ExitCode.ABORTED
@@ -364,10 +357,10 @@ async def _bridge(
 
 
 @click.command("resume")
-@click.argument("request_id", required=False)
+@click.argument("request_id", required=False, type=REQUEST_ID)
 @click.option("--list", "list_", is_flag=True, help="List the journalled runs instead.")
 @click.option("--yes", "-y", is_flag=True, help="Sign what is left without asking.")
-@click.option("--timeout", type=float, help="Stop tracking after this many seconds (exit 10).")
+@click.option("--timeout", type=SECONDS, help="Stop tracking after this many seconds (exit 10).")
 @click.option("--json", "json_", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 @handles_errors
@@ -418,7 +411,7 @@ def resume_command(
         # re-sending what was already signed asks nothing; a new signature is asked for
         if not as_json:
             click.echo(what.describe(), err=True)
-        return await asyncio.to_thread(click.confirm, f"{what.title}?", err=True)
+        return await asyncio.to_thread(prompts.confirm, f"{what.title}?", instead="--yes")
 
     executor = _executor(settings, approve_all if yes else ask, timeout)
 

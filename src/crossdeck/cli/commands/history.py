@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from crossdeck.cli.option_types import parse_whole_number
 from crossdeck.cli.support import handles_errors
 from crossdeck.errors import CrossdeckError, InputError
 
@@ -98,12 +99,10 @@ def _page_limit(all_pages: bool, pages: str | None) -> int | None:
         return None
     if pages is None:
         return 1
-    text = pages.strip()
-    if not text.isdigit() or int(text) < 1:
-        raise InputError(
-            f"--pages: {pages!r} is not a positive whole number", hint="e.g. --pages 3"
-        )
-    return int(text)
+    try:
+        return parse_whole_number(pages, minimum=1)
+    except InputError as exc:
+        raise InputError(f"--pages: {exc.message}", hint="e.g. --pages 3") from None
 
 
 def _output_format(obj: CliContext, json_: bool, csv_: bool) -> OutputFormat:

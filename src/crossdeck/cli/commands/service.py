@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from crossdeck.cli.option_types import CHAIN_ID, POSITIVE, REQUEST_ID, WholeNumber, shown
 from crossdeck.cli.support import handles_errors, print_json
 from crossdeck.errors import CrossdeckError, InputError
 
@@ -26,6 +27,7 @@ NATIVE_ADDRESS = "0x0000000000000000000000000000000000000000"
 NATIVE_DECIMALS = 18
 VENUE_CHAIN_ID = 1337
 JSON_HELP = "Print the JSON answer (same as the global --json)."
+BPS = WholeNumber(minimum=0, maximum=10_000)
 
 
 # -- shared plumbing ---------------------------------------------------------------------------
@@ -90,17 +92,25 @@ def _short(value: str | None, keep: int = 10) -> str:
 
 
 def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
+    from crossdeck.track.payload import MAX_NESTING, nesting_depth
+
     extra: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise InputError(f"--extra {pair!r} is not KEY=JSON", hint="e.g. --extra ttl=600")
+            raise InputError(
+                f"--extra {shown(pair)} is not KEY=JSON", hint="e.g. --extra ttl=600"
+            )
+        # before json.loads: its C decoder recurses once per level, and with eth-account
+        # imported (recursion limit 100,000) a deep value overflows the C stack
+        if nesting_depth(raw) > MAX_NESTING:
+            raise InputError(f"--extra {key}: the JSON nests deeper than {MAX_NESTING} levels")
         try:
             extra[key] = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise InputError(
-                f"--extra {key}: {raw!r} is not JSON",
+                f"--extra {key}: {shown(raw)} is not JSON",
                 hint="quote strings: --extra referrer='\"me\"'",
             ) from None
     return extra
@@ -321,9 +331,11 @@ def _bool_options(func: Any) -> Any:
 
 
 @click.command("quote")
-@click.option("--origin-chain", type=int, required=True, help="Origin chain id (1337 = venue).")
+@click.option(
+    "--origin-chain", type=CHAIN_ID, required=True, help="Origin chain id (1337 = venue)."
+)
 @click.option("--origin-currency", required=True, help="Currency address on the origin chain.")
-@click.option("--destination-chain", type=int, required=True, help="Destination chain id.")
+@click.option("--destination-chain", type=CHAIN_ID, required=True, help="Destination chain id.")
 @click.option("--destination-currency", required=True, help="Currency address at destination.")
 @click.option("--amount", help="Amount in the currency's smallest unit (digits only).")
 @click.option(
@@ -354,8 +366,8 @@ def _bool_options(func: Any) -> Any:
     help="Fee component to sponsor (repeatable): execution, swap, app, or the service's own.",
 )
 @click.option("--max-subsidization", help="Sponsorship cap in USDC units (1000000 = $1).")
-@click.option("--permit-expiry", type=int, help="Permit validity in seconds.")
-@click.option("--slippage-bps", type=int, help="Slippage tolerance in basis points (50 = 0.5%).")
+@click.option("--permit-expiry", type=POSITIVE, help="Permit validity in seconds.")
+@click.option("--slippage-bps", type=BPS, help="Slippage tolerance in basis points (50 = 0.5%).")
 @click.option("--referrer", help="Referrer label.")
 @click.option(
     "--extra",
@@ -385,7 +397,7 @@ def quote_command(obj: CliContext, json_: bool, **options: Any) -> None:
 
 
 @click.command("status")
-@click.argument("request_id")
+@click.argument("request_id", type=REQUEST_ID)
 @click.option("--v3", "v3", is_flag=True, help="Use /intents/status/v3 (adds fail reasons).")
 @click.option("--json", "json_", is_flag=True, help=JSON_HELP)
 @click.pass_obj

@@ -6,7 +6,6 @@ never from an option value (shell history, process list). Output shows addresses
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from crossdeck.cli import prompts
 from crossdeck.cli.support import handles_errors, print_json
 from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
@@ -42,20 +42,15 @@ def _abort(message: str) -> NoReturn:
 def _confirm(question: str, yes: bool) -> None:
     if yes:
         return
-    try:
-        confirmed = click.confirm(question, default=False, err=True)
-    except click.Abort:  # stdin closed: no answer is a no
-        click.echo(err=True)
-        confirmed = False
-    if not confirmed:
+    if not prompts.confirm(question, instead="--yes"):
         _abort("declined")
 
 
 def _read_secret(prompt: str, from_stdin: bool) -> str:
     if from_stdin:
-        value = sys.stdin.readline().strip()
+        value = prompts.read_line(prompt)
     else:
-        value = click.prompt(prompt, hide_input=True, err=True).strip()
+        value = prompts.hidden(prompt, instead="--stdin").strip()
     if not value:
         raise InputError(f"no {prompt.lower()} was given")
     return value
@@ -173,21 +168,22 @@ def _key_from_keystore(path: Path, password_env: str | None) -> SecretStr:
     from eth_account import Account
     from pydantic import SecretStr
 
+    from crossdeck.config import load_json
     from crossdeck.wallet.errors import InvalidKeyError
 
     try:
-        keyfile = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        keyfile = load_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not JSON, nested too deep
         raise InvalidKeyError(f"cannot read keystore {path}: {exc}") from None
     if password_env:
         password = os.environ.get(password_env)
         if not password:
             raise InputError(f"environment variable {password_env} is not set or empty")
     else:
-        password = click.prompt(f"Password of {path.name}", hide_input=True, err=True)
+        password = prompts.hidden(f"Password of {path.name}", instead="--password-env")
     try:
         return SecretStr("0x" + bytes(Account.decrypt(keyfile, password)).hex())
-    except ValueError:
+    except (ValueError, KeyError, TypeError, AttributeError):  # a JSON file, not a keystore
         raise InvalidKeyError(
             f"cannot decrypt keystore {path}: wrong password or not a keystore file"
         ) from None

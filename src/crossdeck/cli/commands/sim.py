@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from crossdeck.cli.option_types import Number
 from crossdeck.cli.support import handles_errors
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def _world_options(func: Any) -> Any:
         ),
         click.option(
             "--speed",
-            type=click.FloatRange(min=0),
+            type=Number(minimum=0),
             default=1.0,
             show_default=True,
             help="Divides the solver's delays between statuses: 1 paces a demo, 0 is instant.",

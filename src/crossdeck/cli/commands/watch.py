@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from crossdeck.cli.option_types import PORT, REQUEST_ID, SECONDS_OR_ZERO, Number
 from crossdeck.cli.support import handles_errors, print_json
 from crossdeck.errors import CrossdeckError, InputError
 from crossdeck.exitcodes import ExitCode
@@ -264,11 +265,11 @@ async def _follow(
 
 
 @click.command("watch")
-@click.argument("request_ids", nargs=-1, metavar="[REQUEST_ID]...")
+@click.argument("request_ids", nargs=-1, metavar="[REQUEST_ID]...", type=REQUEST_ID)
 @click.option(
     "--webhooks",
     "webhook_port",
-    type=click.IntRange(0, 65535),
+    type=PORT,
     metavar="PORT",
     help="Also receive the service's status webhooks on this port (0 picks one); polling "
     "pauses for a request while its webhooks arrive.",
@@ -276,13 +277,13 @@ async def _follow(
 @click.option("--json", "json_", is_flag=True, help="One JSON object per update and line.")
 @click.option(
     "--rate",
-    type=click.FloatRange(min=0.01, max=1000),
+    type=Number(minimum=0.01, maximum=1000),
     help=f"Status requests per second for all requests together (default "
     f"{DEFAULT_RATE_WITH_KEY:g} with an API key, {DEFAULT_RATE_ANONYMOUS:g} without).",
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0),
+    type=SECONDS_OR_ZERO,
     help="Stop after this many seconds if not all are final (default: the profile's "
     "tracking.timeout_seconds; 0 waits forever).",
 )

@@ -1,0 +1,69 @@
+"""The top-level guard of the command line: no input ends in a traceback.
+
+Commands turn the errors they expect into their exit codes (`handles_errors`); this guard, on
+the `crossdeck` group itself, catches what is left, so a user always gets one line:
+
+- an argument that is not UTF-8 text: refused before any command runs (exit 3);
+- a `CrossdeckError` a command did not catch: its message and documented code;
+- input that ended or was cut at a prompt (EOF, Ctrl-C; click's "Aborted!"): exit 11;
+- anything else: `error: unexpected <type>: <message>` and exit 1. That is a bug to report,
+  but the user sees what went wrong and the process ends cleanly.
+
+click's own usage errors (exit 2) and `sys.exit` pass through untouched.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from crossdeck.cli.lazy_group import LazyGroup
+from crossdeck.cli.option_types import check_argv
+from crossdeck.errors import CrossdeckError
+from crossdeck.exitcodes import ExitCode
+
+# how much of an unexpected error's message is shown
+_MESSAGE_LIMIT = 300
+
+
+def fail(message: str, code: ExitCode) -> None:
+    """One line on stderr, then exit with `code` (safe for any text: never raises again)."""
+    text = " ".join(message.split())
+    try:
+        click.echo(f"error: {text}", err=True)
+    except (UnicodeEncodeError, ValueError, OSError):
+        # stderr cannot take this text (or is closed): ASCII with escapes, or nothing
+        try:
+            click.echo(f"error: {text!a}", err=True)
+        except (ValueError, OSError):
+            pass
+    sys.exit(int(code))
+
+
+class GuardedGroup(LazyGroup):
+    """`LazyGroup` with the guard around parsing and every command it runs."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            check_argv(args)
+        except CrossdeckError as exc:
+            fail(str(exc), exc.exit_code)
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException):
+            raise  # click's usage errors and clean exits: click prints and exits as usual
+        except CrossdeckError as exc:
+            fail(str(exc), exc.exit_code)
+        except (click.Abort, EOFError, KeyboardInterrupt):
+            fail("interrupted: no answer was given (input ended or was cut)", ExitCode.ABORTED)
+        except Exception as exc:
+            text = str(exc)
+            if len(text) > _MESSAGE_LIMIT:
+                text = text[:_MESSAGE_LIMIT] + "…"
+            fail(f"unexpected {type(exc).__name__}: {text}", ExitCode.ERROR)
+        return None

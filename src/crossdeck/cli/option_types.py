@@ -1,0 +1,171 @@
+"""The one place where the command line's option values are parsed and checked.
+
+Every number, duration and request id a user types goes through a type here, so each is held
+to the same rules, and a value that breaks them is refused before anything is sent, with exit
+3 (INVALID_INPUT) and a message naming the option:
+
+- Digits are ASCII only. Python's `int()`, `float()`, `Decimal()` and `str.isdigit()` also take
+  other scripts' digits (`int("١٢") == 12`), which no user means when they type an amount.
+- Durations are finite: `float()` takes "nan", "inf" and "1e999", and a NaN deadline never
+  passes.
+- Text is valid UTF-8: an argument holding bytes that are not UTF-8 arrives as lone surrogates
+  (Python's surrogateescape) that no request can carry; `check_argv` refuses them up front.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import click
+
+from crossdeck.errors import InputError
+from crossdeck.exitcodes import ExitCode
+
+_WHOLE = re.compile(r"[0-9]+")  # [0-9], not \d or isdigit: those take any script's digits
+_DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+class InvalidValue(click.BadParameter):
+    """An option's value is not one it can take: invalid input (3), not bad usage (2)."""
+
+    exit_code = int(ExitCode.INVALID_INPUT)
+
+
+def parse_whole_number(
+    text: str, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
+    """A whole number written in ASCII digits, within [minimum, maximum]; `InputError` else."""
+    cleaned = text.strip()
+    if not _WHOLE.fullmatch(cleaned):
+        raise InputError(f"{shown(text)} is not a whole number (digits 0-9 only)")
+    value = int(cleaned)
+    if minimum is not None and value < minimum:
+        raise InputError(f"{value} is below the least allowed, {minimum}")
+    if maximum is not None and value > maximum:
+        raise InputError(f"{value} is above the most allowed, {maximum}")
+    return value
+
+
+def parse_number(
+    text: str, *, minimum: float = 0.0, maximum: float | None = None, allow_minimum: bool = True
+) -> float:
+    """A finite decimal number written in ASCII digits (no sign, no exponent), within
+    [minimum, maximum] (above `minimum` when not `allow_minimum`); `InputError` else."""
+    cleaned = text.strip()
+    if cleaned.startswith("-") and _DECIMAL.fullmatch(cleaned[1:]):
+        raise InputError(f"{cleaned} is negative: give a number of at least {minimum:g}")
+    if not _DECIMAL.fullmatch(cleaned):
+        raise InputError(f"{shown(text)} is not a number (digits 0-9 with an optional '.')")
+    value = float(cleaned)
+    if not math.isfinite(value):
+        raise InputError(f"{shown(text)} is too large a number")
+    if value < minimum or (value == minimum and not allow_minimum):
+        raise InputError(f"{cleaned} is too small: give a number above {minimum:g}")
+    if maximum is not None and value > maximum:
+        raise InputError(f"{cleaned} is above the most allowed, {maximum:g}")
+    return value
+
+
+def parse_seconds(text: str, *, allow_zero: bool = False) -> float:
+    """A finite, positive (or, with `allow_zero`, non-negative) number of seconds."""
+    return parse_number(text, minimum=0.0, allow_minimum=allow_zero)
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """A user's value quoted for a message: escaped (never a raw control character or lone
+    surrogate, which the terminal could not print) and shortened."""
+    quoted = ascii(text) if not text.isprintable() or _has_surrogates(text) else repr(text)
+    return quoted if len(quoted) <= limit else f"{quoted[:limit]}… ({len(text)} characters)"
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+class _Checked(click.ParamType):
+    """A click type whose parser raises `InputError`; the error becomes `InvalidValue`."""
+
+    def parse(self, text: str) -> Any:
+        raise NotImplementedError
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            value = str(value)  # a default given as a number
+        try:
+            return self.parse(value)
+        except InputError as exc:
+            raise InvalidValue(str(exc), ctx=ctx, param=param) from None
+
+
+class WholeNumber(_Checked):
+    """A whole number in ASCII digits, optionally bounded."""
+
+    name = "integer"
+
+    def __init__(self, minimum: int | None = None, maximum: int | None = None) -> None:
+        self.minimum = minimum
+        self.maximum = maximum
+
+    def parse(self, text: str) -> int:
+        return parse_whole_number(text, minimum=self.minimum, maximum=self.maximum)
+
+
+class Seconds(_Checked):
+    """A finite duration in seconds, above 0 (or 0 too, when `allow_zero`)."""
+
+    name = "seconds"
+
+    def __init__(self, *, allow_zero: bool = False) -> None:
+        self.allow_zero = allow_zero
+
+    def parse(self, text: str) -> float:
+        return parse_seconds(text, allow_zero=self.allow_zero)
+
+
+class Number(_Checked):
+    """A finite decimal number within [minimum, maximum]."""
+
+    name = "number"
+
+    def __init__(self, minimum: float = 0.0, maximum: float | None = None) -> None:
+        self.minimum = minimum
+        self.maximum = maximum
+
+    def parse(self, text: str) -> float:
+        return parse_number(text, minimum=self.minimum, maximum=self.maximum)
+
+
+class RequestId(_Checked):
+    """A request id: 0x + 64 hex digits (lower-cased)."""
+
+    name = "request_id"
+
+    def parse(self, text: str) -> str:
+        from crossdeck.track.updates import normalise_request_id
+
+        return normalise_request_id(text)
+
+
+CHAIN_ID = WholeNumber(minimum=1)
+POSITIVE = WholeNumber(minimum=1)
+NON_NEGATIVE = WholeNumber(minimum=0)
+SECONDS = Seconds()
+SECONDS_OR_ZERO = Seconds(allow_zero=True)
+PORT = WholeNumber(minimum=0, maximum=65535)
+REQUEST_ID = RequestId()
+
+
+def check_argv(args: list[str]) -> None:
+    """Refuse an argument that is not valid UTF-8 (it arrives as lone surrogates)."""
+    for position, arg in enumerate(args, start=1):
+        if _has_surrogates(arg):
+            raise InputError(
+                f"argument {position} ({shown(arg)}) holds bytes that are not UTF-8 text",
+                hint="pass text in UTF-8; JSON can spell any character as \\uXXXX",
+            )
