@@ -83,7 +83,9 @@ async def test_record_shape(service: Service) -> None:
     assert data["subsidizedRequest"] is True
     for group in ("fees", "feesUsd"):
         assert set(data[group]) == {"gas", "fixed", "price"}
-        assert all(re.fullmatch(r"[0-9]+", v) for v in data[group].values())
+    # fees in smallest units, feesUsd in USD with 6 places, as the public service writes them
+    assert all(re.fullmatch(r"[0-9]+", v) for v in data["fees"].values())
+    assert all(re.fullmatch(r"[0-9]+\.[0-9]{6}", v) for v in data["feesUsd"].values())
     assert data["currency"] == "eth"
     assert data["price"] == str(10**18)
     assert data["usesExternalLiquidity"] is False
@@ -97,6 +99,7 @@ async def test_record_shape(service: Service) -> None:
             "chainId": 8453,
             "timestamp": 1_750_000_002,
             "block": 12,
+            "status": "success",  # a mined tx, as the public record lists it
         }
     ]
     assert data["failReason"] == "N/A" and data["refundFailReason"] == "N/A"

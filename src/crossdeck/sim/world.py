@@ -43,6 +43,7 @@ from crossdeck.sim.service import (
     ChainDirectory,
     EvmChain,
     QuoteEngine,
+    RequestRecord,
     ServiceConfig,
     ServiceState,
     StatusChange,
@@ -392,8 +393,17 @@ class World:
         sender, loop = self.webhook_sender, self._loop
         if not secret or sender is None or loop is None or not sender.has_endpoint(secret):
             return
+        payload = self.status_payload(record)
+        # the change may be made on any thread; the sender lives on the world's loop
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(sender.enqueue, secret, payload)
+
+    @staticmethod
+    def status_payload(record: RequestRecord) -> dict[str, Any]:
+        """The status webhook of `record` as the public service sends it, in both brands
+        (``data.referrer`` whenever the request named one)."""
         data = webhook_data(record)
-        payload = build_status_payload(
+        return build_status_payload(
             request_id=data["requestId"],
             status=data["status"],
             origin_chain_id=data["originChainId"],
@@ -405,11 +415,8 @@ class World:
             details=data["details"],
             fail_reason=data["failReason"] if data["status"] in FAILURE_STATUSES else None,
             refund_fail_reason=data["refundFailReason"],
-            referrer=data.get("referrer") if self.brand.key == "public" else None,
+            referrer=data.get("referrer"),
         )
-        # the change may be made on any thread; the sender lives on the world's loop
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(sender.enqueue, secret, payload)
 
     async def _shutdown(self) -> None:
         steps: list[Callable[[], Awaitable[None]]] = []

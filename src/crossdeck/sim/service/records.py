@@ -3,7 +3,11 @@
 History record choices where the spec says "not shown":
 - ``data.fees`` {gas, fixed, price} are integer strings in the input currency's smallest
   units: gas = execution (incl. gas topup), fixed = the service fee, price = swap + app fees;
-  ``data.feesUsd`` the same in micro-USD (6 decimals) as integer strings.
+  ``data.feesUsd`` the same in USD as decimal strings with 6 places ("0.003806"), as the public
+  service writes them.
+- The public record's extra members: ``slippageTolerance`` (bps digit string), ``currencyObject``,
+  ``feeCurrency(Object)``, ``appFeeCurrencyObject``, ``appFees``/``paidAppFees``, tx ``status``,
+  ``metadata.route`` and ``amountUsdCurrent``.
 - ``data.currency`` is the input currency's lowercase symbol, ``data.price`` the input amount.
 - ``data.metadata`` carries sender, recipient, currencyIn, currencyOut and rate.
 - ``parentRequestId`` (top level) and ``data.requestKind`` ('main', 'refund', 'duplicate', ...)
@@ -16,8 +20,10 @@ History record choices where the spec says "not shown":
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
+from crossdeck.sim.service.money import format_usd
 from crossdeck.sim.service.state import RequestRecord, Status
 
 V1_STATUS = {
@@ -57,16 +63,26 @@ def history_record(
 ) -> dict[str, Any]:
     details = _quote_details(record)
     currency_in = details.get("currencyIn") or {}
-    symbol = (currency_in.get("currency") or {}).get("symbol", "")
+    in_currency = currency_in.get("currency") or {}
+    symbol = in_currency.get("symbol", "")
+    slippage = ((details.get("slippageTolerance") or {}).get("destination") or {}).get("percent")
     data: dict[str, Any] = {
+        # bps as a digit string, as the public record writes it ("50")
+        "slippageTolerance": str(int(Decimal(slippage or "0") * 100)),
         "failReason": fail_reason(record),
         "refundFailReason": refund_fail_reason(record),
         "subsidizedRequest": record.subsidized,
         "fees": {k: str(v) for k, v in record.fees.items()},
-        "feesUsd": {k: str(v) for k, v in record.fees_usd.items()},
-        "inTxs": [tx.to_json() for tx in record.in_txs],
-        "outTxs": [tx.to_json() for tx in record.out_txs],
+        "feesUsd": {k: format_usd(v) for k, v in record.fees_usd.items()},
+        "inTxs": [_tx_json(tx.to_json()) for tx in record.in_txs],
+        "outTxs": [_tx_json(tx.to_json()) for tx in record.out_txs],
         "currency": symbol.lower(),
+        "currencyObject": {},
+        "feeCurrency": symbol.lower(),
+        "feeCurrencyObject": in_currency,
+        "appFeeCurrencyObject": in_currency,
+        "appFees": [],
+        "paidAppFees": [],
         "price": str(record.amount_in),
         "usesExternalLiquidity": False,
         "timeEstimate": details.get("timeEstimate", 0),
@@ -75,9 +91,10 @@ def history_record(
         "metadata": {
             "sender": record.user,
             "recipient": record.recipient,
-            "currencyIn": details.get("currencyIn"),
-            "currencyOut": details.get("currencyOut"),
+            "currencyIn": _with_current_usd(details.get("currencyIn")),
+            "currencyOut": _with_current_usd(details.get("currencyOut")),
             "rate": details.get("rate"),
+            "route": details.get("route"),
         },
     }
     sponsorship = record.quote.get("feeSponsorship")
@@ -103,6 +120,18 @@ def history_record(
     if authenticated:
         out["authenticatedData"] = {"apiKeyName": record.api_key_name, "refundTo": record.refund_to}
     return out
+
+
+def _tx_json(tx: dict[str, Any]) -> dict[str, Any]:
+    """A stored (mined) transaction as the public record lists it: with its status."""
+    return {**tx, "status": "success"}
+
+
+def _with_current_usd(amount: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The public record adds amountUsdCurrent (today's value); the world's prices are fixed."""
+    if not amount:
+        return amount
+    return {**amount, "amountUsdCurrent": amount.get("amountUsd")}
 
 
 def status_v1(record: RequestRecord) -> dict[str, Any]:
