@@ -4,6 +4,7 @@ nonce another transaction took (resume must refuse to send anything)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from pathlib import Path
 from typing import Any
@@ -152,3 +153,55 @@ async def test_a_refused_venue_transfer_is_resent_as_signed_after_funding(py_kit
     sends = [s for s in world.ledger.sends() if s.user == kit.address.lower()]
     assert len(sends) == 1
     assert await kit.usdc(8453, recipient) == quote.details.currency_out.amount
+
+
+def _bridge_args(cli: Cli) -> list[str]:
+    return [
+        "bridge",
+        "--origin-chain", "8453", "--origin-currency", NATIVE,
+        "--destination-chain", "999", "--destination-currency", NATIVE,
+        "--amount", str(ETH // 10), "--recipient", new_address(),
+    ]  # fmt: skip
+
+
+def _nonce(cli: Cli) -> int:
+    async def read() -> int:
+        async with EvmGateway(cli.world.rpc[8453], 8453) as gateway:
+            return await gateway.nonce(cli.address, "latest")
+
+    return asyncio.run(read())
+
+
+def test_bridge_with_stdin_closed_asks_nobody_and_signs_nothing(world: Any, tmp_path: Path) -> None:
+    """`bridge <&-` used to end in "RuntimeError: input(): lost sys.stdin" (exit 1): now the
+    question that cannot be answered is exit 11 (ABORTED), naming --yes."""
+    import subprocess
+
+    from execute_support import CROSSDECK
+
+    cli = Cli(world, tmp_path)
+    asyncio.run(fund(world, cli.address, native={8453: ETH}))
+    done = subprocess.run(
+        [CROSSDECK, "--world", str(cli.world_file), *_bridge_args(cli)],
+        env=cli.env(None),
+        stdin=subprocess.DEVNULL,
+        preexec_fn=lambda: os.close(0),  # fd 0 closed, as with `<&-`
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == ExitCode.ABORTED, done.stderr
+    assert "no answer to 'Execute this quote'" in done.stderr
+    assert "standard input is closed" in done.stderr and "pass --yes" in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert _nonce(cli) == 0
+
+
+def test_bridge_with_stdin_at_eof_signs_nothing(world: Any, tmp_path: Path) -> None:
+    cli = Cli(world, tmp_path)
+    asyncio.run(fund(world, cli.address, native={8453: ETH}))
+    result = cli.invoke(*_bridge_args(cli), input="")
+    assert result.exit_code == ExitCode.ABORTED, result.output
+    assert "standard input ended" in result.output and "Aborted!" not in result.output
+    assert _nonce(cli) == 0
