@@ -56,12 +56,14 @@ WALLET = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 DEMO_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 # protocol.v2.chainId -> id, as the public /chains answer lists them
 PUBLIC_CHAINS = {"ethereum": 1, "base": 8453, "hyperevm": 999, "hyperliquid": 1337}
+# the venue's depository is the solver's venue account (the hyperliquid-support quote pays it
+# and sends its sendAsset there); the EVM chains keep the recorded chain's depository
+VENUE_DEPOSITORY = {"hyperliquid": "0x865eb9baa5492cef598adf7afb1038654fcb7081"}
 
 # -- what each file is -------------------------------------------------------------------------
 
 # whole EVM or venue quotes: for this wallet they pass every guard
 QUOTES_PASSING = [
-    "quote/docs-bridging-integration-guide-2026-08-21-1.json",
     "quote/docs-calling-integration-guide-2026-08-21-1.json",
     "quote/docs-deposit-addresses-2026-07-31-1.json",
     "quote/docs-deposit-addresses-2026-07-31-2.json",
@@ -76,15 +78,23 @@ QUOTES_PASSING = [
     "quote/docs-price-stabilization-2026-04-17-2.json",
     "quote/docs-price-stabilization-2026-08-21-1.json",
     "quote/docs-price-stabilization-2026-08-21-2.json",
-    "quote/docs-quickstart-2026-07-21-1.json",  # `from` is the placeholder YOUR_WALLET_ADDRESS
-    "quote/docs-swapping-integration-guide-2025-12-18-1.json",
-    "quote/openapi-quote-examples.json",
-    "quote/relay-kit-executeBridge.json",
-    "quote/relay-kit-swapWithApproval.json",
-    "quote/relay-kit-swapWithZeroResetApproval.json",
 ]
 # whole quotes of a form the guards cannot judge: refused, naming the field and why
+NO_PAYMENT_DETAILS = (
+    "tx-payment",
+    "the quote has no protocol.v2.paymentDetails (depository, currency, amount)",
+)
 QUOTES_REFUSED = {
+    # older route forms (a deposit to the solver or a router, a swap through a router) carry no
+    # protocol.v2.paymentDetails: nothing says what the transaction may pay, or to whom
+    "quote/docs-bridging-integration-guide-2026-08-21-1.json": NO_PAYMENT_DETAILS,
+    "quote/docs-quickstart-2026-07-21-1.json": NO_PAYMENT_DETAILS,
+    "quote/docs-swapping-integration-guide-2025-12-18-1.json": NO_PAYMENT_DETAILS,
+    "quote/openapi-quote-examples.json": NO_PAYMENT_DETAILS,
+    "quote/relay-kit-executeBridge.json": NO_PAYMENT_DETAILS,
+    "quote/relay-kit-swapWithApproval.json": NO_PAYMENT_DETAILS,
+    "quote/relay-kit-swapWithZeroResetApproval.json": NO_PAYMENT_DETAILS,
+
     "quote/docs-hyperliquid-support-2026-04-24-1.json": (
         "authorize-terms",
         "the NonceMapping has no `depositor` field (an older authorize form)",
@@ -93,7 +103,7 @@ QUOTES_REFUSED = {
     "quote/docs-bitcoin-2026-06-09-3.json": ("step-kind", "a Bitcoin transaction (`psbt`)"),
     # an unlimited Permit2 approve, then a Permit2 batch transfer permit, with no paymentDetails
     # to hold them to
-    "quote/relay-kit-executeBridgeAuthorize.json": ("tx-payment", "unlimited standing allowance"),
+    "quote/relay-kit-executeBridgeAuthorize.json": NO_PAYMENT_DETAILS,
 }
 # parsed, round-tripped and rendered, but not whole answers to run the guards on
 QUOTES_MODELS_ONLY = {
@@ -296,6 +306,9 @@ def chains_answer() -> ChainsResponse:
         chain = copy.deepcopy(template)
         chain.update(id=chain_id, name=name, displayName=name.capitalize())
         chain["protocol"]["v2"]["chainId"] = name
+        if name in VENUE_DEPOSITORY:
+            chain["protocol"]["v2"]["depository"] = VENUE_DEPOSITORY[name]
+            chain["solverAddresses"] = [VENUE_DEPOSITORY[name]]
         chains.append(chain)
     return ChainsResponse.from_wire({"chains": chains})
 
@@ -392,8 +405,8 @@ def test_a_form_the_guards_cannot_judge_is_refused_in_words(name: str) -> None:
 def test_a_permit2_permit_is_not_signed_blind() -> None:
     quote = for_this_wallet("quote/relay-kit-executeBridgeAuthorize.json")
     refused = failures(check_quote(quote, wallet=WALLET, chains=chains_answer()))
-    assert [r.name for r in refused] == ["tx-payment", "permit-terms"]
-    assert "Permit2 PermitBatchWitnessTransferFrom" in refused[1].message
+    [permit] = [r for r in refused if r.where and "authorize1" in r.where]
+    assert "Permit2 PermitBatchWitnessTransferFrom" in permit.message
 
 
 def test_a_deposit_to_another_address_than_the_steps_is_refused() -> None:
@@ -404,7 +417,7 @@ def test_a_deposit_to_another_address_than_the_steps_is_refused() -> None:
     )
     raw["steps"][0]["items"][0]["data"]["to"] = "0x" + "22" * 20
     refused = failures(check_quote(Quote.from_wire(raw), wallet=WALLET, chains=chains_answer()))
-    assert [r.name for r in refused] == ["tx-payment"]
+    assert [r.name for r in refused] == ["tx-payment", "tx-destination"]
     assert "neither the step's depositAddress" in refused[0].message
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eth_abi import encode
 
 from crossdeck.execute import GuardRefused, check_item, check_quote
 from crossdeck.execute import events as ev
@@ -19,6 +20,7 @@ from crossdeck.execute.guards import (
     failures,
     require,
 )
+from crossdeck.execute.guards.calldata import SELECTORS
 from crossdeck.models import ChainsResponse, Quote
 
 FIXTURES = Path(__file__).resolve().parents[1] / "models" / "fixtures"
@@ -29,8 +31,43 @@ def load(name: str) -> dict[str, Any]:
     return json.loads((FIXTURES / name).read_text())
 
 
+def fixture_chains(wire: dict[str, Any]) -> ChainsResponse:
+    """/chains as the service would answer it for the fixture: the paid chain with the
+    depository the fixture pays (and its solver), and the chains the fixture routes over."""
+    payment = wire["protocol"]["v2"]["paymentDetails"]
+    paid = int(payment["chainId"])
+    entries = []
+    for chain_id, name in ((8453, "base"), (999, "hyperevm"), (1337, "venue")):
+        depository = payment["depository"] if chain_id == paid else "0x" + "77" * 20
+        solver = (wire["protocol"]["v2"].get("orderData") or {}).get("solver")
+        entries.append(
+            {
+                "id": chain_id,
+                "name": name,
+                "protocol": {"v2": {"chainId": str(chain_id), "depository": depository}},
+                "solverAddresses": [solver or payment["depository"]],
+                "contracts": {},
+            }
+        )
+    return ChainsResponse.from_wire({"chains": entries})
+
+
 def guards(wire: dict[str, Any], **options: Any) -> list[GuardResult]:
+    if "chains" not in options:
+        options["chains"] = fixture_chains(wire)
     return check_quote(Quote.from_wire(wire), wallet=WALLET, **options)
+
+
+def _deposit_calldata(wire: dict[str, Any]) -> str:
+    """depositErc20(this wallet, the payment token, the payment amount, the orderId): the
+    call the fixture's placeholder calldata stands for."""
+    payment = wire["protocol"]["v2"]["paymentDetails"]
+    order = bytes.fromhex(wire["protocol"]["v2"]["orderId"][2:])
+    args = encode(
+        ["address", "address", "uint256", "bytes32"],
+        [WALLET, payment["currency"], int(payment["amount"]), order],
+    )
+    return SELECTORS["depositErc20"] + args.hex()
 
 
 @pytest.mark.parametrize(
@@ -50,13 +87,32 @@ def test_fixture_withdrawals_pass_every_guard(name: str) -> None:
     }
 
 
-def test_evm_fixture_needs_its_order_id_in_the_deposit_calldata() -> None:
+def test_evm_fixture_needs_a_deposit_call_the_abi_reads() -> None:
     wire = load("quote_evm.json")
     [failed] = failures(guards(wire, rpc_chain_ids={8453}))
-    assert failed.name == "order-id"  # the fixture's calldata is a placeholder
-    order = wire["protocol"]["v2"]["orderId"][2:]
+    assert failed.name == "tx-payment"  # the fixture's calldata is a placeholder
+    assert "selector 0x12121212 is none of" in failed.message
     deposit = wire["steps"][1]["items"][0]["data"]
-    deposit["data"] = deposit["data"][:10] + "00" * 32 + order
+    deposit["data"] = _deposit_calldata(wire)
+    assert failures(guards(wire, rpc_chain_ids={8453})) == []
+    # the same call with another order id, amount or depositor is refused by field
+    order = wire["protocol"]["v2"]["orderId"][2:]
+    retagged = copy.deepcopy(wire)
+    retagged["steps"][1]["items"][0]["data"]["data"] = deposit["data"].replace(order, "ee" * 32)
+    [failed] = failures(guards(retagged, rpc_chain_ids={8453}))
+    assert failed.name == "order-id" and "does not carry orderId" in failed.message
+    more = copy.deepcopy(wire)
+    more["steps"][1]["items"][0]["data"]["data"] = deposit["data"].replace(
+        f"{10_000_000:064x}", f"{20_000_000:064x}"
+    )
+    [failed] = failures(guards(more, rpc_chain_ids={8453}))
+    assert "deposits 20 USDC, but the payment is 10 USDC" in failed.message
+    other = copy.deepcopy(wire)
+    other["steps"][1]["items"][0]["data"]["data"] = deposit["data"].replace(
+        WALLET[2:].lower(), "22" * 20
+    )
+    [failed] = failures(guards(other, rpc_chain_ids={8453}))
+    assert "credits depositor 0x2222222222222222222222222222222222222222" in failed.message
     assert failures(guards(wire, rpc_chain_ids={8453})) == []
     assert [f.name for f in failures(guards(wire, rpc_chain_ids={999}))] == [
         "rpc-configured",
@@ -169,16 +225,22 @@ def test_every_event_is_json_without_surprises() -> None:
 
 
 def _paid_on_base(wire: dict[str, Any]) -> dict[str, Any]:
-    order = wire["protocol"]["v2"]["orderId"][2:]
-    deposit = wire["steps"][1]["items"][0]["data"]
-    deposit["data"] = deposit["data"][:10] + "00" * 32 + order
+    wire["steps"][1]["items"][0]["data"]["data"] = _deposit_calldata(wire)
     wire["protocol"]["v2"]["paymentDetails"]["chainId"] = "base"  # the public form: a name
     return wire
 
 
+DEPOSITORY = "0x4cd00e387622c35bddb9b4c962c136462338bc31"
+
+
 def _chains(*named: tuple[int, str]) -> ChainsResponse:
     return ChainsResponse.from_wire(
-        {"chains": [{"id": i, "name": n, "protocol": {"v2": {"chainId": n}}} for i, n in named]}
+        {
+            "chains": [
+                {"id": i, "name": n, "protocol": {"v2": {"chainId": n, "depository": DEPOSITORY}}}
+                for i, n in named
+            ]
+        }
     )
 
 
@@ -189,7 +251,7 @@ def test_a_payment_chain_name_is_mapped_through_chains() -> None:
     assert any(r.name == "payment-chain" and "is chain 8453" in r.message for r in ok)
     # the same name on another id: the transactions are on the wrong chain
     moved = failures(guards(wire, rpc_chain_ids={8453}, chains=_chains((10, "base"))))
-    assert {f.name for f in moved} == {"tx-chain-id"}
+    assert {f.name for f in moved} == {"tx-chain-id", "tx-destination"}
     # a name /chains does not know, or no /chains at all, is refused in words
     for chains in (_chains((999, "hyperevm")), None):
         refused = failures(guards(wire, rpc_chain_ids={8453}, chains=chains))
@@ -220,3 +282,29 @@ def test_a_deposit_address_step_is_paid_by_a_plain_transfer() -> None:
         tx["data"] = "0x1234"
     [failed] = failures(guards(wire, rpc_chain_ids={8453}, chains=chains))
     assert failed.name == "tx-payment"
+
+
+def test_chains_contracts_are_allowed_destinations_by_role() -> None:
+    chains = ChainsResponse.from_wire(json.loads((FIXTURES / "chains.json").read_text()))
+    base = chains.by_id(8453)
+    assert base is not None
+    assert base.contract_addresses() == {
+        "0xca11bde05977b3631167028862be2a173976ca11": "multicall3",
+        "0xb92fe925dc43a0ecde6c8b1a2709c170ec4fff4f": "v3.erc20Router",
+    }
+    wire = _paid_on_base(load("quote_evm.json"))
+    wire["steps"][0]["items"][0]["data"]["data"] = (
+        SELECTORS["approve"] + encode(["address", "uint256"], [_ROUTER, 10_000_000]).hex()
+    )
+    ok = guards(wire, rpc_chain_ids={8453}, chains=chains)
+    assert failures(ok) == []
+    assert any("approve 10 USDC to the v3.erc20Router contract" in r.message for r in ok)
+    # an approve of the same amount to an address /chains does not name is refused
+    wire["steps"][0]["items"][0]["data"]["data"] = (
+        SELECTORS["approve"] + encode(["address", "uint256"], ["0x" + "31" * 20, 10_000_000]).hex()
+    )
+    [failed] = failures(guards(wire, rpc_chain_ids={8453}, chains=chains))
+    assert "nor a contract /chains names" in failed.message
+
+
+_ROUTER = "0xb92fe925dc43a0ecde6c8b1a2709c170ec4fff4f"

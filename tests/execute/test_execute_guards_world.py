@@ -113,6 +113,22 @@ def _data_unknown(wire: dict) -> None:
     wire["steps"][0]["items"][0]["data"] = {"program": "solana-ix", "accounts": []}
 
 
+DEAD = "0x000000000000000000000000000000000000dEaD"
+
+
+def _no_protocol_to_dead(wire: dict) -> None:
+    """The issue's first case: no `protocol` object, the deposit sent to 0x…dEaD at 10x."""
+    del wire["protocol"]
+    deposit = item(wire, "deposit")
+    deposit.update(to=DEAD, value=str(int(deposit["value"]) * 10))
+
+
+def _other_depository(wire: dict) -> None:
+    """The depository replaced everywhere the quote names it, consistently."""
+    wire["protocol"]["v2"]["paymentDetails"]["depository"] = OTHER
+    item(wire, "deposit").update(to=OTHER)
+
+
 def _sign_kind(wire: dict) -> None:
     item(wire, "authorize")["sign"]["signatureKind"] = "eip999"
 
@@ -189,10 +205,10 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
         "but the payment is",
     ),
     (
-        "tx-payment",
+        "tx-destination",
         native_quote,
         lambda w: item(w, "deposit").update(to=OTHER),
-        f"goes to {OTHER}, which is neither the depository",
+        f"goes to {OTHER}, which is not the depository /chains names for chain 8453",
     ),
     (
         "tx-payment",
@@ -211,6 +227,15 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
         f"approves {2**256 - 1} of",
     ),
     ("order-id", native_quote, _retag, "does not carry orderId"),
+    ("tx-payment", native_quote, _no_protocol_to_dead, "no protocol.v2.paymentDetails"),
+    ("tx-destination", native_quote, _no_protocol_to_dead, f"goes to {DEAD}"),
+    ("depository", native_quote, _other_depository, f"the quote pays depository {OTHER}"),
+    (
+        "tx-payment",
+        usdc_quote,
+        lambda w: item(w, "deposit").update(data="0xa9059cbb" + item(w, "deposit")["data"][10:]),
+        "with data crossdeck cannot read: transfer calldata is 128 bytes of arguments, not 64",
+    ),
     (
         "permit-terms",
         permit_quote,

@@ -272,31 +272,30 @@ class Executor:
         return frozenset(c for c in chains if c is not None and self.gateways.get(c) is not None)
 
     async def chains_for(self, quote: Quote) -> ChainsResponse | None:
-        """The /chains answer, asked once, when the quote names its payment chain by the
-        protocol's name ("base"): only /chains says which chain id that is. Unavailable, the
-        guards refuse such a quote saying so."""
-        payment = quote.payment_details
-        name = (payment.chain_id or "").strip() if payment else ""
-        if self._chains is None and name and not name.isdigit():
+        """The /chains answer, asked once: it maps the payment's chain name ("base") to a chain
+        id, and names each chain's depository, contracts and solver addresses, which are all a
+        quote may pay. Unavailable, the guards refuse the quote saying so."""
+        if self._chains is None and quote.steps:
             try:
                 self._chains = await self.service.chains()
             except CrossdeckError:
                 return None
         return self._chains
 
-    def check(self, quote: Quote) -> list[GuardResult]:
-        """Every guard over `quote` for this wallet and these RPCs (what `run` checks first);
-        for showing the results before asking to execute (after `chains_for`, when the quote
-        names its chain)."""
+    def check(self, quote: Quote, request: QuoteRequest | None = None) -> list[GuardResult]:
+        """Every guard over `quote` for this wallet and these RPCs, against the `request` the
+        user made (what `run` checks first); for showing the results before asking to execute
+        (after `chains_for`)."""
         return check_quote(
             quote,
             wallet=self.signer.address,
             rpc_chain_ids=self._rpc_chain_ids(quote),
             chains=self._chains,
+            request=request,
         )
 
     def _check_whole(self, run: _Run) -> list[GuardResult]:
-        return self.check(run.quote)
+        return self.check(run.quote, run.request)
 
     def _failed(
         self, exc: CrossdeckError, owned_id: str | None, request_id: str | None = None
@@ -383,6 +382,7 @@ class Executor:
             wallet=self.signer.address,
             rpc_chain_ids=self._rpc_chain_ids(run.quote),
             chains=self._chains,
+            request=run.request,
         )
 
     async def _confirm(self, request: SignRequest) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from crossdeck.models.base import WireModel
@@ -43,11 +45,29 @@ class ChainInfo(WireModel):
     solver_currencies: list[ChainCurrency] | None = None
     vm_type: str | None = None
     protocol: ChainProtocol | None = None
+    # the service's helper contracts on this chain by role (public answers nest some, e.g.
+    # {"v3": {"erc20Router": ...}}), and the addresses its solver fills from
+    contracts: dict[str, Any] | None = None
+    solver_addresses: list[str] | None = None
 
     @property
     def depository(self) -> str | None:
         v2 = self.protocol.v2 if self.protocol else None
         return v2.depository if v2 else None
+
+    def contract_addresses(self) -> dict[str, str]:
+        """Every address `contracts` names, lower-cased, with its role ('v3.erc20Router')."""
+        found: dict[str, str] = {}
+
+        def walk(value: Any, role: str) -> None:
+            if isinstance(value, str):
+                found.setdefault(value.lower(), role)
+            elif isinstance(value, dict):
+                for key, inner in value.items():
+                    walk(inner, f"{role}.{key}" if role else str(key))
+
+        walk(self.contracts or {}, "")
+        return found
 
     @property
     def protocol_chain_name(self) -> str | None:

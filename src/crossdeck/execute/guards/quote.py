@@ -10,13 +10,9 @@ from typing import Any
 from crossdeck.execute.guards.base import (
     _EVM_ADDRESS,
     _FOREIGN_ITEM_KEYS,
-    APPROVE_SELECTOR,
-    NATIVE_ADDRESS,
     NONCE_MAPPING,
     PERMIT2_TYPES,
     PERMIT_TYPES,
-    TRANSFER_SELECTOR,
-    UNLIMITED_ALLOWANCE,
     VENUE_CHAIN_ID,
     ZERO_ADDRESS,
     GuardResult,
@@ -32,10 +28,16 @@ from crossdeck.execute.guards.base import (
     expected_token_id,
     payment_chain,
 )
+from crossdeck.execute.guards.payment import (
+    depository_guard,
+    destination_guard,
+    payment_guards,
+)
 from crossdeck.models import (
     ChainsResponse,
     PaymentDetails,
     Quote,
+    QuoteRequest,
     SignatureData,
     Step,
     StepItem,
@@ -122,12 +124,18 @@ def check_quote(
     wallet: str | None = None,
     rpc_chain_ids: Collection[int] | None = None,
     chains: ChainsResponse | None = None,
+    request: QuoteRequest | None = None,
 ) -> list[GuardResult]:
     """Every guard over the whole quote. `rpc_chain_ids`: chains with a configured RPC (None:
     not checked here). `chains`: the /chains answer, which maps the chain names of
     paymentDetails to chain ids (needed whenever the quote names its chain)."""
     paid = payment_chain(quote, chains)
-    results = [_request_id_guard(quote), *_payment_chain_guard(paid), *_venue_nonce_guard(quote)]
+    results = [
+        _request_id_guard(quote),
+        *_payment_chain_guard(paid),
+        *depository_guard(quote, chains, paid.chain_id),
+        *_venue_nonce_guard(quote),
+    ]
     for step_index, _step, item_index, _item in _items(quote):
         results += item_guards(
             quote,
@@ -136,6 +144,7 @@ def check_quote(
             wallet=wallet,
             rpc_chain_ids=rpc_chain_ids,
             chains=chains,
+            request=request,
         )
     return results
 
@@ -148,14 +157,26 @@ def check_item(
     wallet: str | None = None,
     rpc_chain_ids: Collection[int] | None = None,
     chains: ChainsResponse | None = None,
+    request: QuoteRequest | None = None,
 ) -> list[GuardResult]:
     """The guards that concern one item, run right before it is signed."""
-    results = [_request_id_guard(quote), *_payment_chain_guard(payment_chain(quote, chains))]
+    paid = payment_chain(quote, chains)
+    results = [
+        _request_id_guard(quote),
+        *_payment_chain_guard(paid),
+        *depository_guard(quote, chains, paid.chain_id),
+    ]
     kind = quote.steps[step_index].items[item_index].kind_of_data
     if kind in ("venue_deposit", "signature"):
         results += _venue_nonce_guard(quote)
     return results + item_guards(
-        quote, step_index, item_index, wallet=wallet, rpc_chain_ids=rpc_chain_ids, chains=chains
+        quote,
+        step_index,
+        item_index,
+        wallet=wallet,
+        rpc_chain_ids=rpc_chain_ids,
+        chains=chains,
+        request=request,
     )
 
 
@@ -170,6 +191,7 @@ def item_guards(
     wallet: str | None = None,
     rpc_chain_ids: Collection[int] | None = None,
     chains: ChainsResponse | None = None,
+    request: QuoteRequest | None = None,
 ) -> list[GuardResult]:
     step = quote.steps[step_index]
     item = step.items[item_index]
@@ -183,7 +205,17 @@ def item_guards(
     if kind == "transaction":
         return [
             kind_result,
-            *_tx_guards(quote, step, item.as_transaction(), where, wallet, rpc_chain_ids, paid),
+            *_tx_guards(
+                quote,
+                step,
+                item.as_transaction(),
+                where,
+                wallet,
+                rpc_chain_ids,
+                paid,
+                chains,
+                request,
+            ),
         ]
     if kind == "signature":
         return [kind_result, *_signature_guards(quote, item.as_signature(), where, wallet, paid)]
@@ -261,6 +293,8 @@ def _tx_guards(
     wallet: str | None,
     rpc_chain_ids: Collection[int] | None,
     paid: PaymentChain,
+    chains: ChainsResponse | None,
+    request: QuoteRequest | None,
 ) -> list[GuardResult]:
     results: list[GuardResult] = []
     payment = quote.payment_details
@@ -323,178 +357,14 @@ def _tx_guards(
                     "tx-from", f"the transaction is from {tx.from_}, not the wallet {wallet}", where
                 )
             )
-    deposit_address = step.deposit_address or None
     if not tx.to:
         results.append(
             _fail("tx-payment", "the transaction has no `to` (contract creation)", where)
         )
-    elif deposit_address is not None:
-        results.append(_deposit_address_guard(tx, deposit_address, payment, where))
-    elif payment is not None and payment.depository:
-        results.append(_payment_guard(tx, payment, where))
-        order = _order_id_guard(quote, tx, payment, where)
-        if order is not None:
-            results.append(order)
-    else:
-        standing = _standing_allowance(tx, where)
-        if standing is not None:
-            results.append(standing)
+        return results
+    results += payment_guards(quote, step, tx, wallet, chains, where)
+    results.append(destination_guard(tx, step, payment, chains, request, where))
     return results
-
-
-def _payment_guard(tx: TransactionData, payment: PaymentDetails, where: str) -> GuardResult:
-    value = tx.value or 0
-    native = payment.currency is None or _same_address(payment.currency, NATIVE_ADDRESS)
-    if _same_address(tx.to, payment.depository):
-        if native:
-            if payment.amount is not None and value != payment.amount:
-                return _fail(
-                    "tx-payment",
-                    f"sends value {value} to the depository but the payment is {payment.amount}",
-                    where,
-                )
-            return _ok("tx-payment", f"pays {value} native to the depository {tx.to}", where)
-        if value != 0:
-            return _fail(
-                "tx-payment",
-                f"an ERC-20 payment must carry no native value, this one carries {value}",
-                where,
-            )
-        return _ok("tx-payment", f"calls the depository {tx.to} without native value", where)
-    if not native and _same_address(tx.to, payment.currency):
-        data = (tx.data or "0x").lower()
-        if not data.startswith(APPROVE_SELECTOR) or len(data) < 10 + 128:
-            return _fail(
-                "tx-payment",
-                f"calls the token {tx.to} with something other than approve (selector {data[:10]})",
-                where,
-            )
-        spender = "0x" + data[10 + 24 : 10 + 64]
-        if not _same_address(spender, payment.depository):
-            return _fail(
-                "tx-payment",
-                f"approves {spender}, not the depository {payment.depository}",
-                where,
-            )
-        if value != 0:
-            return _fail(
-                "tx-payment", f"an approve must carry no value, this one has {value}", where
-            )
-        amount = int(data[10 + 64 : 10 + 128], 16)
-        # more than the payment is an allowance the depository keeps after this transfer (an
-        # "unlimited" approval is the classic case); less makes the deposit revert
-        if payment.amount is not None and amount != payment.amount:
-            return _fail(
-                "tx-payment",
-                f"approves {amount} of {tx.to}, but the payment is {payment.amount}",
-                where,
-            )
-        return _ok("tx-payment", f"approves {amount} of {tx.to} to the depository", where)
-    return _fail(
-        "tx-payment",
-        f"goes to {tx.to}, which is neither the depository {payment.depository} nor the "
-        f"payment token {payment.currency}",
-        where,
-    )
-
-
-def _deposit_address_guard(
-    tx: TransactionData, deposit_address: str, payment: PaymentDetails | None, where: str
-) -> GuardResult:
-    """A deposit-address quote: the transfer goes to the step's `depositAddress`, a plain
-    native transfer or the token's `transfer`, of the payment's amount."""
-    if not _EVM_ADDRESS.fullmatch(deposit_address):
-        return _fail(
-            "tx-payment",
-            f"the step's depositAddress {deposit_address!r} is not an EVM address",
-            where,
-        )
-    value = tx.value or 0
-    data = (tx.data or "0x").lower()
-    native = (
-        payment is None
-        or payment.currency is None
-        or (_same_address(payment.currency, NATIVE_ADDRESS))
-    )
-    amount = payment.amount if payment is not None else None
-    if _same_address(tx.to, deposit_address):
-        if data not in ("0x", ""):
-            return _fail(
-                "tx-payment",
-                f"sends calldata {data[:10]}… to the deposit address {deposit_address}; a "
-                "deposit there is a plain transfer",
-                where,
-            )
-        if not native:
-            return _fail(
-                "tx-payment",
-                f"sends native value to the deposit address, but the payment is in token "
-                f"{payment.currency if payment else None}",
-                where,
-            )
-        if amount is not None and value != amount:
-            return _fail(
-                "tx-payment",
-                f"sends {value} to the deposit address but the payment is {amount}",
-                where,
-            )
-        return _ok("tx-payment", f"sends {value} native to the deposit address {tx.to}", where)
-    if not native and payment is not None and _same_address(tx.to, payment.currency):
-        if not data.startswith(TRANSFER_SELECTOR) or len(data) < 10 + 128 or value != 0:
-            return _fail(
-                "tx-payment",
-                f"calls the token {tx.to} with something other than a plain transfer "
-                f"(selector {data[:10]}, value {value})",
-                where,
-            )
-        recipient = "0x" + data[10 + 24 : 10 + 64]
-        sent = int(data[10 + 64 : 10 + 128], 16)
-        if not _same_address(recipient, deposit_address):
-            return _fail(
-                "tx-payment",
-                f"transfers to {recipient}, not the deposit address {deposit_address}",
-                where,
-            )
-        if amount is not None and sent != amount:
-            return _fail("tx-payment", f"transfers {sent} but the payment is {amount}", where)
-        return _ok("tx-payment", f"transfers {sent} of {tx.to} to the deposit address", where)
-    return _fail(
-        "tx-payment",
-        f"goes to {tx.to}, which is neither the step's depositAddress {deposit_address} nor "
-        f"the payment token {payment.currency if payment else None}",
-        where,
-    )
-
-
-def _standing_allowance(tx: TransactionData, where: str) -> GuardResult | None:
-    """Without paymentDetails nothing bounds an approve; refuse one that is unlimited."""
-    data = (tx.data or "0x").lower()
-    if not data.startswith(APPROVE_SELECTOR) or len(data) < 10 + 128:
-        return None
-    spender = "0x" + data[10 + 24 : 10 + 64]
-    amount = int(data[10 + 64 : 10 + 128], 16)
-    if amount < UNLIMITED_ALLOWANCE:
-        return _ok("tx-payment", f"approves {amount} of {tx.to} to {spender}", where)
-    return _fail(
-        "tx-payment",
-        f"approves {spender} for {amount} of {tx.to}: an unlimited standing allowance, which "
-        "no single transfer needs",
-        where,
-    )
-
-
-def _order_id_guard(
-    quote: Quote, tx: TransactionData, payment: PaymentDetails, where: str
-) -> GuardResult | None:
-    data = (tx.data or "0x").lower()
-    if not _same_address(tx.to, payment.depository) or data in ("0x", ""):
-        return None  # an approve, or a plain transfer to a deposit address
-    order_id = quote.order_id
-    if not order_id:
-        return _fail("order-id", "the quote has no protocol.v2.orderId to tag the deposit", where)
-    if order_id.lower().removeprefix("0x") not in data:
-        return _fail("order-id", f"the depository call does not carry orderId {order_id}", where)
-    return _ok("order-id", f"the deposit is tagged with orderId {order_id}", where)
 
 
 # -- signatures ---------------------------------------------------------------------------
