@@ -4,17 +4,19 @@ figure and the ratio; nothing here is a test (tests never assert times).
 
     .venv/bin/python bench/transfer_bench.py [--runs 5] [--flows native,deposit,withdraw]
 
-Flows, each on one demo world at `--speed 0` that this script starts (py-evm chains):
+Flows, each on one demo world at `--speed 0` in the public brand (so the public SDK can talk to
+it) that this script starts (py-evm chains):
 - native: 0.01 native 8453 -> 999;
-- deposit: 5 USDC on 8453 -> the venue (chain 1337);
+- deposit: 10 USDC on 8453 -> the venue (chain 1337);
 - withdraw: 2 perps USDC from the venue -> USDC on 8453. Its goal is not a ratio but the
   client's overhead: the whole process minus the world's configured delays (none at speed 0).
 
 Each run is a fresh `crossdeck --world FILE bridge --yes --json ...` process (imports included),
-timed from spawn to exit 0 after its `Finished` line says success. The anchor runs the SDK's
-`execute` through Node (`SDK_SCRIPT`, polling every 1 s); crossdeck and anchor runs alternate,
-so load from other processes falls on both alike; figures are medians. Goals (issue 15):
-native and deposit <= 0.5x the anchor; withdrawal overhead <= 0.3 s.
+timed from spawn to exit 0 after its `Finished` line says success. The anchor is a fresh Node
+process running tests/sdk/relay_sdk_flows.mjs (the SDK's getQuote and `execute` of the same
+transfer, polling every 1 s, also whole process) on the same world; crossdeck and anchor runs
+alternate, so load from other processes falls on both alike; figures are medians. Goals (issue
+15): native and deposit <= 0.5x the anchor; withdrawal overhead <= 0.3 s.
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CROSSDECK = str(Path(sys.executable).with_name("crossdeck"))
-# the Node script that runs the public SDK's execute against the world (tests/sdk, when present)
-SDK_SCRIPT = ROOT / "tests" / "sdk" / "relay_sdk_execute.mjs"
+# the Node script that runs one transfer through the public SDK against the world (tests/sdk)
+SDK_SCRIPT = ROOT / "tests" / "sdk" / "relay_sdk_flows.mjs"
+SDK_FLOWS = {"native": "native-bridge", "deposit": "usdc-deposit"}  # the script's flow names
+SDK_TIMEOUT_S = 90
 NATIVE = "0x" + "0" * 40
 PERPS_USDC = "0x" + "0" * 32
 RATIO_GOAL = 0.5
@@ -51,7 +55,7 @@ def _flows(usdc: str) -> dict[str, list[str]]:
         "deposit": [
             "--origin-chain", "8453", "--origin-currency", usdc,
             "--destination-chain", "1337", "--destination-currency", PERPS_USDC,
-            "--amount-human", "5",
+            "--amount-human", "10",
         ],
         "withdraw": [
             "--origin-chain", "1337", "--origin-currency", PERPS_USDC,
@@ -80,19 +84,33 @@ def _crossdeck(world_file: Path, config: Path, options: list[str]) -> float:
     return took
 
 
-def _sdk(world_file: Path, flow: str, options: list[str]) -> float | None:
+def _sdk(info: dict, flow: str) -> float | None:
+    """The SDK's run of `flow`, whole Node process, or None when it has no anchor here."""
     node = shutil.which("node")
-    if node is None or not SDK_SCRIPT.exists():
+    if node is None or flow not in SDK_FLOWS:
         return None
+    args = {
+        "tools_dir": str(ROOT / "tools"),
+        "service_url": info["service_url"],
+        "venue_url": info["venue_url"],
+        "rpc": info["rpc"],
+        "private_key": info["wallet"]["private_key"],
+        "flow": SDK_FLOWS[flow],
+        "timeout_s": SDK_TIMEOUT_S,
+    }
     started = time.perf_counter()
-    subprocess.run(
-        [node, str(SDK_SCRIPT), "--world", str(world_file), "--flow", flow, *options],
-        check=True,
+    done = subprocess.run(
+        [node, str(SDK_SCRIPT), json.dumps(args)],
         capture_output=True,
-        timeout=120,
-        cwd=ROOT / "tools",
+        text=True,
+        timeout=SDK_TIMEOUT_S + 30,
+        check=False,
     )
-    return time.perf_counter() - started
+    took = time.perf_counter() - started
+    last = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    if done.returncode != 0 or last.get("status") != "success":
+        raise SystemExit(f"SDK {flow} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return took
 
 
 def main() -> int:
@@ -110,7 +128,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         world_file = args.world_file
         if world_file is None:
-            world = stack.enter_context(World(speed=0))
+            world = stack.enter_context(World(speed=0, brand="public"))
             world_file = Path(tmp) / "world.json"
             world_file.write_text(json.dumps(world.info))
         config = Path(tmp) / "config.toml"
@@ -128,16 +146,18 @@ def main() -> int:
             if c.get("symbol") == "USDC"
         )  # fmt: skip
         flows = _flows(usdc)
-        print(f"runs: {args.runs} each, interleaved; demo world at --speed 0 (py-evm)")
-        if not SDK_SCRIPT.exists() or shutil.which("node") is None:
-            print(f"  anchor missing: {SDK_SCRIPT.relative_to(ROOT)} (or node) is not there")
+        info = json.loads(world_file.read_text())
+        print(f"runs: {args.runs} each, interleaved; demo world at --speed 0 (py-evm, public)")
+        if shutil.which("node") is None:
+            print("  anchor missing: node is not on PATH")
         for flow in args.flows.split(","):
             options = flows[flow]
             _crossdeck(world_file, config, options)  # warm caches
+            _sdk(info, flow)
             ours, anchors = [], []
             for _ in range(args.runs):
                 ours.append(_crossdeck(world_file, config, options))
-                anchor = _sdk(world_file, flow, options)
+                anchor = _sdk(info, flow)
                 if anchor is not None:
                     anchors.append(anchor)
             mine = statistics.median(ours)
