@@ -5,7 +5,13 @@ three include flags, checked by `history.build_query` before any request), sort 
 direction toggles, quick filters (mine / failed / refunded), a detail pane with every field of
 the highlighted request, its child requests and explorer links, and export of the current filter
 to CSV or JSON. Pages load as the cursor or the scroll position nears the end; enter (or t)
-follows the selected request on Live status."""
+follows the selected request on Live status.
+
+The table holds a window of at most WINDOW_PAGES pages (the loader's window): paging on past it
+drops its first page, and scrolling back before it reads the page before again (by the
+continuation kept for it), so memory stays flat however far one pages; Home reads the first
+page again. The status line says which rows of the listing are held ("requests 201-400 of
+≥450")."""
 
 from __future__ import annotations
 
@@ -43,6 +49,11 @@ if TYPE_CHECKING:
 # the service's largest page: a screenful with room to scroll, and 2.5 times fewer round trips
 # than its default of 20 when paging far (bench/history_bench.py)
 PAGE_SIZE = 50
+# pages the table (and its loader) hold: with the cursor on the window's edge a page is read
+# in, leaving a page either side of the rows on screen; at 50 a page, WINDOW_ROWS rows whatever
+# the length of the listing (bench/history_bench.py: flat memory from 1,000 to 10,000 rows)
+WINDOW_PAGES = 4
+WINDOW_ROWS = WINDOW_PAGES * PAGE_SIZE
 LOAD_MORE_MARGIN = 5
 # holding an arrow key passes many rows: the detail pane is drawn (about two thirds of a cursor
 # move's frame, bench/history_bench.py) and children looked up for the row the cursor rests on
@@ -52,11 +63,28 @@ CHILD_CACHE_SIZE = 256
 
 
 class RowsLoaded(Message):
-    def __init__(self, rows: list[HistoryRow], *, reset: bool, has_more: bool) -> None:
+    """The rows the table should hold: with `reset` the first page of a new listing, otherwise
+    the loader's whole window after a page came or went. `offset` is the listing position of
+    the first row, `earlier` whether rows before it were dropped (scrolling back re-reads
+    them), `top_read` that the first page was just read again (new requests are on top now)."""
+
+    def __init__(
+        self,
+        rows: list[HistoryRow],
+        *,
+        reset: bool,
+        has_more: bool,
+        offset: int = 0,
+        earlier: bool = False,
+        top_read: bool = False,
+    ) -> None:
         super().__init__()
         self.rows = rows
         self.reset = reset
         self.has_more = has_more
+        self.offset = offset
+        self.earlier = earlier
+        self.top_read = top_read
 
 
 class HistoryScreen(ModeScreen):
@@ -175,6 +203,10 @@ class HistoryScreen(ModeScreen):
         self._quick: set[QuickFilter] = set()
         self._prefilled = False
         self._has_more = True
+        self._offset = 0
+        self._has_earlier = False
+        self._sliding = False
+        self._detail_id: str | None = None
         self._children: dict[str, Children] = {}
         self._links_loaded = False
         self._columns: list[Any] = []
@@ -281,16 +313,34 @@ class HistoryScreen(ModeScreen):
                 if not self.filter_bar.text("user"):
                     self.filter_bar.set_value("user", app.services.wallet_address or "")
             query = self.build_current_query()
-            self._loader = PagedLoader(app.services.service, query, page_size=PAGE_SIZE)
+            self._loader = PagedLoader(
+                app.services.service, query, page_size=PAGE_SIZE, window_pages=WINDOW_PAGES
+            )
         return self._loader
 
     # -- loading -----------------------------------------------------------------------------
 
     @work(group="history", exclusive=True, exit_on_error=False, name="Loading history")
-    async def load(self, *, reset: bool = False) -> None:
+    async def load(self, *, reset: bool = False, earlier: bool = False) -> None:
+        """The first page (reset), the page after the window, or (earlier) the one before it;
+        the window as it then is goes to the table."""
         loader = await self._get_loader()
-        rows = await (loader.refresh() if reset else loader.load_next())
-        self.post_message(RowsLoaded(rows, reset=reset, has_more=loader.has_more))
+        if reset:
+            await loader.refresh()
+        elif earlier:
+            await loader.load_previous()
+        else:
+            await loader.load_next()
+        self.post_message(
+            RowsLoaded(
+                list(loader.rows),
+                reset=reset,
+                has_more=loader.has_more,
+                offset=loader.offset,
+                earlier=loader.has_earlier,
+                top_read=earlier and not loader.has_earlier,
+            )
+        )
 
     @work(group="history-chains", exclusive=True, exit_on_error=False, name="Loading chains")
     async def load_links(self) -> None:
@@ -389,20 +439,59 @@ class HistoryScreen(ModeScreen):
             table.clear()
             self._ids = []
             self._rows = {}
-            self._new_above = 0
+            self._add_rows(table, message.rows)
+        else:
+            self._show_window(table, message.rows)
+        if message.reset or message.top_read:
+            self._new_above = 0  # the first page as it is now is on screen
             self._new_overflow = False
-        self._detail_timer: Timer | None = None
-        for row in message.rows:
+        self._has_more = message.has_more
+        self._offset = message.offset
+        self._has_earlier = message.earlier
+        self._update_status()
+        self._tell_deprecation()
+        if message.reset:
+            self._show_detail()
+
+    def _add_rows(self, table: DataTable[Any], rows: Iterable[HistoryRow]) -> None:
+        for row in rows:
             if row.id in self._rows:
                 continue
             self._ids.append(row.id)
             self._rows[row.id] = row
             table.add_row(*self._cells(row), key=row.id)
-        self._has_more = message.has_more
-        self._update_status()
-        self._tell_deprecation()
-        if message.reset:
-            self._show_detail()
+
+    def _show_window(self, table: DataTable[Any], rows: list[HistoryRow]) -> None:
+        """Make the table hold `rows` (the loader's window). A page added at the end is
+        appended; when the window slid (a page dropped at one end, read at the other) the
+        table is rebuilt, the rows kept on the same screen lines and the cursor on its row,
+        so the view does not jump (the cursor moves to the nearest row if its page went)."""
+        ids = list(dict.fromkeys(row.id for row in rows))
+        old = self._ids
+        if ids[: len(old)] == old:
+            self._add_rows(table, rows)
+            return
+        at = {request_id: index for index, request_id in enumerate(ids)}
+        kept = next((index for index, request_id in enumerate(old) if request_id in at), None)
+        cursor, scroll = table.cursor_row, table.scroll_y
+        self._sliding = True  # the rebuild's own cursor and scroll moves load nothing
+        try:
+            table.clear()
+            self._ids, self._rows = [], {}
+            self._add_rows(table, rows)
+            last = max(len(self._ids) - 1, 0)
+            if kept is None:  # nothing in common (the listing changed): the nearer end
+                shift, target = 0, 0 if cursor < len(old) // 2 else last
+            else:
+                shift = at[old[kept]] - kept
+                target = min(max(cursor + shift, 0), last)
+            # the table keeps its measured height until it next measures its rows: a full
+            # window has as many rows as before, so this scroll stands; otherwise the cursor
+            # is scrolled into view after the next refresh
+            table.scroll_target_y = table.scroll_y = max(scroll + shift, 0)
+            table.move_cursor(row=target, scroll=False)
+        finally:
+            self._sliding = False
 
     def _tell_deprecation(self) -> None:
         """Notify once per screen when the listing answered with a deprecation notice."""
@@ -433,6 +522,8 @@ class HistoryScreen(ModeScreen):
         from crossdeck.history import describe_filters
 
         more = "more below: m or scroll" if self._has_more else "that is all"
+        if self._has_earlier:
+            more = f"earlier rows: scroll up or Home · {more}"
         query = self.query_in_use
         filters = (
             describe_filters(
@@ -447,7 +538,7 @@ class HistoryScreen(ModeScreen):
             more = f"many new requests on top: ctrl+r shows them · {more}"
         elif self._new_above:
             more = f"{self._new_above} new on top: ctrl+r shows them · {more}"
-        counts = f"{len(self._ids)} request(s), {order} by {self._sort_by}{quick} · {more}"
+        counts = f"{self._held_text()}, {order} by {self._sort_by}{quick} · {more}"
         if not self._ids and not self._has_more:
             counts = (
                 f"No requests match these filters{quick} (x clears them; transfers made on "
@@ -457,24 +548,49 @@ class HistoryScreen(ModeScreen):
             f"{counts}\nfilters: {filters}{self._listing_text()}"
         )
 
-    def _near_end(self, index: int) -> bool:
-        return index >= len(self._ids) - LOAD_MORE_MARGIN
-
-    def _load_more_if_open(self) -> None:
+    def _held_text(self) -> str:
+        """'N request(s)' while the table holds every row read; else which rows of the
+        listing it holds, of how many (at least, until the last page was read)."""
         loader = self._loader
-        if loader is None or not loader.has_more or loader.is_loading:
+        held = len(self._ids)
+        seen = loader.rows_seen if loader is not None else 0
+        if not self._offset and seen <= held:
+            return f"{held} request(s)"
+        total = f"{seen:,}" if loader is not None and loader.complete else f"≥{seen:,}"
+        return f"requests {self._offset + 1:,}-{self._offset + held:,} of {total}"
+
+    def _load_more_if_open(self, *, earlier: bool = False) -> None:
+        loader = self._loader
+        if loader is None or loader.is_loading:
             return
-        self.load()
+        if loader.has_earlier if earlier else loader.has_more:
+            self.load(earlier=earlier)
 
-    def _scrolled(self, _old: float, new: float) -> None:
+    def _scrolled(self, _old: float, _new: float) -> None:
+        # the table's scroll now, not the value this call was made for (a window rebuild
+        # passes through 0 on its way back to where the rows were)
         table = self.query_one(DataTable)
-        if table.max_scroll_y - new <= LOAD_MORE_MARGIN:
+        if self._sliding:
+            return
+        if table.max_scroll_y - table.scroll_y <= LOAD_MORE_MARGIN:
             self._load_more_if_open()
+        elif table.scroll_y <= LOAD_MORE_MARGIN:
+            self._load_more_if_open(earlier=True)
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._show_detail_soon()
-        if self._near_end(event.cursor_row):
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        # where the cursor is now: a highlight posted during a window rebuild is stale
+        row = self.query_one(DataTable).cursor_row
+        if self.selected_request_id() != self._detail_id:
+            self._show_detail_soon()
+        if row >= len(self._ids) - LOAD_MORE_MARGIN:
             self._load_more_if_open()
+        elif row < LOAD_MORE_MARGIN:
+            self._load_more_if_open(earlier=True)
+
+    def on_history_table_first_row(self, _event: HistoryTable.FirstRow) -> None:
+        """Home: the first row of the listing, read again when its page left the window."""
+        if self._has_earlier:
+            self.load(reset=True)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self._track(event.row_key.value)
@@ -489,6 +605,7 @@ class HistoryScreen(ModeScreen):
             self._detail_timer.stop()
             self._detail_timer = None
         request_id = self.selected_request_id()
+        self._detail_id = request_id
         row = self._rows.get(request_id) if request_id else None
         known = self._children.get(row.id) if row is not None else None
         self.query_one(HistoryDetail).show(row, known)
