@@ -1,5 +1,10 @@
 """Webhook receiving on loopback: verified deliveries per second, and delivery -> stream latency.
 
+Anchor, measured in the same run with the same load generator: a bare aiohttp handler (in its
+own process too) that reads the body and answers 200. Runs alternate between the two, and the
+ratio printed is the median receiver rate over the median anchor rate at each sender count
+(issue 15 asks for >= 0.9 at 1, 8 and 32 senders, and a stream p99 under 5 ms at 8).
+
 The receiver (`crossdeck.track.receiver.WebhookReceiver`) runs in its own process, feeding a
 `StatusTracker` (as `crossdeck watch --webhooks` and the app do); the senders run here, each
 signing and POSTing its deliveries over keep-alive connections. For every delivery we record when
@@ -9,7 +14,7 @@ number a user feels). Both processes read `time.monotonic()`, which on Linux is 
 clock. The tracker's polls go to a service that never answers, so every update it streams came
 from a webhook.
 
-    .venv/bin/python bench/webhook_bench.py                 # defaults: 2000 x [1, 8, 32], 3 runs
+    .venv/bin/python bench/webhook_bench.py                 # defaults: 2000 x [1, 8, 32], 5 runs
     .venv/bin/python bench/webhook_bench.py --deliveries 500 --concurrency 4 --runs 2
 
 Bounded: each run has a time limit (--run-timeout) and the tool exits by itself.
@@ -30,10 +35,12 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 import aiohttp
+from aiohttp import web
 
 from crossdeck.track.hmac_sig import sign
 from crossdeck.track.receiver import WebhookReceiver
 from crossdeck.track.tracker import StatusTracker
+from crossdeck.track.webhook_defaults import DEFAULT_WEBHOOK_PATH
 
 API_KEY = "bench-api-key-not-a-secret"
 
@@ -64,9 +71,10 @@ class _QueueTap:
 
 def _receiver_process(conn: Connection, expected: int, timeout: float) -> None:
     async def main() -> None:
-        rx = WebhookReceiver(API_KEY, dedup_size=expected + 10, queue_size=expected + 10)
+        rx = WebhookReceiver(API_KEY, queue_size=expected + 10)
         await rx.start()
         conn.send(rx.port)
+        cpu_start = time.process_time()
         queued: dict[str, float] = {}
         streamed: dict[str, float] = {}
         tracker = StatusTracker(_NeverAnswers(), track_unknown_webhooks=True)
@@ -84,7 +92,42 @@ def _receiver_process(conn: Connection, expected: int, timeout: float) -> None:
         finally:
             await tracker.aclose()
             await rx.stop()
-        conn.send((queued, streamed, rx.stats.accepted, dict(rx.stats.rejected)))
+        cpu = time.process_time() - cpu_start
+        conn.send((queued, streamed, rx.stats.accepted, dict(rx.stats.rejected), cpu))
+
+    asyncio.run(main())
+
+
+def _bare_process(conn: Connection, expected: int, timeout: float) -> None:
+    """The anchor: an aiohttp handler that reads the body and answers 200, nothing else."""
+
+    async def main() -> None:
+        answered: dict[str, float] = {}
+        done = asyncio.Event()
+
+        async def handle(request: web.Request) -> web.Response:
+            await request.read()
+            answered[str(len(answered))] = time.monotonic()
+            if len(answered) >= expected:
+                done.set()
+            return web.Response(body=b'{"status":"accepted"}', content_type="application/json")
+
+        app = web.Application()
+        app.router.add_post(DEFAULT_WEBHOOK_PATH, handle)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        conn.send(runner.addresses[0][1])
+        cpu_start = time.process_time()
+        try:
+            async with asyncio.timeout(timeout):
+                await done.wait()
+        except TimeoutError:
+            pass
+        finally:
+            await runner.cleanup()
+        conn.send(({}, {}, len(answered), {}, time.process_time() - cpu_start))
 
     asyncio.run(main())
 
@@ -112,6 +155,7 @@ def _body(request_id: str, pad: int) -> bytes:
 
 @dataclass
 class RunResult:
+    kind: str
     concurrency: int
     delivered: int
     streamed: int
@@ -120,6 +164,12 @@ class RunResult:
     queue_ms: list[float]
     stream_ms: list[float]
     rejected: dict[str, int]
+    cpu_seconds: float
+    """The server process's CPU time (user + system) while serving this run."""
+
+    @property
+    def cpu_us(self) -> float:
+        return self.cpu_seconds / self.delivered * 1e6 if self.delivered else float("nan")
 
     @property
     def rate(self) -> float:
@@ -129,7 +179,7 @@ class RunResult:
 async def _send_all(
     port: int, deliveries: int, concurrency: int, pad: int, limit_seconds: float
 ) -> tuple[dict[str, float], list[float], int, float]:
-    url = f"http://127.0.0.1:{port}/webhooks"
+    url = f"http://127.0.0.1:{port}{DEFAULT_WEBHOOK_PATH}"
     ids = [f"0x{n:064x}" for n in range(deliveries)]
     started: dict[str, float] = {}
     answer_ms: list[float] = []
@@ -165,10 +215,11 @@ async def _send_all(
     return started, answer_ms, delivered, seconds
 
 
-def run_once(deliveries: int, concurrency: int, pad: int, timeout: float) -> RunResult:
+def run_once(kind: str, deliveries: int, concurrency: int, pad: int, timeout: float) -> RunResult:
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe()
-    proc = ctx.Process(target=_receiver_process, args=(child, deliveries, timeout), daemon=True)
+    target = _receiver_process if kind == "receiver" else _bare_process
+    proc = ctx.Process(target=target, args=(child, deliveries, timeout), daemon=True)
     proc.start()
     try:
         if not parent.poll(30):
@@ -179,7 +230,7 @@ def run_once(deliveries: int, concurrency: int, pad: int, timeout: float) -> Run
         )
         if not parent.poll(timeout):
             raise RuntimeError("receiver process did not report")
-        queued, streamed, _accepted, rejected = parent.recv()
+        queued, streamed, _accepted, rejected, cpu = parent.recv()
     finally:
         proc.join(10)
         if proc.is_alive():
@@ -187,8 +238,9 @@ def run_once(deliveries: int, concurrency: int, pad: int, timeout: float) -> Run
     queue_ms = [(queued[k] - started[k]) * 1000 for k in queued if k in started]
     stream_ms = [(streamed[k] - started[k]) * 1000 for k in streamed if k in started]
     return RunResult(
-        concurrency, delivered, len(streamed), seconds, answer_ms, queue_ms, stream_ms, rejected
-    )
+        kind, concurrency, delivered, len(streamed), seconds, answer_ms, queue_ms, stream_ms,
+        rejected, cpu,
+    )  # fmt: skip
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -198,56 +250,87 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
+def _row(result: RunResult, run: int) -> str:
+    streamed = f"{result.streamed:>8}" if result.kind == "receiver" else f"{'-':>8}"
+    row = (
+        f"{result.kind:>8} {result.concurrency:>7} {run:>3} {result.delivered:>6} {streamed} "
+        f"{result.seconds:>8.2f} {result.rate:>8.0f} {result.cpu_us:>7.0f} "
+        f"{_pct(result.answer_ms, 50):>8.2f}ms {_pct(result.answer_ms, 99):>8.2f}ms"
+    )
+    if result.kind == "receiver":
+        row += (
+            f" {_pct(result.queue_ms, 50):>8.2f}ms {_pct(result.queue_ms, 99):>8.2f}ms"
+            f" {_pct(result.stream_ms, 50):>8.2f}ms {_pct(result.stream_ms, 99):>8.2f}ms"
+        )
+    return row + (f"  rejected={result.rejected}" if result.rejected else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deliveries", type=int, default=2000, help="per run")
     parser.add_argument("--concurrency", default="1,8,32", help="comma-separated sender counts")
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5, help="runs of each, interleaved")
     parser.add_argument("--pad", type=int, default=0, help="extra bytes in data.details")
-    parser.add_argument("--run-timeout", type=float, default=120.0)
+    parser.add_argument("--run-timeout", type=float, default=60.0)
     args = parser.parse_args(argv)
     levels = [int(c) for c in args.concurrency.split(",") if c.strip()]
 
     body_size = len(_body("0x" + "0" * 64, args.pad))
     print(
         f"webhook receiver bench: {args.deliveries} deliveries/run, body {body_size} bytes, "
-        f"{args.runs} runs per concurrency, receiver in its own process, loopback"
+        f"{args.runs} runs of each per sender count (interleaved), servers in their own "
+        "process, loopback; anchor: a bare aiohttp handler answering 200"
     )
     header = (
-        f"{'senders':>7} {'run':>3} {'ok':>6} {'streamed':>8} {'seconds':>8} {'deliv/s':>8} "
-        f"{'answer p50':>10} {'answer p99':>10} {'queue p50':>10} {'queue p99':>10} "
-        f"{'stream p50':>10} {'stream p99':>10}"
+        f"{'server':>8} {'senders':>7} {'run':>3} {'ok':>6} {'streamed':>8} {'seconds':>8} "
+        f"{'deliv/s':>8} {'cpu µs':>7} {'answer p50':>10} {'answer p99':>10} {'queue p50':>10} "
+        f"{'queue p99':>10} {'stream p50':>10} {'stream p99':>10}"
     )
     print(header)
     print("-" * len(header))
-    summary: list[tuple[int, float, float, float]] = []
+    summary: list[tuple[int, float, float, float, float, float, float]] = []
     failed = False
+    began = time.monotonic()
     for level in levels:
-        rates, p50s, p99s = [], [], []
+        rates: dict[str, list[float]] = {"bare": [], "receiver": []}
+        cpus: dict[str, list[float]] = {"bare": [], "receiver": []}
+        p50s, p99s = [], []
         for run in range(1, args.runs + 1):
-            result = run_once(args.deliveries, level, args.pad, args.run_timeout)
-            if result.rejected or result.streamed != args.deliveries:
-                failed = True
-            print(
-                f"{level:>7} {run:>3} {result.delivered:>6} {result.streamed:>8} "
-                f"{result.seconds:>8.2f} {result.rate:>8.0f} "
-                f"{_pct(result.answer_ms, 50):>8.2f}ms {_pct(result.answer_ms, 99):>8.2f}ms "
-                f"{_pct(result.queue_ms, 50):>8.2f}ms {_pct(result.queue_ms, 99):>8.2f}ms "
-                f"{_pct(result.stream_ms, 50):>8.2f}ms {_pct(result.stream_ms, 99):>8.2f}ms"
-                + (f"  rejected={result.rejected}" if result.rejected else "")
-            )
-            rates.append(result.rate)
-            p50s.append(_pct(result.stream_ms, 50))
-            p99s.append(_pct(result.stream_ms, 99))
+            # alternate which goes first, so neither always runs on a warmer machine
+            order = ("bare", "receiver") if run % 2 else ("receiver", "bare")
+            for kind in order:
+                result = run_once(kind, args.deliveries, level, args.pad, args.run_timeout)
+                expected_stream = args.deliveries if kind == "receiver" else 0
+                if result.rejected or result.delivered != args.deliveries or (
+                    result.streamed != expected_stream
+                ):
+                    failed = True
+                print(_row(result, run))
+                rates[kind].append(result.rate)
+                cpus[kind].append(result.cpu_us)
+                if kind == "receiver":
+                    p50s.append(_pct(result.stream_ms, 50))
+                    p99s.append(_pct(result.stream_ms, 99))
         summary.append(
-            (level, statistics.median(rates), statistics.median(p50s), statistics.median(p99s))
+            (
+                level,
+                statistics.median(rates["bare"]),
+                statistics.median(rates["receiver"]),
+                statistics.median(p50s),
+                statistics.median(p99s),
+                statistics.median(cpus["bare"]),
+                statistics.median(cpus["receiver"]),
+            )
         )
     print()
-    print("median over runs:")
-    for level, rate, p50, p99 in summary:
+    print(f"medians of {args.runs} runs ({time.monotonic() - began:.0f} s in all):")
+    for level, bare, receiver, p50, p99, bare_cpu, receiver_cpu in summary:
         print(
-            f"  {level:>3} senders: {rate:>6.0f} verified deliveries/s, "
+            f"  {level:>3} senders: receiver {receiver:>6.0f} verified deliveries/s, "
+            f"bare aiohttp {bare:>6.0f}/s, ratio {receiver / bare:.2f}x (goal >= 0.9); "
             f"delivery->tracker stream p50 {p50:.2f} ms, p99 {p99:.2f} ms"
+            + (" (goal < 5 ms)" if level == 8 else "")
+            + f"; server CPU per delivery {receiver_cpu:.0f} µs vs {bare_cpu:.0f} µs"
         )
     if failed:
         print("some deliveries were rejected or never reached the stream", file=sys.stderr)
