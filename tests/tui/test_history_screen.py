@@ -1,7 +1,8 @@
 """The History screen against a demo world seeded with requests: the filter bar (a filter
 narrows the rows; a bad one is refused at its field, without a request), the include flags, the
 sort direction toggle, the detail pane (the record's fields, child requests and explorer links),
-export, and paging on scroll."""
+export, paging on scroll, and the window of rows (paging far holds at most WINDOW_ROWS;
+scrolling back reads earlier pages again; Home reads the first page again)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,13 @@ import pytest
 from textual.widgets import Checkbox, DataTable, Input
 from tui_support import make_app, wait_until
 
-from crossdeck.tui.screens.history import PAGE_SIZE, HistoryScreen
+from crossdeck.tui.screens.history import (
+    LOAD_MORE_MARGIN,
+    PAGE_SIZE,
+    WINDOW_PAGES,
+    WINDOW_ROWS,
+    HistoryScreen,
+)
 from crossdeck.tui.widgets.history_detail import HistoryDetail
 
 SEEDED = 150
@@ -475,3 +482,130 @@ async def test_my_api_key_filters_by_the_profiles_key_without_showing_it(
         await pilot.pause(0.3)
         assert calls == [] and box.has_class("-bad")
         assert any("apikey set" in (n.message or "") for n in keyless._notifications)
+
+
+# -- a window of rows: paging far keeps at most WINDOW_ROWS, scrolling back reads again ------
+
+MANY = 4 * WINDOW_ROWS  # far more rows than the window holds
+
+
+@pytest.fixture(scope="module")
+def many(start_world: Any) -> Iterator[tuple[Any, list[str]]]:
+    """A world of its own with MANY requests; the ids of every one, newest first."""
+    with start_world("py-evm", rate_limits=(100_000, 100_000)) as world:
+        seeds = seeding.make_seeds(MANY, world.wallet_address)
+        seeding.seed_state(world.state, seeds)
+        yield world, seeding.expected(seeds)
+
+
+def _held_rows(screen: HistoryScreen) -> tuple[int, list[str]]:
+    """(the listing position of the table's first row, the ids of its rows)."""
+    return screen._offset, _ids(screen.app)
+
+
+async def _paged(pilot: Any, screen: HistoryScreen, key: str, moved: Any) -> None:
+    """Press `key`, then wait for the page it loads (or for `moved()` when it loads none)."""
+    before = _held_rows(screen)
+    await pilot.press(key)
+    await wait_until(
+        pilot,
+        lambda: (
+            screen._loader is not None
+            and not screen._loader.is_loading
+            and (_held_rows(screen) != before or moved())
+        ),
+        what=f"{key} to move the window",
+    )
+
+
+async def test_paging_far_holds_a_window_and_scrolling_back_reads_the_rows_again(
+    many: tuple[Any, list[str]], tui_dir: Path
+) -> None:
+    world, every = many
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
+        table = _table(app)
+        table.focus()
+        await pilot.press("x")  # every user's requests
+        await wait_until(pilot, lambda: _ids(app) == every[:PAGE_SIZE], what="every request")
+        calls = _count_listings(app)
+        status = screen.query_one("#history-status")
+
+        # End again and again: each loads the next page; the table never holds more than the
+        # window, always the listing's rows from its offset
+        largest = 0
+        while screen._loader is not None and screen._loader.has_more:
+            await _paged(pilot, screen, "end", lambda: False)
+            offset, held = _held_rows(screen)
+            largest = max(largest, table.row_count)
+            assert table.row_count == len(held) <= WINDOW_ROWS
+            assert held == every[offset : offset + len(held)]
+        assert largest == WINDOW_ROWS and offset == MANY - WINDOW_ROWS
+        assert len(calls) == MANY // PAGE_SIZE - 1  # each page once, forward
+        assert all(query.continuation for query in calls)
+        await wait_until(
+            pilot,
+            lambda: f"requests {offset + 1:,}-{MANY:,} of {MANY:,}" in str(status.render()),
+            what="the held rows in the status line",
+        )
+        await pilot.press("end")
+        assert table.cursor_row == WINDOW_ROWS - 1 and screen.selected_request_id() == every[-1]
+
+        # up near the window's top: the page before is read in, and the cursor stays on the
+        # row it moved to while the window slides under it
+        calls.clear()
+        table.move_cursor(row=LOAD_MORE_MARGIN + 1)
+        await pilot.pause()
+        on = _ids(app)[LOAD_MORE_MARGIN]
+        await _paged(pilot, screen, "up", lambda: False)
+        assert screen.selected_request_id() == on and screen._offset == offset - PAGE_SIZE
+        assert len(calls) == 1 and calls[0].continuation  # read again by its kept cursor
+        detail = screen.query_one(HistoryDetail)
+        await wait_until(pilot, lambda: f"id {on}" in detail.text, what="the detail pane")
+
+        # page up to the top: every earlier page read again, one request each
+        while screen._has_earlier:  # pageup moves the cursor; near the top, the window too
+            await _paged(pilot, screen, "pageup", lambda c=table.cursor_row: table.cursor_row != c)
+            offset, held = _held_rows(screen)
+            assert table.row_count == len(held) <= WINDOW_ROWS
+            assert held == every[offset : offset + len(held)]
+        assert offset == 0 and _ids(app)[0] == every[0]
+        assert len(calls) == MANY // PAGE_SIZE - WINDOW_PAGES
+        assert calls[-1].continuation is None  # the first page needs no cursor
+        assert "request(s)" not in str(status.render())  # later rows were read: of how many
+        await pilot.press("home")
+        assert table.cursor_row == 0 and screen.selected_request_id() == every[0]
+
+        # scrolling (not the cursor) back to the window's top reads the page before too
+        for _ in range(WINDOW_PAGES + 1):
+            await _paged(pilot, screen, "end", lambda: False)
+        offset = screen._offset
+        assert offset > 0
+        table.scroll_home(animate=False)
+        await wait_until(pilot, lambda: screen._offset < offset, what="the page before, on scroll")
+        held = _ids(app)
+        assert held == every[screen._offset : screen._offset + len(held)]
+
+
+async def test_end_then_home_gets_back_to_the_first_row(
+    many: tuple[Any, list[str]], tui_dir: Path
+) -> None:
+    world, every = many
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
+        table = _table(app)
+        table.focus()
+        await pilot.press("x")
+        await wait_until(pilot, lambda: _ids(app) == every[:PAGE_SIZE], what="every request")
+        for _ in range(WINDOW_PAGES + 2):  # past the window: the first page is dropped
+            await _paged(pilot, screen, "end", lambda: False)
+        assert screen._has_earlier and every[0] not in _ids(app)
+        assert table.row_count <= WINDOW_ROWS
+        calls = _count_listings(app)
+        await pilot.press("home")
+        await wait_until(
+            pilot, lambda: _ids(app) == every[:PAGE_SIZE], what="the first page read again"
+        )
+        assert table.cursor_row == 0 and screen.selected_request_id() == every[0]
+        assert not screen._has_earlier and calls[0].continuation is None
+        detail = screen.query_one(HistoryDetail)
+        await wait_until(pilot, lambda: f"id {every[0]}" in detail.text, what="its detail")
+        assert f"{PAGE_SIZE} request(s)" in str(screen.query_one("#history-status").render())
