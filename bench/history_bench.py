@@ -1,36 +1,37 @@
-"""Request history: time to the first rows and peak memory while paging through 10,000 requests,
-in the CLI (`crossdeck requests --all`) and in the app (the real History screen, and for contrast
-the `PagedLoader` it pages with, alone).
+"""Request history in the app: the History screen's memory while paging through 10,000 requests
+(flat, or growing with the rows passed?) and how soon its first rows are on screen once the
+first page has arrived, each against an anchor measured in the same run.
 
 A demo world is started in this process and seeded with N requests straight into its service
 state (every one the wallet's own, so the screen's first filter, the wallet as user, matches all
-N); then each measurement runs in a fresh child process so import costs, memory peaks and caches
-never leak from one to the next:
+N); each measurement then runs in a fresh child process, so import costs, memory peaks and
+caches never leak from one to the next.
 
-- CLI: `crossdeck --world W requests --all --limit 50` as JSON lines, CSV and the table, plus a
-  one-page run as the baseline. Time to the first row (from process start, as a user sees it),
-  total time, and the child's peak RSS (os.wait4).
-- App, History screen: the real `CrossdeckApp`, headless (`run_test`, 120x36), started on
-  History with an isolated config and data dir (CROSSDECK_CONFIG) and the world's API key and
-  wallet as in-memory `Secrets` (nothing written). Time from building the app to the first rows
-  in `#history-table` and to the frame that draws them; then the table is paged the way a user
-  pages it: ctrl+end (the DataTable's "bottom" key) again and again, so the cursor on the last
-  row fires the screen's own load-more, each press timed to the frame with the next page (m,
-  the screen's More key, if a press loads nothing), until the screen's loader has no more pages
-  and the table holds all N rows (checked: anything else fails the run). Also timed: a cursor
-  key to its frame with the first page and with all N rows, and ctrl+home then ctrl+end across
-  all N rows. Keys are posted as the terminal driver posts them (`pilot.press` would also wait
-  for the process to go idle, twice a key, and time that as the screen's).
-- App, `PagedLoader` alone (50 a page): `ensure(0)` for the first rows, then
-  `ensure(row, margin=25)` as the cursor moves down ten rows at a time, to the end. The streamed
-  file export of the same listing is measured the same way, for contrast (it keeps no rows).
+Memory flatness: the growth of peak RSS from the first P rows (--probe, 1,000) to all N.
+- anchor: `crossdeck requests --all --json` (the CLI streams: one page in memory), whole
+  process, `--pages P/50` against `--all` (os.wait4's peak RSS of each child);
+- screen: the real `CrossdeckApp`, headless (`run_test`, 120x36), started on History with an
+  isolated config and data dir and the world's key and wallet as in-memory `Secrets`, paged the
+  way a user pages: ctrl+end again and again (the cursor on the last row makes the screen load
+  the next page; m, its More key, if a press loads nothing) until every one of the N rows has
+  been in the table; its own peak RSS (getrusage) read when P rows were passed and at the end.
+- figure: peak(N) / peak(P) of each, and the screen's over the anchor's (1.0: the screen stays
+  as flat as the streaming CLI); also KB per row passed between P and N.
 
-Every app kind runs untraced (times, peak RSS by getrusage) and again under tracemalloc (peak
-Python memory; for the screen also the memory held at the first rows and at the end, whose
-difference per added row is its memory per row).
+First rows: from the first page's answer in hand (`ServiceClient.list_requests` returning, timed
+in the child) to the frame that draws its rows.
+- anchor: a one-widget Textual app (a bare DataTable with the same columns), warmed up, given
+  the same first page: summarized and added, to its frame (median of 5 pages);
+- screen: the same span in the real app opening on History; the goal is 0.1 s.
 
-    .venv/bin/python bench/history_bench.py                    # 10,000 requests, 3 runs
-    .venv/bin/python bench/history_bench.py --requests 2000 --runs 2
+Also printed: time to the first rows from building the app, per-page times (ctrl+end to the
+frame with the next page), the most rows the table held, a cursor key to its frame, and Home
+back to the first row from the last. --traced adds a tracemalloc run of the screen (Python heap
+at P rows and at the end; slow). Keys are posted as the terminal driver posts them
+(`pilot.press` would also wait for the process to go idle, twice a key, and time that).
+
+    .venv/bin/python bench/history_bench.py                   # 10,000 requests, 1 run, < 2 min
+    .venv/bin/python bench/history_bench.py --runs 3 --traced
 
 Bounded: each child has a time limit (--run-timeout) and the tool exits by itself.
 """
@@ -149,47 +150,7 @@ def _cli_run(world_file: Path, env: dict[str, str], args: list[str], timeout: fl
     return CliRun(first or total, total, rows, usage.ru_maxrss / 1024)
 
 
-# -- app runs (child processes) ----------------------------------------------------------------
-
-
-def _app_child(conn: Connection, url: str, api_key: str, kind: str, traced: bool) -> None:
-    import resource
-    import tracemalloc
-
-    from crossdeck.api.client import ServiceClient
-    from crossdeck.history import PagedLoader, build_query, export_history
-
-    async def loader_run() -> dict[str, Any]:
-        async with ServiceClient(url, api_key=api_key) as client:
-            started = time.perf_counter()
-            loader = PagedLoader(client, build_query(), page_size=PAGE)
-            await loader.ensure(0)
-            first = time.perf_counter() - started
-            row = 0
-            while loader.has_more or row < len(loader):
-                row += 10  # the cursor moving down, as a user holding the down key would
-                await loader.ensure(row, margin=PAGE // 2)
-                if row >= len(loader) and not loader.has_more:
-                    break
-            return {"first": first, "total": time.perf_counter() - started, "rows": len(loader)}
-
-    async def export_run() -> dict[str, Any]:
-        async with ServiceClient(url, api_key=api_key) as client:
-            target = Path(tempfile.mkdtemp()) / "history.jsonl"
-            started = time.perf_counter()
-            result = await export_history(client, build_query(limit=PAGE), target)
-            total = time.perf_counter() - started
-            shutil.rmtree(target.parent, ignore_errors=True)
-            return {"first": None, "total": total, "rows": result.rows}
-
-    if traced:
-        tracemalloc.start()
-    out = asyncio.run(loader_run() if kind == "loader" else export_run())
-    if traced:
-        out["traced_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
-        tracemalloc.stop()
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    conn.send(out)
+# -- child processes ---------------------------------------------------------------------------
 
 
 def _spawn(target: Any, args: tuple[Any, ...], what: str, timeout: float) -> dict[str, Any]:
@@ -219,11 +180,72 @@ def _spawn(target: Any, args: tuple[Any, ...], what: str, timeout: float) -> dic
     return result
 
 
-def _app_run(url: str, api_key: str, kind: str, traced: bool, timeout: float) -> dict[str, Any]:
-    return _spawn(_app_child, (url, api_key, kind, traced), f"app {kind} run", timeout)
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-# -- the History screen (child processes) ------------------------------------------------------
+def _time_listing(arrivals: list[float]) -> None:
+    """Note when each listing answer is in hand (the first one is "the first page arriving")."""
+    from crossdeck.api.client import ServiceClient
+
+    original = ServiceClient.list_requests
+
+    async def timed(self: ServiceClient, query: Any = None) -> Any:
+        page = await original(self, query)
+        arrivals.append(time.perf_counter())
+        return page
+
+    ServiceClient.list_requests = timed  # type: ignore[method-assign]
+
+
+# -- the anchor for first rows: a bare DataTable given the same page -----------------------------
+
+
+def _bare_child(conn: Connection, url: str, api_key: str, wallet: str) -> None:
+    import traceback
+
+    try:
+        conn.send(asyncio.run(_bare_run(url, api_key, wallet)))
+    except BaseException:
+        conn.send({"error": traceback.format_exc()})
+
+
+async def _bare_run(url: str, api_key: str, wallet: str) -> dict[str, Any]:
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.history import TABLE_COLUMNS, build_query, summarize
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield DataTable(cursor_type="row")
+
+    spans: list[float] = []
+    async with ServiceClient(url, api_key=api_key) as client:
+        app = Bare()
+        async with app.run_test(size=SCREEN_SIZE) as pilot:
+            table = app.query_one(DataTable)
+            table.add_columns(*TABLE_COLUMNS)
+            await pilot.pause()
+            for _ in range(5):
+                table.clear()
+                await pilot.pause()
+                page = await client.list_requests(build_query(user=wallet, limit=PAGE))
+                arrived = time.perf_counter()
+                for record in page.requests:
+                    row = summarize(record, compact=True)
+                    table.add_row(*row.cells(), key=row.id)
+                painted = asyncio.Event()
+                table.call_after_refresh(painted.set)
+                await asyncio.wait_for(painted.wait(), 30)
+                spans.append(time.perf_counter() - arrived)
+    return {"first_rows": statistics.median(spans), "rows": table.row_count}
+
+
+# -- the History screen ------------------------------------------------------------------------
 
 
 def _screen_child(
@@ -232,13 +254,12 @@ def _screen_child(
     api_key: str,
     wallet: str,
     expected: int,
+    probe: int,
     traced: bool,
     budget: float,
 ) -> None:
-    """The real app, headless, opened on History: time to the first rendered rows, then the
-    table paged to the end with ctrl+end (the DataTable's "bottom" key), as a user holding it
-    would."""
-    import resource
+    """The real app, headless, opened on History: the first page's arrival to its frame, then
+    the table paged to the end with ctrl+end, as a user holding it would."""
     import traceback
     import tracemalloc
 
@@ -263,6 +284,10 @@ def _screen_child(
         from crossdeck.tui.services import Secrets
 
         imports = time.perf_counter() - started
+        arrivals: list[float] = []
+        _time_listing(arrivals)
+        if traced:
+            tracemalloc.start()
         try:
             out = asyncio.run(
                 _screen_run(
@@ -275,8 +300,10 @@ def _screen_child(
                     secrets=Secrets(SecretStr(api_key), wallet),
                     work=work,
                     expected=expected,
+                    probe=probe,
                     traced=traced,
                     budget=budget,
+                    arrivals=arrivals,
                 )
             )
         finally:
@@ -286,7 +313,7 @@ def _screen_child(
         if traced:
             out["traced_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.stop()
-        out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        out["peak_rss_mb"] = _peak_rss_mb()
     except BaseException:
         conn.send({"error": traceback.format_exc()})
         return
@@ -303,16 +330,16 @@ async def _screen_run(
     secrets: Any,
     work: Path,
     expected: int,
+    probe: int,
     traced: bool,
     budget: float,
+    arrivals: list[float],
 ) -> dict[str, Any]:
     import tracemalloc
 
     loop = asyncio.get_running_loop()
     deadline = loop.time() + budget
 
-    if traced:
-        tracemalloc.start()
     started = time.perf_counter()
     app = app_class(
         settings,
@@ -341,7 +368,7 @@ async def _screen_run(
                         f"History screen: timed out waiting for {what} "
                         f"(notifications: {notes or 'none'})"
                     )
-                await asyncio.sleep(0.002)
+                await asyncio.sleep(0.001)
 
         async def drawn(widget: Any) -> None:
             """Until the screen has refreshed (painted) after what happened so far."""
@@ -369,11 +396,17 @@ async def _screen_run(
         screen = app.screen
         table = screen.query_one("#history-table", table_class)
         await drawn(table)
-        first_frame = time.perf_counter() - started
+        first_frame_at = time.perf_counter()
+        first_frame = first_frame_at - started
+        first_page_to_frame = first_frame_at - arrivals[0]
         rows_at_first = table.row_count
-        traced_at_first = tracemalloc.get_traced_memory()[0] / 2**20 if traced else 0.0
         if not rows_on_screen(screen._ids[0]):
             raise AssertionError("History screen: the first row is not drawn")
+
+        def passed() -> int:
+            """Rows of the listing up to the table's last (the screen before the window had
+            no offset: its table held every row)."""
+            return getattr(screen, "_offset", 0) + table.row_count
 
         async def key_latency(key: str, times: int) -> list[float]:
             took = []
@@ -385,83 +418,83 @@ async def _screen_run(
                 took.append(time.perf_counter() - pressed)
             return took
 
-        # page to the end as a user does: the table focused, ctrl+end (the DataTable's
-        # "bottom" key) again and again; the cursor on the last rows makes the screen load the
-        # next page by its own load-more logic. Should a press load nothing (the screen busy),
-        # the user presses m (More), as the status line says.
+        # page to the end as a user does: the table focused, ctrl+end again and again; the
+        # cursor on the last rows makes the screen load the next page by its own logic. Should a
+        # press load nothing (the screen busy), the user presses m (More), as the status says.
         table.focus()
         early_keys = await key_latency("down", 3)
         started_paging = time.perf_counter()
         pages: list[float] = []
         more_presses = 0
+        most_rows = table.row_count
+        rss_at_probe = traced_at_probe = None
 
         def all_loaded() -> bool:
             loader = screen._loader
             return loader is not None and not loader.has_more and not loader.is_loading
 
         while not all_loaded():
-            before, pressed = table.row_count, time.perf_counter()
+            before, pressed = passed(), time.perf_counter()
             press("ctrl+end")
 
             def grown(b: int = before) -> bool:
-                return table.row_count > b or all_loaded()
+                return passed() > b or all_loaded()
 
             while not await until(grown, f"rows after {before}", within=5.0):
                 more_presses += 1
                 press("m")
-            if table.row_count > before:
+            if passed() > before:
                 await drawn(table)
                 pages.append(time.perf_counter() - pressed)
+            most_rows = max(most_rows, table.row_count)
+            if rss_at_probe is None and passed() >= probe:
+                rss_at_probe = _peak_rss_mb()
+                traced_at_probe = tracemalloc.get_traced_memory()[1] / 2**20 if traced else None
         press("ctrl+end")
         await until(lambda: table.cursor_row == table.row_count - 1, "the cursor on the last row")
         await drawn(table)
         total = time.perf_counter() - started
         paging = time.perf_counter() - started_paging
-        traced_end = tracemalloc.get_traced_memory()[0] / 2**20 if traced else 0.0
+        traced_end = tracemalloc.get_traced_memory()[1] / 2**20 if traced else None
 
-        rows = table.row_count
-        if rows != expected or len(screen._ids) != expected:
+        last_id = f"0x{1:064x}"  # the oldest seeded request: the listing's last row
+        if passed() != expected or screen._ids[-1] != last_id:
             raise AssertionError(
-                f"History screen: {rows} rows in the table ({len(screen._ids)} ids) after "
-                f"paging to the end, expected {expected}"
+                f"History screen: {passed()} rows passed after paging to the end "
+                f"(last {screen._ids[-1]}), expected {expected} (last {last_id})"
             )
-        if not rows_on_screen(screen._ids[-1]):
+        if not rows_on_screen(last_id):
             raise AssertionError("History screen: the last row is not drawn")
         late_keys = await key_latency("up", 10)
-        # a jump across the whole table and back: ctrl+home, then ctrl+end
+        # back to the first row from the last: ctrl+home (the first page read again when the
+        # window left it)
+        first_id = f"0x{expected:064x}"
         jumped = time.perf_counter()
         press("ctrl+home")
-        await until(lambda: table.cursor_row == 0, "ctrl+home")
+        await until(lambda: table.cursor_row == 0 and screen._ids[0] == first_id, "ctrl+home")
         await drawn(table)
-        press("ctrl+end")
-        await until(lambda: table.cursor_row == rows - 1, "ctrl+end")
-        await drawn(table)
-        jump = time.perf_counter() - jumped
+        home = time.perf_counter() - jumped
+        if not rows_on_screen(first_id):
+            raise AssertionError("History screen: the first row is not drawn after ctrl+home")
         await pilot.pause()
     return {
         "first": first_rows,
         "first_frame": first_frame,
+        "first_page_to_frame": first_page_to_frame,
         "rows_at_first": rows_at_first,
         "total": total,
         "paging": paging,
-        "rows": rows,
+        "rows": passed(),
+        "most_rows": most_rows,
         "pages": pages,
         "more_presses": more_presses,
         "key_early": statistics.median(early_keys),
         "key_late": statistics.median(late_keys),
-        "jump": jump,
-        "traced_at_first_mb": traced_at_first,
+        "home": home,
+        "rss_at_probe_mb": rss_at_probe,
+        "traced_at_probe_mb": traced_at_probe,
         "traced_end_mb": traced_end,
     }
-
-
-def _screen_run_in_child(
-    world_file: Path, api_key: str, wallet: str, expected: int, traced: bool, timeout: float
-) -> dict[str, Any]:
-    args = (str(world_file), api_key, wallet, expected, traced, timeout * 0.9)
-    return _spawn(
-        _screen_child, args, f"History screen run ({'traced' if traced else 'timed'})", timeout
-    )
 
 
 # -- main ------------------------------------------------------------------------------------
@@ -474,9 +507,13 @@ def _median(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--probe", type=int, default=1_000, help="rows for the first peak")
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--traced", action="store_true", help="also a tracemalloc screen run")
     parser.add_argument("--run-timeout", type=float, default=300.0)
     args = parser.parse_args()
+    if not PAGE <= args.probe < args.requests or args.probe % PAGE:
+        parser.error(f"--probe must be a multiple of {PAGE} below --requests")
 
     from crossdeck.sim.world import World
 
@@ -484,45 +521,52 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="crossdeck-history-bench-"))
     # a full walk is N/50 requests per run; the demo world's default limits are for demos
     world = World(speed=0, state_dir=state_dir, rate_limits=(10**6, 10**6))
+    n, probe = args.requests, args.probe
+    cli: dict[str, list[CliRun]] = {"probe": [], "all": []}
+    bare: list[dict[str, Any]] = []
+    screens: list[dict[str, Any]] = []
+    traced: list[dict[str, Any]] = []
     try:
         world.start_blocking()
         started = time.perf_counter()
-        _seed(world, args.requests)
-        print(f"seeded {args.requests} requests in {time.perf_counter() - started:.1f} s")
+        _seed(world, n)
+        print(f"seeded {n} requests in {time.perf_counter() - started:.1f} s", flush=True)
         world_file = work / "world.json"
         world_file.write_text(json.dumps(world.info))
         (work / "config.toml").write_text("")
         env = {k: v for k, v in os.environ.items() if not k.startswith("CROSSDECK_")}
         env["CROSSDECK_CONFIG"] = str(work / "config.toml")
-
-        cli_modes = {
-            "one page (baseline)": ["--json"],
-            "--all --json": ["--all", "--json"],
-            "--all --csv": ["--all", "--csv"],
-            "--all (table)": ["--all"],
-        }
-        cli: dict[str, list[CliRun]] = {name: [] for name in cli_modes}
-        kinds = ("loader", "export", "screen")
-        app: dict[str, list[dict[str, Any]]] = {kind: [] for kind in kinds}
-        traced: dict[str, list[dict[str, Any]]] = {kind: [] for kind in kinds}
+        screen_args = (str(world_file), world.api_key, world.wallet_address, n, probe)
+        budget = args.run_timeout * 0.9
         for run in range(args.runs):
-            for name, extra in cli_modes.items():
-                cli[name].append(_cli_run(world_file, env, extra, args.run_timeout))
-            for kind in ("loader", "export"):
-                app[kind].append(
-                    _app_run(world.service_url, world.api_key, kind, False, args.run_timeout)
+            cli["probe"].append(
+                _cli_run(
+                    world_file, env, ["--json", "--pages", str(probe // PAGE)], args.run_timeout
                 )
-                traced[kind].append(
-                    _app_run(world.service_url, world.api_key, kind, True, args.run_timeout)
+            )
+            cli["all"].append(_cli_run(world_file, env, ["--json", "--all"], args.run_timeout))
+            bare.append(
+                _spawn(
+                    _bare_child,
+                    (world.service_url, world.api_key, world.wallet_address),
+                    "bare DataTable run",
+                    args.run_timeout,
                 )
-            for is_traced, into in ((False, app), (True, traced)):
-                into["screen"].append(
-                    _screen_run_in_child(
-                        world_file,
-                        world.api_key,
-                        world.wallet_address,
-                        args.requests,
-                        is_traced,
+            )
+            screens.append(
+                _spawn(
+                    _screen_child,
+                    (*screen_args, False, budget),
+                    "History screen run",
+                    args.run_timeout,
+                )
+            )
+            if args.traced:
+                traced.append(
+                    _spawn(
+                        _screen_child,
+                        (*screen_args, True, budget),
+                        "History screen run (traced)",
                         args.run_timeout,
                     )
                 )
@@ -532,107 +576,78 @@ def main() -> None:
         shutil.rmtree(state_dir, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
 
-    n = args.requests
-    print(f"\n{n} requests, {PAGE} per page, median of {args.runs} runs\n")
-    print("CLI (fresh process each run)       first row   total    rows   peak RSS")
-    for name, runs in cli.items():
-        print(
-            f"  {name:<32} {_median([r.first_row_s for r in runs]):7.3f} s"
-            f" {_median([r.total_s for r in runs]):7.2f} s {runs[0].rows:7d}"
-            f" {_median([r.peak_rss_mb for r in runs]):7.1f} MB"
-        )
-    print("\nApp (fresh process each run; the loader pages the way the History screen does)")
-    loader_first = _median([r["first"] for r in app["loader"]])
-    loader_total = _median([r["total"] for r in app["loader"]])
-    export_total = _median([r["total"] for r in app["export"]])
-    loader_peak = _median([r["traced_peak_mb"] for r in traced["loader"]])
-    export_peak = _median([r["traced_peak_mb"] for r in traced["export"]])
-    print(
-        f"  loader: first rows {loader_first:.3f} s, all {app['loader'][0]['rows']} rows "
-        f"{loader_total:.2f} s, peak RSS {_median([r['peak_rss_mb'] for r in app['loader']]):.1f}"
-        f" MB, traced Python peak {loader_peak:.1f} MB"
-    )
-    print(
-        f"  export (streamed .jsonl): {app['export'][0]['rows']} rows {export_total:.2f} s, "
-        f"peak RSS {_median([r['peak_rss_mb'] for r in app['export']]):.1f} MB, "
-        f"traced Python peak {export_peak:.1f} MB"
-    )
+    runs = f"median of {args.runs} run(s)" if args.runs > 1 else "1 run"
+    print(f"\n{n} requests, {PAGE} per page, {runs}\n")
+    for name, got in (("--pages", cli["probe"]), ("--all", cli["all"])):
+        if got[0].rows != (probe if name == "--pages" else n):
+            raise SystemExit(f"crossdeck requests {name}: {got[0].rows} rows")
 
-    screen_runs, screen_traced = app["screen"], traced["screen"]
-    screen_first = _median([r["first"] for r in screen_runs])
-    screen_frame = _median([r["first_frame"] for r in screen_runs])
-    screen_total = _median([r["total"] for r in screen_runs])
-    screen_peak = _median([r["traced_peak_mb"] for r in screen_traced])
-    screen_rows = screen_runs[0]["rows"]
+    def med(key: str, of: list[dict[str, Any]] = screens) -> float:
+        return _median([r[key] for r in of])
+
+    cli_probe = _median([r.peak_rss_mb for r in cli["probe"]])
+    cli_all = _median([r.peak_rss_mb for r in cli["all"]])
+    screen_probe, screen_all = med("rss_at_probe_mb"), med("peak_rss_mb")
+    cli_growth, screen_growth = cli_all / cli_probe, screen_all / screen_probe
+    per_row = (screen_all - screen_probe) * 1024 / (n - probe)
+    cli_per_row = (cli_all - cli_probe) * 1024 / (n - probe)
+    print(f"Memory while paging: peak RSS at {probe:,} rows -> at {n:,} rows")
     print(
-        f"  screen: first rows {screen_first:.3f} s (drawn {screen_frame:.3f} s), all "
-        f"{screen_rows} rows {screen_total:.2f} s, peak RSS "
-        f"{_median([r['peak_rss_mb'] for r in screen_runs]):.1f} MB, traced Python peak "
-        f"{screen_peak:.1f} MB"
+        f"  anchor  crossdeck requests --json, --pages {probe // PAGE} -> --all: "
+        f"{cli_probe:6.1f} -> {cli_all:6.1f} MB  x{cli_growth:.2f}  ({cli_per_row:+.2f} KB/row)"
     )
-    pages = [r["pages"] for r in screen_runs]
+    print(
+        f"  screen  History, ctrl+end paging:                 "
+        f"{screen_probe:6.1f} -> {screen_all:6.1f} MB  x{screen_growth:.2f}  "
+        f"({per_row:+.2f} KB/row)"
+        f"; the table held at most {max(r['most_rows'] for r in screens)} rows"
+    )
+    print(
+        f"  ratio   screen growth / anchor growth: {screen_growth / cli_growth:.2f}"
+        "  (1.00: as flat as the streaming CLI)"
+    )
+    if traced:
+        at_probe, at_end = med("traced_at_probe_mb", traced), med("traced_end_mb", traced)
+        print(
+            f"  traced  screen Python heap peak: {at_probe:.1f} MB at {probe:,} rows -> "
+            f"{at_end:.1f} MB at {n:,} (x{at_end / at_probe:.2f})"
+        )
+
+    anchor_first, screen_first = med("first_rows", bare), med("first_page_to_frame")
+    print("\nFirst rows: the first page's answer in hand -> the frame that draws its rows")
+    print(f"  anchor  a bare DataTable app, same page:   {anchor_first * 1000:6.1f} ms")
+    print(
+        f"  screen  History as the app opens:          {screen_first * 1000:6.1f} ms"
+        f"  (goal 100 ms: {'met' if screen_first <= 0.1 else 'NOT met'})"
+    )
+    print(f"  ratio   screen / anchor: {screen_first / anchor_first:.2f}")
+
+    pages = [r["pages"] for r in screens]
     tenth = max(min(len(p) for p in pages) // 10, 1)
     early = _median([statistics.median(p[:tenth]) for p in pages])
     late = _median([statistics.median(p[-tenth:]) for p in pages])
 
     def ms(key: str) -> str:
-        return f"{_median([r[key] for r in screen_runs]) * 1000:.0f} ms"
+        return f"{med(key) * 1000:.0f} ms"
 
+    print("\nAlso (the screen)")
     print(
-        f"    {screen_runs[0]['page_size']} rows a page: ctrl+end -> next page drawn "
-        f"{early * 1000:.0f} ms (first {tenth} pages), {late * 1000:.0f} ms (last {tenth} "
-        f"pages); m pressed {max(r['more_presses'] for r in screen_runs)} time(s) when "
-        "ctrl+end loaded nothing"
+        f"  building the app -> first rows {med('first'):.3f} s (drawn {med('first_frame'):.3f}"
+        f" s; imports before it {med('imports'):.2f} s); all {n:,} rows paged in "
+        f"{med('paging'):.1f} s"
     )
     print(
-        f"    a cursor key -> frame: {ms('key_early')} at {screen_runs[0]['rows_at_first']} "
-        f"rows, {ms('key_late')} at {screen_rows} rows; ctrl+home then ctrl+end over "
-        f"{screen_rows} rows {ms('jump')}; imports before the app "
-        f"{_median([r['imports'] for r in screen_runs]):.2f} s"
-    )
-
-    base = cli["one page (baseline)"]
-    full = cli["--all --json"]
-    print("\nRatios")
-    print(
-        "  CLI peak RSS, --all --json / one page:         "
-        f"{_median([r.peak_rss_mb for r in full]) / _median([r.peak_rss_mb for r in base]):.2f}"
-        "  (1.0 = memory does not grow with the listing)"
+        f"  ctrl+end -> next page drawn: {early * 1000:.0f} ms (first {tenth} pages), "
+        f"{late * 1000:.0f} ms (last {tenth}); m pressed "
+        f"{max(r['more_presses'] for r in screens)} time(s) when ctrl+end loaded nothing"
     )
     print(
-        "  CLI first row --all / one page:                "
-        f"{_median([r.first_row_s for r in full]) / _median([r.first_row_s for r in base]):.2f}"
-        "  (1.0 = --all starts printing as soon as one page does)"
+        f"  a cursor key -> frame: {ms('key_early')} at the first page, {ms('key_late')} at "
+        f"the end; ctrl+home from the last row back to the first {ms('home')}"
     )
     print(
-        "  CLI first row / total, --all --json:           "
-        f"{_median([r.first_row_s for r in full]) / _median([r.total_s for r in full]):.3f}"
-    )
-    print(f"  app first rows / all rows, loader:             {loader_first / loader_total:.3f}")
-    print(
-        "  app loader / CLI --all --json, total time:     "
-        f"{loader_total / _median([r.total_s for r in full]):.2f}"
-    )
-    print(
-        "  app loader / export, traced Python peak:       "
-        f"{loader_peak / export_peak:.1f}  (the loader keeps every row for the view; "
-        "the export keeps one page)"
-    )
-    per_row_kb = (loader_peak - export_peak) * 1024 / max(app["loader"][0]["rows"], 1)
-    print(f"  app memory per loaded row, loader:             {per_row_kb:.1f} KB")
-    print(f"  screen first rows / loader first rows:         {screen_first / loader_first:.2f}")
-    print(f"  screen all rows / loader all rows, total time: {screen_total / loader_total:.2f}")
-    print(f"  screen / loader, traced Python peak:           {screen_peak / loader_peak:.1f}")
-    grown = [
-        (r["traced_end_mb"] - r["traced_at_first_mb"])
-        * 1024
-        / max(r["rows"] - r["rows_at_first"], 1)
-        for r in screen_traced
-    ]
-    print(
-        f"  screen memory per row:                         {_median(grown):.1f} KB"
-        f"  (traced memory held at the end minus at the first rows, per row added; "
-        f"peak / rows: {screen_peak * 1024 / max(screen_rows, 1):.1f} KB)"
+        f"  CLI first row: --pages {cli['probe'][0].first_row_s:.3f} s, --all "
+        f"{cli['all'][0].first_row_s:.3f} s; --all total {cli['all'][0].total_s:.1f} s"
     )
 
 
