@@ -1,32 +1,24 @@
-"""One EVM chain over JSON-RPC (web3's `AsyncWeb3`): chain check, nonce, fees, send, receipts,
-balances.
+"""One EVM chain over JSON-RPC (plain HTTP POSTs through httpx): chain check, nonce, fees,
+send, receipts, balances.
 
 Every node failure becomes a `crossdeck.wallet.errors` class. The chain id is verified once,
 before the first call that depends on it, so a misconfigured RPC URL never gets a transaction.
-This module imports web3; import it inside command bodies, not at CLI start-up.
+The few calls the executor makes need no more than a JSON-RPC envelope: web3 (and with it
+aiohttp, ~0.8 s of imports) stays out of the client's processes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
-from collections.abc import Awaitable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-import aiohttp
+import httpx
 from eth_utils import keccak, to_checksum_address
-from hexbytes import HexBytes
-from web3 import AsyncHTTPProvider, AsyncWeb3
-from web3.exceptions import (
-    ContractLogicError,
-    ProviderConnectionError,
-    TransactionNotFound,
-    Web3Exception,
-    Web3RPCError,
-)
-from web3.providers.rpc.utils import ExceptionRetryConfiguration
 
 from crossdeck.errors import InputError
 from crossdeck.wallet.errors import (
@@ -43,6 +35,15 @@ T = TypeVar("T")
 _BALANCE_OF = "70a08231"  # balanceOf(address)
 _ALLOWANCE = "dd62ed3e"  # allowance(address,address)
 _INT_FIELDS = ("value", "gas", "nonce", "chainId", "maxFeePerGas", "maxPriorityFeePerGas")
+# fields of a transaction object that are JSON-RPC quantities (hex) or addresses, read as such
+_TX_QUANTITIES = (
+    "blockNumber", "chainId", "gas", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas",
+    "nonce", "transactionIndex", "type", "value", "v", "yParity",
+)  # fmt: skip
+_TX_ADDRESSES = ("from", "to")
+_RETRY_BACKOFF_S = 0.2  # first wait before retrying a request the transport lost; doubles
+# JSON-RPC error code of a call that reverted (EIP-1474 "execution reverted")
+_REVERTED = 3
 
 
 @dataclass(frozen=True)
@@ -67,15 +68,25 @@ def _hex(value: bytes | str) -> str:
     return "0x" + bytes(value).hex()
 
 
-def _plain(value: Any) -> Any:
-    """web3's AttributeDict/HexBytes as plain JSON-friendly data."""
-    if isinstance(value, bytes | bytearray | HexBytes):
-        return _hex(bytes(value))
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    return value
+def _quantity(value: Any) -> int:
+    """A JSON-RPC quantity ('0x1a'); ValueError/TypeError when it is not one."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value[:2].lower() == "0x":
+        return int(value, 16)
+    raise ValueError(f"not a hex quantity: {value!r}")
+
+
+def _plain_tx(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A transaction object with its quantities as ints and its addresses checksummed."""
+    plain = dict(raw)
+    for key in _TX_QUANTITIES:
+        if plain.get(key) is not None:
+            plain[key] = _quantity(plain[key])
+    for key in _TX_ADDRESSES:
+        if plain.get(key):
+            plain[key] = to_checksum_address(plain[key])
+    return plain
 
 
 def _to_int(name: str, value: Any) -> int:
@@ -102,14 +113,6 @@ def _tx_hash(value: Any) -> str:
     raise InputError(f"a transaction hash is 0x + 64 hex characters, got {value!r}")
 
 
-def _rpc_message(exc: Web3RPCError) -> str:
-    response = getattr(exc, "rpc_response", None) or {}
-    error = response.get("error") if isinstance(response, dict) else None
-    if isinstance(error, dict) and error.get("message"):
-        return str(error["message"])
-    return str(exc)
-
-
 class EvmGateway:
     """JSON-RPC access to one chain whose id must be `expected_chain_id`."""
 
@@ -121,16 +124,9 @@ class EvmGateway:
         parts = urlsplit(rpc_url)
         # Only scheme and host in messages: RPC URLs often carry an API key in the path.
         self._where = f"{parts.scheme}://{parts.netloc}"
-        provider = AsyncHTTPProvider(
-            rpc_url,
-            request_kwargs={"timeout": aiohttp.ClientTimeout(total=timeout)},
-            exception_retry_configuration=ExceptionRetryConfiguration(
-                errors=(aiohttp.ClientError, TimeoutError),
-                retries=max(1, retries + 1),
-                backoff_factor=0.2,
-            ),
-        )
-        self._w3 = AsyncWeb3(provider)
+        self._http = httpx.AsyncClient(timeout=timeout)
+        self._retries = max(0, retries)
+        self._ids = itertools.count(1)
         self._chain_verified = False
 
     def __repr__(self) -> str:
@@ -143,46 +139,76 @@ class EvmGateway:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the HTTP session."""
-        await self._w3.provider.disconnect()
+        """Close the HTTP connections."""
+        await self._http.aclose()
 
-    async def _rpc(self, what: str, call: Awaitable[T]) -> T:
+    def _unreachable(self, why: str) -> RpcUnreachableError:
+        return RpcUnreachableError(
+            f"the RPC at {self._where} for chain {self.expected_chain_id} {why}",
+            hint=f"check rpc.{self.expected_chain_id} in the config or the node",
+        )
+
+    async def _post(self, method: str, body: dict[str, Any]) -> httpx.Response:
+        """POST `body`, retrying what the transport lost: any read again, a raw transaction
+        only when it never reached the node (a send that timed out may have landed)."""
+        again: tuple[type[Exception], ...] = (
+            (httpx.ConnectError, httpx.ConnectTimeout)
+            if method == "eth_sendRawTransaction"
+            else (httpx.TransportError, OSError)
+        )
+        attempt = 0
+        while True:
+            try:
+                return await self._http.post(self.rpc_url, json=body)
+            except (httpx.TransportError, OSError) as exc:
+                if attempt >= self._retries or not isinstance(exc, again):
+                    raise self._unreachable(f"is unreachable ({type(exc).__name__})") from None
+            await asyncio.sleep(_RETRY_BACKOFF_S * 2**attempt)
+            attempt += 1
+
+    async def _rpc(self, method: str, *params: Any) -> Any:
+        """The `result` of one JSON-RPC call, each failure as a wallet error."""
+        body = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": list(params)}
+        response = await self._post(method, body)
+        if response.status_code >= 400:
+            raise self._unreachable(f"answered HTTP {response.status_code} to {method}")
         try:
-            return await call
-        except TransactionNotFound:
-            raise  # "not mined yet" is an answer, the callers turn it into None
-        except ContractLogicError as exc:
+            reply = response.json()
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict) or ("result" not in reply and "error" not in reply):
+            # Not JSON, or not JSON-RPC
+            raise RpcError(
+                f"malformed answer from the node at {self._where} to {method}",
+                hint=f"is rpc.{self.expected_chain_id} a JSON-RPC endpoint?",
+            )
+        error = reply.get("error")
+        if error is None:
+            return reply.get("result")
+        message = str(error.get("message") or error) if isinstance(error, dict) else str(error)
+        code = error.get("code") if isinstance(error, dict) else None
+        if code == _REVERTED or "revert" in message.lower():
             raise WouldRevertError(
-                f"{what} on chain {self.expected_chain_id} would revert: {exc.message or exc}",
+                f"{method} on chain {self.expected_chain_id} would revert: {message}",
                 hint="nothing was sent",
-            ) from None
-        except Web3RPCError as exc:
-            message = _rpc_message(exc)
-            if "revert" in message.lower():
-                raise WouldRevertError(
-                    f"{what} on chain {self.expected_chain_id} would revert: {message}",
-                    hint="nothing was sent",
-                ) from None
+            )
+        raise RpcError(
+            f"the node at {self._where} (chain {self.expected_chain_id}) refused {method}: "
+            f"{message}"
+        )
+
+    async def _read(self, method: str, read: Callable[[Any], T], *params: Any) -> T:
+        """`_rpc` with its result passed through `read`."""
+        return self._parse(method, read, await self._rpc(method, *params))
+
+    def _parse(self, method: str, read: Callable[[Any], T], result: Any) -> T:
+        """`read(result)`; an answer it cannot read is an `RpcError` naming the call."""
+        try:
+            return read(result)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
             raise RpcError(
-                f"the node at {self._where} (chain {self.expected_chain_id}) refused {what}: "
-                f"{message}"
-            ) from None
-        except aiohttp.ClientResponseError as exc:
-            raise RpcUnreachableError(
-                f"the RPC at {self._where} for chain {self.expected_chain_id} answered "
-                f"HTTP {exc.status} to {what}",
-                hint=f"check rpc.{self.expected_chain_id} in the config or the node",
-            ) from None
-        except (aiohttp.ClientError, TimeoutError, ProviderConnectionError, OSError) as exc:
-            raise RpcUnreachableError(
-                f"the RPC at {self._where} for chain {self.expected_chain_id} is unreachable "
+                f"malformed answer from the node at {self._where} to {method} "
                 f"({type(exc).__name__})",
-                hint=f"check rpc.{self.expected_chain_id} in the config or the node",
-            ) from None
-        except (Web3Exception, ValueError) as exc:
-            # Not JSON, not JSON-RPC, or a field web3 cannot decode.
-            raise RpcError(
-                f"malformed answer from the node at {self._where} to {what} ({type(exc).__name__})",
                 hint=f"is rpc.{self.expected_chain_id} a JSON-RPC endpoint?",
             ) from None
 
@@ -192,7 +218,7 @@ class EvmGateway:
 
     async def chain_id(self) -> int:
         """The node's chain id; `ChainMismatchError` when it is not the expected one."""
-        actual = await self._rpc("eth_chainId", self._w3.eth.chain_id)
+        actual = await self._read("eth_chainId", _quantity)
         if actual != self.expected_chain_id:
             raise ChainMismatchError(
                 f"the RPC at {self._where} serves chain {actual}, "
@@ -205,15 +231,13 @@ class EvmGateway:
 
     async def block_number(self) -> int:
         await self._ensure_chain()
-        return await self._rpc("eth_blockNumber", self._w3.eth.block_number)
+        return await self._read("eth_blockNumber", _quantity)
 
     async def nonce(self, address: str, block: str = "pending") -> int:
         """The next nonce of `address` (counting pending transactions by default)."""
         await self._ensure_chain()
-        return await self._rpc(
-            "eth_getTransactionCount",
-            self._w3.eth.get_transaction_count(_address("address", address), block),
-        )
+        who = _address("address", address)
+        return await self._read("eth_getTransactionCount", _quantity, who, block)
 
     def _call_params(self, tx: Mapping[str, Any]) -> dict[str, Any]:
         params: dict[str, Any] = {}
@@ -223,7 +247,7 @@ class EvmGateway:
             if key in ("from", "to"):
                 params[key] = _address(f"transaction field {key}", value)
             elif key in _INT_FIELDS:
-                params[key] = _to_int(key, value)
+                params[key] = hex(_to_int(key, value))
             elif key in ("data", "input"):
                 params["data"] = _hex(value)
             else:
@@ -233,24 +257,25 @@ class EvmGateway:
     async def estimate_gas(self, tx: Mapping[str, Any]) -> int:
         """Gas the node expects `tx` to use; `WouldRevertError` when it would revert."""
         await self._ensure_chain()
-        return await self._rpc("eth_estimateGas", self._w3.eth.estimate_gas(self._call_params(tx)))
+        return await self._read("eth_estimateGas", _quantity, self._call_params(tx))
 
     async def call(self, tx: Mapping[str, Any], block: str = "latest") -> bytes:
         """`eth_call`: the return data of `tx` without sending it."""
         await self._ensure_chain()
-        result = await self._rpc("eth_call", self._w3.eth.call(self._call_params(tx), block))
-        return bytes(result)
+        return await self._read(
+            "eth_call", lambda r: bytes.fromhex(r.removeprefix("0x")), self._call_params(tx), block
+        )
 
     async def fee_params(self) -> tuple[int, int]:
         """EIP-1559 `(max_fee_per_gas, max_priority_fee_per_gas)`: twice the latest base fee
         plus the node's suggested tip, so the fee survives several full blocks."""
         await self._ensure_chain()
-        block = await self._rpc("eth_getBlockByNumber", self._w3.eth.get_block("latest"))
-        base_fee = block.get("baseFeePerGas")
-        if base_fee is None:
+        block = await self._read("eth_getBlockByNumber", dict, "latest", False)
+        if block.get("baseFeePerGas") is None:
             raise RpcError(f"chain {self.expected_chain_id} has no EIP-1559 base fee")
-        priority = await self._rpc("eth_maxPriorityFeePerGas", self._w3.eth.max_priority_fee)
-        return int(base_fee) * 2 + int(priority), int(priority)
+        base_fee = self._parse("eth_getBlockByNumber", _quantity, block["baseFeePerGas"])
+        priority = await self._read("eth_maxPriorityFeePerGas", _quantity)
+        return base_fee * 2 + priority, priority
 
     async def send_raw(self, raw: bytes) -> str:
         """Broadcast a signed transaction; returns its hash.
@@ -260,39 +285,39 @@ class EvmGateway:
         await self._ensure_chain()
         own_hash = _hex(keccak(raw))
         try:
-            sent = await self._rpc("eth_sendRawTransaction", self._w3.eth.send_raw_transaction(raw))
+            sent = await self._read("eth_sendRawTransaction", _tx_hash, _hex(raw))
         except RpcError as exc:
             if "already known" in str(exc).lower():
                 return own_hash
             raise
-        return _hex(bytes(sent))
+        return sent
 
     def _receipt(self, raw: Mapping[str, Any]) -> Receipt:
         try:
             contract = raw.get("contractAddress")
             return Receipt(
-                tx_hash=_hex(bytes(raw["transactionHash"])),
-                status=int(raw["status"]),
-                block_number=int(raw["blockNumber"]),
-                gas_used=int(raw["gasUsed"]),
-                effective_gas_price=int(raw.get("effectiveGasPrice") or 0),
+                tx_hash=_tx_hash(raw["transactionHash"]),
+                status=_quantity(raw["status"]),
+                block_number=_quantity(raw["blockNumber"]),
+                gas_used=_quantity(raw["gasUsed"]),
+                effective_gas_price=_quantity(raw.get("effectiveGasPrice") or 0),
                 contract_address=to_checksum_address(contract) if contract else None,
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise RpcError(
                 f"malformed receipt from the node at {self._where}: {type(exc).__name__} {exc}"
             ) from None
 
     async def get_receipt(self, tx_hash: str) -> Receipt | None:
         """The receipt, or None while the transaction is not mined."""
+        tx_hash = _tx_hash(tx_hash)
         await self._ensure_chain()
-        try:
-            raw = await self._rpc(
-                "eth_getTransactionReceipt", self._w3.eth.get_transaction_receipt(_tx_hash(tx_hash))
-            )
-        except TransactionNotFound:
+        raw = await self._rpc("eth_getTransactionReceipt", tx_hash)
+        if raw is None:
             return None
-        return self._receipt(raw) if raw else None
+        if not isinstance(raw, Mapping):
+            raise RpcError(f"malformed receipt from the node at {self._where}: {raw!r:.80}")
+        return self._receipt(raw)
 
     async def wait_receipt(
         self,
@@ -316,22 +341,20 @@ class EvmGateway:
             await asyncio.sleep(min(poll, max(0.0, deadline - loop.time())))
 
     async def get_transaction(self, tx_hash: str) -> dict[str, Any] | None:
-        """The transaction as plain data (hex strings for bytes), or None when unknown."""
+        """The transaction as plain data (ints for quantities, checksummed addresses, hex
+        strings for bytes), or None when unknown."""
+        tx_hash = _tx_hash(tx_hash)
         await self._ensure_chain()
-        try:
-            raw = await self._rpc(
-                "eth_getTransactionByHash", self._w3.eth.get_transaction(_tx_hash(tx_hash))
-            )
-        except TransactionNotFound:
+        raw = await self._rpc("eth_getTransactionByHash", tx_hash)
+        if raw is None:
             return None
-        return _plain(raw) if raw else None
+        return self._parse("eth_getTransactionByHash", _plain_tx, raw)
 
     async def balance(self, address: str) -> int:
         """Native balance in wei."""
         await self._ensure_chain()
-        return await self._rpc(
-            "eth_getBalance", self._w3.eth.get_balance(_address("address", address))
-        )
+        who = _address("address", address)
+        return await self._read("eth_getBalance", _quantity, who, "latest")
 
     async def _erc20_uint(self, token: str, selector: str, *addresses: str) -> int:
         args = "".join(_address("address", a)[2:].lower().rjust(64, "0") for a in addresses)
