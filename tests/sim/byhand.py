@@ -271,9 +271,16 @@ class Hand:
         }
         self.send_asset(sender, item, chain_id)
 
-    def venue_name(self) -> str:
+    def chain_entry(self, chain_id: int) -> dict[str, Any]:
         chains = self.http.get(f"{self.service}/chains").json()["chains"]
-        return next(c["displayName"] for c in chains if c["id"] == 1337)
+        return next(c for c in chains if c["id"] == chain_id)
+
+    def protocol_chain(self, chain_id: int) -> dict[str, Any]:
+        """The chain's `protocol.v2` entry of /chains: its protocol name and depository."""
+        return self.chain_entry(chain_id)["protocol"]["v2"]
+
+    def venue_name(self) -> str:
+        return self.chain_entry(1337)["displayName"]
 
     def venue_chain_field(self) -> str:
         name = self.venue_name()

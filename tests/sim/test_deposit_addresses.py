@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .byhand import NATIVE, Hand, only_item, request_id, wait_children
+from .byhand import NATIVE, Hand, only_item, request_id, step, wait_children
 from .conftest import Flow
 
 ETH = 10**18
@@ -49,7 +49,11 @@ def pay(flow: Flow, *, strict: bool, paid: int) -> Paid:
     recipient, refund_to = hand.new_address(), hand.new_address()
     quote = address_quote(hand, user, recipient, refund_to, strict=strict)
     deposit = only_item(quote, "deposit")
-    address = quote["protocol"]["v2"]["paymentDetails"]["depository"]
+    # as the public service writes it: the address to pay is the step's, the depository stays
+    # the contract /chains names
+    address = step(quote, "deposit")["depositAddress"]
+    payment = quote["protocol"]["v2"]["paymentDetails"]
+    assert payment["depository"] == hand.protocol_chain(8453)["depository"] != address
     assert deposit["to"] == address and deposit["data"] == "0x"
     assert int(deposit["value"]) == QUOTED
     receipt = hand.rpc[8453].transfer(user, address, paid)

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from crossdeck.sim.world import World
 
-from .byhand import NATIVE, PERPS_USDC, Hand, only_item, request_id
+from .byhand import NATIVE, PERPS_USDC, Hand, only_item, request_id, step
 from .conftest import Flow
 
 ETH = 10**18
@@ -36,8 +36,8 @@ def test_gas_topup_is_delivered_with_the_fill(flow: Flow) -> None:
     rid = request_id(quote)
     topup = int(quote["details"]["currencyGasTopup"]["amount"])
     assert topup > 0
-    for step in quote["steps"]:
-        hand.rpc[8453].send(user, only_item(quote, step["id"]))
+    for each in quote["steps"]:
+        hand.rpc[8453].send(user, only_item(quote, each["id"]))
     assert hand.wait_final(rid)["status"] == "success"
 
     out = int(quote["details"]["currencyOut"]["amount"])
@@ -67,7 +67,7 @@ def test_wrong_currency_at_a_deposit_address_is_refunded_in_that_currency(flow: 
         }
     )
     rid = request_id(quote)
-    address = quote["protocol"]["v2"]["paymentDetails"]["depository"]
+    address = step(quote, "deposit")["depositAddress"]  # the depository stays the contract
     hand.rpc[8453].erc20_transfer(user, hand.usdc[8453], address, 7 * USDC)  # USDC, not ETH
     final = hand.wait_final(rid)
 

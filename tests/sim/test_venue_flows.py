@@ -78,10 +78,14 @@ def test_venue_withdrawal_to_8453(flow: Flow) -> None:
     assert [s["id"] for s in quote["steps"]] == ["authorize", "deposit"]
     authorize, deposit = only_item(quote, "authorize"), only_item(quote, "deposit")
     payment = quote["protocol"]["v2"]["paymentDetails"]
-    assert payment["chainId"] == "1337" and payment["depository"] == hand.info["solver"]
+    # the payment's chain is named as /chains names it (the protocol's name, not the id)
+    assert payment["chainId"] == hand.protocol_chain(1337)["chainId"]
+    assert payment["depository"] == hand.info["solver"]
     params = deposit["action"]["parameters"]
     assert params["destination"] == payment["depository"]
-    assert params["amount"] == quote["details"]["currencyIn"]["amountFormatted"] == "25"
+    # the public forms: amountFormatted "25.0", the sendAsset amount with six places
+    assert quote["details"]["currencyIn"]["amountFormatted"] == "25.0"
+    assert params["amount"] == "25.000000"
     assert authorize["sign"]["value"]["nonce"] == deposit["nonce"] == params["nonce"]
 
     hand.authorize(user, authorize)  # the domain's default chain id 1
