@@ -398,8 +398,7 @@ def test_a_form_the_guards_cannot_judge_is_refused_in_words(name: str) -> None:
     guard, words = QUOTES_REFUSED[name]
     quote = for_this_wallet(name)
     refused = failures(check_quote(quote, wallet=WALLET, chains=chains_answer()))
-    assert refused[0].name == guard
-    assert words in refused[0].message
+    assert any(r.name == guard and words in r.message for r in refused), refused
 
 
 def test_a_permit2_permit_is_not_signed_blind() -> None:

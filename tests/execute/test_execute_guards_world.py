@@ -4,6 +4,7 @@ ends with exit code GUARD_REFUSED naming the guard and what differs."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -129,6 +130,64 @@ def _other_depository(wire: dict) -> None:
     item(wire, "deposit").update(to=OTHER)
 
 
+def _permit_step(wire: dict) -> None:
+    """An extra step asking for an unlimited EIP-2612 Permit to another spender."""
+    wire["steps"].append(
+        {
+            "id": "permit",
+            "kind": "signature",
+            "requestId": wire["steps"][0]["requestId"],
+            "items": [
+                {
+                    "status": "incomplete",
+                    "data": {
+                        "sign": {
+                            "signatureKind": "eip712",
+                            "domain": {"name": "USD Coin", "version": "2", "chainId": 8453},
+                            "types": {"Permit": [{"name": "spender", "type": "address"}]},
+                            "primaryType": "Permit",
+                            "value": {"spender": OTHER, "value": str(2**256 - 1)},
+                        },
+                        "post": {"endpoint": "/permit", "method": "POST", "body": {}},
+                    },
+                }
+            ],
+        }
+    )
+
+
+def _other_venue_action(wire: dict) -> None:
+    deposit = item(wire, "deposit")
+    types = deposit["eip712Types"]
+    types["VenueTransaction:UsdSend"] = types.pop("VenueTransaction:SendAsset")
+    deposit["eip712PrimaryType"] = "VenueTransaction:UsdSend"
+
+
+def _inflate(wire: dict) -> None:
+    """The amount x10 everywhere the quote names it: tx value, paymentDetails, currencyIn."""
+    deposit = item(wire, "deposit")
+    more = str(int(deposit["value"]) * 10)
+    deposit["value"] = more
+    wire["protocol"]["v2"]["paymentDetails"]["amount"] = more
+    wire["details"]["currencyIn"]["amount"] = more
+
+
+def _recipient(wire: dict) -> None:
+    wire["details"]["recipient"] = OTHER
+    for payment in wire["protocol"]["v2"]["orderData"]["output"]["payments"]:
+        payment["recipient"] = OTHER
+
+
+def _refund_to(wire: dict) -> None:
+    for entry in wire["protocol"]["v2"]["orderData"]["inputs"]:
+        for refund in entry["refunds"]:
+            refund["recipient"] = OTHER
+
+
+def _second_deposit(wire: dict) -> None:
+    wire["steps"].append(copy.deepcopy(next(s for s in wire["steps"] if s["id"] == "deposit")))
+
+
 def _sign_kind(wire: dict) -> None:
     item(wire, "authorize")["sign"]["signatureKind"] = "eip999"
 
@@ -228,6 +287,43 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
     ),
     ("order-id", native_quote, _retag, "does not carry orderId"),
     ("tx-payment", native_quote, _no_protocol_to_dead, "no protocol.v2.paymentDetails"),
+    ("typed-data", native_quote, _permit_step, "refusing to sign an EIP-2612 Permit"),
+    ("steps", native_quote, _second_deposit, "2 payments (deposits, venue transfers, permits)"),
+    ("steps", usdc_quote, _second_deposit, "2 payments"),
+    ("typed-data", withdrawal_quote, _other_venue_action, "'VenueTransaction:UsdSend'"),
+    ("request-amount", native_quote, _inflate, "but you asked to send exactly 0.1 ETH"),
+    ("request-recipient", native_quote, _recipient, f"the quote pays out to {OTHER}"),
+    ("request-refund", native_quote, _refund_to, f"a refund would go to {OTHER}"),
+    (
+        "send-asset-fields",
+        withdrawal_quote,
+        lambda w: deposit_params(w).update(destinationDex="xyz"),
+        "destinationDex 'xyz'",
+    ),
+    (
+        "send-asset-fields",
+        withdrawal_quote,
+        lambda w: deposit_params(w).update(fromSubAccount=OTHER),
+        f"fromSubAccount {OTHER!r}",
+    ),
+    (
+        "send-asset-fields",
+        withdrawal_quote,
+        lambda w: deposit_params(w).update(venueChain="Testnet"),
+        "network 'Testnet' is not 'Mainnet'",
+    ),
+    (
+        "authorize-fields",
+        withdrawal_quote,
+        lambda w: item(w, "authorize")["sign"]["domain"].update(name="OtherThing"),
+        "domain name 'OtherThing'",
+    ),
+    (
+        "authorize-fields",
+        withdrawal_quote,
+        lambda w: item(w, "authorize")["post"]["body"].update(walletChainId=8453),
+        "walletChainId is 8453",
+    ),
     ("tx-destination", native_quote, _no_protocol_to_dead, f"goes to {DEAD}"),
     ("depository", native_quote, _other_depository, f"the quote pays depository {OTHER}"),
     (
@@ -361,3 +457,29 @@ async def test_a_started_request_is_not_run_twice(py_kit: Kit, sign_calls: list[
     assert len(sign_calls) == calls
     assert kit.journal.run(quote.request_id).state == "finished"
     assert await kit.nonce(8453) == 1
+
+
+async def test_a_quote_without_its_request_is_refused_unless_trusted(
+    py_kit: Kit, sign_calls: list[str]
+) -> None:
+    kit = py_kit
+    await fund(kit.world, kit.address, native={8453: ETH})
+    sign_calls.clear()  # funding signed from the demo wallet
+    quote, _request = await native_quote(kit)
+    events = await kit.run(quote)
+
+    last = events[-1]
+    assert isinstance(last, Failed) and last.exit_code == ExitCode.GUARD_REFUSED
+    assert [f.name for f in last.failures] == ["request"]
+    assert "--trust-quote" in last.error
+    assert sign_calls == [] and kit.asked == []
+
+    again, _ = await native_quote(kit)
+    kit.executor = kit.make_executor(trust_quote=True)
+    events = await kit.run(again)
+    [checked] = [e for e in events if isinstance(e, GuardsChecked)]
+    [said] = [r for r in checked.results if r.name == "request"]
+    assert said.ok and "NOT CHECKED against a request" in said.message
+    # the dialog shows it: every signing request carries the guard list
+    assert any("NOT CHECKED" in r.message for r in kit.asked[0].guards)
+    assert events[-1].to_json()["event"] == "Finished"

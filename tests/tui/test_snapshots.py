@@ -144,8 +144,15 @@ def test_execute_refused_by_a_guard(snap_world: Any, tui_dir: Path, snap_compare
     from crossdeck.execute.guards import check_quote, failures
 
     def refused(events: list[Any]) -> list[Any]:
+        import httpx
+
+        from crossdeck.models import ChainsResponse
+
         quote = Quote.from_wire(load_fixture("run_deposit.json")["quote"])
-        results = check_quote(quote, wallet=snap_world.wallet_address, rpc_chain_ids={999})
+        chains = ChainsResponse.from_wire(httpx.get(f"{snap_world.service_url}/chains").json())
+        results = check_quote(
+            quote, wallet=snap_world.wallet_address, rpc_chain_ids={999}, chains=chains
+        )
         error = GuardRefused(failures(results))
         return [
             ev.GuardsChecked(tuple(results)),

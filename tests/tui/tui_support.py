@@ -136,12 +136,13 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
     from crossdeck.execute import events as ev
     from crossdeck.execute.executor import Executor, approve_all
     from crossdeck.execute.journal import Journal
+    from crossdeck.models import QuoteRequest
     from crossdeck.venue.client import VenueClient
     from crossdeck.wallet.signer import Signer
 
     service = ServiceClient(world.service_url, api_key=world.api_key)
     venue = VenueClient(world.venue_url)
-    quote = await service.quote(
+    request = QuoteRequest.from_body(
         {
             "user": world.wallet_address,
             "originChainId": 8453,
@@ -152,6 +153,7 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
             "tradeType": "EXACT_INPUT",
         }
     )
+    quote = await service.quote(request)
     executor = Executor(
         service,
         venue,
@@ -161,7 +163,7 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
         confirm=approve_all,
     )
     try:
-        events = [event async for event in executor.run(quote)]
+        events = [event async for event in executor.run(quote, request=request)]
     finally:
         await executor.aclose()
         executor.journal.close()

@@ -69,6 +69,7 @@ from crossdeck.execute.guards import (
     require,
     rpc_chain_guard,
 )
+from crossdeck.execute.guards.request import no_request_guard
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.execute.tracking import StatusUpdate as PolledUpdate
 from crossdeck.execute.tracking import TrackingPolicy, gave_up, poll_status
@@ -124,6 +125,7 @@ class Executor:
         receipt_poll: float = 0.25,
         gas_margin_percent: int = GAS_MARGIN_PERCENT,
         status_stream: Callable[[str], AsyncIterator[Any]] | None = None,
+        trust_quote: bool = False,
     ) -> None:
         """`gateways`: RPC URL per chain id (or a factory/pool of `EvmGateway`s).
         `signing_chain_id` goes into the authorize domain and body (4.4 override) and the
@@ -146,6 +148,9 @@ class Executor:
         self.receipt_poll = receipt_poll
         self.gas_margin_percent = gas_margin_percent
         self._status_stream = status_stream
+        # without the request a quote answers, it can only be checked against itself; the
+        # user must say so (--trust-quote) for such a quote to be executed
+        self.trust_quote = trust_quote
         self._chains: ChainsResponse | None = None
 
     def __repr__(self) -> str:
@@ -295,7 +300,10 @@ class Executor:
         )
 
     def _check_whole(self, run: _Run) -> list[GuardResult]:
-        return self.check(run.quote, run.request)
+        results = self.check(run.quote, run.request)
+        if run.request is None:
+            results.insert(0, no_request_guard(self.trust_quote))
+        return results
 
     def _failed(
         self, exc: CrossdeckError, owned_id: str | None, request_id: str | None = None
@@ -375,7 +383,8 @@ class Executor:
             yield event
 
     def _item_guards(self, run: _Run, step_index: int, item_index: int) -> list[GuardResult]:
-        return check_item(
+        trusted = [no_request_guard(self.trust_quote)] if run.request is None else []
+        return trusted + check_item(
             run.quote,
             step_index,
             item_index,

@@ -11,7 +11,6 @@ from crossdeck.execute.guards.base import (
     _EVM_ADDRESS,
     _FOREIGN_ITEM_KEYS,
     NONCE_MAPPING,
-    PERMIT2_TYPES,
     PERMIT_TYPES,
     VENUE_CHAIN_ID,
     ZERO_ADDRESS,
@@ -33,6 +32,9 @@ from crossdeck.execute.guards.payment import (
     destination_guard,
     payment_guards,
 )
+from crossdeck.execute.guards.request import request_guards
+from crossdeck.execute.guards.steps import steps_guard
+from crossdeck.execute.guards.typed import nonce_mapping_fields, typed_kind_guard, venue_fields
 from crossdeck.models import (
     ChainsResponse,
     PaymentDetails,
@@ -134,8 +136,11 @@ def check_quote(
         _request_id_guard(quote),
         *_payment_chain_guard(paid),
         *depository_guard(quote, chains, paid.chain_id),
+        steps_guard(quote),
         *_venue_nonce_guard(quote),
     ]
+    if request is not None:
+        results += request_guards(quote, request, wallet, paid)
     for step_index, _step, item_index, _item in _items(quote):
         results += item_guards(
             quote,
@@ -165,7 +170,10 @@ def check_item(
         _request_id_guard(quote),
         *_payment_chain_guard(paid),
         *depository_guard(quote, chains, paid.chain_id),
+        steps_guard(quote),
     ]
+    if request is not None:  # shown beside each signature, so the dialog lists them too
+        results += request_guards(quote, request, wallet, paid)
     kind = quote.steps[step_index].items[item_index].kind_of_data
     if kind in ("venue_deposit", "signature"):
         results += _venue_nonce_guard(quote)
@@ -218,8 +226,14 @@ def item_guards(
             ),
         ]
     if kind == "signature":
-        return [kind_result, *_signature_guards(quote, item.as_signature(), where, wallet, paid)]
-    return [kind_result, *_venue_guards(quote, item.as_venue_deposit(), payment, where, paid)]
+        signature = item.as_signature()
+        return [kind_result, *_signature_guards(quote, signature, where, wallet, paid, chains)]
+    venue = item.as_venue_deposit()
+    return [
+        kind_result,
+        *_venue_guards(quote, venue, payment, where, paid),
+        *venue_fields(venue, chains, where),
+    ]
 
 
 _STEP_KIND_FOR = {"transaction": "transaction", "venue_deposit": "transaction"}
@@ -371,15 +385,22 @@ def _tx_guards(
 
 
 def _signature_guards(
-    quote: Quote, data: SignatureData, where: str, wallet: str | None, paid: PaymentChain
+    quote: Quote,
+    data: SignatureData,
+    where: str,
+    wallet: str | None,
+    paid: PaymentChain,
+    chains: ChainsResponse | None,
 ) -> list[GuardResult]:
     sign = data.sign
     assert sign is not None  # the kind guard passed
     if sign.signature_kind != "eip712":
         return []
-    results: list[GuardResult] = []
+    results: list[GuardResult] = [typed_kind_guard(sign, where)]
     domain = sign.domain or {}
     if sign.primary_type == NONCE_MAPPING:
+        body = (data.post.body if data.post else None) or {}
+        results.append(nonce_mapping_fields(sign, body, paid, chains, where))
         contract = domain.get("verifyingContract")
         if _same_address(contract, ZERO_ADDRESS):
             results.append(_ok("verifying-contract", "NonceMapping domain: zero address", where))
@@ -395,15 +416,6 @@ def _signature_guards(
         results.append(_authorize_terms(quote, data, where, wallet))
     elif sign.primary_type in PERMIT_TYPES:
         results.append(_permit_terms(quote, data, where, wallet, paid))
-    elif sign.primary_type in PERMIT2_TYPES:
-        results.append(
-            _fail(
-                "permit-terms",
-                f"a Permit2 {sign.primary_type} (domain {domain.get('name')!r}): what it lets "
-                "move cannot be checked against the quote, so it is not signed blind",
-                where,
-            )
-        )
     return results
 
 

@@ -1,0 +1,71 @@
+"""The steps a route needs, and no others.
+
+One payment per quote (a deposit transaction, a transfer to the deposit address, a venue
+transfer or an EIP-3009 permit); at most one approve, and only for an ERC-20 payment made by a
+depository call; an authorize only beside a venue transfer. A second deposit, or a step of a
+kind the route has no use for, is refused: each is a chance to sign something the user did not
+ask for. Personal messages (EIP-191) move nothing and are left to the per-item guards.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from crossdeck.execute.guards.base import (
+    NATIVE_ADDRESS,
+    NONCE_MAPPING,
+    GuardResult,
+    _fail,
+    _items,
+    _ok,
+    _same_address,
+)
+from crossdeck.execute.guards.calldata import CalldataError, decode_call
+from crossdeck.models import Quote, StepItem
+
+
+def _role(item: StepItem) -> str:
+    kind = item.kind_of_data
+    if kind == "venue_deposit":
+        return "venue transfer"
+    if kind == "signature":
+        sign = item.as_signature().sign
+        if sign is None or sign.signature_kind != "eip712":
+            return "message"
+        return "authorize" if sign.primary_type == NONCE_MAPPING else "permit"
+    if kind == "transaction":
+        try:
+            call = decode_call(item.as_transaction().data)
+        except CalldataError:
+            return "deposit"  # the per-item guards name what is wrong with it
+        return "approve" if call is not None and call.name == "approve" else "deposit"
+    return "unknown"
+
+
+def steps_guard(quote: Quote) -> GuardResult:
+    roles = Counter(_role(item) for _, _, _, item in _items(quote))
+    payments = roles["deposit"] + roles["venue transfer"] + roles["permit"]
+    payment = quote.payment_details
+    erc20 = (
+        payment is not None
+        and payment.currency is not None
+        and not _same_address(payment.currency, NATIVE_ADDRESS)
+    )
+    problems = []
+    if payments != 1:
+        problems.append(f"{payments} payments (deposits, venue transfers, permits) instead of one")
+    if roles["approve"] > 1 or (roles["approve"] and not erc20):
+        problems.append(
+            f"{roles['approve']} approve(s) for a {'token' if erc20 else 'native'} payment"
+        )
+    if roles["approve"] and roles["permit"]:
+        problems.append("an approve beside a permit, which needs none")
+    if roles["authorize"] > 1 or (roles["authorize"] and not roles["venue transfer"]):
+        problems.append(f"{roles['authorize']} authorize(s) without one venue transfer to tie")
+    if problems:
+        return _fail(
+            "steps",
+            "the quote asks for steps this transfer does not need: " + "; ".join(problems),
+        )
+    shown = ", ".join(f"{n} {role}" for role, n in sorted(roles.items()))
+    return _ok("steps", f"the steps this transfer needs and no others ({shown})")

@@ -1,0 +1,163 @@
+"""Typed data crossdeck signs, and every field of each kind it knows.
+
+Only three kinds are ever signed: the service's NonceMapping (ties a venue transfer to the
+request), the venue's SendAsset (built by crossdeck from the quote's action), and the EIP-3009
+transfer/receive authorisations of the permit flow. Anything else (an EIP-2612 Permit, a Permit2
+permit, another venue action, an unknown primary type) is refused by name: a signature over
+typed data can move funds without any further prompt.
+"""
+
+from __future__ import annotations
+
+from crossdeck.execute.guards.base import (
+    NONCE_MAPPING,
+    PERMIT2_TYPES,
+    PERMIT_TYPES,
+    GuardResult,
+    PaymentChain,
+    _fail,
+    _int,
+    _ok,
+    short_address,
+)
+from crossdeck.models import ChainsResponse, SignPayload, VenueDepositData
+
+SIGNED_KINDS = (NONCE_MAPPING, *sorted(PERMIT_TYPES))
+# the venue network crossdeck signs for (the venue's '<venue>Chain' field)
+VENUE_NETWORK = "Mainnet"
+# books a venue transfer may land on at the solver: perps (''), spot, or the one it left
+_SOLVER_BOOKS = ("", "spot")
+
+
+def typed_kind_guard(sign: SignPayload, where: str) -> GuardResult:
+    primary = sign.primary_type
+    domain = sign.domain or {}
+    if primary in SIGNED_KINDS:
+        return _ok(
+            "typed-data", f"a {primary} signature, a kind crossdeck checks field by field", where
+        )
+    if primary in PERMIT2_TYPES:
+        what = f"a Permit2 {primary}"
+    elif primary == "Permit":
+        what = "an EIP-2612 Permit (a token allowance granted by signature)"
+    else:
+        what = f"typed data of kind {primary!r}"
+    return _fail(
+        "typed-data",
+        f"refusing to sign {what} (domain {domain.get('name')!r}): crossdeck signs only "
+        f"{', '.join(SIGNED_KINDS)}; such a signature could move funds without another prompt",
+        where,
+    )
+
+
+def nonce_mapping_fields(
+    sign: SignPayload,
+    body: dict[str, object],
+    paid: PaymentChain,
+    chains: ChainsResponse | None,
+    where: str,
+) -> GuardResult:
+    """The NonceMapping's domain and chain fields (its wallet, depositor, id and nonce are
+    checked by `authorize-terms` and `venue-nonce`)."""
+    domain = sign.domain or {}
+    value = sign.value or {}
+    problems = []
+    name = domain.get("name")
+    if not isinstance(name, str) or not name.endswith(NONCE_MAPPING) or name == NONCE_MAPPING:
+        problems.append(
+            f"domain name {name!r} is not '<service>{NONCE_MAPPING}' (named after the primary type)"
+        )
+    if body.get("type") != "nonce-mapping":
+        problems.append(f"the body's type is {body.get('type')!r}, not 'nonce-mapping'")
+    # the chain by the protocol's name: as paymentDetails gives it, or as /chains names the
+    # paid chain (older answers give paymentDetails.chainId as the id itself)
+    chain = chains.by_id(paid.chain_id) if chains is not None and paid.chain_id else None
+    names = {paid.name, chain.protocol_chain_name if chain is not None else None} - {None}
+    if names and str(value.get("chainId")) not in names:
+        problems.append(
+            f"maps on chain {value.get('chainId')!r}, but the payment is on {paid.name!r}"
+        )
+    wallet_chain = _int(body.get("walletChainId"))
+    if paid.chain_id is not None and wallet_chain != paid.chain_id:
+        problems.append(
+            f"the body's walletChainId is {body.get('walletChainId')}, not the paying chain "
+            f"{paid.chain_id}"
+        )
+    if problems:
+        return _fail("authorize-fields", "the NonceMapping " + "; ".join(problems), where)
+    return _ok(
+        "authorize-fields",
+        f"NonceMapping domain {name!r}, on chain {value.get('chainId')!r} (wallet chain "
+        f"{wallet_chain})",
+        where,
+    )
+
+
+def venue_fields(
+    data: VenueDepositData, chains: ChainsResponse | None, where: str
+) -> list[GuardResult]:
+    """The SendAsset fields beside token and amount: the solver it pays, the network, the
+    book it lands on, and the account it leaves."""
+    action = data.action
+    assert action is not None  # the kind guard passed
+    results = []
+    venue = chains.venue if chains is not None else None
+    solvers = [s.lower() for s in (venue.solver_addresses or [])] if venue is not None else []
+    if chains is None:
+        results.append(
+            _fail("send-asset-solver", "there is no /chains answer listing the solver", where)
+        )
+    elif (action.destination or "").lower() in solvers:
+        results.append(
+            _ok(
+                "send-asset-solver",
+                f"pays solver {short_address(action.destination)}, listed by /chains",
+                where,
+            )
+        )
+    else:
+        results.append(
+            _fail(
+                "send-asset-solver",
+                f"sendAsset pays {action.destination}, which is not among the solver addresses "
+                f"/chains lists for the venue ({', '.join(solvers) or 'none'})",
+                where,
+            )
+        )
+    primary = data.eip712_primary_type or ""
+    if not primary.endswith(":SendAsset"):
+        results.append(
+            _fail(
+                "typed-data",
+                f"refusing to sign venue action {primary!r}: crossdeck signs only the venue's "
+                "SendAsset",
+                where,
+            )
+        )
+    problems = []
+    venue_name = data.venue_name or ""
+    wanted_field = venue_name[:1].lower() + venue_name[1:] + "Chain"
+    if action.chain_field != wanted_field:
+        problems.append(f"the network field is {action.chain_field!r}, not {wanted_field!r}")
+    if action.chain_value != VENUE_NETWORK:
+        problems.append(f"network {action.chain_value!r} is not {VENUE_NETWORK!r}")
+    source, target = action.source_dex or "", action.destination_dex
+    if target is None or (target not in _SOLVER_BOOKS and target != source):
+        problems.append(f"destinationDex {target!r} is none of '', 'spot' or {source!r}")
+    if action.from_sub_account != "":
+        problems.append(
+            f"fromSubAccount {action.from_sub_account!r}: the transfer must leave your own "
+            "account ('')"
+        )
+    if problems:
+        results.append(_fail("send-asset-fields", "sendAsset " + "; ".join(problems), where))
+    else:
+        results.append(
+            _ok(
+                "send-asset-fields",
+                f"{VENUE_NETWORK}, from your own account, landing on the solver's "
+                f"{target or 'perps'} book",
+                where,
+            )
+        )
+    return results
