@@ -42,6 +42,7 @@ from crossdeck.models import (
     StatusV3,
 )
 from crossdeck.models.requests_v3 import RequestsPageV3
+from crossdeck.tls import client_context
 
 # a page of GET /requests/v3 or, where v3 is not offered, of GET /requests/v2
 ListingPage = RequestsPage | RequestsPageV3
@@ -107,6 +108,7 @@ class ServiceClient:
             timeout=timeout,
             transport=transport,
             headers={"accept": "application/json", "user-agent": f"crossdeck/{__version__}"},
+            verify=client_context(),
         )
 
     def __repr__(self) -> str:

@@ -22,6 +22,7 @@ from crossdeck.models.venue import (
     SpotMeta,
     VenueSignature,
 )
+from crossdeck.tls import client_context
 from crossdeck.venue.errors import (
     VenueConnectionError,
     VenueDataError,
@@ -63,7 +64,9 @@ class VenueClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.retry = retry or RetryPolicy()
-        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url, timeout=timeout, transport=transport, verify=client_context()
+        )
 
     def __repr__(self) -> str:
         return f"VenueClient({self.base_url!r})"

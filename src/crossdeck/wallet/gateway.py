@@ -21,6 +21,7 @@ import httpx
 from eth_utils import keccak, to_checksum_address
 
 from crossdeck.errors import InputError
+from crossdeck.tls import client_context
 from crossdeck.wallet.errors import (
     ChainMismatchError,
     ReceiptTimeoutError,
@@ -124,7 +125,7 @@ class EvmGateway:
         parts = urlsplit(rpc_url)
         # Only scheme and host in messages: RPC URLs often carry an API key in the path.
         self._where = f"{parts.scheme}://{parts.netloc}"
-        self._http = httpx.AsyncClient(timeout=timeout)
+        self._http = httpx.AsyncClient(timeout=timeout, verify=client_context())
         self._retries = max(0, retries)
         self._ids = itertools.count(1)
         self._chain_verified = False
