@@ -9,6 +9,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from eth_abi import encode
+from eth_account import Account
 from execute_support import (
     ETH,
     NATIVE,
@@ -18,6 +20,7 @@ from execute_support import (
     Kit,
     fund,
     new_address,
+    send_from_demo,
     usdc_address,
 )
 from pydantic import SecretStr
@@ -27,12 +30,75 @@ from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet.gateway import EvmGateway
 from crossdeck.wallet.signer import Signer
 
+TRANSFER_AUTHORIZATION = [
+    {"name": "from", "type": "address"},
+    {"name": "to", "type": "address"},
+    {"name": "value", "type": "uint256"},
+    {"name": "validAfter", "type": "uint256"},
+    {"name": "validBefore", "type": "uint256"},
+    {"name": "nonce", "type": "bytes32"},
+]
+
 
 async def _run_a_reverted_deposit(kit: Kit) -> tuple[Any, list[Any]]:
-    """A USDC deposit with gas but no USDC: the approve is mined, the deposit mined and
+    """A USDC deposit whose USDC leaves the wallet while the deposit's dialog is open (the
+    guards saw it there and the dry run passed): the approve is mined, the deposit mined and
     reverted. (The quote, the run's events.)"""
     world = kit.world
-    await fund(world, kit.address, native={8453: ETH})  # gas, but no USDC to deposit
+    await fund(world, kit.address, native={8453: ETH}, usdc={8453: 10 * USDC})
+    usdc = usdc_address(world, 8453)
+    # an EIP-3009 transfer the wallet signed earlier, submitted by someone else mid-dialog:
+    # it moves the USDC away without touching the wallet's nonce
+    typed = {
+        "domain": {"name": "USD Coin", "version": "2", "chainId": 8453, "verifyingContract": usdc},
+        "types": {"TransferWithAuthorization": TRANSFER_AUTHORIZATION},
+        "primaryType": "TransferWithAuthorization",
+        "message": {
+            "from": kit.address,
+            "to": new_address(),
+            "value": 10 * USDC,
+            "validAfter": 0,
+            "validBefore": 2**40,
+            "nonce": b"\x01" * 32,
+        },
+    }
+    signed = Account.sign_typed_data(kit.key, full_message=typed)
+    m = typed["message"]
+    call = (
+        "0xe3ee160e"
+        + encode(
+            [
+                "address",
+                "address",
+                "uint256",
+                "uint256",
+                "uint256",
+                "bytes32",
+                "uint8",
+                "bytes32",
+                "bytes32",
+            ],
+            [
+                m["from"],
+                m["to"],
+                m["value"],
+                0,
+                2**40,
+                m["nonce"],
+                signed.v,
+                signed.r.to_bytes(32, "big"),
+                signed.s.to_bytes(32, "big"),
+            ],
+        ).hex()
+    )
+    confirm = kit.executor.confirm
+
+    async def drained_meanwhile(request: Any) -> bool:
+        if request.step_id == "deposit":
+            await send_from_demo(world, 8453, {"to": usdc, "data": call})
+        return await confirm(request)
+
+    kit.executor.confirm = drained_meanwhile
     quote, request = await kit.quote(
         origin_chain_id=8453,
         destination_chain_id=999,

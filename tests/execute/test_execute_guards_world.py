@@ -483,3 +483,61 @@ async def test_a_quote_without_its_request_is_refused_unless_trusted(
     # the dialog shows it: every signing request carries the guard list
     assert any("NOT CHECKED" in r.message for r in kit.asked[0].guards)
     assert events[-1].to_json()["event"] == "Finished"
+
+
+async def _refused_at_signing(kit: Kit, quote: Any, request: Any) -> Failed:
+    events = await kit.run(quote, request=request)
+    last = events[-1]
+    assert isinstance(last, Failed), last.to_json()
+    assert last.exit_code == ExitCode.GUARD_REFUSED
+    assert kit.asked == []
+    return last
+
+
+async def test_a_fee_above_the_chains_market_is_refused(
+    py_kit: Kit, sign_calls: list[str]
+) -> None:
+    kit = py_kit
+    await fund(kit.world, kit.address, native={8453: 10 * ETH})
+    sign_calls.clear()
+    quote, request = await native_quote(kit)
+    tip = str(100_000 * 10**9)  # the 100,000 gwei tip
+    bad = kit.tampered(
+        quote, lambda w: item(w, "deposit").update(maxPriorityFeePerGas=tip, maxFeePerGas=tip)
+    )
+    last = await _refused_at_signing(kit, bad, request)
+    assert [f.name for f in last.failures] == ["fee-market"]
+    assert "asks up to 100000 gwei per gas" in last.error
+    assert "the limit is 3x" in last.error
+    assert sign_calls == [] and await kit.nonce(8453) == 0
+    assert await kit.native(8453, kit.address) == 10 * ETH
+
+
+async def test_more_than_the_wallet_holds_is_refused_before_signing(
+    py_kit: Kit, sign_calls: list[str]
+) -> None:
+    kit = py_kit
+    await fund(kit.world, kit.address, native={8453: ETH // 20})  # 0.05 for a 0.1 transfer
+    sign_calls.clear()
+    quote, request = await native_quote(kit)
+    last = await _refused_at_signing(kit, quote, request)
+    # the dry run fails too (it cannot send value the wallet lacks)
+    assert [f.name for f in last.failures] == ["balance", "simulation"]
+    assert "the wallet holds 0.05 native on chain 8453, but this needs 0.1 native" in last.error
+    assert sign_calls == [] and await kit.nonce(8453) == 0
+
+
+async def test_a_transaction_that_would_revert_is_refused_with_its_reason(
+    py_kit: Kit, sign_calls: list[str]
+) -> None:
+    kit = py_kit
+    await fund(kit.world, kit.address, native={8453: ETH}, usdc={8453: 10 * USDC})
+    sign_calls.clear()
+    quote, request = await usdc_quote(kit)
+    # without its approve the deposit cannot take the USDC: the dry run at the latest block says
+    no_approve = kit.tampered(quote, lambda w: w.update(steps=w["steps"][1:]))
+    last = await _refused_at_signing(kit, no_approve, request)
+    assert [f.name for f in last.failures] == ["simulation"]
+    assert "simulated at the latest block of chain 8453, it would revert" in last.error
+    assert sign_calls == [] and await kit.nonce(8453) == 0
+    assert await kit.usdc(8453, kit.address) == 10 * USDC

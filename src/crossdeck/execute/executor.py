@@ -69,6 +69,7 @@ from crossdeck.execute.guards import (
     require,
     rpc_chain_guard,
 )
+from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE, chain_guards
 from crossdeck.execute.guards.request import no_request_guard
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.execute.tracking import StatusUpdate as PolledUpdate
@@ -126,6 +127,7 @@ class Executor:
         gas_margin_percent: int = GAS_MARGIN_PERCENT,
         status_stream: Callable[[str], AsyncIterator[Any]] | None = None,
         trust_quote: bool = False,
+        fee_cap_multiple: float = DEFAULT_FEE_CAP_MULTIPLE,
     ) -> None:
         """`gateways`: RPC URL per chain id (or a factory/pool of `EvmGateway`s).
         `signing_chain_id` goes into the authorize domain and body (4.4 override) and the
@@ -151,6 +153,7 @@ class Executor:
         # without the request a quote answers, it can only be checked against itself; the
         # user must say so (--trust-quote) for such a quote to be executed
         self.trust_quote = trust_quote
+        self.fee_cap_multiple = fee_cap_multiple
         self._chains: ChainsResponse | None = None
 
     def __repr__(self) -> str:
@@ -484,6 +487,11 @@ class Executor:
             "maxFeePerGas": max_fee,
             "maxPriorityFeePerGas": priority,
         }
+        # against the chain itself: its fee market, the wallet's funds, a dry run
+        results += await chain_guards(
+            gateway, unsigned, address, run.quote, self.fee_cap_multiple, where
+        )
+        require(results)
         title = (
             f"Send the transfer to your deposit address on chain {chain_id}"
             if deposit_address

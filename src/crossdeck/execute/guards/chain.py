@@ -1,0 +1,161 @@
+"""Checks of a transaction against the chain itself, right before it is signed.
+
+The fees a quote asks for are held to the chain's own fee market (a max fee above a multiple
+of the current base fee plus tip is refused: a quote once asked for 100,000 gwei of tip), the
+wallet must hold the value, the gas and the token it pays, and the transaction is simulated
+with `eth_call` at the latest block: one that would revert is refused with its reason.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from crossdeck.errors import CrossdeckError
+from crossdeck.execute.guards.base import (
+    NATIVE_ADDRESS,
+    GuardResult,
+    _fail,
+    _ok,
+    _same_address,
+    short_address,
+)
+from crossdeck.models import Quote, format_units
+
+DEFAULT_FEE_CAP_MULTIPLE = 3
+NATIVE_DECIMALS = 18
+
+
+def _native(amount: int) -> str:
+    return f"{Decimal(format_units(amount, NATIVE_DECIMALS)).normalize():f} native"
+
+
+def native_usd_price(quote: Quote, chain_id: int) -> Decimal | None:
+    """USD per whole native unit of `chain_id`, from the quote's own amounts (currencyIn when it
+    is that native currency, else the gas fee's)."""
+    details = quote.details
+    candidates = [details.currency_in if details else None, quote.fees.gas if quote.fees else None]
+    for amount in candidates:
+        currency = amount.currency if amount is not None else None
+        if currency is None or isinstance(currency, str) or amount is None:
+            continue
+        if currency.chain_id != chain_id or not _same_address(currency.address, NATIVE_ADDRESS):
+            continue
+        usd, units = amount.amount_usd_decimal, amount.amount
+        if usd is not None and units:
+            return usd / Decimal(format_units(units, NATIVE_DECIMALS))
+    return None
+
+
+def _gas_words(quote: Quote, chain_id: int, wei: int) -> str:
+    price = native_usd_price(quote, chain_id)
+    usd = "" if price is None else f" (about ${price * Decimal(format_units(wei, 18)):.2f})"
+    return f"{_native(wei)}{usd}"
+
+
+async def chain_guards(
+    gateway: Any,
+    tx: dict[str, Any],
+    sender: str,
+    quote: Quote,
+    fee_cap_multiple: float,
+    where: str,
+) -> list[GuardResult]:
+    """`tx`: the unsigned transaction (chainId, to, value, data, gas, maxFeePerGas,
+    maxPriorityFeePerGas)."""
+    chain_id = int(tx["chainId"])
+    results: list[GuardResult] = []
+    try:
+        suggested_max, tip = await gateway.fee_params()
+    except CrossdeckError as exc:
+        return [_fail("fee-market", f"the fee market of chain {chain_id} cannot be read: {exc}")]
+    # fee_params suggests twice the base fee plus the tip; the bound is on base fee plus tip
+    base = (suggested_max - tip) // 2
+    cap = int((base + tip) * fee_cap_multiple)
+    max_fee, priority = int(tx["maxFeePerGas"]), int(tx["maxPriorityFeePerGas"])
+    worst = int(tx["gas"]) * max_fee
+    if max_fee > cap or priority > cap:
+        results.append(
+            _fail(
+                "fee-market",
+                f"asks up to {format_units(max_fee, 9)} gwei per gas (tip "
+                f"{format_units(priority, 9)} gwei) where chain {chain_id} now charges "
+                f"{format_units(base + tip, 9)} gwei; the limit is {fee_cap_multiple:g}x "
+                f"({format_units(cap, 9)} gwei); at most {_gas_words(quote, chain_id, worst)} "
+                "in gas. Ask for a new quote, or raise the multiple in the settings",
+                where,
+            )
+        )
+    else:
+        results.append(
+            _ok(
+                "fee-market",
+                f"gas costs at most {_gas_words(quote, chain_id, worst)} "
+                f"({format_units(max_fee, 9)} gwei per gas, within {fee_cap_multiple:g}x of "
+                f"the chain's {format_units(base + tip, 9)} gwei)",
+                where,
+            )
+        )
+    value = int(tx.get("value") or 0)
+    try:
+        have = await gateway.balance(sender)
+    except CrossdeckError as exc:
+        return [*results, _fail("balance", f"the wallet's balance cannot be read: {exc}", where)]
+    if have < value + worst:
+        results.append(
+            _fail(
+                "balance",
+                f"the wallet holds {_native(have)} on chain {chain_id}, but this needs "
+                f"{_native(value)} plus up to {_native(worst)} of gas; fund the wallet or send "
+                "less",
+                where,
+            )
+        )
+    else:
+        results.append(
+            _ok("balance", f"the wallet holds {_native(have)}, enough for value and gas", where)
+        )
+    token_need = _token_need(quote, tx)
+    if token_need is not None:
+        token, amount = token_need
+        held = await gateway.erc20_balance(token, sender)
+        if held < amount:
+            results.append(
+                _fail(
+                    "balance",
+                    f"the wallet holds {held} of token {short_address(token)}, but the payment "
+                    f"is {amount}; fund the wallet or send less",
+                    where,
+                )
+            )
+        else:
+            results.append(
+                _ok("balance", f"the wallet holds {held} of {short_address(token)}", where)
+            )
+    results.append(await _simulate(gateway, tx, sender, chain_id, where))
+    return results
+
+
+def _token_need(quote: Quote, tx: dict[str, Any]) -> tuple[str, int] | None:
+    payment = quote.payment_details
+    if payment is None or payment.amount is None or payment.currency is None:
+        return None
+    if _same_address(payment.currency, NATIVE_ADDRESS):
+        return None
+    return payment.currency, int(payment.amount)
+
+
+async def _simulate(
+    gateway: Any, tx: dict[str, Any], sender: str, chain_id: int, where: str
+) -> GuardResult:
+    call = {"from": sender, "to": tx["to"], "value": tx.get("value") or 0, "data": tx["data"]}
+    try:
+        await gateway.call(call, "latest")
+    except CrossdeckError as exc:
+        reason = getattr(exc, "message", str(exc))
+        return _fail(
+            "simulation",
+            f"simulated at the latest block of chain {chain_id}, it would revert: {reason}",
+            where,
+        )
+    return _ok("simulation", f"simulated at the latest block of chain {chain_id}: succeeds", where)
