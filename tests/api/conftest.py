@@ -5,7 +5,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from crossdeck.api.retry import RetryPolicy
+from crossdeck.retry import RetryPolicy
 
 from .server import ScriptedServer
 

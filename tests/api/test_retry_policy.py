@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from crossdeck.api.retry import RetryPolicy, is_transient, parse_retry_after
+from crossdeck.retry import RetryPolicy, is_transient, parse_retry_after
 
 
 def test_backoff_doubles_up_to_the_cap_without_jitter() -> None:

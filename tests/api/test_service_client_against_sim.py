@@ -16,8 +16,8 @@ from eth_account.messages import encode_typed_data
 
 from crossdeck.api.client import ServiceClient
 from crossdeck.api.errors import RateLimitedError, ServiceError
-from crossdeck.api.retry import RetryPolicy
 from crossdeck.models import QuoteRequest, RequestsQuery
+from crossdeck.retry import RetryPolicy
 from crossdeck.sim.brand import BRANDS, Brand
 from crossdeck.sim.service import (
     ChainDirectory,

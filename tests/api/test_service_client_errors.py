@@ -17,8 +17,8 @@ from crossdeck.api.errors import (
     ServiceError,
     ServiceUnavailableError,
 )
-from crossdeck.api.retry import RetryPolicy
 from crossdeck.exitcodes import ExitCode
+from crossdeck.retry import RetryPolicy
 
 from . import fixtures as fx
 from .conftest import SleepRecorder

@@ -27,11 +27,11 @@ from realdata_support import json_differences, load, replay_server
 from crossdeck.api.client import ServiceClient
 from crossdeck.api.errors import ServiceError, ServiceUnavailableError
 from crossdeck.api.requests_versions import v3_not_offered, v3_params
-from crossdeck.api.retry import RetryPolicy
 from crossdeck.cli import main
 from crossdeck.history import build_query, csv_values, summarize
 from crossdeck.models import ErrorBody, RequestsPage, RequestsQuery
 from crossdeck.models.requests_v3 import RequestsPageV3, deprecation_of
+from crossdeck.retry import RetryPolicy
 
 V3_FILES = [
     "requests-v3/docs-migrating-to-requests-v3-2026-07-09-1.json",

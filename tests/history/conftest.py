@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from crossdeck.api.client import ServiceClient
-from crossdeck.api.retry import RetryPolicy
+from crossdeck.retry import RetryPolicy
 from crossdeck.sim.world import World
 
 from .seeding import Seed, make_seeds, seed_state

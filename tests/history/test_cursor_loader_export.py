@@ -13,7 +13,6 @@ from aiohttp import web
 
 from crossdeck.api.client import ServiceClient
 from crossdeck.api.errors import MalformedResponseError
-from crossdeck.api.retry import NO_RETRY
 from crossdeck.errors import InputError
 from crossdeck.history import (
     CSV_COLUMNS,
@@ -26,6 +25,7 @@ from crossdeck.history import (
     stream_records,
     walk_pages,
 )
+from crossdeck.retry import NO_RETRY
 from crossdeck.sim.service.state import Status
 
 from .conftest import SeededWorld

@@ -7,7 +7,7 @@ import pytest
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
-from crossdeck.api.retry import RetryPolicy
+from crossdeck.retry import RetryPolicy
 
 from .venue_server import FakeVenue
 

@@ -10,9 +10,9 @@ import pytest
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
-from crossdeck.api.retry import RetryPolicy
 from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
+from crossdeck.retry import RetryPolicy
 from crossdeck.venue.client import VenueClient
 from crossdeck.venue.errors import (
     VenueConnectionError,

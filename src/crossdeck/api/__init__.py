@@ -8,7 +8,7 @@ from crossdeck.api.errors import (
     ServiceError,
     ServiceUnavailableError,
 )
-from crossdeck.api.retry import NO_RETRY, RetryPolicy
+from crossdeck.retry import NO_RETRY, RetryPolicy
 
 __all__ = [
     "NO_RETRY",

@@ -28,7 +28,6 @@ from crossdeck.api.errors import (
     preview,
 )
 from crossdeck.api.requests_versions import V3Unsupported, v3_not_offered, v3_params
-from crossdeck.api.retry import NOT_ACTED_STATUSES, RetryPolicy, is_transient, parse_retry_after
 from crossdeck.errors import InputError
 from crossdeck.models import (
     ChainsResponse,
@@ -42,6 +41,7 @@ from crossdeck.models import (
     StatusV3,
 )
 from crossdeck.models.requests_v3 import RequestsPageV3
+from crossdeck.retry import NOT_ACTED_STATUSES, RetryPolicy, is_transient, parse_retry_after
 from crossdeck.tls import client_context
 
 # a page of GET /requests/v3 or, where v3 is not offered, of GET /requests/v2

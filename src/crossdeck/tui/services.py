@@ -82,6 +82,8 @@ class Services:
         self._chains: ChainsResponse | None = None
         self._spot_meta: SpotMeta | None = None
         self._chains_lock = asyncio.Lock()
+        # set once the first /chains read has ended (loaded or failed)
+        self.chains_settled = asyncio.Event()
         self._tracker: StatusTracker | None = None
         self._tracker_client: ServiceClient | None = None
         self._receiver: WebhookReceiver | None = None
@@ -106,7 +108,7 @@ class Services:
     def service(self) -> ServiceClient:
         if self._service is None:
             from crossdeck.api.client import ServiceClient
-            from crossdeck.api.retry import RetryPolicy
+            from crossdeck.retry import RetryPolicy
 
             section = self.settings.service
             self._service = ServiceClient(
@@ -176,13 +178,16 @@ class Services:
 
     async def chains(self, *, refresh: bool = False) -> ChainsResponse:
         async with self._chains_lock:
-            if self._chains is None or refresh:
-                if self._service is None:
-                    # httpx and the client's models: imported in a thread, so the first frame
-                    # (which asks for the chains) is drawn while they load
-                    await asyncio.to_thread(importlib.import_module, "crossdeck.api.client")
-                self._chains = await self.service.chains()
-            return self._chains
+            try:
+                if self._chains is None or refresh:
+                    if self._service is None:
+                        # httpx and the client's models: imported in a thread, so the first
+                        # frame (which asks for the chains) is drawn while they load
+                        await asyncio.to_thread(importlib.import_module, "crossdeck.api.client")
+                    self._chains = await self.service.chains()
+                return self._chains
+            finally:
+                self.chains_settled.set()
 
     @property
     def cached_chains(self) -> ChainsResponse | None:
@@ -208,7 +213,7 @@ class Services:
         if self._tracker is not None:
             return self._tracker
         from crossdeck.api.client import ServiceClient
-        from crossdeck.api.retry import NO_RETRY
+        from crossdeck.retry import NO_RETRY
         from crossdeck.track.policy import PollPolicy
         from crossdeck.track.store import StatusStore
         from crossdeck.track.tracker import StatusTracker

@@ -14,7 +14,6 @@ from typing import Any, Self, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from crossdeck.api.retry import RetryPolicy, parse_retry_after
 from crossdeck.errors import InputError
 from crossdeck.models.venue import (
     ClearinghouseState,
@@ -22,6 +21,7 @@ from crossdeck.models.venue import (
     SpotMeta,
     VenueSignature,
 )
+from crossdeck.retry import RetryPolicy, parse_retry_after
 from crossdeck.tls import client_context
 from crossdeck.venue.errors import (
     VenueConnectionError,

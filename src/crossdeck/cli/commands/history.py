@@ -61,8 +61,8 @@ _FILTER_OPTIONS = (
 
 def _service_client(settings: Settings) -> ServiceClient:
     from crossdeck.api.client import ServiceClient
-    from crossdeck.api.retry import RetryPolicy
     from crossdeck.config import resolve_api_key
+    from crossdeck.retry import RetryPolicy
 
     try:
         api_key = resolve_api_key(settings)
