@@ -418,40 +418,6 @@ def load_settings(profile: str | None = None, world: Path | str | None = None) -
         _LAYERS.reset(token)
 
 
-def resolve_api_key(settings: Settings) -> SecretStr | None:
-    """The API key: the world's, else the profile's keyring entry, else None."""
-    if settings.world is not None and settings.world.api_key is not None:
-        return settings.world.api_key
-    from crossdeck.wallet import keystore
-
-    return keystore.load_api_key(settings.profile)
-
-
-def resolve_wallet_key(settings: Settings) -> SecretStr:
-    """The private key to sign with: the world's demo key, else the profile's keyring entry."""
-    if settings.world is not None:
-        return settings.world.wallet_key
-    from crossdeck.wallet import keystore
-    from crossdeck.wallet.errors import NoSecretError
-
-    key = keystore.load_wallet_key(settings.profile)
-    if key is None:
-        raise NoSecretError(
-            f"no wallet key is stored for profile {settings.profile!r}",
-            hint="run `crossdeck wallet import` or `crossdeck wallet new`",
-        )
-    return key
-
-
-def resolve_wallet_address(settings: Settings) -> str | None:
-    """The wallet address for display (no key needed): the world's, else the keyring's."""
-    if settings.world is not None:
-        return settings.world.wallet_address
-    from crossdeck.wallet import keystore
-
-    return keystore.load_wallet_address(settings.profile)
-
-
 def redacted_dump(settings: Settings) -> dict[str, Any]:
     """Settings as JSON-ready data with every secret replaced by `<set>` or `<unset>`."""
     dumped = settings.model_dump(mode="json", exclude={"world"})

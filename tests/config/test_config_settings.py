@@ -16,10 +16,8 @@ from crossdeck.config import (
     config_file_path,
     load_settings,
     redacted_dump,
-    resolve_api_key,
-    resolve_wallet_address,
-    resolve_wallet_key,
 )
+from crossdeck.credentials import resolve_api_key, resolve_wallet_address, resolve_wallet_key
 from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet import keystore
 from crossdeck.wallet.errors import NoSecretError

@@ -1,8 +1,9 @@
 """The layers the app talks to, built lazily from the settings.
 
-Nothing here imports textual, and the heavy layers (the signer's eth-account, the executor's
-web3) are imported on first use only, so opening the app stays quick. Clients are created the
-first time a worker asks for them, inside the app's running loop, and closed by `aclose()`.
+Nothing here imports textual, and the heavy layers (the signer's eth-account, the webhook
+receiver's aiohttp) are imported on first use only, so opening the app stays quick. Clients are
+created the first time a worker asks for them, inside the app's running loop, and closed by
+`aclose()`.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class Secrets:
 
 def read_secrets(settings: Settings) -> Secrets:
     """The API key and wallet address of the profile (blocking: call it in a thread)."""
-    from crossdeck.config import resolve_api_key, resolve_wallet_address
+    from crossdeck.credentials import resolve_api_key, resolve_wallet_address
 
     problem = None
     try:
@@ -134,7 +135,7 @@ class Services:
         if self._signer is None:
 
             def build() -> Signer:
-                from crossdeck.config import resolve_wallet_key
+                from crossdeck.credentials import resolve_wallet_key
                 from crossdeck.wallet.signer import Signer
 
                 return Signer(resolve_wallet_key(self.settings))
@@ -144,7 +145,7 @@ class Services:
 
     async def executor(self, confirm: Callable[[SignRequest], Awaitable[bool]]) -> Executor:
         """A new executor for one run (its journal and chain gateways are its own; close it
-        with `close_executor`). Imported in a thread: web3 and eth-account are heavy."""
+        with `close_executor`). Imported in a thread: eth-account is heavy."""
         signer = await self.signer()
         # the app's tracker (polls merged with webhooks) follows the run: one poller, not two
         stream = self._tracker.stream if self._tracker is not None else None

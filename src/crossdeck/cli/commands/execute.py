@@ -44,7 +44,7 @@ def _settings(obj: CliContext) -> Settings:
 
 def _executor(settings: Settings, confirm: Any, timeout: float | None) -> Executor:
     from crossdeck.cli.commands.service import _service_client, _venue_client
-    from crossdeck.config import resolve_wallet_key
+    from crossdeck.credentials import resolve_wallet_key
     from crossdeck.execute import Executor, Journal, TrackingPolicy
     from crossdeck.wallet.signer import Signer
 
@@ -282,7 +282,7 @@ def bridge_command(
     """Interrupted runs continue with `crossdeck resume`; nothing is sent twice.
     """
     from crossdeck.cli.quote_options import quote_fields
-    from crossdeck.config import resolve_wallet_address
+    from crossdeck.credentials import resolve_wallet_address
 
     as_json = bool(json_ or obj.json)
     settings = _settings(obj)

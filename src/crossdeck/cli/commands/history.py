@@ -61,7 +61,7 @@ _FILTER_OPTIONS = (
 
 def _service_client(settings: Settings) -> ServiceClient:
     from crossdeck.api.client import ServiceClient
-    from crossdeck.config import resolve_api_key
+    from crossdeck.credentials import resolve_api_key
     from crossdeck.retry import RetryPolicy
 
     try:
@@ -80,7 +80,7 @@ def _service_client(settings: Settings) -> ServiceClient:
 
 
 def _own_api_key(settings: Settings) -> SecretStr:
-    from crossdeck.config import resolve_api_key
+    from crossdeck.credentials import resolve_api_key
 
     key = resolve_api_key(settings)
     if key is None:

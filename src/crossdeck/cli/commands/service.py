@@ -45,7 +45,7 @@ def _wants_json(obj: CliContext, local: bool) -> bool:
 
 def _service_client(settings: Settings) -> ServiceClient:
     from crossdeck.api.client import ServiceClient
-    from crossdeck.config import resolve_api_key
+    from crossdeck.credentials import resolve_api_key
     from crossdeck.retry import RetryPolicy
 
     try:
@@ -70,7 +70,7 @@ def _venue_client(settings: Settings) -> VenueClient:
 
 
 def _wallet_address(settings: Settings, what: str) -> str:
-    from crossdeck.config import resolve_wallet_address
+    from crossdeck.credentials import resolve_wallet_address
 
     address = resolve_wallet_address(settings)
     if not address:

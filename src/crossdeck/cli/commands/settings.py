@@ -233,7 +233,7 @@ def wallet_import(
 @handles_errors
 def wallet_show(obj: CliContext) -> None:
     """Print the wallet address (no key is read) and the keyring backend."""
-    from crossdeck.config import resolve_wallet_address
+    from crossdeck.credentials import resolve_wallet_address
 
     settings = _settings(obj)
     address = resolve_wallet_address(settings)

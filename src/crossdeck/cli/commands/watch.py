@@ -80,7 +80,7 @@ def _emit(update: StatusUpdate, as_json: bool, *, stored: bool = False) -> None:
 
 
 def _api_key(settings: Settings, *, required: bool) -> SecretStr | None:
-    from crossdeck.config import resolve_api_key
+    from crossdeck.credentials import resolve_api_key
 
     try:
         key = resolve_api_key(settings)

@@ -51,7 +51,8 @@ def _api_key(obj: CliContext, env_var: str | None) -> SecretStr:
                 hint="export the API key in it, or drop --api-key-env to use the keyring",
             )
         return SecretStr(value)
-    from crossdeck.config import load_settings, resolve_api_key
+    from crossdeck.config import load_settings
+    from crossdeck.credentials import resolve_api_key
 
     key = resolve_api_key(load_settings(obj.profile, obj.world))
     if key is None or not key.get_secret_value():
