@@ -153,12 +153,11 @@ async def test_no_api_key_reads_unset_and_webhooks_say_why(world: Any, tui_dir: 
 def test_run_app_reports_a_bad_profile_and_exits_with_its_code(tui_dir: Path, capsys: Any) -> None:
     import pytest
 
-    from crossdeck.cli import CliContext
     from crossdeck.exitcodes import ExitCode
     from crossdeck.tui.app import run_app
 
     with pytest.raises(SystemExit) as exited:
-        run_app(CliContext(profile="no-such-profile", json=False, world=None))
+        run_app("no-such-profile", None)
     assert exited.value.code == int(ExitCode.INVALID_INPUT)
     assert "unknown profile 'no-such-profile'" in capsys.readouterr().err
 

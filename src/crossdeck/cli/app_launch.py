@@ -12,9 +12,9 @@ if TYPE_CHECKING:
 
 def launch_app(obj: CliContext) -> None:
     try:
-        from crossdeck.tui.app import run_app  # type: ignore[import-not-found]
+        from crossdeck.tui.app import run_app
     except ImportError:
         raise click.ClickException(
             "the app is not built yet; see `crossdeck --help` for the commands"
         ) from None
-    run_app(obj)
+    run_app(obj.profile, obj.world)

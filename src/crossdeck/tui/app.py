@@ -1,4 +1,4 @@
-"""The crossdeck Textual app: `run_app(cli_ctx)` for the CLI, `CrossdeckApp(settings)` for tests.
+"""The crossdeck Textual app: `run_app(profile, world)` for the CLI, `CrossdeckApp` for tests.
 
 Screens are app modes (Quote, Venue, History, Live status, Settings), each with its own stack;
 Execute is pushed over Quote. Every network call runs in a worker that calls a layer and posts a
@@ -36,7 +36,6 @@ from crossdeck.tui.themes import ThemeCatalog, choose_theme, load_all_themes, us
 from crossdeck.tui.ui_state import UiState, load_ui_state, save_ui_state, state_path
 
 if TYPE_CHECKING:
-    from crossdeck.cli import CliContext
     from crossdeck.track.tracker import Problem
     from crossdeck.tui.screens.quote import QuoteScreen
 
@@ -448,12 +447,12 @@ class CrossdeckApp(App[None]):
         await self.services.aclose()
 
 
-def run_app(ctx: CliContext) -> None:
-    """Open the app on the CLI context's profile (or world file, for `crossdeck demo`)."""
+def run_app(profile: str | None, world: Path | None) -> None:
+    """Open the app on this profile (or world file, for `crossdeck demo`)."""
     from crossdeck.config import load_settings
 
     try:
-        settings = load_settings(ctx.profile, ctx.world)
+        settings = load_settings(profile, world)
     except CrossdeckError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(int(exc.exit_code))

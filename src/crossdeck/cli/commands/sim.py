@@ -271,7 +271,7 @@ def _write_world_file(path: Path, info: dict[str, Any]) -> None:
 
 def _app_available() -> bool:
     try:
-        from crossdeck.tui.app import run_app  # type: ignore[import-not-found]  # noqa: F401
+        from crossdeck.tui.app import run_app  # noqa: F401
     except ImportError:
         return False
     return True
