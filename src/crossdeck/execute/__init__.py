@@ -1,7 +1,7 @@
 """crossdeck.execute: run a quote's steps to a final status, with pre-sign guards and a journal
 that makes an interrupted run resumable without sending anything twice.
 
-Heavy imports (web3 through the wallet gateway) happen when `Executor` is first used, so
+Heavy imports (eth-account through the signer) happen when `Executor` is first used, so
 importing this package for its events or guards stays cheap.
 """
 

@@ -3,12 +3,13 @@
 Screens are app modes (Quote, Venue, History, Live status, Settings), each with its own stack;
 Execute is pushed over Quote. Every network call runs in a worker that calls a layer and posts a
 typed message; `on_worker_state_changed` here turns any failed worker into one notification that
-says what to do. Heavy layers (eth-account, web3) are imported by the workers that need them.
+says what to do. Heavy layers (eth-account, aiohttp) are imported by the workers that need them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib
 import sys
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
     from crossdeck.tui.screens.quote import QuoteScreen
 
 Clock = Callable[[], datetime]
+
+# how long live tracking waits at start-up for the first screen's chains to load
+TRACKER_START_WAIT_SECONDS = 2.0
 
 MODE_TITLES = {
     "quote": "Quote",
@@ -287,6 +291,11 @@ class CrossdeckApp(App[None]):
     @work(group="tracker", exclusive=True, exit_on_error=False, name="Live status")
     async def run_tracker(self) -> None:
         await self.services_ready.wait()
+        # the first screen's chains come first: the tracker's imports and the webhook
+        # receiver's (aiohttp) would compete with them for the interpreter
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(TRACKER_START_WAIT_SECONDS):
+                await self.services.chains_settled.wait()
         tracker = await self.services.start_tracking(
             lambda problem: self.post_message(TrackingProblem(problem))
         )
