@@ -268,6 +268,21 @@ def test_hostile_config_files(home: Home, case: str, command: list[str]) -> None
     refused(result, INVALID_INPUT, message)
 
 
+@pytest.mark.parametrize("case", ["deep-array", "deep-inline-table"])
+def test_a_deep_config_where_the_recursion_limit_is_high(home: Home, case: str) -> None:
+    """eth-account raises the recursion limit to 100,000 when imported: tomllib then parses a
+    20,000-deep array without a RecursionError, and the parsed depth is what refuses it."""
+    content, message = CONFIG_CASES[case]
+    path = config_case(home, f"config-high-{case}", content)
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        result = home.invoke("config", "show", CROSSDECK_CONFIG=str(path))
+    finally:
+        sys.setrecursionlimit(before)
+    refused(result, INVALID_INPUT, message)
+
+
 def test_a_deep_config_in_a_fresh_process(home: Home) -> None:
     """tomllib's RecursionError where the default recursion limit holds (no eth-account)."""
     content, message = CONFIG_CASES["deep-array"]

@@ -253,6 +253,26 @@ def load_json(text: str) -> Any:
     return json.loads(text)
 
 
+_MAX_CONFIG_NESTING = 64
+"""Deeper than any crossdeck config (a profile table holds one level of sections)."""
+
+
+def _nesting(value: object) -> int:
+    """How deep tables and arrays nest in a parsed TOML document (iterative: no recursion)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: list[object] = list(node.values())
+        elif isinstance(node, list):
+            children = list(node)
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def _read_config_file(path: Path) -> dict[str, Any]:
     explicit = bool(os.environ.get(ENV_CONFIG))
     try:
@@ -276,6 +296,10 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
     except RecursionError:  # tomllib recurses per level of nested arrays and inline tables
         raise ConfigError(f"config file {path} nests arrays or tables too deeply") from None
+    # Where eth-account is imported first (recursion limit 100,000) tomllib parses a 20,000-deep
+    # array without a RecursionError; refuse it the same way, whichever import came first.
+    if _nesting(data) > _MAX_CONFIG_NESTING:
+        raise ConfigError(f"config file {path} nests arrays or tables too deeply")
     profiles = data.get("profiles", {})
     if not isinstance(profiles, dict) or not all(isinstance(v, dict) for v in profiles.values()):
         raise ConfigError(f"config file {path}: `profiles` must hold [profiles.<name>] tables")
