@@ -49,7 +49,7 @@ class RetryPolicy:
 
     def backoff(self, retry_number: int) -> float:
         """Delay before retry number `retry_number` (0 = the first retry)."""
-        cap = min(self.max_delay, self.base_delay * (2**retry_number))
+        cap: float = min(self.max_delay, self.base_delay * (2**retry_number))
         return cap * self.random() if self.jitter else cap
 
     def delay_before_retry(self, retry_number: int, retry_after: float | None) -> float | None:

@@ -121,6 +121,14 @@ def test_accessors_refuse_the_wrong_kind_clearly() -> None:
         quote.steps[1].items[0].as_signature()
 
 
+def test_accessors_refuse_data_that_was_never_parsed() -> None:
+    # built without validation, a transaction-shaped dict is not a TransactionData to hand out
+    item = StepItem.model_construct(data={"to": "0x" + "11" * 20, "data": "0x", "chainId": 1})
+    assert item.kind_of_data == "transaction"
+    with pytest.raises(ItemKindError, match="not transaction data"):
+        item.as_transaction()
+
+
 def test_unknown_item_data_is_representable_not_a_crash() -> None:
     raw = load("step_items_misc.json")
     eip191, solana, bitcoin = (StepItem.from_wire(r) for r in raw)

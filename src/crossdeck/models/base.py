@@ -72,7 +72,7 @@ def _reading_wire(info: ValidationInfo) -> bool:
 
 
 def _int_to_wire(value: int) -> str | int:
-    form = getattr(value, "wire_form", None)
+    form: object = getattr(value, "wire_form", None)
     if form is not None and isinstance(form, str | int):
         return form
     return str(value)
@@ -129,7 +129,7 @@ def _datetime_from_wire(value: object) -> datetime:
 
 
 def _datetime_to_wire(value: datetime) -> str:
-    text = getattr(value, "wire_text", None)
+    text: str | None = getattr(value, "wire_text", None)  # set by the parser: the wire's text
     if text is not None:
         return text
     # The JavaScript toISOString form the service uses: millisecond precision, 'Z' for UTC.

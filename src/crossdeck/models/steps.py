@@ -8,7 +8,7 @@ clear message instead of crashing here.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Discriminator, Field, Tag
 
@@ -187,6 +187,9 @@ ItemData = Annotated[
 """An item's data: one of the three known shapes, else `UnknownItemData` (or the raw value)."""
 
 
+_Data = TypeVar("_Data", bound=WireModel)
+
+
 class StepItem(WireModel):
     status: str | None = None
     data: ItemData | None = None
@@ -196,9 +199,9 @@ class StepItem(WireModel):
     def kind_of_data(self) -> ItemDataKind:
         return classify_item_data(self.data) if self.data is not None else "unknown"
 
-    def _expect(self, kind: ItemDataKind) -> Any:
+    def _expect(self, kind: ItemDataKind, model: type[_Data]) -> _Data:
         actual = self.kind_of_data
-        if actual != kind:
+        if actual != kind or not isinstance(self.data, model):
             raise ItemKindError(
                 f"step item carries {actual} data, not {kind} data",
                 hint="the quote's step does not match what this flow expects",
@@ -206,13 +209,13 @@ class StepItem(WireModel):
         return self.data
 
     def as_transaction(self) -> TransactionData:
-        return self._expect("transaction")
+        return self._expect("transaction", TransactionData)
 
     def as_signature(self) -> SignatureData:
-        return self._expect("signature")
+        return self._expect("signature", SignatureData)
 
     def as_venue_deposit(self) -> VenueDepositData:
-        return self._expect("venue_deposit")
+        return self._expect("venue_deposit", VenueDepositData)
 
     @property
     def is_incomplete(self) -> bool:

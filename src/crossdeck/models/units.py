@@ -64,4 +64,5 @@ def parse_units(text: str | Decimal, decimals: int) -> int:
             f"amount {text!r} has {len(frac)} decimal places but the currency has {decimals}",
             hint=f"use at most {decimals} digits after the '.'",
         )
-    return int(whole) * 10**decimals + int(frac.ljust(decimals, "0") or "0")
+    units: int = int(whole) * 10**decimals + int(frac.ljust(decimals, "0") or "0")
+    return units

@@ -63,7 +63,8 @@ from typing import Any
 
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
-from eth_utils import keccak, to_checksum_address
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 
 from crossdeck.sim.chains import ChainNode
 from crossdeck.sim.service import demo_fail_reason

@@ -11,9 +11,10 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from eth_abi import encode as abi_encode
+from eth_abi.abi import encode as abi_encode
 from eth_account.signers.local import LocalAccount
-from eth_utils import keccak, to_checksum_address
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 
 from crossdeck.sim.chains import ChainNode
 from crossdeck.sim.chains.rpc_client import ChainRpcClient, ChainRpcError

@@ -183,7 +183,7 @@ def parse_units(text: str, decimals: int) -> int:
     frac = frac.rstrip("0")
     if len(frac) > decimals:
         raise ValueError(f"amount {text!r} has more than {decimals} decimal places")
-    value = int(whole) * 10**decimals + int(frac.ljust(decimals, "0") or "0")
+    value: int = int(whole) * 10**decimals + int(frac.ljust(decimals, "0") or "0")
     if value <= 0:
         raise ValueError("amount must be greater than zero")
     return value

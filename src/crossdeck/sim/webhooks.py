@@ -372,7 +372,7 @@ class WebhookSender:
             return None, f"{type(exc).__name__}: {exc}"
 
     def _backoff(self, attempt: int) -> float:
-        capped = min(self.max_delay, self.base_delay * 2**attempt)
+        capped: float = min(self.max_delay, self.base_delay * 2**attempt)
         return capped * random.uniform(0.5, 1.0)  # jitter spreads retries of many senders
 
     def _record(

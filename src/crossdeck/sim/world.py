@@ -389,7 +389,8 @@ class World:
     def _on_status_change(self, change: StatusChange) -> None:
         """Every committed status change becomes one webhook for the request's API key."""
         record = change.record
-        secret = self.state.api_keys.secret_for(record.api_key_name) if self.state else None
+        name = record.api_key_name
+        secret = self.state.api_keys.secret_for(name) if self.state and name else None
         sender, loop = self.webhook_sender, self._loop
         if not secret or sender is None or loop is None or not sender.has_endpoint(secret):
             return

@@ -114,7 +114,8 @@ class PollPolicy:
         return min(self.cap_for(status), max(self.fast, grown))
 
     def error_delay(self, consecutive_errors: int) -> float:
-        return min(self.error_cap, self.error_base * 2 ** max(0, consecutive_errors - 1))
+        delay: float = min(self.error_cap, self.error_base * 2 ** max(0, consecutive_errors - 1))
+        return delay
 
     def next_poll(
         self,

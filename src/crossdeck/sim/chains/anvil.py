@@ -55,15 +55,15 @@ def find_anvil() -> Path:
         if not path.exists():
             raise AnvilNotFound(f"{ANVIL_ENV}={configured} does not exist; {INSTALL_HINT}")
         return _native_binary(path)
-    path = _repo_tools_anvil()
-    if path is None:
+    found = _repo_tools_anvil()
+    if found is None:
         raise AnvilNotFound(
             f"anvil is not installed (tools/node_modules/.bin/anvil); {INSTALL_HINT}"
         )
-    return _native_binary(path)
+    return _native_binary(found)
 
 
-def _kill(process: subprocess.Popen) -> None:
+def _kill(process: subprocess.Popen[str]) -> None:
     if process.poll() is not None:
         return
     try:
@@ -77,7 +77,7 @@ def _kill(process: subprocess.Popen) -> None:
 
 
 class AnvilProcess:
-    def __init__(self, process: subprocess.Popen, host: str, port: int) -> None:
+    def __init__(self, process: subprocess.Popen[str], host: str, port: int) -> None:
         self.process = process
         self.rpc_url = f"http://{host}:{port}"
         self._finalizer = weakref.finalize(self, _kill, process)
@@ -94,7 +94,9 @@ class AnvilProcess:
         await asyncio.to_thread(self._finalizer)
 
 
-def _read_until_listening(process: subprocess.Popen, tail: deque[str]) -> tuple[str, int] | None:
+def _read_until_listening(
+    process: subprocess.Popen[str], tail: deque[str]
+) -> tuple[str, int] | None:
     assert process.stdout is not None
     for line in process.stdout:
         tail.append(line)
@@ -110,7 +112,7 @@ def _drain(stream: IO[str]) -> None:
         pass
 
 
-def _popen(args: list[str]) -> subprocess.Popen:
+def _popen(args: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         args,
         stdout=subprocess.PIPE,

@@ -28,7 +28,7 @@ MAX_BODY_BYTES = 16 * 1024 * 1024
 Handler = Callable[[str, Any], Any]
 
 
-def _reply(request_id: Any, *, result: Any = None, error: RpcFault | None = None) -> dict:
+def _reply(request_id: Any, *, result: Any = None, error: RpcFault | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
     if error is not None:
         body["error"] = error.to_json()
@@ -86,7 +86,7 @@ class JsonRpcServer:
             return web.Response(status=200)
         return web.json_response(reply)
 
-    async def _one(self, item: Any) -> dict | None:
+    async def _one(self, item: Any) -> dict[str, Any] | None:
         if not isinstance(item, dict) or not isinstance(item.get("method"), str):
             return _reply(None, error=RpcFault(INVALID_REQUEST, "invalid request"))
         request_id = item.get("id")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from eth_account import Account
-from eth_utils import is_hex_address, to_checksum_address
+from eth_utils.address import is_hex_address, to_checksum_address
 
 from crossdeck.sim.chains.provision import provision
 from crossdeck.sim.chains.rpc_client import ChainRpcClient
@@ -169,7 +169,7 @@ async def _start_pyevm(chain_id: int, native: dict[str, int], block_time: float 
     rpc = await asyncio.to_thread(PyEvmRpc, chain_id, native, auto_mine=block_time is None)
     server = JsonRpcServer(rpc.handle, name=f"py-evm-{chain_id}")
     url = await server.start()
-    miner: asyncio.Task | None = None
+    miner: asyncio.Task[None] | None = None
     if block_time is not None:
         miner = asyncio.get_running_loop().create_task(_mine_every(server, rpc, block_time))
 

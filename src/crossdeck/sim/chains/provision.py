@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any
 
-from eth_abi import encode as abi_encode
+from eth_abi.abi import encode as abi_encode
 from eth_account import Account
-from eth_utils import keccak, to_checksum_address
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 
 from crossdeck.sim.chains.rpc_client import ChainRpcClient
 from crossdeck.sim.contracts import load_artifact
@@ -23,7 +25,7 @@ class Deployment:
     depository: str
 
 
-def function_call(signature: str, arg_types: list[str], args: list) -> bytes:
+def function_call(signature: str, arg_types: list[str], args: list[Any]) -> bytes:
     return keccak(text=signature)[:4] + abi_encode(arg_types, args)
 
 
@@ -45,7 +47,7 @@ async def provision(
     latest = await client.call("eth_getBlockByNumber", "latest", False)
     max_fee = 2 * int(latest.get("baseFeePerGas", "0x0"), 16) + PRIORITY_FEE_WEI
 
-    def sign(payload: dict) -> str:
+    def sign(payload: dict[str, Any]) -> str:
         tx = {
             "chainId": chain_id,
             "nonce": nonce + len(raw_txs),
@@ -54,7 +56,9 @@ async def provision(
             "value": 0,
             **payload,
         }
-        return "0x" + Account.sign_transaction(tx, operator_key).raw_transaction.hex()
+        # eth-account's sign_transaction is a combomethod, untyped
+        raw: bytes = Account.sign_transaction(tx, operator_key).raw_transaction
+        return "0x" + raw.hex()
 
     raw_txs: list[str] = []
     usdc = contract_address(account.address, nonce)

@@ -11,13 +11,15 @@ from eth_tester.backends.pyevm.serializers import (
     serialize_transaction_receipt,
 )
 from eth_tester.exceptions import TransactionNotFound
-from eth_utils import encode_hex, to_canonical_address, to_checksum_address
+from eth_utils.address import to_canonical_address, to_checksum_address
+from eth_utils.hexadecimal import encode_hex
 
 if TYPE_CHECKING:
     from eth.abc import BlockAPI, SignedTransactionAPI
 
 
-class IndexedPyEVMBackend(PyEVMBackend):
+# eth-tester ships no type hints, so its backend class is Any to the type checker
+class IndexedPyEVMBackend(PyEVMBackend):  # type: ignore[misc]
     """Looks transactions up through a hash -> block number index, and memoises mined ones.
 
     eth-tester scans every block backwards for each lookup and recovers each sender anew
@@ -29,8 +31,8 @@ class IndexedPyEVMBackend(PyEVMBackend):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._tx_block: dict[bytes, int] = {}
         self._indexed_up_to = -1
-        self._mined_txs: dict[bytes, dict] = {}
-        self._mined_receipts: dict[bytes, dict] = {}
+        self._mined_txs: dict[bytes, dict[str, Any]] = {}
+        self._mined_receipts: dict[bytes, dict[str, Any]] = {}
         super().__init__(*args, **kwargs)
 
     def _locate(self, transaction_hash: bytes) -> tuple[BlockAPI, SignedTransactionAPI, int]:
@@ -42,12 +44,12 @@ class IndexedPyEVMBackend(PyEVMBackend):
             for tx in self.chain.get_canonical_block_by_number(number).transactions:
                 self._tx_block[tx.hash] = number
             self._indexed_up_to = number
-        number = self._tx_block.get(transaction_hash)
-        if number is None:
+        found = self._tx_block.get(transaction_hash)
+        if found is None:
             raise TransactionNotFound(
                 f"No transaction found for transaction hash: {encode_hex(transaction_hash)}"
             )
-        block = self.chain.get_canonical_block_by_number(number)
+        block = self.chain.get_canonical_block_by_number(found)
         for index, tx in enumerate(block.transactions):
             if tx.hash == transaction_hash:
                 return block, tx, index
@@ -58,7 +60,7 @@ class IndexedPyEVMBackend(PyEVMBackend):
             return self._mined_txs[transaction_hash]
         block, transaction, index = self._locate(transaction_hash)
         is_pending = block.number == self.chain.get_block().number
-        serialized = serialize_transaction(block, transaction, index, is_pending)
+        serialized: dict[str, Any] = serialize_transaction(block, transaction, index, is_pending)
         if not is_pending:
             self._mined_txs[transaction_hash] = serialized
         return serialized
@@ -69,17 +71,17 @@ class IndexedPyEVMBackend(PyEVMBackend):
         block, transaction, index = self._locate(transaction_hash)
         is_pending = block.number == self.chain.get_block().number
         receipts = block.get_receipts(self.chain.chaindb)
-        serialized = serialize_transaction_receipt(
+        serialized: dict[str, Any] = serialize_transaction_receipt(
             block, receipts, transaction, index, is_pending, self.chain.get_vm()
         )
         if not is_pending:
             self._mined_receipts[transaction_hash] = serialized
         return serialized
 
-    def block_logs(self, number: int) -> list[dict]:
+    def block_logs(self, number: int) -> list[dict[str, Any]]:
         """The logs of a mined block in eth-tester's shape, without recovering any sender."""
         block = self.chain.get_canonical_block_by_number(number)
-        logs: list[dict] = []
+        logs: list[dict[str, Any]] = []
         for tx_index, (tx, receipt) in enumerate(
             zip(block.transactions, block.get_receipts(self.chain.chaindb), strict=True)
         ):

@@ -10,11 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.exceptions import OutOfGas, Revert, VMError
+from eth.vm.forks.london.transactions import LondonTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
-from eth_abi import decode as abi_decode
+from eth_abi.abi import decode as abi_decode
 from eth_tester.exceptions import BlockNotFound, TransactionNotFound
-from eth_utils import ValidationError, keccak, to_canonical_address, to_checksum_address
+from eth_typing import BlockNumber
+from eth_utils.address import to_canonical_address, to_checksum_address
+from eth_utils.crypto import keccak
+from eth_utils.exceptions import ValidationError
 
 from crossdeck.sim.chains import rpc_format as fmt
 from crossdeck.sim.chains.pyevm_backend import IndexedPyEVMBackend, make_tester
@@ -46,6 +51,15 @@ def _execution_error(message: str) -> RpcFault:
     return RpcFault(EXECUTION_ERROR, message)
 
 
+def _base_fee(header: BlockHeaderAPI) -> int:
+    """The block's base fee: py-evm types it optional for pre-London blocks, which no world
+    chain has (every chain starts on a fork with EIP-1559)."""
+    fee = header.base_fee_per_gas
+    if fee is None:
+        raise _execution_error(f"block {header.block_number} has no base fee (pre-London)")
+    return fee
+
+
 def revert_fault(output: bytes) -> RpcFault:
     """geth's revert error: code 3, the revert data in `data`, the reason in the message."""
     message = "execution reverted"
@@ -63,8 +77,8 @@ class PyEvmRpc:
         self.chain_id = chain_id
         self.tester = make_tester(chain_id, balances)
         self.auto_mine = auto_mine
-        self._logs_by_block: dict[int, list[dict]] = {}  # mined blocks never change
-        self.methods: dict[str, Callable[[list], Any]] = {
+        self._logs_by_block: dict[int, list[dict[str, Any]]] = {}  # mined blocks never change
+        self.methods: dict[str, Callable[[list[Any]], Any]] = {
             name: getattr(self, name)
             for name in dir(self)
             if name.startswith(("eth_", "net_", "web3_", "evm_", "anvil_", "hardhat_"))
@@ -73,11 +87,13 @@ class PyEvmRpc:
 
     @property
     def backend(self) -> IndexedPyEVMBackend:
-        return self.tester.backend
+        backend: IndexedPyEVMBackend = self.tester.backend  # eth-tester is untyped: Any
+        return backend
 
     @property
     def chain(self) -> MiningChain:
-        return self.backend.chain
+        chain: MiningChain = self.backend.chain  # set by eth-tester's (untyped) backend
+        return chain
 
     def handle(self, method: str, params: Any) -> Any:
         handler = self.methods.get(method)
@@ -108,7 +124,7 @@ class PyEvmRpc:
             return self.chain.get_block().header
         number = self._block_number(block)
         try:
-            return self.chain.get_canonical_block_header_by_number(number)
+            return self.chain.get_canonical_block_header_by_number(BlockNumber(number))
         except Exception as exc:
             raise RpcFault(EXECUTION_ERROR, f"header not found: block {block}") from exc
 
@@ -132,15 +148,15 @@ class PyEvmRpc:
         return self.chain.get_vm(at_header=self._header(block)).state
 
     def _next_base_fee(self) -> int:
-        return self.chain.get_block().header.base_fee_per_gas
+        return _base_fee(self.chain.get_block().header)
 
     # ---- dev methods anvil also has, so a world can drive either backend alike -----------
 
-    def evm_mine(self, params: list) -> str:
+    def evm_mine(self, params: list[Any]) -> str:
         self.mine_block()
         return "0x0"
 
-    def anvil_setBalance(self, params: list) -> None:
+    def anvil_setBalance(self, params: list[Any]) -> None:
         account = fmt.address(param(params, 0, "address"), "address")
         wei = fmt.quantity(param(params, 1, "balance"), "balance")
         state = self.chain.get_vm().state
@@ -155,79 +171,79 @@ class PyEvmRpc:
 
     # ---- plain reads ----------------------------------------------------------------------
 
-    def eth_chainId(self, params: list) -> str:
+    def eth_chainId(self, params: list[Any]) -> str:
         return hex(self.chain_id)
 
-    def net_version(self, params: list) -> str:
+    def net_version(self, params: list[Any]) -> str:
         return str(self.chain_id)
 
-    def web3_clientVersion(self, params: list) -> str:
+    def web3_clientVersion(self, params: list[Any]) -> str:
         return CLIENT_VERSION
 
-    def net_listening(self, params: list) -> bool:
+    def net_listening(self, params: list[Any]) -> bool:
         return True
 
-    def eth_syncing(self, params: list) -> bool:
+    def eth_syncing(self, params: list[Any]) -> bool:
         return False
 
-    def eth_accounts(self, params: list) -> list:
+    def eth_accounts(self, params: list[Any]) -> list[Any]:
         return []
 
-    def eth_blockNumber(self, params: list) -> str:
+    def eth_blockNumber(self, params: list[Any]) -> str:
         return hex(self._latest_number())
 
-    def eth_gasPrice(self, params: list) -> str:
+    def eth_gasPrice(self, params: list[Any]) -> str:
         return hex(self._next_base_fee() + PRIORITY_FEE_WEI)
 
-    def eth_maxPriorityFeePerGas(self, params: list) -> str:
+    def eth_maxPriorityFeePerGas(self, params: list[Any]) -> str:
         return hex(PRIORITY_FEE_WEI)
 
-    def eth_getBalance(self, params: list) -> str:
+    def eth_getBalance(self, params: list[Any]) -> str:
         account = fmt.address(param(params, 0, "address"), "address")
         state = self._state(fmt.block_id(param(params, 1, "block", required=False)))
         return hex(state.get_balance(to_canonical_address(account)))
 
-    def eth_getTransactionCount(self, params: list) -> str:
+    def eth_getTransactionCount(self, params: list[Any]) -> str:
         account = fmt.address(param(params, 0, "address"), "address")
         state = self._state(fmt.block_id(param(params, 1, "block", required=False)))
         return hex(state.get_nonce(to_canonical_address(account)))
 
-    def eth_getCode(self, params: list) -> str:
+    def eth_getCode(self, params: list[Any]) -> str:
         account = fmt.address(param(params, 0, "address"), "address")
         state = self._state(fmt.block_id(param(params, 1, "block", required=False)))
         return "0x" + state.get_code(to_canonical_address(account)).hex()
 
-    def eth_getStorageAt(self, params: list) -> str:
+    def eth_getStorageAt(self, params: list[Any]) -> str:
         account = fmt.address(param(params, 0, "address"), "address")
         slot = fmt.quantity(param(params, 1, "slot"), "slot")
         state = self._state(fmt.block_id(param(params, 2, "block", required=False)))
         value = state.get_storage(to_canonical_address(account), slot)
         return "0x" + value.to_bytes(32, "big").hex()
 
-    def eth_getBlockByNumber(self, params: list) -> dict | None:
+    def eth_getBlockByNumber(self, params: list[Any]) -> dict[str, Any] | None:
         block = fmt.block_id(param(params, 0, "block"))
         full = bool(param(params, 1, "fullTransactions", required=False))
         if isinstance(block, int) and block > self._latest_number():
             return None
         return fmt.wire_block(self.tester.get_block_by_number(block, full_transactions=full))
 
-    def eth_getBlockByHash(self, params: list) -> dict | None:
+    def eth_getBlockByHash(self, params: list[Any]) -> dict[str, Any] | None:
         block_hash = fmt.hash32(param(params, 0, "hash"), "hash")
         full = bool(param(params, 1, "fullTransactions", required=False))
         return fmt.wire_block(self.tester.get_block_by_hash(block_hash, full_transactions=full))
 
-    def eth_getTransactionByHash(self, params: list) -> dict | None:
+    def eth_getTransactionByHash(self, params: list[Any]) -> dict[str, Any] | None:
         tx_hash = fmt.hash32(param(params, 0, "hash"), "hash")
         return fmt.wire_transaction(self.tester.get_transaction_by_hash(tx_hash))
 
-    def eth_getTransactionReceipt(self, params: list) -> dict | None:
+    def eth_getTransactionReceipt(self, params: list[Any]) -> dict[str, Any] | None:
         tx_hash = fmt.hash32(param(params, 0, "hash"), "hash")
         tx = self.tester.get_transaction_by_hash(tx_hash)
         if tx["block_number"] is None or tx["block_number"] > self._latest_number():
             return None  # still in the pending block
         return fmt.wire_receipt(self.tester.get_transaction_receipt(tx_hash))
 
-    def eth_getLogs(self, params: list) -> list:
+    def eth_getLogs(self, params: list[Any]) -> list[Any]:
         query = param(params, 0, "filter")
         if not isinstance(query, dict):
             raise bad_params("invalid argument 0: filter object expected")
@@ -261,7 +277,7 @@ class PyEvmRpc:
                     found.append(log)
         return found
 
-    def _block_logs(self, number: int) -> list[dict]:
+    def _block_logs(self, number: int) -> list[dict[str, Any]]:
         logs = self._logs_by_block.get(number)
         if logs is None:
             logs = [fmt.wire_log(log) for log in self.backend.block_logs(number)]
@@ -269,7 +285,7 @@ class PyEvmRpc:
         return logs
 
     @staticmethod
-    def _topics_match(wanted: list, topics: list[str]) -> bool:
+    def _topics_match(wanted: list[Any], topics: list[str]) -> bool:
         # geth: a filter longer than the log's topic list never matches, even with nulls.
         if len(wanted) > len(topics):
             return False
@@ -289,7 +305,7 @@ class PyEvmRpc:
             return [fmt.hash32(t, "topics") for t in topic]
         return fmt.hash32(topic, "topics")
 
-    def eth_feeHistory(self, params: list) -> dict:
+    def eth_feeHistory(self, params: list[Any]) -> dict[str, Any]:
         raw_count = param(params, 0, "blockCount")
         count = raw_count if isinstance(raw_count, int) else fmt.quantity(raw_count, "blockCount")
         newest = self._block_number(fmt.block_id(param(params, 1, "newestBlock")))
@@ -299,22 +315,22 @@ class PyEvmRpc:
         oldest = max(0, newest - count + 1)
         base_fees, ratios, rewards = [], [], []
         for number in range(oldest, newest + 1):
-            block = self.chain.get_canonical_block_by_number(number)
+            block = self.chain.get_canonical_block_by_number(BlockNumber(number))
             header = block.header
-            base_fees.append(hex(header.base_fee_per_gas))
+            base_fees.append(hex(_base_fee(header)))
             ratios.append(header.gas_used / header.gas_limit)
             if percentiles:
-                tips = sorted(self._tip(tx, header.base_fee_per_gas) for tx in block.transactions)
+                tips = sorted(self._tip(tx, _base_fee(header)) for tx in block.transactions)
                 tips = tips or [0]
                 rewards.append(
                     [hex(tips[min(len(tips) - 1, int(len(tips) * p / 100))]) for p in percentiles]
                 )
         next_header = (
-            self.chain.get_canonical_block_header_by_number(newest + 1)
+            self.chain.get_canonical_block_header_by_number(BlockNumber(newest + 1))
             if newest < self._latest_number()
             else self.chain.get_block().header
         )
-        base_fees.append(hex(next_header.base_fee_per_gas))
+        base_fees.append(hex(_base_fee(next_header)))
         result: dict[str, Any] = {
             "oldestBlock": hex(oldest),
             "baseFeePerGas": base_fees,
@@ -326,14 +342,14 @@ class PyEvmRpc:
 
     @staticmethod
     def _tip(tx: SignedTransactionAPI, base_fee: int) -> int:
-        max_fee = getattr(tx, "max_fee_per_gas", None)
+        max_fee: int | None = getattr(tx, "max_fee_per_gas", None)
         if max_fee is None:
             return tx.gas_price - base_fee
         return min(tx.max_priority_fee_per_gas, max_fee - base_fee)
 
     # ---- execution ------------------------------------------------------------------------
 
-    def _prepare_call(self, params: list) -> tuple[VirtualMachineAPI, SpoofTransaction]:
+    def _prepare_call(self, params: list[Any]) -> tuple[VirtualMachineAPI, SpoofTransaction]:
         request = fmt.call_request(param(params, 0, "transaction"))
         block = fmt.block_id(param(params, 1, "block", required=False))
         header = self._header(block)
@@ -353,7 +369,10 @@ class PyEvmRpc:
                 f"insufficient funds for gas * price + value: address {sender} "
                 f"have {balance} want {cost}"
             )
-        unsigned = vm.get_transaction_builder().new_unsigned_dynamic_fee_transaction(
+        builder = vm.get_transaction_builder()
+        if not issubclass(builder, LondonTransactionBuilder):
+            raise _execution_error("calls need a fork with EIP-1559 transactions")
+        unsigned = builder.new_unsigned_dynamic_fee_transaction(
             chain_id=self.chain_id,
             nonce=request.get("nonce", state.get_nonce(to_canonical_address(sender))),
             # Calls run fee-free like geth's (no base fee, zero gas price): a wallet with no
@@ -361,18 +380,22 @@ class PyEvmRpc:
             max_priority_fee_per_gas=0,
             max_fee_per_gas=0,
             gas=gas,
-            to=to_canonical_address(request["to"]) if "to" in request else b"",
+            to=to_canonical_address(request["to"]) if "to" in request else CREATE_CONTRACT_ADDRESS,
             value=value,
             data=request.get("data", b""),
             access_list=(),
         )
         return vm, SpoofTransaction(unsigned, from_=to_canonical_address(sender))
 
-    def _execute(self, params: list) -> tuple[VirtualMachineAPI, SpoofTransaction, ComputationAPI]:
+    def _execute(
+        self, params: list[Any]
+    ) -> tuple[VirtualMachineAPI, SpoofTransaction, ComputationAPI]:
         vm, tx = self._prepare_call(params)
         with vm.in_costless_state() as state:
             try:
-                computation = state.apply_transaction(tx)
+                # a SpoofTransaction proxies a signed one (with the caller as sender), but
+                # py-evm does not declare it a SignedTransactionAPI
+                computation = state.apply_transaction(tx)  # type: ignore[arg-type]
             except ValidationError as exc:
                 raise _execution_error(str(exc)) from exc
         if computation.is_error:
@@ -388,22 +411,23 @@ class PyEvmRpc:
             return "out of gas"
         return str(error) or type(error).__name__
 
-    def eth_call(self, params: list) -> str:
+    def eth_call(self, params: list[Any]) -> str:
         _, _, computation = self._execute(params)
         return "0x" + bytes(computation.output).hex()
 
-    def eth_estimateGas(self, params: list) -> str:
+    def eth_estimateGas(self, params: list[Any]) -> str:
         vm, tx, _ = self._execute(params)  # surfaces reverts with their data, as geth does
         with vm.in_costless_state() as state:
             try:
-                estimate = self.chain.gas_estimator(state, tx)
+                # a SpoofTransaction stands in for a signed one (see _execute)
+                estimate = self.chain.gas_estimator(state, tx)  # type: ignore[arg-type]
             except Revert as exc:
                 raise revert_fault(bytes(exc.args[0]) if exc.args else b"") from exc
             except VMError as exc:
                 raise _execution_error(self._vm_error_message(exc)) from exc
         return hex(estimate)
 
-    def eth_sendRawTransaction(self, params: list) -> str:
+    def eth_sendRawTransaction(self, params: list[Any]) -> str:
         raw = fmt.data_bytes(param(params, 0, "transaction"), "transaction")
         if not raw:
             raise bad_params("invalid argument 0: empty transaction")
@@ -476,7 +500,7 @@ class PyEvmRpc:
                 f"max priority fee per gas higher than max fee per gas: address {sender_hex}, "
                 f"maxPriorityFeePerGas: {tip}, maxFeePerGas: {max_fee}"
             )
-        base_fee = header.base_fee_per_gas
+        base_fee = _base_fee(header)
         if max_fee < base_fee:
             raise _execution_error(
                 f"max fee per gas less than block base fee: address {sender_hex}, "

@@ -61,10 +61,12 @@ class ChainRpcClient:
 
     async def wait_for_receipt(
         self, tx_hash: str, *, wait_s: float = 60.0, poll_s: float = 0.05
-    ) -> dict:
+    ) -> dict[str, Any]:
         async with asyncio.timeout(wait_s):
             while True:
-                receipt = await self.call("eth_getTransactionReceipt", tx_hash)
+                receipt: dict[str, Any] | None = await self.call(
+                    "eth_getTransactionReceipt", tx_hash
+                )
                 if receipt is not None:
                     return receipt
                 await asyncio.sleep(poll_s)

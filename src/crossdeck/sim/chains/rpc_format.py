@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from eth_utils import is_hex_address, to_checksum_address
+from eth_utils.address import is_hex_address, to_checksum_address
 
 INVALID_PARAMS = -32602
 BLOCK_TAGS = ("latest", "earliest", "pending", "safe", "finalized")
@@ -31,7 +31,7 @@ class RpcFault(Exception):
         self.message = message
         self.data = data
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
@@ -80,7 +80,7 @@ def block_id(value: Any, field: str = "block") -> str | int:
     return quantity(value, field)
 
 
-def param(params: list, index: int, field: str, *, required: bool = True) -> Any:
+def param(params: list[Any], index: int, field: str, *, required: bool = True) -> Any:
     if index < len(params):
         return params[index]
     if required:
@@ -88,7 +88,7 @@ def param(params: list, index: int, field: str, *, required: bool = True) -> Any
     return None
 
 
-def call_request(tx: Any) -> dict:
+def call_request(tx: Any) -> dict[str, Any]:
     """A call object (eth_call / eth_estimateGas) in eth-tester's key names."""
     if not isinstance(tx, dict):
         raise bad_params("invalid argument 0: transaction object expected")
@@ -143,24 +143,24 @@ def wire_value(key: str | None, value: Any) -> Any:
     return value
 
 
-def wire_object(obj: dict) -> dict:
+def wire_object(obj: dict[str, Any]) -> dict[str, Any]:
     return {camel(k): wire_value(k, v) for k, v in obj.items()}
 
 
-def wire_transaction(tx: dict) -> dict:
+def wire_transaction(tx: dict[str, Any]) -> dict[str, Any]:
     out = wire_object(tx)
     out["input"] = out.pop("data", "0x")
     return out
 
 
-def wire_log(log: dict) -> dict:
+def wire_log(log: dict[str, Any]) -> dict[str, Any]:
     out = wire_object({k: v for k, v in log.items() if k != "type"})
     out["removed"] = False
     return out
 
 
-def wire_receipt(receipt: dict) -> dict:
-    from eth_bloom import BloomFilter
+def wire_receipt(receipt: dict[str, Any]) -> dict[str, Any]:
+    from eth_bloom.bloom import BloomFilter
 
     # A post-Byzantium receipt has a status, not the intermediate state root eth-tester adds.
     out = wire_object({k: v for k, v in receipt.items() if k not in ("logs", "state_root")})
@@ -174,7 +174,7 @@ def wire_receipt(receipt: dict) -> dict:
     return out
 
 
-def wire_block(block: dict) -> dict:
+def wire_block(block: dict[str, Any]) -> dict[str, Any]:
     out = wire_object({k: v for k, v in block.items() if k != "transactions"})
     out["transactions"] = [
         wire_transaction(tx) if isinstance(tx, dict) else wire_value(None, tx)

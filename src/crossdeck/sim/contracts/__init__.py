@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 ARTIFACTS_DIR = Path(__file__).resolve().parent / "artifacts"
 
@@ -18,9 +19,10 @@ def _read_artifact(name: str) -> str:
     return path.read_text()
 
 
-def load_artifact(name: str) -> dict:
+def load_artifact(name: str) -> dict[str, Any]:
     """`{"abi": [...], "bytecode": "0x...", "deployedBytecode": "0x...", ...}` for a contract.
 
     A fresh dict each call, so a caller may modify it freely.
     """
-    return json.loads(_read_artifact(name))
+    artifact: dict[str, Any] = json.loads(_read_artifact(name))
+    return artifact

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 CONTRACTS_DIR = Path(__file__).resolve().parent
 ARTIFACTS_DIR = CONTRACTS_DIR / "artifacts"
 CONTRACT_NAMES = ("USDC", "Depository")
 
 
-def compile_contract(name: str) -> dict:
+def compile_contract(name: str) -> dict[str, Any]:
     import vyper  # dev dependency, kept out of the runtime import graph
 
     source_path = CONTRACTS_DIR / f"{name}.vy"
@@ -33,7 +34,7 @@ def compile_contract(name: str) -> dict:
     }
 
 
-def render(artifact: dict) -> str:
+def render(artifact: dict[str, Any]) -> str:
     """The exact text committed for an artifact: stable key order, one trailing newline."""
     return json.dumps(artifact, indent=2, sort_keys=True) + "\n"
 

@@ -23,10 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from eth_abi import decode as abi_decode
-from eth_abi import encode as abi_encode
+from eth_abi.abi import decode as abi_decode
+from eth_abi.abi import encode as abi_encode
 from eth_account import Account
-from eth_utils import keccak, to_checksum_address
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 
 from crossdeck.sim.service.currencies import (
     NATIVE_ADDRESS,
@@ -110,6 +111,15 @@ class TransactionReverted(Exception):
 
 def selector(signature: str) -> bytes:
     return keccak(text=signature)[:4]
+
+
+# `_rpc` calls, bound to this transaction now (not to whatever a loop variable holds later)
+def _send_raw(raw: bytes) -> Callable[[Any], Any]:
+    return lambda w3: w3.eth.send_raw_transaction(raw)
+
+
+def _wait_for_receipt(tx_hash: str) -> Callable[[Any], Any]:
+    return lambda w3: w3.eth.wait_for_transaction_receipt(tx_hash, timeout=60, poll_latency=0.05)
 
 
 def encode_call(signature: str, arg_types: list[str], args: list[Any]) -> bytes:
@@ -201,21 +211,14 @@ class Web3ChainReader:
                 }
                 raw = Account.sign_transaction(tx, chain.relayer_key).raw_transaction
                 try:
-                    sent = await self._rpc(
-                        chain, lambda w3, raw=raw: w3.eth.send_raw_transaction(raw)
-                    )
+                    sent = await self._rpc(chain, _send_raw(raw))
                 except ChainUnavailable as exc:
                     last_error = exc
                     if "nonce" in str(exc).lower():
                         continue
                     raise
                 tx_hash = "0x" + bytes(sent).hex()
-                receipt = await self._rpc(
-                    chain,
-                    lambda w3, tx_hash=tx_hash: w3.eth.wait_for_transaction_receipt(
-                        tx_hash, timeout=60, poll_latency=0.05
-                    ),
-                )
+                receipt = await self._rpc(chain, _wait_for_receipt(tx_hash))
                 if int(receipt["status"]) != 1:
                     raise TransactionReverted(tx_hash)
                 return tx_hash, int(receipt["blockNumber"]), account.address

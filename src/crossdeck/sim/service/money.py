@@ -43,13 +43,13 @@ def format_usd(micro_usd: int) -> str:
 
 def usd_value(amount: int, decimals: int, price_micro_usd: int) -> int:
     """Micro-USD value of ``amount`` (rounded toward zero)."""
-    value = abs(amount) * price_micro_usd // 10**decimals
+    value: int = abs(amount) * price_micro_usd // 10**decimals
     return -value if amount < 0 else value
 
 
 def units_for_usd(micro_usd: int, decimals: int, price_micro_usd: int, *, round_up: bool) -> int:
     """Smallest units of a currency worth ``micro_usd``."""
-    numerator = micro_usd * 10**decimals
+    numerator: int = micro_usd * 10**decimals
     if round_up:
         return ceil_div(numerator, price_micro_usd)
     return numerator // price_micro_usd
@@ -59,7 +59,8 @@ def convert(
     amount: int, *, from_decimals: int, from_price: int, to_decimals: int, to_price: int
 ) -> int:
     """``amount`` of one currency in units of another at fixed prices, rounded down."""
-    return amount * from_price * 10**to_decimals // (to_price * 10**from_decimals)
+    converted: int = amount * from_price * 10**to_decimals // (to_price * 10**from_decimals)
+    return converted
 
 
 def bps_of(amount: int, bps: int) -> int:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 
 from crossdeck.sim.brand import Brand
 from crossdeck.sim.service.currencies import VENUE_CHAIN_ID, Currency
@@ -160,7 +160,7 @@ class QuoteEngine:
         try:
             if p.origin_chain_id == VENUE_CHAIN_ID:
                 venue_nonce = self.state.next_venue_nonce()
-                depository = to_checksum_address(self.directory.venue.solver_address)
+                depository: str = to_checksum_address(self.directory.venue.solver_address)
                 steps = venue_withdrawal_steps(
                     self.brand,
                     request_id=request_id,

@@ -22,7 +22,7 @@ from typing import Any
 
 from eth_account import Account
 from eth_account.messages import encode_typed_data
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 
 from crossdeck.sim.brand import Brand
 from crossdeck.sim.service.currencies import VENUE_CHAIN_ID
@@ -64,7 +64,11 @@ def _signature(signature: str | None) -> bytes:
 
 def _recover(typed: dict[str, Any], signature: bytes) -> str:
     try:
-        return Account.recover_message(encode_typed_data(full_message=typed), signature=signature)
+        # eth-account's recover_message is a combomethod, untyped
+        signer: str = Account.recover_message(
+            encode_typed_data(full_message=typed), signature=signature
+        )
+        return signer
     except Exception as exc:  # a signature that does not parse recovers no one
         raise ServiceError(
             401, "UNAUTHORIZED", f"the signature does not recover to a signer: {exc}"

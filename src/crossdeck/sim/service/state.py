@@ -904,7 +904,8 @@ class ServiceState:
         digest = hmac.new(
             self._deposit_seed, bytes.fromhex(request_id.lower().removeprefix("0x")), "sha256"
         ).digest()
-        return Account.from_key(digest)
+        account: LocalAccount = Account.from_key(digest)  # eth-account's combomethod: untyped
+        return account
 
     def __repr__(self) -> str:
         return f"ServiceState(api_keys={self.api_keys.names()!r})"

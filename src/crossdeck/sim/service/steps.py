@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 
 from crossdeck.sim.brand import Brand
 from crossdeck.sim.service.directory import encode_call

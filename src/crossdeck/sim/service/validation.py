@@ -78,7 +78,7 @@ def _bool(body: dict[str, Any], name: str) -> bool:
 
 
 def _int_field(body: dict[str, Any], name: str) -> int:
-    value = body.get(name)
+    value: object = body.get(name)
     if value is None:
         raise invalid(f"{name} is required", field=name)
     if isinstance(value, bool) or not isinstance(value, int):
