@@ -130,7 +130,7 @@ async def test_venue_withdrawal_confirms_both_signatures(world: Any, tui_dir: Pa
         )
         assert "EIP-712 VenueTransaction:SendAsset" in dialogs[1]
         assert "domain    name = VenueSignTransaction" in dialogs[1]
-        assert "field     amount (string) = '10'" in dialogs[1]
+        assert "field     amount (string) = '10.000000'" in dialogs[1]
         assert "field     destination (string)" in dialogs[1]
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
         assert isinstance(execute.outcome, ev.Finished) and execute.outcome.status == "success"

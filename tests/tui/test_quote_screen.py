@@ -273,9 +273,10 @@ async def test_a_venue_prefill_after_quoting_makes_the_quote_out_of_date(
 
 
 async def test_requote_restarts_a_failed_chains_load(world: Any, tui_dir: Path) -> None:
-    world.faults.inject("malformed", 1, path="/chains")
+    app = make_app(world, tui_dir)
+    # a malformed /chains answer is retried like a 5xx: fail every attempt of the first load
+    world.faults.inject("malformed", app.settings.service.max_retries + 1, path="/chains")
     try:
-        app = make_app(world, tui_dir)
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_until(
                 pilot,
