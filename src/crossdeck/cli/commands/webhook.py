@@ -8,7 +8,6 @@ accepted as an option value, so it does not end up in shell history or the proce
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import signal
 import sys
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import click
 from pydantic import SecretStr
 
+from crossdeck.cli.option_types import NON_NEGATIVE, PORT, POSITIVE, SECONDS_OR_ZERO
 from crossdeck.cli.support import handles_errors, print_json
 from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
@@ -63,16 +63,6 @@ def _api_key(obj: CliContext, env_var: str | None) -> SecretStr:
     return key
 
 
-def _check_tolerance(tolerance: float) -> float:
-    # click's FloatRange lets nan and inf through; neither is a replay window
-    if not math.isfinite(tolerance):
-        raise InputError(
-            f"--tolerance must be a number of seconds, got {tolerance}",
-            hint="for example --tolerance 300; `verify --ignore-time` skips the time check",
-        )
-    return tolerance
-
-
 def _read_body(body_file: BinaryIO | None) -> bytes:
     # The exact bytes are signed: nothing is stripped, so a trailing newline counts.
     stream = body_file if body_file is not None else sys.stdin.buffer
@@ -95,7 +85,7 @@ def webhook() -> None:
 @click.option("--api-key-env", metavar="VAR", help=API_KEY_ENV_HELP)
 @click.option(
     "--tolerance",
-    type=click.FloatRange(min=0),
+    type=SECONDS_OR_ZERO,  # finite: nan or inf is no replay window
     default=DEFAULT_TOLERANCE_SECONDS,
     show_default=True,
     help="Seconds the timestamp may differ from now.",
@@ -113,7 +103,6 @@ def verify_cmd(
     ignore_time: bool,
 ) -> None:
     """Check a delivery's signature: exit 0 when valid, 1 with the reason when not."""
-    _check_tolerance(tolerance)
     key = _api_key(obj, api_key_env)
     body = _read_body(body_file)
     verdict = verify(key, timestamp, body, signature, tolerance=None if ignore_time else tolerance)
@@ -135,7 +124,7 @@ def verify_cmd(
 @click.option("--api-key-env", metavar="VAR", help=API_KEY_ENV_HELP)
 @click.option(
     "--timestamp",
-    type=click.IntRange(min=0),
+    type=NON_NEGATIVE,
     help="Unix seconds to sign at; now when omitted.",
 )
 @click.pass_obj
@@ -264,7 +253,7 @@ async def _serve(
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option(
     "--port",
-    type=click.IntRange(0, 65535),
+    type=PORT,
     default=0,
     show_default=True,
     help="Port to listen on; 0 picks a free one (the URL is printed on stderr).",
@@ -286,19 +275,19 @@ async def _serve(
 )
 @click.option(
     "--tolerance",
-    type=click.FloatRange(min=0),
+    type=SECONDS_OR_ZERO,  # finite: nan or inf is no replay window
     default=DEFAULT_TOLERANCE_SECONDS,
     show_default=True,
     help="Seconds a delivery's timestamp may differ from now (replay window).",
 )
 @click.option(
     "--max-body-bytes",
-    type=click.IntRange(min=1),
+    type=POSITIVE,
     default=defaults.MAX_BODY_BYTES,
     show_default=True,
     help="Larger deliveries are refused with 413.",
 )
-@click.option("--count", type=click.IntRange(min=1), help="Exit after printing this many events.")
+@click.option("--count", type=POSITIVE, help="Exit after printing this many events.")
 @click.option("--json", "json_", is_flag=True, help="Print events as JSON lines.")
 @click.pass_obj
 @handles_errors
@@ -319,7 +308,6 @@ def serve(
 
     if not path.startswith("/"):
         raise InputError(f"--path must start with '/', got {path!r}")
-    _check_tolerance(tolerance)
     key = _api_key(obj, api_key_env)
     required = _parse_required_headers(require_headers)
     # Rejected deliveries are reported on stderr, so stdout stays one line per event.
