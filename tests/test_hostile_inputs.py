@@ -144,6 +144,26 @@ def test_non_ascii_digits_in_other_commands(home: Home, digits: str) -> None:
     refused(home.invoke("watch", "--timeout", digits, GOOD_ID), INVALID_INPUT, "--timeout")
 
 
+@pytest.mark.parametrize("digits", NON_ASCII_DIGITS[:2])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["webhook", "serve", "--port"],
+        ["webhook", "serve", "--count"],
+        ["webhook", "serve", "--max-body-bytes"],
+        ["webhook", "sign", "--timestamp"],
+    ],
+)
+def test_non_ascii_digits_in_webhook_options(home: Home, digits: str, args: list[str]) -> None:
+    refused(home.invoke(*args, digits), INVALID_INPUT, args[-1])
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+@pytest.mark.parametrize("command", ["serve", "verify"])
+def test_webhook_tolerance_must_be_finite_seconds(home: Home, value: str, command: str) -> None:
+    refused(home.invoke("webhook", command, "--tolerance", value), INVALID_INPUT, "--tolerance")
+
+
 @pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "infinity", "1e999", "9" * 400])
 @pytest.mark.parametrize("command", ["bridge", "resume", "watch"])
 def test_non_finite_durations_are_refused(home: Home, value: str, command: str) -> None:
