@@ -64,7 +64,8 @@ class LazyCommands(MutableMapping[str, click.Command]):
 
 def _load(name: str, entry: LazyCommand) -> click.Command:
     module = importlib.import_module(entry.module)
-    found = [command for command in getattr(module, "commands", []) if command.name == name]
+    listed: list[click.Command] = getattr(module, "commands", [])
+    found = [command for command in listed if command.name == name]
     if len(found) != 1:
         raise LookupError(f"{entry.module} has no command {name!r} in its `commands` list")
     command = found[0]
@@ -77,7 +78,7 @@ def _load(name: str, entry: LazyCommand) -> click.Command:
 class LazyGroup(click.Group):
     """A group whose top-level commands are a `LazyCommands` table."""
 
-    commands: LazyCommands  # type: ignore[assignment]
+    commands: LazyCommands
 
     def __init__(self, *args: object, table: Mapping[str, LazyCommand], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]

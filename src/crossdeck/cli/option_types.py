@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TypeVar
 
 import click
 
 from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
+
+_Parsed = TypeVar("_Parsed")
 
 _WHOLE = re.compile(r"[0-9]+")  # [0-9], not \d or isdigit: those take any script's digits
 _DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
@@ -88,13 +90,15 @@ def _has_surrogates(text: str) -> bool:
     return False
 
 
-class _Checked(click.ParamType):
+class _Checked(click.ParamType[_Parsed, object]):
     """A click type whose parser raises `InputError`; the error becomes `InvalidValue`."""
 
-    def parse(self, text: str) -> Any:
+    def parse(self, text: str) -> _Parsed:
         raise NotImplementedError
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> _Parsed:
         if not isinstance(value, str):
             value = str(value)  # a default given as a number
         try:
@@ -103,7 +107,7 @@ class _Checked(click.ParamType):
             raise InvalidValue(str(exc), ctx=ctx, param=param) from None
 
 
-class WholeNumber(_Checked):
+class WholeNumber(_Checked[int]):
     """A whole number in ASCII digits, optionally bounded."""
 
     name = "integer"
@@ -116,7 +120,7 @@ class WholeNumber(_Checked):
         return parse_whole_number(text, minimum=self.minimum, maximum=self.maximum)
 
 
-class Seconds(_Checked):
+class Seconds(_Checked[float]):
     """A finite duration in seconds, above 0 (or 0 too, when `allow_zero`)."""
 
     name = "seconds"
@@ -128,7 +132,7 @@ class Seconds(_Checked):
         return parse_seconds(text, allow_zero=self.allow_zero)
 
 
-class Number(_Checked):
+class Number(_Checked[float]):
     """A finite decimal number within [minimum, maximum]."""
 
     name = "number"
@@ -141,7 +145,7 @@ class Number(_Checked):
         return parse_number(text, minimum=self.minimum, maximum=self.maximum)
 
 
-class RequestId(_Checked):
+class RequestId(_Checked[str]):
     """A request id: 0x + 64 hex digits (lower-cased)."""
 
     name = "request_id"

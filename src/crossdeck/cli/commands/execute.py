@@ -273,6 +273,7 @@ def _quoted_items(quote: Any) -> set[tuple[str | None, int]]:
 @handles_errors
 def bridge_command(
     obj: CliContext,
+    /,
     yes: bool,
     deposit_amount: int | None,
     timeout: float | None,

@@ -263,6 +263,7 @@ def _listing_notes(stats: WalkStats, fallback: str | None) -> None:
 @handles_errors
 def requests_command(
     obj: CliContext,
+    /,
     json_: bool,
     csv_: bool,
     all_pages: bool,

@@ -380,7 +380,7 @@ def _bool_options(func: Any) -> Any:
 @click.option("--json", "json_", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 @handles_errors
-def quote_command(obj: CliContext, json_: bool, **options: Any) -> None:
+def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
     from crossdeck.cli.quote_options import quote_fields
 
     settings = _settings(obj)
