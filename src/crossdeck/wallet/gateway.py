@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
-from eth_utils import keccak, to_checksum_address
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 
 from crossdeck.errors import InputError
 from crossdeck.tls import client_context

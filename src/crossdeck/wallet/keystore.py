@@ -97,12 +97,13 @@ class KeyringPromptAborted(KeyringLockedError):
 _FILE_ERRORS = (configparser.Error, UnicodeError, OSError)
 
 
-class EncryptedFileKeyring(EncryptedKeyring):
+# keyrings.alt ships no type hints, so its EncryptedKeyring is Any to the type checker
+class EncryptedFileKeyring(EncryptedKeyring):  # type: ignore[misc]
     """keyrings.alt's encrypted file at crossdeck's own path, unlocked without getpass
     when a password is configured."""
 
     # Low, so keyring's own auto-detection in other code never prefers this class.
-    priority = 0.1  # type: ignore[assignment]
+    priority = 0.1
 
     def __init__(self, path: Path | None = None) -> None:
         super().__init__()
@@ -166,9 +167,10 @@ class EncryptedFileKeyring(EncryptedKeyring):
             ) from None
 
     def get_password(self, service: str, username: str) -> str | None:
-        return self._file_call(lambda: super(EncryptedFileKeyring, self).get_password(
-            service, username
-        ))
+        password: str | None = self._file_call(
+            lambda: super(EncryptedFileKeyring, self).get_password(service, username)
+        )
+        return password
 
     def set_password(self, service: str, username: str, password: str) -> None:
         self._file_call(lambda: super(EncryptedFileKeyring, self).set_password(

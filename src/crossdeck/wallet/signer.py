@@ -12,7 +12,8 @@ from typing import Any
 
 from eth_account import Account
 from eth_account.messages import SignableMessage, encode_defunct, encode_typed_data
-from eth_utils import to_checksum_address
+from eth_account.signers.local import LocalAccount
+from eth_utils.address import to_checksum_address
 from pydantic import SecretStr
 
 from crossdeck.errors import InputError
@@ -127,7 +128,8 @@ class Signer:
 
     def __init__(self, private_key: SecretStr) -> None:
         self._key = normalise_private_key(private_key)
-        self._account = Account.from_key(self._key.get_secret_value())
+        # eth-account's from_key is a combomethod, which its type hints leave untyped
+        self._account: LocalAccount = Account.from_key(self._key.get_secret_value())
 
     def __repr__(self) -> str:
         return f"Signer(address={self.address}, private_key=SecretStr('**********'))"
@@ -210,11 +212,15 @@ def split_signature(signature: bytes | str) -> dict[str, Any]:
 
 def recover_typed_data(typed_data: dict[str, Any], signature: bytes | str) -> str:
     """The checksum address that produced `signature` over `typed_data`."""
-    return Account.recover_message(
-        encode_typed_data(full_message=full_typed_data(typed_data)), signature=signature
-    )
+    return recover_message(encode_typed_data(full_message=full_typed_data(typed_data)), signature)
 
 
 def recover_eip191(message: str, signature: bytes | str) -> str:
     """The checksum address that produced `signature` over the personal `message`."""
-    return Account.recover_message(_eip191_message(message), signature=signature)
+    return recover_message(_eip191_message(message), signature)
+
+
+def recover_message(message: SignableMessage, signature: bytes | str) -> str:
+    """The checksum address that signed `message` (eth-account's combomethod, typed here)."""
+    signer: str = Account.recover_message(message, signature=signature)
+    return signer
