@@ -30,6 +30,9 @@ COMMANDS = {
         _MODULE + "service",
         "The chains the service supports and their currencies (chain 1337 is the venue).",
     ),
+    "completion": LazyCommand(
+        _MODULE + "completion", "Print the completion script of bash, zsh or fish."
+    ),
     "config": LazyCommand(_MODULE + "settings", "The settings file and the settings in effect."),
     "demo": LazyCommand(
         _MODULE + "sim", "Start the demo world in this process and open the app on it."

@@ -12,8 +12,12 @@ import importlib
 import inspect
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 
 @dataclass(frozen=True)
@@ -90,3 +94,15 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Command names and summaries from the table, so a TAB imports no command module
+        (~0.2 s each otherwise); options as click completes them. No table command is hidden."""
+        from click.shell_completion import CompletionItem
+
+        items = [
+            CompletionItem(name, help=self.commands.summary(name))
+            for name in self.list_commands(ctx)
+            if name.startswith(incomplete)
+        ]
+        return items + click.Command.shell_complete(self, ctx, incomplete)
