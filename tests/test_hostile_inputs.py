@@ -225,6 +225,60 @@ def test_malformed_addresses_are_refused_before_sending(home: Home, address: str
         refused(result, INVALID_INPUT)
 
 
+CHECKSUMMED = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+
+
+def _flip_case(address: str) -> str:
+    """The same address with the case of its last letter flipped: a wrong EIP-55 checksum."""
+    position = max(i for i, c in enumerate(address) if c.isalpha() and i > 1)
+    letter = address[position]
+    flipped = letter.lower() if letter.isupper() else letter.upper()
+    return address[:position] + flipped + address[position + 1 :]
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [
+        ("quote", "user"),
+        ("quote", "recipient"),
+        ("quote", "refund_to"),
+        ("quote", "origin_currency"),
+        ("quote", "destination_currency"),
+        ("bridge", "recipient"),
+        ("bridge", "refund_to"),
+    ],
+)
+def test_a_wrong_eip55_checksum_is_refused_before_sending(
+    home: Home, command: str, option: str
+) -> None:
+    wrong = _flip_case(CHECKSUMMED)
+    result = home.invoke(command, *quote_with(**{option: wrong}))
+    refused(result, INVALID_INPUT, wrong, "wrong EIP-55 checksum", "--" + option.replace("_", "-"))
+
+
+@pytest.mark.parametrize("args", [["requests", "--user"], ["requests", "--deposit-address"]])
+def test_history_filters_refuse_a_wrong_checksum(home: Home, args: list[str]) -> None:
+    refused(home.invoke(*args, _flip_case(CHECKSUMMED)), INVALID_INPUT, "wrong EIP-55 checksum")
+
+
+def test_venue_balance_refuses_a_wrong_checksum(home: Home) -> None:
+    refused(
+        home.invoke("venue", "balance", _flip_case(CHECKSUMMED)),
+        INVALID_INPUT,
+        "wrong EIP-55 checksum",
+    )
+
+
+@pytest.mark.parametrize(
+    "address", [CHECKSUMMED, CHECKSUMMED.lower(), "0x" + CHECKSUMMED[2:].upper()]
+)
+def test_a_right_or_absent_checksum_passes_to_sending(home: Home, address: str) -> None:
+    # the option is accepted: the quote is sent, and the closed port fails it (network, 5)
+    result = home.invoke("quote", *quote_with(recipient=address))
+    assert result.exit_code == 5, result.output
+    assert "checksum" not in result.output
+
+
 # -- --extra ---------------------------------------------------------------------------------
 
 

@@ -188,6 +188,30 @@ def _second_deposit(wire: dict) -> None:
     wire["steps"].append(copy.deepcopy(next(s for s in wire["steps"] if s["id"] == "deposit")))
 
 
+def _miscased(address: str) -> str:
+    """`address` in its EIP-55 form with one letter's case flipped: a wrong checksum."""
+    from eth_utils import to_checksum_address
+
+    text = to_checksum_address(address)
+    at = next(i for i in range(2, len(text)) if text[i].isalpha())
+    return text[:at] + text[at].swapcase() + text[at + 1 :]
+
+
+def _miscased_deposit_to(wire: dict) -> None:
+    deposit = item(wire, "deposit")
+    deposit["to"] = _miscased(deposit["to"])
+
+
+def _miscased_depository(wire: dict) -> None:
+    payment = wire["protocol"]["v2"]["paymentDetails"]
+    payment["depository"] = _miscased(payment["depository"])
+
+
+def _miscased_destination(wire: dict) -> None:
+    params = deposit_params(wire)
+    params["destination"] = _miscased(params["destination"])
+
+
 def _sign_kind(wire: dict) -> None:
     item(wire, "authorize")["sign"]["signatureKind"] = "eip999"
 
@@ -344,6 +368,9 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
         lambda w: item(w, "deposit")["sign"]["value"].update(value="99000000"),
         "moves 99000000, not the payment amount 10000000",
     ),
+    ("address-checksum", native_quote, _miscased_deposit_to, "wrong EIP-55 checksum"),
+    ("address-checksum", usdc_quote, _miscased_depository, "paymentDetails.depository: 0x"),
+    ("address-checksum", withdrawal_quote, _miscased_destination, "wrong EIP-55 checksum"),
 ]
 
 

@@ -157,6 +157,9 @@ def test_a_withdrawal_gets_protocol_v2_even_when_typed_by_hand(chains: ChainsRes
         ({"destination_currency": None}, "destinationCurrency"),
         ({"origin_currency": "0x" + "1" * 40}, "originCurrency"),
         ({"recipient": "me"}, "recipient"),
+        # OTHER and USER with one letter's case flipped: a wrong EIP-55 checksum
+        ({"recipient": "0x70997970c51812dc3A010C7d01b50e0d17dc79C8"}, "recipient"),
+        ({"refund_to": "0xF39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}, "refundTo"),
         ({"slippage_bps": "20000"}, "slippageTolerance"),
         ({"topup_gas_usd": "2"}, "topupGasAmount"),
         ({"max_subsidization_usd": "1"}, "maxSubsidizationAmount"),

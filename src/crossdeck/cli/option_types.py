@@ -8,6 +8,8 @@ to the same rules, and a value that breaks them is refused before anything is se
   other scripts' digits (`int("١٢") == 12`), which no user means when they type an amount.
 - Durations are finite: `float()` takes "nan", "inf" and "1e999", and a NaN deadline never
   passes.
+- EVM addresses are 0x and 40 hex digits, and a mixed-case one must carry a right EIP-55
+  checksum (`crossdeck.models.addresses`): a wrong one is a mistyped address, never sent to.
 - Text is valid UTF-8: an argument holding bytes that are not UTF-8 arrives as lone surrogates
   (Python's surrogateescape) that no request can carry; `check_argv` refuses them up front.
 """
@@ -26,6 +28,7 @@ from crossdeck.exitcodes import ExitCode
 _Parsed = TypeVar("_Parsed")
 
 _WHOLE = re.compile(r"[0-9]+")  # [0-9], not \d or isdigit: those take any script's digits
+_EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 _DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 
@@ -156,6 +159,28 @@ class RequestId(_Checked[str]):
         return normalise_request_id(text)
 
 
+class Address(_Checked[str]):
+    """An address: an EVM one (0x + 40 hex digits) with a right EIP-55 checksum when written in
+    mixed case. Without `evm_only`, other text (another chain's address, a venue currency id)
+    passes as typed, and only an EVM-shaped one's checksum is checked."""
+
+    name = "address"
+
+    def __init__(self, *, evm_only: bool = True) -> None:
+        self.evm_only = evm_only
+
+    def parse(self, text: str) -> str:
+        from crossdeck.models.addresses import checksum_problem
+
+        cleaned = text.strip()
+        if self.evm_only and not _EVM_ADDRESS.fullmatch(cleaned):
+            raise InputError(f"{shown(text)} is not an EVM address ('0x' and 40 hex digits)")
+        problem = checksum_problem(cleaned)
+        if problem is not None:
+            raise InputError(problem)
+        return cleaned
+
+
 CHAIN_ID = WholeNumber(minimum=1)
 POSITIVE = WholeNumber(minimum=1)
 NON_NEGATIVE = WholeNumber(minimum=0)
@@ -163,6 +188,8 @@ SECONDS = Seconds()
 SECONDS_OR_ZERO = Seconds(allow_zero=True)
 PORT = WholeNumber(minimum=0, maximum=65535)
 REQUEST_ID = RequestId()
+ADDRESS = Address()
+ANY_ADDRESS = Address(evm_only=False)
 
 
 def check_argv(args: list[str]) -> None:

@@ -21,6 +21,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from crossdeck.models.addresses import checked_checksum, checksum_problem
 from crossdeck.models.base import IntStr
 from crossdeck.models.chains import VENUE_CHAIN_ID
 from crossdeck.models.errors import FieldInputError, RuleViolation, raise_field_error
@@ -44,7 +45,7 @@ class QuoteRequestError(FieldInputError):
 def _evm_address(value: str) -> str:
     if not _EVM_ADDRESS.fullmatch(value):
         raise ValueError(f"{value!r} is not an EVM address ('0x' followed by 40 hex digits)")
-    return value
+    return checked_checksum(value)
 
 
 EvmAddress = Annotated[str, AfterValidator(_evm_address)]
@@ -255,6 +256,8 @@ class QuoteRequest(_BodyModel):
             raise RuleViolation(
                 field, f"{value!r} is not an EVM address ('0x' followed by 40 hex digits)"
             )
+        elif (problem := checksum_problem(value)) is not None:
+            raise RuleViolation(field, problem)
 
     @classmethod
     def build(cls, **fields: Any) -> Self:

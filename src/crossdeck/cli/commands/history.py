@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from crossdeck.cli.option_types import parse_whole_number
+from crossdeck.cli.option_types import ANY_ADDRESS, parse_whole_number
 from crossdeck.cli.support import handles_errors
 from crossdeck.errors import CrossdeckError, InputError
 
@@ -199,7 +199,12 @@ def _listing_notes(stats: WalkStats, fallback: str | None) -> None:
 
 
 @click.command("requests")
-@click.option("--user", metavar="ADDR", help="Requests where ADDR is the sender or recipient.")
+@click.option(
+    "--user",
+    metavar="ADDR",
+    type=ANY_ADDRESS,
+    help="Requests where ADDR is the sender or recipient.",
+)
 @click.option("--hash", metavar="H", help="Requests with this origin or destination tx hash.")
 @click.option("--origin-chain", metavar="N", help="Origin chain id.")
 @click.option("--destination-chain", metavar="N", help="Destination chain id.")
@@ -225,7 +230,12 @@ def _listing_notes(stats: WalkStats, fallback: str | None) -> None:
     help="The referrer given at quote time (/requests/v3 takes it only with your own API key "
     "filter; otherwise this listing asks /requests/v2).",
 )
-@click.option("--deposit-address", metavar="ADDR", help="Requests tied to this deposit address.")
+@click.option(
+    "--deposit-address",
+    metavar="ADDR",
+    type=ANY_ADDRESS,
+    help="Requests tied to this deposit address.",
+)
 @click.option(
     "--api-key-filter",
     metavar="K",

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from crossdeck.cli.option_types import CHAIN_ID, POSITIVE, REQUEST_ID, WholeNumber, shown
+from crossdeck.cli.option_types import (
+    ADDRESS,
+    ANY_ADDRESS,
+    CHAIN_ID,
+    POSITIVE,
+    REQUEST_ID,
+    WholeNumber,
+    shown,
+)
 from crossdeck.cli.support import handles_errors, print_json
 from crossdeck.errors import CrossdeckError, InputError
 
@@ -334,9 +342,19 @@ def _bool_options(func: Any) -> Any:
 @click.option(
     "--origin-chain", type=CHAIN_ID, required=True, help="Origin chain id (1337 = venue)."
 )
-@click.option("--origin-currency", required=True, help="Currency address on the origin chain.")
+@click.option(
+    "--origin-currency",
+    type=ANY_ADDRESS,
+    required=True,
+    help="Currency address on the origin chain.",
+)
 @click.option("--destination-chain", type=CHAIN_ID, required=True, help="Destination chain id.")
-@click.option("--destination-currency", required=True, help="Currency address at destination.")
+@click.option(
+    "--destination-currency",
+    type=ANY_ADDRESS,
+    required=True,
+    help="Currency address at destination.",
+)
 @click.option("--amount", help="Amount in the currency's smallest unit (digits only).")
 @click.option(
     "--amount-human",
@@ -349,9 +367,9 @@ def _bool_options(func: Any) -> Any:
     default="EXACT_INPUT",
     show_default=True,
 )
-@click.option("--user", help="Depositing address. Default: the profile's wallet.")
-@click.option("--recipient", help="Receiver at destination. Default: the user.")
-@click.option("--refund-to", help="Refund receiver. Default: recipient, else user.")
+@click.option("--user", type=ADDRESS, help="Depositing address. Default: the profile's wallet.")
+@click.option("--recipient", type=ADDRESS, help="Receiver at destination. Default: the user.")
+@click.option("--refund-to", type=ADDRESS, help="Refund receiver. Default: recipient, else user.")
 @click.option(
     "--protocol-version",
     type=click.Choice(["v2"]),
@@ -466,7 +484,7 @@ def venue_group() -> None:
 
 
 @venue_group.command("balance")
-@click.argument("address", required=False)
+@click.argument("address", required=False, type=ADDRESS)
 @click.option("--json", "json_", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 @handles_errors

@@ -7,6 +7,7 @@ from collections.abc import Collection
 from decimal import Decimal
 from typing import Any
 
+from crossdeck.execute.guards.addresses import address_checksum_guard
 from crossdeck.execute.guards.base import (
     _EVM_ADDRESS,
     _FOREIGN_ITEM_KEYS,
@@ -137,6 +138,7 @@ def check_quote(
         *_payment_chain_guard(paid),
         *depository_guard(quote, chains, paid.chain_id),
         steps_guard(quote),
+        address_checksum_guard(quote),
         *_venue_nonce_guard(quote),
     ]
     if request is not None:
@@ -171,6 +173,7 @@ def check_item(
         *_payment_chain_guard(paid),
         *depository_guard(quote, chains, paid.chain_id),
         steps_guard(quote),
+        address_checksum_guard(quote),
     ]
     if request is not None:  # shown beside each signature, so the dialog lists them too
         results += request_guards(quote, request, wallet, paid)
