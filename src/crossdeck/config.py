@@ -141,6 +141,14 @@ class TrackingSettings(_Section):
     statuses (newest-first listings; 0: never)."""
 
 
+class GuardSettings(_Section):
+    """The checks a quote must pass before anything is signed."""
+
+    fee_cap_multiple: float = Field(default=3.0, ge=1)
+    """Refuse a transaction whose max fee per gas is above this multiple of the chain's current
+    base fee plus tip (a quote's fee fields are the service's word; the chain's are not)."""
+
+
 class WorldInfo(_Section):
     """What a demo world file says beyond URLs: its wallet and demo secrets."""
 
@@ -187,6 +195,8 @@ class Settings(BaseSettings):
     """The local webhook receiver."""
     tracking: TrackingSettings = Field(default_factory=TrackingSettings)
     """Status tracking."""
+    guards: GuardSettings = Field(default_factory=GuardSettings)
+    """The pre-sign checks."""
     world: WorldInfo | None = None
     """Set when the settings come from a demo world file."""
 

@@ -289,3 +289,19 @@ def test_every_field_is_documented() -> None:
         fields = getattr(model, "model_fields", {})
         for name, field in fields.items():
             assert field.description, f"{model.__name__}.{name} has no docstring"
+
+
+def test_the_fee_cap_multiple_is_a_setting(
+    config_file: WriteConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE
+
+    config_file("")
+    assert load_settings().guards.fee_cap_multiple == DEFAULT_FEE_CAP_MULTIPLE  # one default
+    config_file("[guards]\nfee_cap_multiple = 5\n")
+    assert load_settings().guards.fee_cap_multiple == 5
+    monkeypatch.setenv("CROSSDECK_GUARDS__FEE_CAP_MULTIPLE", "1.5")
+    assert load_settings().guards.fee_cap_multiple == 1.5
+    monkeypatch.setenv("CROSSDECK_GUARDS__FEE_CAP_MULTIPLE", "0.5")  # would refuse every fee
+    with pytest.raises(ConfigError, match=r"guards\.fee_cap_multiple"):
+        load_settings()

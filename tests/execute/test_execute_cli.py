@@ -153,3 +153,42 @@ def test_deposit_address_amount_from_the_cli(cli: Cli) -> None:
     assert f"Deposit      sending {paid} instead of the quoted amount" in result.stdout
     assert "deposit address 0x" in result.stdout and ": strict, refunds go to" in result.stdout
     assert "NOTE: sending 0.05 native" in result.stdout
+
+
+def _journal_without_request(cli: Cli) -> str:
+    """A run journalled with its quote but not the request it answers (as runs were before
+    requests were journalled); its request id."""
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    quoted = cli.invoke("quote", *native(new_address())[1:], "--json")
+    assert quoted.exit_code == 0, quoted.output
+    wire = json.loads(quoted.stdout)
+    request_id = wire["steps"][0]["requestId"]
+    with cli.journal() as journal:
+        journal.start_run(request_id, wallet=cli.address, quote=wire, options={})
+    return request_id
+
+
+def test_resume_without_a_request_needs_trust_quote(cli: Cli) -> None:
+    request_id = _journal_without_request(cli)
+    refused = cli.invoke("resume", request_id, "--yes", "--json")
+    assert refused.exit_code == ExitCode.GUARD_REFUSED, refused.output
+    assert "pass --trust-quote" in refused.output
+    assert nonce(cli) == 0
+
+    trusted = cli.invoke("resume", request_id, "--yes", "--json", "--trust-quote")
+    assert trusted.exit_code == 0, trusted.output
+    events = [json.loads(line) for line in trusted.stdout.splitlines()]
+    [checked] = [e for e in events if e["event"] == "GuardsChecked"]
+    assert any("you chose --trust-quote" in r["message"] for r in checked["results"])
+    assert nonce(cli) == 1
+
+
+def test_the_fee_cap_multiple_setting_reaches_the_executor(cli: Cli) -> None:
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    # at 1x, the quote's max fee (above base fee plus tip, as every wallet sets it) is refused
+    result = cli.invoke(
+        *native(new_address(), "--yes", "--json"), CROSSDECK_GUARDS__FEE_CAP_MULTIPLE="1"
+    )
+    assert result.exit_code == ExitCode.GUARD_REFUSED, result.output
+    assert "the limit is 1x" in result.output
+    assert nonce(cli) == 0

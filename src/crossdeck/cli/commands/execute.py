@@ -42,7 +42,9 @@ def _settings(obj: CliContext) -> Settings:
     return load_settings(obj.profile, obj.world)
 
 
-def _executor(settings: Settings, confirm: Any, timeout: float | None) -> Executor:
+def _executor(
+    settings: Settings, confirm: Any, timeout: float | None, *, trust_quote: bool = False
+) -> Executor:
     from crossdeck.cli.commands.service import _service_client, _venue_client
     from crossdeck.credentials import resolve_wallet_key
     from crossdeck.execute import Executor, Journal, TrackingPolicy
@@ -63,6 +65,8 @@ def _executor(settings: Settings, confirm: Any, timeout: float | None) -> Execut
         confirm=confirm,
         signing_chain_id=settings.signing_chain_id,
         tracking=tracking,
+        trust_quote=trust_quote,
+        fee_cap_multiple=settings.guards.fee_cap_multiple,
     )
 
 
@@ -361,6 +365,12 @@ async def _bridge(
 @click.argument("request_id", required=False, type=REQUEST_ID)
 @click.option("--list", "list_", is_flag=True, help="List the journalled runs instead.")
 @click.option("--yes", "-y", is_flag=True, help="Sign what is left without asking.")
+@click.option(
+    "--trust-quote",
+    is_flag=True,
+    help="Execute a journalled quote that has no request to hold it to (runs from before "
+    "requests were journalled): it is then checked only against itself and /chains.",
+)
 @click.option("--timeout", type=SECONDS, help="Stop tracking after this many seconds (exit 10).")
 @click.option("--json", "json_", is_flag=True, help=JSON_HELP)
 @click.pass_obj
@@ -370,6 +380,7 @@ def resume_command(
     request_id: str | None,
     list_: bool,
     yes: bool,
+    trust_quote: bool,
     timeout: float | None,
     json_: bool,
 ) -> None:
@@ -414,7 +425,7 @@ def resume_command(
             click.echo(what.describe(), err=True)
         return await asyncio.to_thread(prompts.confirm, f"{what.title}?", instead="--yes")
 
-    executor = _executor(settings, approve_all if yes else ask, timeout)
+    executor = _executor(settings, approve_all if yes else ask, timeout, trust_quote=trust_quote)
 
     async def main() -> ExitCode:
         try:

@@ -82,7 +82,7 @@ async def chain_guards(
                 f"{format_units(priority, 9)} gwei) where chain {chain_id} now charges "
                 f"{format_units(base + tip, 9)} gwei; the limit is {fee_cap_multiple:g}x "
                 f"({format_units(cap, 9)} gwei); at most {_gas_words(quote, chain_id, worst)} "
-                "in gas. Ask for a new quote, or raise the multiple in the settings",
+                "in gas. Ask for a new quote, or raise guards.fee_cap_multiple in the settings",
                 where,
             )
         )
