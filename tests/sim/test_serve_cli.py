@@ -51,6 +51,14 @@ def serving(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> It
         log.close()
 
 
+def ready_line(tmp_path: Path) -> str:
+    """The last "world ready" line on stderr: written before the JSON line, so already there."""
+    lines = (tmp_path / "serve.log").read_text().splitlines()
+    ready = [line for line in lines if line.startswith("world ready: ")]
+    assert ready, lines
+    return ready[-1]
+
+
 def stop(proc: subprocess.Popen) -> int:
     proc.send_signal(signal.SIGTERM)
     code = proc.wait(60)
@@ -95,6 +103,10 @@ def test_serve_prints_one_line_writes_the_world_file_and_exits_cleanly(tmp_path:
             assert info["wallet"]["address"] == "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
             assert info["api_key"] == DEMO_API_KEY
             assert json.loads(world_file.read_text()) == info
+            assert ready_line(tmp_path) == (
+                f"world ready: service {info['service_url']}, venue {info['venue_url']}; "
+                f"other terminals: crossdeck --world {world_file} <command>; ctrl+c to stop"
+            )
 
             # any crossdeck command talks to this world with --world
             out = subprocess.run(
@@ -146,6 +158,10 @@ def test_webhook_config_file_and_restart_keeps_history(tmp_path: Path) -> None:
             assert stop(proc) == 0
 
         with serving(tmp_path, "--state-dir", str(state_dir)) as (proc, info):
+            assert ready_line(tmp_path) == (
+                f"world ready: service {info['service_url']}, venue {info['venue_url']}; "
+                "ctrl+c to stop"
+            )
             hand = Hand(info)
             after = hand.history(id=rid)
             assert after == before and after[0]["status"] == "success"

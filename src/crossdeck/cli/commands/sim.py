@@ -4,8 +4,9 @@
 free loopback ports and prints exactly one JSON line on stdout:
 `{"service_url", "venue_url", "rpc": {"8453", "999"}, "wallet": {"address", "private_key"},
 "api_key", "solver"}`; the wallet is a publicly known test key holding demo funds only. Logs go
-to stderr. It serves until SIGINT or SIGTERM, then shuts everything down (anvil included) and
-exits 0. `--world-file PATH` also writes that JSON to PATH (removed again at shutdown), for
+to stderr, with one "world ready: ... ctrl+c to stop" line for the person at the terminal. It
+serves until SIGINT or SIGTERM, then shuts everything down (anvil included) and exits 0.
+`--world-file PATH` also writes that JSON to PATH (removed again at shutdown), for
 `crossdeck --world PATH ...` or `CROSSDECK_WORLD=PATH`.
 
 `demo` starts the same world in this process and opens the app on it; until the app exists it
@@ -132,6 +133,8 @@ def serve(
         info = _start(world)
         if world_file is not None:
             _write_world_file(world_file, info)
+        # stderr first: by the time a script has read the line, the person has read this
+        click.echo(_ready_line(info, world_file), err=True)
         click.echo(json.dumps(info, separators=(",", ":")))
         sys.stdout.flush()
         while not stop.wait(0.5):
@@ -256,6 +259,14 @@ def _start(world: World) -> dict[str, Any]:
     except WorldError as exc:
         cause = exc.__cause__ or exc
         raise click.ClickException(f"the demo world did not start: {cause}") from None
+
+
+def _ready_line(info: dict[str, Any], world_file: Path | None) -> str:
+    """For the person at the terminal (stdout is the JSON line scripts read)."""
+    line = f"world ready: service {info['service_url']}, venue {info['venue_url']}"
+    if world_file is not None:
+        line += f"; other terminals: crossdeck --world {world_file} <command>"
+    return line + "; ctrl+c to stop"
 
 
 def _write_world_file(path: Path, info: dict[str, Any]) -> None:
