@@ -166,6 +166,7 @@ class Services:
                 signing_chain_id=settings.signing_chain_id,
                 tracking=TrackingPolicy.from_settings(settings.tracking),
                 status_stream=stream,
+                fee_cap_multiple=settings.guards.fee_cap_multiple,
             )
 
         return await asyncio.to_thread(build)
