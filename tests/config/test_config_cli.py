@@ -78,3 +78,43 @@ def test_config_errors_exit_with_a_message(config_file: WriteConfig) -> None:
     result = CliRunner().invoke(main, ["--profile", "ghost", "config", "show"])
     assert result.exit_code == ExitCode.INVALID_INPUT
     assert "unknown profile 'ghost'" in result.stderr
+
+
+def test_config_show_marks_the_theme_the_app_remembers(
+    config_file: WriteConfig, tmp_path: Path
+) -> None:
+    from crossdeck.tui.ui_state import UiState, save_ui_state, state_path
+
+    data_dir = tmp_path / "data"
+    config_file(f'data_dir = "{data_dir}"\n')
+    line = "# theme remembered by the app (not from the config file): "
+    result = CliRunner().invoke(main, ["config", "show"])
+    assert result.exit_code == 0, result.output
+    assert line + "none, the config's theme is used\n" in result.stdout
+
+    # the app's own writer, as picking a theme in the app saves it
+    state_file = state_path(data_dir)
+    save_ui_state(state_file, UiState(theme="crossdeck-light", config_theme="crossdeck-dark"))
+    result = CliRunner().invoke(main, ["config", "show"])
+    assert result.exit_code == 0, result.output
+    assert (
+        f"{line}crossdeck-light, kept in {state_file}; "
+        "the app starts with it instead of the config's theme\n"
+    ) in result.stdout
+    assert tomllib.loads(result.stdout)["theme"] == "crossdeck-dark"  # the file's, not the app's
+    shown = json.loads(CliRunner().invoke(main, ["config", "show", "--json"]).stdout)
+    assert shown["theme"] == "crossdeck-dark"
+    assert shown["remembered_theme"] == {
+        "theme": "crossdeck-light",
+        "in_effect": True,
+        "file": str(state_file),
+    }
+
+    # a theme edited into the config after the pick wins: the remembered one is not used
+    config_file(f'data_dir = "{data_dir}"\ntheme = "nord"\n')
+    result = CliRunner().invoke(main, ["--json", "config", "show"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["remembered_theme"]["in_effect"] is False
+    result = CliRunner().invoke(main, ["config", "show"])
+    assert "crossdeck-light, kept in" in result.stdout
+    assert "not used, the config's theme changed since it was picked" in result.stdout

@@ -116,13 +116,42 @@ def config_show(obj: CliContext, json_: bool) -> None:
 
     settings = _settings(obj)
     data = redacted_dump(settings)
-    meta = {"config_file": str(config_file_path()), "keyring": _backend_line()}
+    remembered = _remembered_theme(settings)
+    meta = {
+        "config_file": str(config_file_path()),
+        "keyring": _backend_line(),
+        "remembered_theme": remembered,
+    }
     if obj.json or json_:
         print_json({**data, **meta})
         return
     click.echo(f"# profile {settings.profile}; config file {meta['config_file']}")
     click.echo(f"# keyring: {meta['keyring']}")
+    click.echo(f"# {_remembered_theme_line(remembered)}")
     click.echo(tomli_w.dumps(_toml_ready(data)).rstrip())
+
+
+def _remembered_theme(settings: Settings) -> dict[str, Any]:
+    """The theme last picked in the app: app state beside the data, not a setting."""
+    from crossdeck.tui.ui_state import load_ui_state, state_path
+
+    path = state_path(settings.data_dir)
+    state = load_ui_state(path)
+    return {
+        "theme": state.theme,
+        "in_effect": state.theme_for(settings.theme) is not None,
+        "file": str(path),
+    }
+
+
+def _remembered_theme_line(remembered: dict[str, Any]) -> str:
+    line = "theme remembered by the app (not from the config file): "
+    if remembered["theme"] is None:
+        return line + "none, the config's theme is used"
+    line += f"{remembered['theme']}, kept in {remembered['file']}; "
+    if remembered["in_effect"]:
+        return line + "the app starts with it instead of the config's theme"
+    return line + "not used, the config's theme changed since it was picked"
 
 
 # --- wallet ---------------------------------------------------------------------------------
