@@ -12,7 +12,7 @@ import importlib
 import inspect
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -84,8 +84,9 @@ class LazyGroup(click.Group):
 
     commands: LazyCommands
 
-    def __init__(self, *args: object, table: Mapping[str, LazyCommand], **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *args: Any, table: Mapping[str, LazyCommand], **kwargs: Any) -> None:
+        # everything but `table` is click.Group's own arguments, passed through as given
+        super().__init__(*args, **kwargs)
         self.commands = LazyCommands(table)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -45,6 +45,8 @@ def quote_options(func: F) -> F:
     # click builds a command's parameters from this list in reverse (decorators apply
     # bottom-up), so reversing keeps `crossdeck quote`'s order in --help
     params.extend(reversed(_quote_params()))
+    # click's own decorators keep pending options in this attribute of the function, which
+    # a plain callable's type does not declare
     func.__click_params__ = params  # type: ignore[attr-defined]
     return func
 

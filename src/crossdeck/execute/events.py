@@ -18,8 +18,9 @@ SignKind = Literal["transaction", "typed_data", "message", "venue_action"]
 
 
 def _plain(value: Any) -> Any:
-    if hasattr(value, "to_json") and dataclasses.is_dataclass(value):
-        return value.to_json()
+    to_json = getattr(value, "to_json", None)
+    if to_json is not None and dataclasses.is_dataclass(value):
+        return to_json()
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
     if isinstance(value, dict):

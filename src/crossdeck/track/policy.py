@@ -86,6 +86,8 @@ class PollPolicy:
             "failure_settle": float(getattr(tracking, "failure_settle_seconds", 30.0)),
         }
         values.update(overrides)
+        # overrides are floats by name, which the checker cannot match to each field
+        # (not_found_limit is an int); __post_init__ checks every value
         return cls(**values)  # type: ignore[arg-type]
 
     @staticmethod

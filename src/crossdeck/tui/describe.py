@@ -113,7 +113,7 @@ def currency_amount_line(value: CurrencyAmount | None, chains: ChainsResponse | 
 
 def fee_rows(quote: Quote) -> list[tuple[str, str, str]]:
     """(label, amount, USD) for each fee member the quote has."""
-    rows = []
+    rows: list[tuple[str, str, str]] = []
     fees = quote.fees
     if fees is None:
         return rows

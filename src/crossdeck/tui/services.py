@@ -259,7 +259,7 @@ class Services:
         # aiohttp is a heavy import: in a thread, so the UI does not stall while it loads
         module = await asyncio.to_thread(importlib.import_module, "crossdeck.track.receiver")
         hook = self.settings.webhook
-        receiver = module.WebhookReceiver(api_key, path=hook.path)
+        receiver: WebhookReceiver = module.WebhookReceiver(api_key, path=hook.path)
         await receiver.start(hook.host, hook.port)
         self._receiver = receiver
         if self._tracker is not None:

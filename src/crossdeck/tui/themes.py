@@ -159,7 +159,7 @@ def _read(path: Path) -> dict[str, Any]:
     if path.suffix == ".toml":
         return tomllib.loads(text)
     try:
-        import yaml  # type: ignore[import-untyped]
+        import yaml
     except ImportError:
         raise ValueError("YAML themes need PyYAML (pip install pyyaml); use TOML") from None
     data = yaml.safe_load(text)

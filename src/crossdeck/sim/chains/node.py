@@ -148,8 +148,9 @@ def _stop_with_loop(
     async def cancel_guard() -> None:
         guard.cancel()
         await asyncio.wait([guard])
-        if not guard.cancelled() and guard.exception() is not None:
-            raise guard.exception()  # type: ignore[misc]
+        error = None if guard.cancelled() else guard.exception()
+        if error is not None:
+            raise error
 
     async def stop() -> None:
         if asyncio.get_running_loop() is loop:

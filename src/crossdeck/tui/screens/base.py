@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from textual import events
 from textual.app import ComposeResult, SystemCommand
 from textual.screen import Screen
 from textual.widgets import Footer, Header
@@ -16,12 +17,18 @@ if TYPE_CHECKING:
     from crossdeck.tui.app import CrossdeckApp
 
 
+def _crossdeck_app(screen: Screen[Any]) -> CrossdeckApp:
+    # every crossdeck screen runs inside CrossdeckApp; textual types `app` as App[object]
+    return cast("CrossdeckApp", screen.app)
+
+
 class ReportsWorkerErrors:
     """Worker state messages do not bubble: each screen hands its workers' failures to the app,
     which turns them into one kind of notification."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        self.app.report_worker_state(event)  # type: ignore[attr-defined]
+        if isinstance(self, Screen):  # always: this is mixed into screens only
+            _crossdeck_app(self).report_worker_state(event)
 
 
 class ModeScreen(ReportsWorkerErrors, Screen[None]):
@@ -31,7 +38,7 @@ class ModeScreen(ReportsWorkerErrors, Screen[None]):
 
     @property
     def crossdeck(self) -> CrossdeckApp:
-        return self.app  # type: ignore[return-value]
+        return _crossdeck_app(self)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -39,7 +46,7 @@ class ModeScreen(ReportsWorkerErrors, Screen[None]):
         yield from self.compose_body()
         yield Footer()
 
-    def _on_mount(self) -> None:
+    def _on_mount(self, event: events.Mount) -> None:
         # the first mode screen to paint marks the app's first frame (then tracking starts)
         self.call_after_refresh(self.crossdeck.first_frame)
 

@@ -150,7 +150,8 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
 
     async def _confirm(self, request: ev.SignRequest) -> bool:
         """Asked by the executor before every signature: the dialog's answer."""
-        return bool(await self.app.push_screen_wait(ConfirmScreen(request)))
+        answer = await self.app.push_screen_wait(ConfirmScreen(request))
+        return bool(answer)  # None when the dialog is dismissed without an answer
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "execute" and event.state in (

@@ -28,6 +28,11 @@ FIRST_SEND_WARNING = (
 )
 
 
+def _chain_id(value: object) -> int | None:
+    """The chain a chain selector holds (its values are chain ids); None while it is blank."""
+    return value if isinstance(value, int) else None
+
+
 def _row(label: str, widget: Any) -> Horizontal:
     return Horizontal(Label(label, classes="field-label"), widget, classes="field-row")
 
@@ -224,11 +229,11 @@ class VenueScreen(ModeScreen):
 
     @on(Select.Changed, "#dep-chain")
     def _deposit_chain(self, event: Select.Changed) -> None:
-        self._fill_currencies("#dep-currency", None if event.value is Select.BLANK else event.value)  # type: ignore[arg-type]
+        self._fill_currencies("#dep-currency", _chain_id(event.value))
 
     @on(Select.Changed, "#wd-chain")
     def _withdraw_chain(self, event: Select.Changed) -> None:
-        self._fill_currencies("#wd-currency", None if event.value is Select.BLANK else event.value)  # type: ignore[arg-type]
+        self._fill_currencies("#wd-currency", _chain_id(event.value))
 
     def on_venue_loaded(self, message: VenueLoaded) -> None:
         self.data = message.data
@@ -286,7 +291,7 @@ class VenueScreen(ModeScreen):
             except VenueDataError:
                 table.add_row(currency.symbol or "?", "unknown", address, "-")
                 continue
-            form = described.kind
+            form: str = described.kind
             if described.kind == "hip3":
                 form += f" {described.dex}"
             name, _, token_id = described.token_string.partition(":")

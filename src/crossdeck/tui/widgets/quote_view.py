@@ -10,7 +10,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from crossdeck.models import ChainsResponse, Details, Quote
+from crossdeck.models import ChainsResponse, Details, Quote, format_units
 from crossdeck.tui import describe
 
 STALE_AFTER_SECONDS = 30
@@ -28,7 +28,7 @@ def _user_balance(details: Details) -> str | None:
     paid = details.currency_in
     if paid is None or paid.decimals is None or not balance.strip().lstrip("-").isdigit():
         return balance
-    return f"{describe.format_units(int(balance), paid.decimals)} {paid.symbol or ''}".strip()
+    return f"{format_units(int(balance), paid.decimals)} {paid.symbol or ''}".strip()
 
 
 def render_quote(
@@ -65,7 +65,7 @@ def render_quote(
         if minimum is not None and decimals is not None:
             head.add_row(
                 "At least",
-                f"{describe.format_units(minimum, decimals)} {details.currency_out.symbol or ''}",
+                f"{format_units(minimum, decimals)} {details.currency_out.symbol or ''}",
             )
     if details is not None:
         topup = details.currency_gas_topup
@@ -94,7 +94,9 @@ def render_quote(
 
     # last, so that the sections above stay where they were
     balance = _user_balance(details) if details is not None else None
-    wallet = [_section("Wallet"), Text(f"balance {balance}")] if balance is not None else []
+    wallet: list[RenderableType] = (
+        [_section("Wallet"), Text(f"balance {balance}")] if balance is not None else []
+    )
 
     steps = Text("\n".join(describe.step_lines(quote.steps, chains)) or "no steps")
     return Group(
