@@ -52,6 +52,7 @@ from crossdeck.execute.events import (
     Posted,
     RunStarted,
     Signed,
+    SignKind,
     SignRequest,
     StatusChanged,
     StepStarted,
@@ -655,6 +656,7 @@ class Executor:
         sign = data.sign
         body = copy.deepcopy(data.post.body or {})
         is_authorize = sign.primary_type == NONCE_MAPPING
+        kind: SignKind
         if sign.signature_kind == "eip712":
             typed: dict[str, Any] = {
                 "domain": copy.deepcopy(sign.domain or {}),

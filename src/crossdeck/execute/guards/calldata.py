@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from eth_abi import decode
+from eth_abi.abi import decode
 from eth_abi.exceptions import DecodingError
-from eth_utils import function_signature_to_4byte_selector, to_checksum_address
+from eth_utils.abi import function_signature_to_4byte_selector
+from eth_utils.address import to_checksum_address
 
 # name -> (argument types, argument names)
 _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

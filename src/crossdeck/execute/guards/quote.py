@@ -98,11 +98,11 @@ def _venue_nonce_guard(quote: Quote) -> list[GuardResult]:
                 f"{_where(step, index)}: signed nonce {signed} but the body posts nonce {posted}"
             )
         mapped.add(signed)
-    for step, index, data in venue:
-        action_nonce = data.action.nonce if data.action else None
-        if data.nonce is None or data.nonce != action_nonce:
+    for step, index, deposit in venue:
+        action_nonce = deposit.action.nonce if deposit.action else None
+        if deposit.nonce is None or deposit.nonce != action_nonce:
             problems.append(
-                f"{_where(step, index)}: deposit nonce {data.nonce} != "
+                f"{_where(step, index)}: deposit nonce {deposit.nonce} != "
                 f"action.parameters.nonce {action_nonce}"
             )
         if not authorizations:
@@ -110,9 +110,9 @@ def _venue_nonce_guard(quote: Quote) -> list[GuardResult]:
                 f"{_where(step, index)}: a venue transfer without an authorize step cannot be "
                 "tied to the request"
             )
-        elif data.nonce not in mapped:
+        elif deposit.nonce not in mapped:
             problems.append(
-                f"{_where(step, index)}: deposit nonce {data.nonce} != authorize nonce "
+                f"{_where(step, index)}: deposit nonce {deposit.nonce} != authorize nonce "
                 f"{', '.join(str(n) for n in sorted(mapped, key=str))}"
             )
     if problems:

@@ -168,7 +168,7 @@ def _order_addresses(quote: Quote, key: str) -> list[str]:
     order: Any = v2.order_data if v2 else None
     if not isinstance(order, dict):
         return []
-    found: list[str] = []
+    found: list[object] = []  # as the order data holds them: kept only if strings, below
     if key == "recipient":
         output = order.get("output")
         payments = output.get("payments") if isinstance(output, dict) else None
