@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from crossdeck.api.client import ServiceClient
+from crossdeck.execute.errors import ExecutionError
 from crossdeck.models import Quote
 from crossdeck.venue.client import VenueClient
 from crossdeck.venue.signing import build_send_asset_typed_data, split_signature
@@ -160,6 +161,8 @@ class Walkthrough:
 
     async def _follow(self, quote: Quote) -> None:
         request_id = quote.request_id
+        if request_id is None:
+            raise ExecutionError("the world's quote carries no request id to follow")
         last = None
         while True:
             status = await self.service.status_v3(request_id)
@@ -176,12 +179,14 @@ class Walkthrough:
 
     def _describe(self, quote: Quote) -> None:
         details = quote.details
-        if details is not None and details.currency_in and details.currency_out:
-            cin, cout = details.currency_in, details.currency_out
+        cin = details.currency_in if details is not None else None
+        cout = details.currency_out if details is not None else None
+        if cin and cout and cin.currency_info and cout.currency_info:
+            pay, get = cin.currency_info, cout.currency_info
             self.echo(
-                f"  quote {quote.request_id}: pay {cin.amount_formatted} {cin.currency.symbol} "
-                f"on chain {cin.currency.chain_id}, receive {cout.amount_formatted} "
-                f"{cout.currency.symbol} on chain {cout.currency.chain_id}"
+                f"  quote {quote.request_id}: pay {cin.amount_formatted} {pay.symbol} "
+                f"on chain {pay.chain_id}, receive {cout.amount_formatted} "
+                f"{get.symbol} on chain {get.chain_id}"
             )
         self.echo("  steps: " + ", ".join(f"{s.id} ({s.kind})" for s in quote.steps))
 

@@ -26,7 +26,7 @@ def checksum_problem(address: str) -> str | None:
     digits = address[2:]
     if digits == digits.lower() or digits == digits.upper():
         return None
-    from eth_utils import to_checksum_address  # keccak: only for a mixed-case address
+    from eth_utils.address import to_checksum_address  # keccak: only for a mixed-case address
 
     if to_checksum_address(address) == address:
         return None

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -38,6 +38,7 @@ from crossdeck.tui.ui_state import UiState, load_ui_state, save_ui_state, state_
 
 if TYPE_CHECKING:
     from crossdeck.track.tracker import Problem
+    from crossdeck.tui.quote_form import QuoteFormValues
     from crossdeck.tui.screens.quote import QuoteScreen
 
 Clock = Callable[[], datetime]
@@ -87,17 +88,18 @@ MODE_SCREENS = {
 }
 
 
-def _mode_screen_class(mode: str) -> type[Screen]:
+def _mode_screen_class(mode: str) -> type[Screen[Any]]:
     module, name = MODE_SCREENS[mode]
-    return getattr(importlib.import_module(module), name)
+    screen_class: type[Screen[Any]] = getattr(importlib.import_module(module), name)
+    return screen_class
 
 
-def _mode_screens() -> dict[str, Callable[[], Screen]]:
+def _mode_screens() -> dict[str, Callable[[], Screen[Any]]]:
     """A factory per mode that imports its screen's module only when called."""
     return {mode: functools.partial(_new_mode_screen, mode) for mode in MODE_SCREENS}
 
 
-def _new_mode_screen(mode: str) -> Screen:
+def _new_mode_screen(mode: str) -> Screen[Any]:
     return _mode_screen_class(mode)()
 
 
@@ -194,7 +196,7 @@ class CrossdeckApp(App[None]):
         self.services_ready = asyncio.Event()
         self.startup_warnings: list[str] = []
         self.quote_screen: QuoteScreen | None = None
-        self.pending_prefill: object | None = None
+        self.pending_prefill: QuoteFormValues | None = None
         self.live = LiveBoard()
         self.live_changed: Signal[str | None] = Signal(self, "live-changed")
         self.secrets_loaded: Signal[None] = Signal(self, "secrets-loaded")
@@ -296,9 +298,7 @@ class CrossdeckApp(App[None]):
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(TRACKER_START_WAIT_SECONDS):
                 await self.services.chains_settled.wait()
-        tracker = await self.services.start_tracking(
-            lambda problem: self.post_message(TrackingProblem(problem))
-        )
+        tracker = await self.services.start_tracking(self._post_tracking_problem)
         for update in tracker.resume():
             if update is not None:
                 self.live.apply(update)
@@ -325,6 +325,10 @@ class CrossdeckApp(App[None]):
 
     def on_live_board_changed(self, message: LiveBoardChanged) -> None:
         self.live_changed.publish(message.request_id)
+
+    def _post_tracking_problem(self, problem: Problem) -> None:
+        # called by the tracker, maybe from outside a handler: the app takes it as a message
+        self.post_message(TrackingProblem(problem))
 
     def on_tracking_problem(self, message: TrackingProblem) -> None:
         problem = message.problem
@@ -410,14 +414,14 @@ class CrossdeckApp(App[None]):
         if mode in MODE_TITLES and self.current_mode != mode:
             self.switch_mode(mode)
 
-    def prefill_quote(self, values: object) -> None:
+    def prefill_quote(self, values: QuoteFormValues) -> None:
         """Fill the Quote screen's form (from the Venue screen's deposit/withdraw forms)."""
         if self.quote_screen is not None:
-            self.quote_screen.apply_values(values)  # type: ignore[arg-type]
+            self.quote_screen.apply_values(values)
         else:
             self.pending_prefill = values
 
-    def help_sections(self, screen: Screen) -> list[tuple[str, list[Binding]]]:
+    def help_sections(self, screen: Screen[Any]) -> list[tuple[str, list[Binding]]]:
         sections = []
         screen_bindings = bindings_of(screen)
         # a widget's own crossdeck bindings (those with an id) belong to its screen's section
@@ -437,7 +441,7 @@ class CrossdeckApp(App[None]):
             return
         self.push_screen(HelpScreen(self.help_sections(self.screen), dict(self._keymap)))
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Every key, its id and what it does (F1)", self.action_help)
         for mode, title in MODE_TITLES.items():
@@ -446,7 +450,7 @@ class CrossdeckApp(App[None]):
             )
         yield SystemCommand("Next theme", "Switch to the next theme", self.action_next_theme)
         if isinstance(screen, ModeScreen) or hasattr(screen, "palette_commands"):
-            yield from screen.palette_commands()  # type: ignore[attr-defined]
+            yield from screen.palette_commands()
 
     def handle_bindings_clash(self, clashed_bindings: set[Binding], node: object) -> None:
         ids = ", ".join(sorted(b.id or b.action for b in clashed_bindings))

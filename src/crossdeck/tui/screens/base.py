@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from crossdeck.tui.app import CrossdeckApp
 
 
+def selected_chain_id(value: object) -> int | None:
+    """The chain a chain selector holds (its values are chain ids); None while it is blank."""
+    return value if isinstance(value, int) else None
+
+
 def _crossdeck_app(screen: Screen[Any]) -> CrossdeckApp:
     # every crossdeck screen runs inside CrossdeckApp; textual types `app` as App[object]
     return cast("CrossdeckApp", screen.app)

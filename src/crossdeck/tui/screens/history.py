@@ -253,8 +253,10 @@ class HistoryScreen(ModeScreen):
 
         values = self.filter_bar.values()
         own_key = self._own_api_key() if values.pop(OWN_API_KEY) else None
+        # values are keyed by build_query's own keywords (the filter bar's field tables), text
+        # for each filter and a bool for each flag: a pairing no dict type can state
         query = build_query(
-            **values,
+            **values,  # type: ignore[arg-type]
             api_key_filter=own_key,
             sort_by=self._sort_by,
             sort_direction=self._sort_direction,

@@ -4,6 +4,7 @@ the left, the quote in words on the right; ctrl+r quotes (again), ctrl+g execute
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -34,7 +35,7 @@ from crossdeck.tui.quote_form import (
     amount_units,
     build_quote_request,
 )
-from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.screens.base import ModeScreen, selected_chain_id
 from crossdeck.tui.widgets.quote_view import render_quote
 
 NO_QUOTE_YET = "No quote yet: pick what to move, type an amount and press ctrl+r."
@@ -117,7 +118,7 @@ class QuoteScreen(ModeScreen):
         self.chains: ChainsResponse | None = None
         self.quote: Quote | None = None
         self.request: QuoteRequest | None = None
-        self.fetched_at = None
+        self.fetched_at: datetime | None = None
         self._pending: QuoteFormValues | None = None
         self._fee_components: list[str] = list(BASE_FEE_COMPONENTS)
         # the latest ctrl+r: its request and the form values it was built from
@@ -234,7 +235,7 @@ class QuoteScreen(ModeScreen):
         app = self.crossdeck
         app.quote_screen = self
         if app.pending_prefill is not None:
-            self._pending, app.pending_prefill = app.pending_prefill, None  # type: ignore[assignment]
+            self._pending, app.pending_prefill = app.pending_prefill, None
         self.load_chains()
 
     # -- workers -----------------------------------------------------------------------------
@@ -419,14 +420,12 @@ class QuoteScreen(ModeScreen):
 
     @on(Select.Changed, "#origin-chain")
     def _origin_chain_changed(self, event: Select.Changed) -> None:
-        chain_id = None if event.value is Select.BLANK else event.value
-        self._set_currencies("origin", chain_id, None)  # type: ignore[arg-type]
+        self._set_currencies("origin", selected_chain_id(event.value), None)
         self._update_amount_hint()
 
     @on(Select.Changed, "#destination-chain")
     def _destination_chain_changed(self, event: Select.Changed) -> None:
-        chain_id = None if event.value is Select.BLANK else event.value
-        self._set_currencies("destination", chain_id, None)  # type: ignore[arg-type]
+        self._set_currencies("destination", selected_chain_id(event.value), None)
         self._update_amount_hint()
 
     @on(Select.Changed, "#origin-currency, #destination-currency, #trade-type")

@@ -20,17 +20,12 @@ from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
 from crossdeck.tui import describe
 from crossdeck.tui.messages import ChainsLoaded, VenueLoaded
 from crossdeck.tui.quote_form import venue_deposit_values, venue_withdrawal_values
-from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.screens.base import ModeScreen, selected_chain_id
 
 FIRST_SEND_WARNING = (
     "The venue charges about 1 USDC on an account's first outbound send: a withdrawal of the "
     "whole balance can fail for want of that fee. Leave ~1 USDC behind the first time."
 )
-
-
-def _chain_id(value: object) -> int | None:
-    """The chain a chain selector holds (its values are chain ids); None while it is blank."""
-    return value if isinstance(value, int) else None
 
 
 def _row(label: str, widget: Any) -> Horizontal:
@@ -229,11 +224,11 @@ class VenueScreen(ModeScreen):
 
     @on(Select.Changed, "#dep-chain")
     def _deposit_chain(self, event: Select.Changed) -> None:
-        self._fill_currencies("#dep-currency", _chain_id(event.value))
+        self._fill_currencies("#dep-currency", selected_chain_id(event.value))
 
     @on(Select.Changed, "#wd-chain")
     def _withdraw_chain(self, event: Select.Changed) -> None:
-        self._fill_currencies("#wd-currency", _chain_id(event.value))
+        self._fill_currencies("#wd-currency", selected_chain_id(event.value))
 
     def on_venue_loaded(self, message: VenueLoaded) -> None:
         self.data = message.data
