@@ -48,6 +48,9 @@ def test_bridge_shows_asks_executes_and_tracks(cli: Cli) -> None:
     out = result.stdout
     assert "Quote for request 0x" in out and "Steps" in out
     assert "guards: all" in out and "checks passed" in out
+    # every guard is listed with what it checked, in words
+    assert "  tx-payment: ok [step 'deposit' item 0]: deposit 0.1 ETH into the depository" in out
+    assert "  request-amount: ok: sends exactly the 0.1 ETH you asked to send" in out
     assert "Checks       all" in out and "pre-sign checks passed" in out
     assert "Execute this quote?" in result.output
     assert "Send a transaction on chain 8453 (deposit)" in out

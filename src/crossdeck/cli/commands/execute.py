@@ -94,10 +94,11 @@ def event_lines(event: Event) -> list[str]:
         verb = "resuming" if event.resumed else "executing"
         return [f"{verb} request {event.request_id} as {event.wallet}: {', '.join(event.steps)}"]
     if isinstance(event, ev.GuardsChecked):
+        # every guard with its verdict: what a passed one checked is worth reading too
         bad = [r for r in event.results if not r.ok]
-        if not bad:
-            return [f"guards: all {len(event.results)} checks passed"]
-        return [f"guards: {len(bad)} FAILED"] + [f"  {r}" for r in bad]
+        total = len(event.results)
+        head = f"guards: {len(bad)} FAILED" if bad else f"guards: all {total} checks passed"
+        return [head] + [f"  {r}" for r in bad] + [f"  {r}" for r in event.results if r.ok]
     if isinstance(event, ev.StepStarted):
         what = event.action or event.description or event.kind
         return [f"step {event.step_id} (item {event.item_index}): {what}"]

@@ -188,7 +188,9 @@ def _payment_chain_guard(paid: PaymentChain) -> list[GuardResult]:
         return []
     if paid.problem is not None:
         return [_fail("payment-chain", paid.problem)]
-    return [_ok("payment-chain", f"paymentDetails.chainId {paid.name!r} is chain {paid.chain_id}")]
+    return [
+        _ok("payment-chain", f"pays on {paid.name!r}, which /chains says is chain {paid.chain_id}")
+    ]
 
 
 def short_address(address: str | None) -> str:

@@ -27,8 +27,10 @@ from crossdeck.execute.guards.base import (
     _where,
     expected_token_id,
     payment_chain,
+    short_address,
 )
 from crossdeck.execute.guards.payment import (
+    amount_words,
     depository_guard,
     destination_guard,
     payment_guards,
@@ -53,13 +55,21 @@ from crossdeck.models import (
 # -- whole-quote guards -------------------------------------------------------------------
 
 
+_KIND_WORDS = {
+    "transaction": "an EVM transaction",
+    "signature": "a signature",
+    "venue_deposit": "a venue transfer",
+}
+
+
 def _request_id_guard(quote: Quote) -> GuardResult:
     ids = {s.request_id for s in quote.steps if s.request_id}
     if not ids:
         return _fail("request-id", "no step carries a requestId: the request cannot be tracked")
     if len(ids) > 1:
         return _fail("request-id", f"steps carry different request ids: {sorted(ids)}")
-    return _ok("request-id", f"every step belongs to request {next(iter(ids))}")
+    request_id = next(iter(ids))
+    return _ok("request-id", f"every step is part of one request, {short_address(request_id)}")
 
 
 def _authorize_items(quote: Quote) -> list[tuple[Step, int, SignatureData]]:
@@ -118,7 +128,13 @@ def _venue_nonce_guard(quote: Quote) -> list[GuardResult]:
     if problems:
         return [_fail("venue-nonce", "; ".join(problems))]
     nonces = ", ".join(str(n) for n in sorted(mapped, key=str))
-    return [_ok("venue-nonce", f"authorize and sendAsset share nonce {nonces}")]
+    return [
+        _ok(
+            "venue-nonce",
+            f"the authorization and the venue transfer share nonce {nonces}, which ties the "
+            "transfer to this request",
+        )
+    ]
 
 
 def check_quote(
@@ -296,7 +312,7 @@ def _kind_guard(step: Step, item: StepItem, where: str) -> GuardResult:
             )
         if not data.eip712_types or data.eip712_primary_type not in data.eip712_types:
             return _fail("step-kind", "eip712Types do not define the primary type", where)
-    return _ok("step-kind", f"{kind} item", where)
+    return _ok("step-kind", f"{_KIND_WORDS.get(kind, kind)}, a kind crossdeck checks", where)
 
 
 # -- EVM transactions ---------------------------------------------------------------------
@@ -337,7 +353,7 @@ def _tx_guards(
             )
         )
     else:
-        results.append(_ok("tx-chain-id", f"chain {chain_id}", where))
+        results.append(_ok("tx-chain-id", f"on chain {chain_id}, the chain being paid on", where))
     odd = [
         f"`{name}` {value!r}"
         for name, value in (("from", tx.from_), ("to", tx.to))
@@ -367,7 +383,7 @@ def _tx_guards(
             )
     if wallet is not None:
         if tx.from_ is None or _same_address(tx.from_, wallet):
-            results.append(_ok("tx-from", f"from the wallet {wallet}", where))
+            results.append(_ok("tx-from", f"sent from your wallet {short_address(wallet)}", where))
         else:
             results.append(
                 _fail(
@@ -406,7 +422,14 @@ def _signature_guards(
         results.append(nonce_mapping_fields(sign, body, paid, chains, where))
         contract = domain.get("verifyingContract")
         if _same_address(contract, ZERO_ADDRESS):
-            results.append(_ok("verifying-contract", "NonceMapping domain: zero address", where))
+            results.append(
+                _ok(
+                    "verifying-contract",
+                    "the authorization names no contract (the all-zero address the venue "
+                    "requires)",
+                    where,
+                )
+            )
         else:
             results.append(
                 _fail(
@@ -456,7 +479,11 @@ def _authorize_terms(
         )
     if problems:
         return _fail("authorize-terms", "; ".join(problems), where)
-    return _ok("authorize-terms", f"maps this wallet's nonce to id {value.get('id')}", where)
+    return _ok(
+        "authorize-terms",
+        f"ties your wallet's venue nonce to this order ({short_address(str(value.get('id')))})",
+        where,
+    )
 
 
 def _permit_terms(
@@ -492,7 +519,8 @@ def _permit_terms(
         return _fail("permit-terms", "the permit " + "; ".join(problems), where)
     return _ok(
         "permit-terms",
-        f"permits {payment.amount} of {payment.currency} to the depository {payment.depository}",
+        f"lets the depository {short_address(payment.depository)} take exactly "
+        f"{amount_words(quote, payment.amount, payment.currency)}, once",
         where,
     )
 
@@ -528,7 +556,11 @@ def _venue_guards(
         )
     elif _same_address(action.destination, payment.depository):
         results.append(
-            _ok("send-asset-destination", f"pays the depository {payment.depository}", where)
+            _ok(
+                "send-asset-destination",
+                f"pays the depository {short_address(payment.depository)} the quote names",
+                where,
+            )
         )
     else:
         results.append(
@@ -568,7 +600,14 @@ def _venue_guards(
     if problems:
         results.append(_fail("send-asset-amount", "; ".join(problems), where))
     else:
-        results.append(_ok("send-asset-amount", f"sends exactly {action.amount}", where))
+        symbol = (currency.symbol if currency else None) or ""
+        results.append(
+            _ok(
+                "send-asset-amount",
+                f"sends exactly {action.amount} {symbol}, the quoted amount".replace("  ", " "),
+                where,
+            )
+        )
     return results
 
 
@@ -612,7 +651,9 @@ def _token_guard(
             f"{dex!r}",
             where,
         )
-    return _ok("send-asset-token", f"sends {token} from DEX {dex!r}", where)
+    book = f"the {dex} DEX" if dex and dex != "spot" else ("spot" if dex else "perps")
+    name = (token or "").split(":")[0]
+    return _ok("send-asset-token", f"sends {name} from your {book} balance", where)
 
 
 # -- checks made at execution time --------------------------------------------------------
@@ -643,4 +684,9 @@ def built_domain_guard(typed_data: dict[str, Any], expected_name: str, where: st
             f"SendAsset domain name {domain.get('name')!r} is not {expected_name!r}",
             where,
         )
-    return _ok("verifying-contract", f"SendAsset domain {expected_name}, zero address", where)
+    return _ok(
+        "verifying-contract",
+        f"the venue transfer is signed for {expected_name} and names no contract, as the venue "
+        "requires",
+        where,
+    )
