@@ -1,0 +1,74 @@
+"""A service in the middle that alters quotes: what a hostile service (or a proxy between the
+wallet and an honest one) can do to a user, one tampering at a time.
+
+It forwards every request to the world's real service unchanged, except that a successful
+`POST /quote/v2` answer goes through `tamper` (a function that edits the quote's JSON in place)
+before the client sees it. It runs in a thread of its own (a threading HTTP server on
+127.0.0.1, port 0), so a CLI run in this process, with its own event loop, can go through it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+
+Tamper = Callable[[dict[str, Any]], None]
+_FORWARDED_HEADERS = ("x-api-key", "content-type")
+
+
+class TamperingProxy:
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.tamper: Tamper | None = None
+        self.tampered = 0  # quotes altered so far
+        self._http = httpx.Client(timeout=30)
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                proxy._forward(self, "GET")
+
+            def do_POST(self) -> None:
+                proxy._forward(self, "POST")
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # quiet: the test's output is the CLI's
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        host, port = self._server.server_address[:2]
+        self.url = f"http://{host}:{port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> TamperingProxy:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._http.close()
+
+    def _forward(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        length = int(handler.headers.get("content-length") or 0)
+        body = handler.rfile.read(length) if length else None
+        headers = {k: v for k, v in handler.headers.items() if k.lower() in _FORWARDED_HEADERS}
+        answer = self._http.request(
+            method, self.upstream + handler.path, content=body, headers=headers
+        )
+        content = answer.content
+        path = handler.path.split("?")[0]
+        if path == "/quote/v2" and answer.status_code == 200 and self.tamper is not None:
+            quote = answer.json()
+            self.tamper(quote)
+            self.tampered += 1
+            content = json.dumps(quote).encode()
+        handler.send_response(answer.status_code)
+        handler.send_header("content-type", answer.headers.get("content-type", "application/json"))
+        handler.send_header("content-length", str(len(content)))
+        handler.end_headers()
+        handler.wfile.write(content)

@@ -1,0 +1,213 @@
+"""The real `crossdeck bridge --yes --json` against the demo world through a service in the
+middle that alters each quote (tampering_proxy.py): every tampering is refused before any
+signature (exit 7, GUARD_REFUSED, naming the guard), and the wallet's nonce and balances are as
+before; the same flows through the same proxy, untampered, succeed (exit 0).
+
+The flows: an EVM deposit of native ETH, an ERC-20 (USDC) deposit with its approve, a native
+bridge through a deposit address, and a withdrawal from the venue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from execute_support import ETH, NATIVE, PERPS_USDC, USDC, VENUE_UNIT, Cli, fund, new_address
+from execute_support import usdc_address as usdc_on
+from tampering_proxy import TamperingProxy
+from test_execute_guards_world import (
+    DEAD,
+    OTHER,
+    _inflate,
+    _miscased_deposit_to,
+    _miscased_depository,
+    _miscased_destination,
+    _no_protocol_to_dead,
+    _other_depository,
+    _other_venue_action,
+    _permit_step,
+    _recipient,
+    _refund_to,
+    _retag,
+    _second_deposit,
+    deposit_params,
+    item,
+)
+
+from crossdeck.exitcodes import ExitCode
+
+Tamper = Callable[[dict[str, Any]], None]
+
+
+@pytest.fixture
+def cli(world: Any, tmp_path: Path) -> Cli:
+    return Cli(world, tmp_path)
+
+
+@pytest.fixture
+def proxy(world: Any) -> Iterator[TamperingProxy]:
+    with TamperingProxy(world.service_url) as running:
+        yield running
+
+
+def _native(cli: Cli) -> list[str]:
+    return [
+        "--origin-chain", "8453", "--origin-currency", NATIVE,
+        "--destination-chain", "999", "--destination-currency", NATIVE,
+        "--amount", str(ETH // 10), "--recipient", new_address(),
+    ]  # fmt: skip
+
+
+def _usdc(cli: Cli) -> list[str]:
+    return [
+        "--origin-chain", "8453", "--origin-currency", usdc_on(cli.world, 8453),
+        "--destination-chain", "999", "--destination-currency", usdc_on(cli.world, 999),
+        "--amount", str(10 * USDC), "--recipient", new_address(),
+    ]  # fmt: skip
+
+
+def _deposit_address(cli: Cli) -> list[str]:
+    return [*_native(cli), "--use-deposit-address"]
+
+
+def _withdrawal(cli: Cli) -> list[str]:
+    return [
+        "--origin-chain", "1337", "--origin-currency", PERPS_USDC,
+        "--destination-chain", "8453", "--destination-currency", usdc_on(cli.world, 8453),
+        "--amount", str(25 * VENUE_UNIT), "--recipient", new_address(),
+    ]  # fmt: skip
+
+
+FLOWS: dict[str, Callable[[Cli], list[str]]] = {
+    "native": _native,
+    "usdc": _usdc,
+    "deposit-address": _deposit_address,
+    "withdrawal": _withdrawal,
+}
+
+
+def _tip(wire: dict[str, Any]) -> None:
+    """The issue's 100,000 gwei tip (max fee raised with it, as a consistent quote would)."""
+    deposit = item(wire, "deposit")
+    deposit["maxPriorityFeePerGas"] = str(100_000 * 10**9)
+    deposit["maxFeePerGas"] = str(100_001 * 10**9)
+
+
+def _unlimited_approve(wire: dict[str, Any]) -> None:
+    approve = item(wire, "approve")
+    approve["data"] = approve["data"][:74] + "f" * 64
+
+
+def _to_other_deposit_address(wire: dict[str, Any]) -> None:
+    """The transfer sent elsewhere than the step's deposit address. (Both replaced together
+    cannot be told from an honest quote: a deposit address is made for each quote, and nothing
+    but the service names it; that is a service lying consistently, which no guard can see.)"""
+    item(wire, "deposit")["to"] = OTHER
+
+
+# (flow, tamper, guard that must refuse it, words the refusal must contain)
+CASES: list[tuple[str, Tamper, str, str]] = [
+    ("native", _no_protocol_to_dead, "tx-destination", f"goes to {DEAD}"),
+    ("native", _inflate, "request-amount", "but you asked to send exactly 0.1 ETH"),
+    ("native", _recipient, "request-recipient", f"the quote pays out to {OTHER}"),
+    ("native", _refund_to, "request-refund", f"a refund would go to {OTHER}"),
+    ("native", _other_depository, "depository", f"the quote pays depository {OTHER}"),
+    ("native", _permit_step, "typed-data", "refusing to sign an EIP-2612 Permit"),
+    ("native", _second_deposit, "steps", "2 payments"),
+    ("native", _retag, "order-id", "does not carry orderId"),
+    ("native", _miscased_deposit_to, "address-checksum", "wrong EIP-55 checksum"),
+    ("native", _tip, "fee-market", "the limit is 3x"),
+    ("usdc", _unlimited_approve, "tx-payment", f"approves {2**256 - 1} of"),
+    ("usdc", _miscased_depository, "address-checksum", "paymentDetails.depository: 0x"),
+    ("deposit-address", _to_other_deposit_address, "tx-destination", f"goes to {OTHER}"),
+    ("withdrawal", _other_venue_action, "typed-data", "'VenueTransaction:UsdSend'"),
+    (
+        "withdrawal",
+        lambda w: deposit_params(w).update(destinationDex="xyz"),
+        "send-asset-fields",
+        "destinationDex 'xyz'",
+    ),
+    (
+        "withdrawal",
+        lambda w: item(w, "authorize")["sign"]["domain"].update(name="OtherThing"),
+        "authorize-fields",
+        "domain name 'OtherThing'",
+    ),
+    ("withdrawal", _miscased_destination, "address-checksum", "wrong EIP-55 checksum"),
+]
+
+
+def _fund(cli: Cli) -> None:
+    asyncio.run(
+        fund(cli.world, cli.address, native={8453: ETH}, usdc={8453: 100 * USDC}, venue_perps=0)
+    )
+    cli.world.ledger.credit(cli.address, PERPS_USDC, 100 * VENUE_UNIT)
+
+
+def _wallet(cli: Cli) -> tuple[int, int, int, int]:
+    """(nonce on 8453, wei, USDC units on 8453, venue perps USDC): what a signature would move."""
+    from crossdeck.wallet.gateway import EvmGateway
+
+    async def read() -> tuple[int, int, int]:
+        async with EvmGateway(cli.world.rpc[8453], 8453) as gateway:
+            return (
+                await gateway.nonce(cli.address, "latest"),
+                await gateway.balance(cli.address),
+                await gateway.erc20_balance(usdc_on(cli.world, 8453), cli.address),
+            )
+
+    nonce, wei, usdc = asyncio.run(read())
+    return nonce, wei, usdc, cli.world.ledger.balance(cli.address, PERPS_USDC)
+
+
+def _bridge(cli: Cli, proxy: TamperingProxy, flow: str) -> Any:
+    return cli.invoke(
+        "bridge",
+        *FLOWS[flow](cli),
+        "--yes",
+        "--json",
+        CROSSDECK_SERVICE__URL=proxy.url,
+    )
+
+
+@pytest.mark.parametrize(
+    ("flow", "tamper", "guard", "words"),
+    CASES,
+    ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)],
+)
+def test_a_tampered_quote_is_refused_before_any_signature(
+    cli: Cli, proxy: TamperingProxy, flow: str, tamper: Tamper, guard: str, words: str
+) -> None:
+    _fund(cli)
+    before = _wallet(cli)
+    proxy.tamper = tamper
+    result = _bridge(cli, proxy, flow)
+
+    assert proxy.tampered == 1
+    assert result.exit_code == ExitCode.GUARD_REFUSED, result.output
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    failed = events[-1]
+    assert failed["event"] == "Failed", failed
+    assert guard in {f["name"] for f in failed["failures"]}, failed["error"]
+    assert words in failed["error"]
+    assert not any(e["event"] in ("Signed", "TxSent", "Posted", "VenueSubmitted") for e in events)
+    assert _wallet(cli) == before
+
+
+@pytest.mark.parametrize("flow", sorted(FLOWS))
+def test_the_same_flows_untampered_through_the_proxy_succeed(
+    cli: Cli, proxy: TamperingProxy, flow: str
+) -> None:
+    _fund(cli)
+    result = _bridge(cli, proxy, flow)
+
+    assert result.exit_code == 0, result.output
+    assert proxy.tampered == 0
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    [checked] = [e for e in events if e["event"] == "GuardsChecked"]
+    assert checked["results"] and all(r["ok"] for r in checked["results"])
+    assert events[-1]["event"] == "Finished" and events[-1]["status"] == "success"
