@@ -195,3 +195,25 @@ def test_the_fee_cap_multiple_setting_reaches_the_executor(cli: Cli) -> None:
     assert result.exit_code == ExitCode.GUARD_REFUSED, result.output
     assert "the limit is 1x" in result.output
     assert nonce(cli) == 0
+
+
+def test_quote_runs_the_guards_bridge_runs_and_checks_the_wallet(cli: Cli) -> None:
+    # 0.05 ETH held for a 0.1 ETH transfer: shown with the quote, in ETH, before any signature
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH // 20}))
+    result = cli.invoke("quote", *native(new_address())[1:])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "Checks       1 of " in out and "FAILED: bridge would refuse this quote" in out
+    assert "  funds: FAILED: it needs 0.1 ETH plus up to " in out
+    assert "but the wallet holds 0.05 ETH" in out
+    assert "  request-amount: ok: sends exactly the 0.1 ETH you asked to send" in out
+
+    bridged = cli.invoke(*native(new_address(), "--yes"))
+    assert bridged.exit_code == ExitCode.GUARD_REFUSED, bridged.output
+    assert "funds: FAILED" in bridged.output
+    assert nonce(cli) == 0
+
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    result = cli.invoke("quote", *native(new_address())[1:])
+    assert "Checks       all " in result.stdout, result.output
+    assert "  funds: ok: the wallet holds 1.05 ETH on chain 8453" in result.stdout

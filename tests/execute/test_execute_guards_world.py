@@ -548,9 +548,24 @@ async def test_more_than_the_wallet_holds_is_refused_before_signing(
     sign_calls.clear()
     quote, request = await native_quote(kit)
     last = await _refused_at_signing(kit, quote, request)
-    # the dry run fails too (it cannot send value the wallet lacks)
-    assert [f.name for f in last.failures] == ["balance", "simulation"]
-    assert "the wallet holds 0.05 native on chain 8453, but this needs 0.1 native" in last.error
+    # refused with the quote, in its own units, before the first item is even started
+    assert [f.name for f in last.failures] == ["funds"]
+    assert "it needs 0.1 ETH plus up to " in last.error
+    assert "on chain 8453, but the wallet holds 0.05 ETH" in last.error
+    assert sign_calls == [] and await kit.nonce(8453) == 0
+    assert kit.journal.items(quote.request_id) == []
+
+
+async def test_a_token_payment_beyond_the_wallet_is_refused_with_the_quote(
+    py_kit: Kit, sign_calls: list[str]
+) -> None:
+    kit = py_kit
+    await fund(kit.world, kit.address, native={8453: ETH}, usdc={8453: 4 * USDC})
+    sign_calls.clear()
+    quote, request = await usdc_quote(kit)  # 10 USDC
+    last = await _refused_at_signing(kit, quote, request)
+    assert [f.name for f in last.failures] == ["funds"]
+    assert "the payment is 10 USDC but the wallet holds 4 USDC" in last.error
     assert sign_calls == [] and await kit.nonce(8453) == 0
 
 

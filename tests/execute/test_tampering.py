@@ -90,11 +90,15 @@ FLOWS: dict[str, Callable[[Cli], list[str]]] = {
 }
 
 
-def _tip(wire: dict[str, Any]) -> None:
-    """The issue's 100,000 gwei tip (max fee raised with it, as a consistent quote would)."""
-    deposit = item(wire, "deposit")
-    deposit["maxPriorityFeePerGas"] = str(100_000 * 10**9)
-    deposit["maxFeePerGas"] = str(100_001 * 10**9)
+def _tip(gwei: int) -> Tamper:
+    """A tip of `gwei` (max fee raised with it, as a consistent quote would)."""
+
+    def tamper(wire: dict[str, Any]) -> None:
+        deposit = item(wire, "deposit")
+        deposit["maxPriorityFeePerGas"] = str(gwei * 10**9)
+        deposit["maxFeePerGas"] = str((gwei + 1) * 10**9)
+
+    return tamper
 
 
 def _unlimited_approve(wire: dict[str, Any]) -> None:
@@ -120,7 +124,10 @@ CASES: list[tuple[str, Tamper, str, str]] = [
     ("native", _second_deposit, "steps", "2 payments"),
     ("native", _retag, "order-id", "does not carry orderId"),
     ("native", _miscased_deposit_to, "address-checksum", "wrong EIP-55 checksum"),
-    ("native", _tip, "fee-market", "the limit is 3x"),
+    # the issue's 100,000 gwei tip costs more than the wallet holds: refused with the quote
+    ("native", _tip(100_000), "funds", "ETH of gas (6.10006 ETH) on chain 8453"),
+    # one the wallet can pay is still far above the chain's fee market
+    ("native", _tip(100), "fee-market", "the limit is 3x"),
     ("usdc", _unlimited_approve, "tx-payment", f"approves {2**256 - 1} of"),
     ("usdc", _miscased_depository, "address-checksum", "paymentDetails.depository: 0x"),
     ("deposit-address", _to_other_deposit_address, "tx-destination", f"goes to {OTHER}"),

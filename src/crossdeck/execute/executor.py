@@ -67,10 +67,12 @@ from crossdeck.execute.guards import (
     built_domain_guard,
     check_item,
     check_quote,
+    payment_chain,
     require,
     rpc_chain_guard,
 )
 from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE, chain_guards
+from crossdeck.execute.guards.funds import funds_guard
 from crossdeck.execute.guards.request import no_request_guard
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.execute.tracking import StatusUpdate as PolledUpdate
@@ -192,6 +194,8 @@ class Executor:
             )
             await self.chains_for(run.quote)
             results = self._check_whole(run)
+            if deposit_amount is None:  # another amount is held to the chain when it is sent
+                results += await self.check_funds(run.quote)
             yield GuardsChecked(tuple(results))
             self.journal.start_run(
                 request_id,
@@ -302,6 +306,13 @@ class Executor:
             chains=self._chains,
             request=request,
         )
+
+    async def check_funds(self, quote: Quote) -> list[GuardResult]:
+        """The `funds` guard: the wallet holds the payment and the most its gas can cost on the
+        paying chain, before the first signature (after `chains_for`)."""
+        chain_id = payment_chain(quote, self._chains).chain_id
+        gateway = self.gateways.get(chain_id) if chain_id is not None else None
+        return await funds_guard(quote, self.signer.address, chain_id, gateway)
 
     def _check_whole(self, run: _Run) -> list[GuardResult]:
         results = self.check(run.quote, run.request)

@@ -333,7 +333,9 @@ async def _bridge(
     executor = _executor(settings, confirm, tracking_timeout)
     try:
         await executor.chains_for(quote)  # maps the payment's chain name, when it has one
-        guards = executor.check(quote)
+        guards = executor.check(quote, request)
+        if deposit_amount is None:
+            guards += await executor.check_funds(quote)
         if as_json:
             print_json({"event": "Quote", "quote": quote.to_wire()})
         else:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
+    from crossdeck.execute.guards import GuardResult
     from crossdeck.models import CurrencyAmount, Quote, QuoteRequest, StepItem
     from crossdeck.venue.client import VenueClient
 
@@ -409,6 +410,42 @@ def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
         return
     for line in render_quote(quote, request):
         click.echo(line)
+    for line in _check_lines(asyncio.run(_checks(settings, quote, request))):
+        click.echo(line)
+
+
+async def _checks(settings: Settings, quote: Quote, request: QuoteRequest) -> list[GuardResult]:
+    """The guards `crossdeck bridge` runs before the first signature, for the quote's user:
+    against the request, /chains and the quote itself, and whether the wallet holds the payment
+    and its gas (when the paying chain has an RPC)."""
+    from crossdeck.execute.guards import check_quote, payment_chain
+    from crossdeck.execute.guards.funds import funds_guard
+    from crossdeck.wallet.gateway import EvmGateway
+
+    async with _service_client(settings) as client:
+        try:
+            chains = await client.chains()
+        except CrossdeckError:
+            chains = None  # the guards that need it refuse, saying so
+    results = check_quote(
+        quote, wallet=request.user, rpc_chain_ids=set(settings.rpc), chains=chains, request=request
+    )
+    chain_id = payment_chain(quote, chains).chain_id
+    url = settings.rpc.get(chain_id) if chain_id is not None else None
+    if url is not None and chain_id is not None:
+        async with EvmGateway(url, chain_id) as gateway:
+            results += await funds_guard(quote, request.user, chain_id, gateway)
+    return results
+
+
+def _check_lines(results: list[GuardResult]) -> list[str]:
+    failed = [r for r in results if not r.ok]
+    head = (
+        f"Checks       {len(failed)} of {len(results)} FAILED: bridge would refuse this quote"
+        if failed
+        else f"Checks       all {len(results)} pre-sign checks passed"
+    )
+    return [head] + [f"  {r}" for r in failed] + [f"  {r}" for r in results if r.ok]
 
 
 # -- status --------------------------------------------------------------------------------
