@@ -37,14 +37,16 @@ def fixture_chains(wire: dict[str, Any]) -> ChainsResponse:
     payment = wire["protocol"]["v2"]["paymentDetails"]
     paid = int(payment["chainId"])
     entries = []
-    for chain_id, name in ((8453, "base"), (999, "hyperevm"), (1337, "venue")):
+    # the public brand's /chains calls the venue by its own name
+    venue = "hyperliquid" if "hyperliquidChain" in json.dumps(wire) else "venue"
+    for chain_id, name in ((8453, "base"), (999, "hyperevm"), (1337, venue)):
         depository = payment["depository"] if chain_id == paid else "0x" + "77" * 20
         solver = (wire["protocol"]["v2"].get("orderData") or {}).get("solver")
         entries.append(
             {
                 "id": chain_id,
                 "name": name,
-                "protocol": {"v2": {"chainId": str(chain_id), "depository": depository}},
+                "protocol": {"v2": {"chainId": name, "depository": depository}},
                 "solverAddresses": [solver or payment["depository"]],
                 "contracts": {},
             }
@@ -181,7 +183,7 @@ def test_refusal_lists_every_failure() -> None:
     with pytest.raises(GuardRefused) as caught:
         require(guards(wire))
     names = [f.name for f in caught.value.failures]
-    assert names == ["send-asset-destination", "send-asset-amount"]
+    assert names == ["send-asset-destination", "send-asset-amount", "send-asset-solver"]
     assert "nothing was signed" in str(caught.value)
     assert caught.value.exit_code == 7
 
