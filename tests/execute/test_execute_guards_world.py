@@ -583,3 +583,20 @@ async def test_a_transaction_that_would_revert_is_refused_with_its_reason(
     assert "simulated at the latest block of chain 8453, it would revert" in last.error
     assert sign_calls == [] and await kit.nonce(8453) == 0
     assert await kit.usdc(8453, kit.address) == 10 * USDC
+
+
+async def test_a_withdrawal_beyond_the_venue_balance_is_refused_before_signing(
+    py_kit: Kit, sign_calls: list[str]
+) -> None:
+    kit = py_kit
+    await fund(kit.world, kit.address, venue_perps=10 * VENUE_UNIT)  # 10 USDC for a 25 withdrawal
+    sign_calls.clear()
+    quote, request = await withdrawal_quote(kit)
+    last = await _refused_at_signing(kit, quote, request)
+    assert [f.name for f in last.failures] == ["funds"]
+    assert "the withdrawal is 25 USDC but the venue account holds 10 USDC" in last.error
+    assert sign_calls == [] and kit.journal.items(quote.request_id) == []
+    # with enough on the venue the same check passes, saying what it found
+    await fund(kit.world, kit.address, venue_perps=20 * VENUE_UNIT)
+    [result] = await kit.executor.check_funds(quote)
+    assert result.ok and "the venue account holds 30 USDC on perps" in result.message

@@ -72,7 +72,7 @@ from crossdeck.execute.guards import (
     rpc_chain_guard,
 )
 from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE, chain_guards
-from crossdeck.execute.guards.funds import funds_guard
+from crossdeck.execute.guards.funds import funds_guard, venue_funds_guard
 from crossdeck.execute.guards.request import no_request_guard
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.execute.tracking import StatusUpdate as PolledUpdate
@@ -309,7 +309,11 @@ class Executor:
 
     async def check_funds(self, quote: Quote) -> list[GuardResult]:
         """The `funds` guard: the wallet holds the payment and the most its gas can cost on the
-        paying chain, before the first signature (after `chains_for`)."""
+        paying chain (or, for a venue withdrawal, the venue account holds it), before the first
+        signature (after `chains_for`)."""
+        venue_results = await venue_funds_guard(quote, self.signer.address, self.venue)
+        if venue_results:
+            return venue_results
         chain_id = payment_chain(quote, self._chains).chain_id
         gateway = self.gateways.get(chain_id) if chain_id is not None else None
         return await funds_guard(quote, self.signer.address, chain_id, gateway)

@@ -418,9 +418,9 @@ async def _checks(settings: Settings, quote: Quote, request: QuoteRequest) -> li
     """The guards `crossdeck bridge` runs before the first signature, for the quote's user:
     against the request, /chains and the quote itself, and whether the wallet holds the payment
     and its gas (when the paying chain has an RPC)."""
-    from crossdeck.execute.guards import check_quote, payment_chain
-    from crossdeck.execute.guards.funds import funds_guard
-    from crossdeck.wallet.gateway import EvmGateway
+    from crossdeck.execute.guards import check_quote
+    from crossdeck.execute.guards.funds import quote_time_funds
+    from crossdeck.venue.client import VenueClient
 
     async with _service_client(settings) as client:
         try:
@@ -430,11 +430,8 @@ async def _checks(settings: Settings, quote: Quote, request: QuoteRequest) -> li
     results = check_quote(
         quote, wallet=request.user, rpc_chain_ids=set(settings.rpc), chains=chains, request=request
     )
-    chain_id = payment_chain(quote, chains).chain_id
-    url = settings.rpc.get(chain_id) if chain_id is not None else None
-    if url is not None and chain_id is not None:
-        async with EvmGateway(url, chain_id) as gateway:
-            results += await funds_guard(quote, request.user, chain_id, gateway)
+    async with VenueClient(settings.venue.url, timeout=settings.venue.timeout_seconds) as venue:
+        results += await quote_time_funds(quote, request.user, chains, settings.rpc, venue)
     return results
 
 

@@ -9,7 +9,9 @@ change between the quote and the signature.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.execute.guards.base import (
@@ -18,9 +20,14 @@ from crossdeck.execute.guards.base import (
     _fail,
     _ok,
     _same_address,
+    expected_token_id,
+    payment_chain,
 )
 from crossdeck.execute.guards.payment import amount_words
-from crossdeck.models import Quote
+from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse, Quote
+
+if TYPE_CHECKING:
+    from crossdeck.venue.client import VenueClient
 
 _NAME = "funds"
 
@@ -79,6 +86,75 @@ async def funds_guard(
     held = (
         words(have) if native else f"{words(token_held or 0, payment.currency)} and {words(have)}"
     )
+    paid = words(payment.amount, payment.currency)
     return [
-        _ok(_NAME, f"the wallet holds {held} on chain {chain_id}: enough for the payment and gas")
+        _ok(
+            _NAME,
+            f"the wallet holds {held} on chain {chain_id}: enough for the payment of {paid} "
+            f"plus up to {words(gas)} of gas",
+        )
     ]
+
+
+async def venue_funds_guard(quote: Quote, wallet: str, venue: VenueClient) -> list[GuardResult]:
+    """A withdrawal from the venue (currencyIn on chain 1337): the account's balance there covers
+    it: withdrawable USDC on a perps DEX, or the spot token's free balance (total less hold).
+    Nothing is checked for a quote paid elsewhere, nor when the venue cannot answer (it refuses
+    an overdraft itself; nothing is signed on a guess either way)."""
+    details = quote.details
+    paid = details.currency_in if details else None
+    info = paid.currency_info if paid else None
+    if paid is None or info is None or info.chain_id != VENUE_CHAIN_ID or paid.amount is None:
+        return []
+    token = expected_token_id(info.address or "")
+    if token is None or info.decimals is None:
+        return []  # not a venue currency: the send-asset-token guard refuses it by name
+    token_id, dex = token
+    try:
+        if dex == "spot":
+            meta = await venue.spot_meta()
+            spot = meta.token_by_id(token_id)
+            state = await venue.spot_clearinghouse_state(wallet)
+            balance = state.balance_of(spot.name) if spot is not None else None
+            held = balance.total - balance.hold if balance is not None else Decimal(0)
+            book = "spot"
+        else:
+            held = (await venue.clearinghouse_state(wallet, dex or None)).withdrawable
+            book = f"the {dex} DEX" if dex else "perps"
+    except CrossdeckError:
+        return []
+    have = int(held.scaleb(info.decimals))  # the venue answers in human units; floor to units
+    words = amount_words(quote, paid.amount, info.address)
+    held_words = amount_words(quote, max(have, 0), info.address)
+    if have < paid.amount:
+        return [
+            _fail(
+                _NAME,
+                f"the withdrawal is {words} but the venue account holds {held_words} "
+                f"withdrawable on {book}. Fund the account or ask for less",
+            )
+        ]
+    return [_ok(_NAME, f"the venue account holds {held_words} on {book}: enough for {words}")]
+
+
+async def quote_time_funds(
+    quote: Quote,
+    wallet: str,
+    chains: ChainsResponse | None,
+    rpc: Mapping[int, str],
+    venue: VenueClient | None,
+) -> list[GuardResult]:
+    """The `funds` guard where no executor is at hand (`crossdeck quote`, the app's Quote
+    screen): the paying chain's RPC from `rpc` (chain id -> URL), or the venue's balance."""
+    from crossdeck.wallet.gateway import EvmGateway
+
+    if venue is not None:
+        venue_results = await venue_funds_guard(quote, wallet, venue)
+        if venue_results:
+            return venue_results
+    chain_id = payment_chain(quote, chains).chain_id
+    url = rpc.get(chain_id) if chain_id is not None else None
+    if url is None or chain_id is None:
+        return []
+    async with EvmGateway(url, chain_id) as gateway:
+        return await funds_guard(quote, wallet, chain_id, gateway)
