@@ -17,6 +17,7 @@ from tui_support import (
 )
 
 from crossdeck.models import VENUE_CHAIN_ID
+from crossdeck.sim.world import WALLET_NATIVE_WEI
 
 
 async def _type_amount(pilot: Any, text: str) -> None:
@@ -330,3 +331,30 @@ def test_the_quote_view_shows_the_gas_top_up_and_the_balance() -> None:
     del details["userBalance"]
     shown = text(wire)
     assert "Gas top-up" not in shown and "balance" not in shown
+
+
+async def test_the_quote_says_whether_the_wallet_holds_what_it_takes(
+    world: Any, tui_dir: Path
+) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 60)) as pilot:
+        screen = await _quoted(pilot, "0.01")
+        await wait_until(pilot, lambda: screen.funds is not None, what="the funds check")
+        [verdict] = screen.funds
+        assert verdict.ok, verdict.message
+        await wait_until(
+            pilot, lambda: "funds ✓ the wallet holds" in screen_text(app), what="the ✓ line"
+        )
+        assert "enough for the payment of 0.01 ETH plus up to" in verdict.message
+        # far more than the demo wallet holds: quoted and shown, with the ✗ line (the run
+        # refuses it before signing)
+        await _type_amount(pilot, str(WALLET_NATIVE_WEI // 10**18 + 50))
+        first = screen.quote
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.quote is not first, what="the second quote")
+        await wait_until(pilot, lambda: screen.funds is not None, what="the funds check")
+        [verdict] = screen.funds
+        assert not verdict.ok
+        assert "but the wallet holds" in verdict.message
+        await wait_until(pilot, lambda: "funds ✗ it needs" in screen_text(app), what="✗ line")
+        assert screen.quote is not None  # shown, not refused

@@ -89,6 +89,8 @@ async def _show_quote(pilot: Any, name: str) -> None:
         )
     )
     screen.show_quote(request, quote, FROZEN_NOW - timedelta(seconds=7))
+    # the funds check reads the world's balances in a worker: the picture waits for its line
+    await wait_until(pilot, lambda: screen.funds is not None, what="the funds check")
     await _settle(pilot)
 
 

@@ -18,6 +18,7 @@ from textual.widgets.selection_list import Selection
 from textual.worker import Worker, WorkerState
 
 from crossdeck.errors import CrossdeckError
+from crossdeck.execute.guards import GuardResult
 from crossdeck.models import (
     VENUE_CHAIN_ID,
     ChainsResponse,
@@ -126,6 +127,8 @@ class QuoteScreen(ModeScreen):
         # the values the shown quote was asked with; the quote is out of date (ctrl+g refuses
         # it) once the form no longer holds them
         self._quoted_values: QuoteFormValues | None = None
+        # the `funds` guard's verdict on the shown quote, once its worker has read the balances
+        self.funds: list[GuardResult] | None = None
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -251,6 +254,20 @@ class QuoteScreen(ModeScreen):
         quote = await self.crossdeck.services.service.quote(request)
         self.post_message(QuoteReady(request, quote, self.crossdeck.clock()))
 
+    @work(group="funds", exclusive=True, exit_on_error=False, name="Checking funds")
+    async def check_funds(self, quote: Quote, request: QuoteRequest) -> None:
+        """The same `funds` guard `crossdeck quote` runs: shown with the quote, not a refusal
+        (the run refuses before its first signature)."""
+        from crossdeck.execute.guards.funds import quote_time_funds
+
+        services = self.crossdeck.services
+        results = await quote_time_funds(
+            quote, request.user, self.chains, services.settings.rpc, services.venue
+        )
+        if self.quote is quote:  # not a quote that a newer one replaced meanwhile
+            self.funds = results
+            self._render_quote()
+
     def _chains_loading(self) -> bool:
         return any(
             worker.node is self
@@ -296,7 +313,10 @@ class QuoteScreen(ModeScreen):
         self._quoted_values = asked[1] if asked and asked[0] is message.request else None
         self._learn_fee_components(message.quote)
         self._status("")
+        self.funds = None
         self._render_quote()
+        if message.request.user:
+            self.check_funds(message.quote, message.request)
 
     # -- the form ----------------------------------------------------------------------------
 
@@ -508,6 +528,7 @@ class QuoteScreen(ModeScreen):
                 self.fetched_at,
                 self.crossdeck.clock(),
                 form_changed=self.quote_out_of_date,
+                funds=self.funds or (),
             )
         )
 

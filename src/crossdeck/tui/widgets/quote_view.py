@@ -3,6 +3,7 @@ route, every step in words, how old the quote is and whether the form changed si
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from rich.console import Group, RenderableType
@@ -10,6 +11,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from crossdeck.execute.guards import GuardResult
 from crossdeck.models import ChainsResponse, Details, Quote, format_units
 from crossdeck.tui import describe
 
@@ -38,8 +40,10 @@ def render_quote(
     now: datetime,
     *,
     form_changed: bool = False,
+    funds: Sequence[GuardResult] = (),
 ) -> RenderableType:
-    """`form_changed`: the form was edited since this quote was asked for (execute refuses)."""
+    """`form_changed`: the form was edited since this quote was asked for (execute refuses);
+    `funds`: the `funds` guard's verdict on it (whether the wallet holds what it takes)."""
     summary = describe.summarize_quote(quote, chains)
     age_seconds = (now - fetched_at).total_seconds()
     age = Text(f"quoted {describe.age_text(fetched_at, now)}")
@@ -94,9 +98,12 @@ def render_quote(
 
     # last, so that the sections above stay where they were
     balance = _user_balance(details) if details is not None else None
-    wallet: list[RenderableType] = (
-        [_section("Wallet"), Text(f"balance {balance}")] if balance is not None else []
-    )
+    wallet: list[RenderableType] = [Text(f"balance {balance}")] if balance is not None else []
+    for result in funds:
+        mark, style = ("✓", "green") if result.ok else ("✗", "bold red")
+        wallet.append(Text.assemble("funds ", (mark, style), f" {result.message}"))
+    if wallet:
+        wallet.insert(0, _section("Wallet"))
 
     steps = Text("\n".join(describe.step_lines(quote.steps, chains)) or "no steps")
     return Group(
