@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import Any
 
 from crossdeck.errors import InputError
 
@@ -66,3 +67,28 @@ def parse_units(text: str | Decimal, decimals: int) -> int:
         )
     units: int = int(whole) * 10**decimals + int(frac.ljust(decimals, "0") or "0")
     return units
+
+
+def quantity(value: Any) -> int | None:
+    """An integer as a quote or a node writes one: a JSON int, decimal text or 0x hex text
+    (surrounding space allowed); None for anything else, a bool included (JSON true is no
+    amount, though Python calls it 1)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text, 16) if text[:2].lower() == "0x" else int(text)
+        except ValueError:
+            return None
+    return None
+
+
+def tx_int(name: str, value: Any) -> int:
+    """A transaction field's integer (see `quantity`), or an input error naming the field."""
+    number = quantity(value)
+    if number is None:
+        raise InputError(f"transaction field {name} must be an integer, got {value!r}")
+    return number

@@ -22,6 +22,7 @@ from eth_utils.address import to_checksum_address
 from eth_utils.crypto import keccak
 
 from crossdeck.errors import InputError
+from crossdeck.models.units import tx_int
 from crossdeck.tls import client_context
 from crossdeck.wallet.errors import (
     ChainMismatchError,
@@ -89,17 +90,6 @@ def _plain_tx(raw: Mapping[str, Any]) -> dict[str, Any]:
         if plain.get(key):
             plain[key] = to_checksum_address(plain[key])
     return plain
-
-
-def _to_int(name: str, value: Any) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        try:
-            return int(value, 16) if value[:2].lower() == "0x" else int(value)
-        except ValueError:
-            pass
-    raise InputError(f"transaction field {name} must be an integer, got {value!r}")
 
 
 def _address(name: str, value: Any) -> str:
@@ -249,7 +239,7 @@ class EvmGateway:
             if key in ("from", "to"):
                 params[key] = _address(f"transaction field {key}", value)
             elif key in _INT_FIELDS:
-                params[key] = hex(_to_int(key, value))
+                params[key] = hex(tx_int(key, value))
             elif key in ("data", "input"):
                 params["data"] = _hex(value)
             else:

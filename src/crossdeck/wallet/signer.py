@@ -17,6 +17,7 @@ from eth_utils.address import to_checksum_address
 from pydantic import SecretStr
 
 from crossdeck.errors import InputError
+from crossdeck.models.units import tx_int
 from crossdeck.wallet.errors import InvalidKeyError
 
 _HEX32 = re.compile(r"0x[0-9a-fA-F]{64}")
@@ -107,20 +108,6 @@ def _eip191_message(message: str) -> SignableMessage:
     return encode_defunct(text=message)
 
 
-def _as_int(name: str, value: Any) -> int:
-    if isinstance(value, bool):
-        raise InputError(f"transaction field {name} must be an integer, got {value!r}")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return int(text, 16) if text[:2].lower() == "0x" else int(text)
-        except ValueError:
-            pass
-    raise InputError(f"transaction field {name} must be an integer, got {value!r}")
-
-
 class Signer:
     """Signs with one private key. `repr` shows the address only."""
 
@@ -156,7 +143,7 @@ class Signer:
             raise InputError("the transaction has no chainId; refusing to sign a replayable tx")
         for name in _INT_TX_FIELDS:
             if name in fields:
-                fields[name] = _as_int(name, fields[name])
+                fields[name] = tx_int(name, fields[name])
         if fields.get("to"):
             fields["to"] = to_checksum_address(fields["to"])
         fields.setdefault("data", "0x")

@@ -15,6 +15,7 @@ from crossdeck.models import (
     Step,
     StepItem,
 )
+from crossdeck.models.units import quantity
 
 ZERO_ADDRESS = "0x" + "0" * 40
 NATIVE_ADDRESS = ZERO_ADDRESS
@@ -84,18 +85,7 @@ def _same_address(a: Any, b: Any) -> bool:
     return isinstance(a, str) and isinstance(b, str) and a.lower() == b.lower()
 
 
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return int(text, 16) if text[:2].lower() == "0x" else int(text)
-        except ValueError:
-            return None
-    return None
+_int = quantity  # the guards read a quote's integers as the signer and the gateway do
 
 
 def _decimal(text: Any) -> Decimal | None:
