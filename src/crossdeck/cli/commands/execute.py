@@ -318,7 +318,7 @@ async def _bridge(
 ) -> ExitCode:
     from crossdeck.cli.commands.service import _quote, render_quote
 
-    quote, request = await _quote(settings, fields, amount_human)
+    quote, request, _ = await _quote(settings, fields, amount_human)
     shown = _quoted_items(quote)
 
     async def confirm(what: SignRequest) -> bool:

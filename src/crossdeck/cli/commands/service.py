@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
     from crossdeck.execute.guards import GuardResult
-    from crossdeck.models import CurrencyAmount, Quote, QuoteRequest, StepItem
+    from crossdeck.models import ChainsResponse, CurrencyAmount, Quote, QuoteRequest, StepItem
     from crossdeck.venue.client import VenueClient
 
 NATIVE_ADDRESS = "0x0000000000000000000000000000000000000000"
@@ -125,11 +125,8 @@ def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
     return extra
 
 
-async def _decimals_of(client: ServiceClient, chain_id: int, address: str) -> int:
-    """Decimals of a currency: native is 18 on EVM chains, anything else from /chains."""
-    if chain_id != VENUE_CHAIN_ID and address.lower() == NATIVE_ADDRESS:
-        return NATIVE_DECIMALS
-    chains = await client.chains()
+def _decimals_of(chains: ChainsResponse, chain_id: int, address: str) -> int:
+    """Decimals of a currency as /chains lists it."""
     chain = chains.by_id(chain_id)
     currency = chain.find_currency(address) if chain is not None else None
     if currency is None or currency.decimals is None:
@@ -295,9 +292,12 @@ def render_quote(quote: Quote, request: QuoteRequest) -> list[str]:
 
 async def _quote(
     settings: Settings, fields: dict[str, Any], amount_human: str | None
-) -> tuple[Quote, QuoteRequest]:
+) -> tuple[Quote, QuoteRequest, ChainsResponse | None]:
+    """The quote for `fields`, its request, and the /chains answer when one was needed for
+    the amount's decimals (so that the guards need not ask for it again)."""
     from crossdeck.models import QuoteRequest, parse_units
 
+    chains: ChainsResponse | None = None
     async with _service_client(settings) as client:
         if amount_human is not None:
             # every other field is checked before /chains is asked for the decimals, so bad
@@ -306,13 +306,17 @@ async def _quote(
             exact_input = fields["trade_type"] == "EXACT_INPUT"
             chain = fields["origin_chain_id" if exact_input else "destination_chain_id"]
             currency = fields["origin_currency" if exact_input else "destination_currency"]
-            decimals = await _decimals_of(client, chain, currency)
+            if chain != VENUE_CHAIN_ID and currency.lower() == NATIVE_ADDRESS:
+                decimals = NATIVE_DECIMALS  # native is 18 on EVM chains: no need to ask
+            else:
+                chains = await client.chains()
+                decimals = _decimals_of(chains, chain, currency)
             try:
                 fields["amount"] = str(parse_units(amount_human, decimals))
             except InputError as exc:
                 raise InputError(f"--amount-human: {exc.message}", hint=exc.hint) from None
         request = QuoteRequest.build(**fields)
-        return await client.quote(request), request
+        return await client.quote(request), request, chains
 
 
 _BOOL_OPTIONS = {
@@ -404,29 +408,32 @@ def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
 
     settings = _settings(obj)
     fields, amount_human = quote_fields(settings, options)
-    quote, request = asyncio.run(_quote(settings, fields, amount_human))
+    quote, request, chains = asyncio.run(_quote(settings, fields, amount_human))
     if _wants_json(obj, json_):
         print_json(quote.to_wire())
         return
     for line in render_quote(quote, request):
         click.echo(line)
-    for line in _check_lines(asyncio.run(_checks(settings, quote, request))):
+    for line in _check_lines(asyncio.run(_checks(settings, quote, request, chains))):
         click.echo(line)
 
 
-async def _checks(settings: Settings, quote: Quote, request: QuoteRequest) -> list[GuardResult]:
+async def _checks(
+    settings: Settings, quote: Quote, request: QuoteRequest, chains: ChainsResponse | None
+) -> list[GuardResult]:
     """The guards `crossdeck bridge` runs before the first signature, for the quote's user:
-    against the request, /chains and the quote itself, and whether the wallet holds the payment
-    and its gas (when the paying chain has an RPC)."""
+    against the request, /chains (`chains`, or asked for here) and the quote itself, and
+    whether the wallet holds the payment and its gas (when the paying chain has an RPC)."""
     from crossdeck.execute.guards import check_quote
     from crossdeck.execute.guards.funds import quote_time_funds
     from crossdeck.venue.client import VenueClient
 
-    async with _service_client(settings) as client:
-        try:
-            chains = await client.chains()
-        except CrossdeckError:
-            chains = None  # the guards that need it refuse, saying so
+    if chains is None:
+        async with _service_client(settings) as client:
+            try:
+                chains = await client.chains()
+            except CrossdeckError:
+                chains = None  # the guards that need it refuse, saying so
     results = check_quote(
         quote, wallet=request.user, rpc_chain_ids=set(settings.rpc), chains=chains, request=request
     )
