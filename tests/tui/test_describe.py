@@ -69,7 +69,8 @@ def test_recorded_withdrawal_steps_in_words() -> None:
     assert "sign eip712 NonceMapping in domain ServiceNonceMapping (chain 1)" in lines[1]
     assert "then POST /authorize" in lines[1]
     assert lines[2].startswith("2. deposit (transaction)")
-    assert "send 10 USDC:0x6d1e7cde53ba9467b783cb7c530ce054" in lines[3]
+    # the amount as the typed data carries it (the public form, six places)
+    assert "send 10.000000 USDC:0x6d1e7cde53ba9467b783cb7c530ce054" in lines[3]
     assert "(VenueSignTransaction)" in lines[3]
     fees = dict((label, usd) for label, _, usd in describe.fee_rows(quote))
     assert set(fees) >= {"Relayer total", "App fee"}
