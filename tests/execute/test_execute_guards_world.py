@@ -172,6 +172,14 @@ def _inflate(wire: dict) -> None:
     wire["details"]["currencyIn"]["amount"] = more
 
 
+def _other_chain(wire: dict) -> None:
+    """The payment moved to chain 999 everywhere the quote names its chain: the tx, the
+    paymentDetails (by the protocol's name for 999) and currencyIn."""
+    item(wire, "deposit")["chainId"] = 999
+    wire["protocol"]["v2"]["paymentDetails"]["chainId"] = "hyperevm"
+    wire["details"]["currencyIn"]["currency"]["chainId"] = 999
+
+
 def _recipient(wire: dict) -> None:
     wire["details"]["recipient"] = OTHER
     for payment in wire["protocol"]["v2"]["orderData"]["output"]["payments"]:
@@ -316,6 +324,7 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
     ("steps", usdc_quote, _second_deposit, "2 payments"),
     ("typed-data", withdrawal_quote, _other_venue_action, "'VenueTransaction:UsdSend'"),
     ("request-amount", native_quote, _inflate, "but you asked to send exactly 0.1 ETH"),
+    ("request-origin", native_quote, _other_chain, "chain 999"),
     ("request-recipient", native_quote, _recipient, f"the quote pays out to {OTHER}"),
     ("request-refund", native_quote, _refund_to, f"a refund would go to {OTHER}"),
     (
