@@ -14,6 +14,7 @@ from eth_account import Account
 from execute_support import (
     ETH,
     NATIVE,
+    PERPS_USDC,
     USDC,
     VENUE_UNIT,
     Cli,
@@ -186,11 +187,25 @@ async def test_resume_refuses_a_transaction_whose_nonce_was_taken(
 
 
 async def test_a_refused_venue_transfer_is_resent_as_signed_after_funding(py_kit: Kit) -> None:
-    """The venue refuses the sendAsset (no balance yet); resume posts the very same signed
-    action once the account is funded, and the request completes with one transfer."""
+    """The venue refuses the sendAsset (its balance left while the dialog was open); resume
+    posts the very same signed action once the account is funded again, and the request
+    completes with one transfer."""
     kit = py_kit
     world = kit.world
     recipient = new_address()
+    # funded, so the funds guard passes before the first signature; the funds leave the
+    # account while the transfer's dialog is open, so the venue refuses the post
+    await fund(world, kit.address, venue_perps=20 * VENUE_UNIT)
+
+    async def drained_at_the_transfer(request: Any) -> bool:
+        kit.asked.append(request)
+        if request.step_id == "deposit":
+            held = world.ledger.balance(kit.address, PERPS_USDC)
+            world.ledger.debit(kit.address, PERPS_USDC, held)
+        return True
+
+    await kit.executor.aclose()
+    kit.executor = kit.make_executor(confirm=drained_at_the_transfer)
     quote, request = await kit.quote(
         origin_chain_id=1337,
         destination_chain_id=8453,
