@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from crossdeck.models.base import IntStr, IsoDateTime, LenientWireModel
-from crossdeck.models.status import RequestStatus, StatusValue, is_final, parse_status
+from crossdeck.models.status import StatusReading, StatusValue
 
 
 class DepositAddressInfo(LenientWireModel):
@@ -74,7 +74,7 @@ class RequestData(LenientWireModel):
     uses_external_liquidity: bool | None = None
 
 
-class RequestRecord(LenientWireModel):
+class RequestRecord(StatusReading, LenientWireModel):
     """One request. The payment partner's id field carries a brand in its name, so it is kept
     as an unnamed passthrough in `extra_fields`."""
 
@@ -86,14 +86,6 @@ class RequestRecord(LenientWireModel):
     data: RequestData | None = None
     created_at: IsoDateTime | None = None
     updated_at: IsoDateTime | None = None
-
-    @property
-    def known_status(self) -> RequestStatus | None:
-        return parse_status(self.status)
-
-    @property
-    def is_final(self) -> bool:
-        return is_final(self.status)
 
     @property
     def in_tx_hashes(self) -> list[str]:

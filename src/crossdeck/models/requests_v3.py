@@ -14,7 +14,7 @@ from pydantic import Field, ValidationError
 
 from crossdeck.models.amounts import CurrencyAmount
 from crossdeck.models.base import IsoDateTime, WireModel
-from crossdeck.models.status import RequestStatus, StatusValue, is_final, parse_status
+from crossdeck.models.status import StatusReading, StatusValue
 
 
 class RequestsDeprecation(WireModel):
@@ -96,7 +96,7 @@ def _route_amount(data: RequestDataV3 | None, side: str, which: str) -> Currency
     return None
 
 
-class RequestRecordV3(WireModel):
+class RequestRecordV3(StatusReading, WireModel):
     """One request as GET /requests/v3 sends it."""
 
     id: str | None = None
@@ -111,14 +111,6 @@ class RequestRecordV3(WireModel):
     features: list[str] | None = None
     created_at: IsoDateTime | None = None
     updated_at: IsoDateTime | None = None
-
-    @property
-    def known_status(self) -> RequestStatus | None:
-        return parse_status(self.status)
-
-    @property
-    def is_final(self) -> bool:
-        return is_final(self.status)
 
     @property
     def in_tx_hashes(self) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -79,8 +79,12 @@ def is_final(value: str | RequestStatus | None) -> bool:
 StatusValue = Annotated[RequestStatus | str, Field(union_mode="left_to_right")]
 
 
-class _StatusBody(WireModel):
-    status: StatusValue | None = None
+class StatusReading:
+    """What a model with a `status` member (a status answer, a request record, a webhook's
+    data) says of it: the status as this client knows it, and whether it is final."""
+
+    if TYPE_CHECKING:  # each model declares the field itself; pydantic must not see it here
+        status: StatusValue | None
 
     @property
     def known_status(self) -> RequestStatus | None:
@@ -89,6 +93,10 @@ class _StatusBody(WireModel):
     @property
     def is_final(self) -> bool:
         return is_final(self.status)
+
+
+class _StatusBody(StatusReading, WireModel):
+    status: StatusValue | None = None
 
     @property
     def follows_a_deposit(self) -> bool:

@@ -8,12 +8,12 @@ from pydantic import Field
 
 from crossdeck.models.base import WireModel
 from crossdeck.models.requests import DepositAddressInfo
-from crossdeck.models.status import RequestStatus, StatusValue, is_final, parse_status
+from crossdeck.models.status import StatusReading, StatusValue
 
 STATUS_UPDATED_EVENT = "request.status.updated"
 
 
-class WebhookData(WireModel):
+class WebhookData(StatusReading, WireModel):
     status: StatusValue | None = None
     in_tx_hashes: list[str] | None = None
     tx_hashes: list[str] | None = None
@@ -29,14 +29,6 @@ class WebhookData(WireModel):
     fail_reason: str | None = None
     refund_fail_reason: str | None = None
     referrer: str | None = None  # seen in public; not in the spec table
-
-    @property
-    def known_status(self) -> RequestStatus | None:
-        return parse_status(self.status)
-
-    @property
-    def is_final(self) -> bool:
-        return is_final(self.status)
 
 
 class WebhookEvent(WireModel):
