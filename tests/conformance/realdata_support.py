@@ -115,3 +115,40 @@ def replay_server(routes: dict[str, tuple[int, Any]]) -> Iterator[str]:
         loop.call_soon_threadsafe(stop.set)
         thread.join(10)
         loop.close()
+
+
+_ZERO = re.compile(r"0(\.0+)?")
+
+
+def form(value: Any) -> str:
+    """The JSON type of `value`, and for a string its form (address, bytes32, digits, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    text: str = value
+    if text == "":
+        return "empty"
+    if re.fullmatch(r"0x\.+", text):
+        return "placeholder"  # the docs' "0x..." for a hash or an address
+    if _ZERO.fullmatch(text):
+        return "zero"
+    if re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
+        return "address"
+    if re.fullmatch(r"0x[0-9a-fA-F]{64}", text):
+        return "bytes32"
+    if re.fullmatch(r"0x[0-9a-fA-F]*", text):
+        return "hex"
+    if re.fullmatch(r"-?\d+", text):
+        return "digits"
+    if re.fullmatch(r"-?\d+\.\d+", text):
+        return "decimal"
+    return "text"

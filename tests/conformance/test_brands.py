@@ -14,12 +14,11 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.conformance.realdata_support import form
 
 from crossdeck.sim.brand import BRANDS
 
 NATIVE = "0x" + "0" * 40
-_HEX = re.compile(r"0x[0-9a-fA-F]*")
-_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 
 def _brand_words() -> list[tuple[str, str]]:
@@ -45,16 +44,6 @@ def _unbranded(text: str) -> str:
     return _BRAND_WORD.sub(lambda match: _WORDS[match.group(0)], text)
 
 
-def _form(value: Any) -> str:
-    if isinstance(value, str):
-        if _HEX.fullmatch(value):
-            return "str:hex"
-        if _DECIMAL.fullmatch(value):
-            return "str:decimal"
-        return "str"
-    return type(value).__name__
-
-
 def shape(value: Any, path: str = "") -> set[str]:
     """Every member's path (brand words replaced) with the JSON type and string form there."""
     if isinstance(value, dict):
@@ -67,7 +56,7 @@ def shape(value: Any, path: str = "") -> set[str]:
         for item in value:
             out |= shape(item, path + "[]")
         return out
-    return {f"{path}:{_form(value)}"}
+    return {f"{path}:{form(value)}"}
 
 
 def step_words(quote: dict[str, Any]) -> list[tuple[str, ...]]:

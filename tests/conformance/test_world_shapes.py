@@ -29,10 +29,9 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.conformance.realdata_support import load
+from tests.conformance.realdata_support import form, load
 
 NATIVE = "0x0000000000000000000000000000000000000000"
-ZERO_RE = re.compile(r"0(\.0+)?")
 
 QUOTE_SCOPE = [  # EVM and venue quotes: the names and forms a world quote may use
     "quote/docs-gasless-execution-2026-07-31-1.json",
@@ -147,39 +146,6 @@ CONTRACT_EXTRAS = {
     # the recorded webhook examples have empty txHashes
     "$.data.txHashes[]",
 }
-
-
-def form(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    text: str = value
-    if text == "":
-        return "empty"
-    if re.fullmatch(r"0x\.+", text):
-        return "placeholder"  # the docs' "0x..." for a hash or an address
-    if ZERO_RE.fullmatch(text):
-        return "zero"
-    if re.fullmatch(r"0x[0-9a-fA-F]{40}", text):
-        return "address"
-    if re.fullmatch(r"0x[0-9a-fA-F]{64}", text):
-        return "bytes32"
-    if re.fullmatch(r"0x[0-9a-fA-F]*", text):
-        return "hex"
-    if re.fullmatch(r"-?\d+", text):
-        return "digits"
-    if re.fullmatch(r"-?\d+\.\d+", text):
-        return "decimal"
-    return "text"
 
 
 def shape(value: Any, path: str = "$", out: dict[str, set[str]] | None = None) -> dict:
