@@ -9,8 +9,7 @@ serves until SIGINT or SIGTERM, then shuts everything down (anvil included) and 
 `--world-file PATH` also writes that JSON to PATH (removed again at shutdown), for
 `crossdeck --world PATH ...` or `CROSSDECK_WORLD=PATH`.
 
-`demo` starts the same world in this process and opens the app on it; until the app exists it
-prints a walkthrough that executes one venue deposit and one withdrawal against the world.
+`demo` starts the same world in this process and opens the app on it.
 """
 
 from __future__ import annotations
@@ -148,11 +147,6 @@ def serve(
 
 @click.command()
 @_world_options
-@click.option(
-    "--keep-running/--no-keep-running",
-    default=None,
-    help="After the walkthrough, keep the world up until Ctrl-C (default: when interactive).",
-)
 @click.pass_obj
 @handles_errors
 def demo(
@@ -161,7 +155,6 @@ def demo(
     state_dir: Path | None,
     speed: float,
     brand: str,
-    keep_running: bool | None,
 ) -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     world = _make_world(chain_backend, state_dir, speed, brand, "127.0.0.1", {}, {})
@@ -170,25 +163,11 @@ def demo(
             info = _start(world)
             path = Path(tmp) / "world.json"
             _write_world_file(path, info)
-            if _app_available():
-                from dataclasses import replace
+            from dataclasses import replace
 
-                from crossdeck.cli.app_launch import launch_app
+            from crossdeck.cli.app_launch import launch_app
 
-                launch_app(replace(obj, world=path))
-                return
-            _walkthrough(info)
-            if keep_running is None:
-                keep_running = sys.stdin.isatty()
-            if keep_running:
-                click.echo(
-                    f"\nThe world keeps running; in another terminal: "
-                    f"crossdeck --world {path} <command>. Ctrl-C stops it."
-                )
-                stop = threading.Event()
-                signal.signal(signal.SIGINT, lambda *_: stop.set())
-                while not stop.wait(0.5):
-                    pass
+            launch_app(replace(obj, world=path))
         finally:
             world.stop()
 
@@ -278,20 +257,3 @@ def _write_world_file(path: Path, info: dict[str, Any]) -> None:
         json.dump(info, fh, indent=2)
         fh.write("\n")
     partial.replace(path)
-
-
-def _app_available() -> bool:
-    try:
-        from crossdeck.tui.app import run_app  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _walkthrough(info: dict[str, Any]) -> None:
-    import asyncio
-
-    from crossdeck.cli.demo_walkthrough import Walkthrough
-
-    click.echo("The app is not built yet: here is one venue deposit and one withdrawal, live.\n")
-    asyncio.run(Walkthrough(info, click.echo).run())
