@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from crossdeck.retry import RetryPolicy, is_transient, parse_retry_after
+from crossdeck.retry import IDEMPOTENT, RetryPolicy, parse_retry_after
 
 
 def test_backoff_doubles_up_to_the_cap_without_jitter() -> None:
@@ -54,7 +54,8 @@ def test_parse_retry_after(header: str | None, expected: float | None) -> None:
 
 
 def test_transient_answers() -> None:
-    assert is_transient(429, None) and is_transient(503, None)
-    assert is_transient(500, "PRICE_FETCH_FAILED") and is_transient(504, "REQUEST_TIMED_OUT")
-    assert is_transient(502, "RPC_HTTP_ERROR")
-    assert not is_transient(400, "INVALID_ADDRESS") and not is_transient(500, None)
+    resends = IDEMPOTENT.resends
+    assert resends(429, None) and resends(503, None)
+    assert resends(500, "PRICE_FETCH_FAILED") and resends(504, "REQUEST_TIMED_OUT")
+    assert resends(502, "RPC_HTTP_ERROR")
+    assert not resends(400, "INVALID_ADDRESS") and not resends(500, None)

@@ -3,16 +3,16 @@
 One `httpx.AsyncClient` per client. Every answer goes through the same gate: a 2xx becomes a
 model (or `MalformedResponseError` naming what did not fit), anything else a `ServiceError` built
 from the `{message, errorCode, errorData}` body. Transient failures are retried per
-`RetryPolicy`, but only where a second request cannot do harm (see `_Resend`).
+`RetryPolicy` by the one retry engine (`crossdeck.retry`), but only where a second request
+cannot do harm (`RESEND_RULES`).
 """
 
 from __future__ import annotations
 
-import enum
 import json
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Self, TypeVar
 
 import httpx
@@ -41,7 +41,16 @@ from crossdeck.models import (
     StatusV3,
 )
 from crossdeck.models.requests_v3 import RequestsPageV3
-from crossdeck.retry import NOT_ACTED_STATUSES, RetryPolicy, is_transient, parse_retry_after
+from crossdeck.retry import (
+    IDEMPOTENT,
+    NOT_ACTED_ONLY,
+    NoAnswer,
+    ResendRules,
+    RetryEngine,
+    RetryPolicy,
+    Route,
+    parse_retry_after,
+)
 from crossdeck.tls import client_context
 
 # a page of GET /requests/v3 or, where v3 is not offered, of GET /requests/v2
@@ -50,26 +59,24 @@ ListingPage = RequestsPage | RequestsPageV3
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 _HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 MAX_PAGE_LIMIT = 50
 
-# The request never left this machine: resending cannot make the server act twice.
-_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-
-
-class _Resend(enum.Enum):
-    """When a request may be sent again after a failure."""
-
-    # Reads, quotes, index hints: no effect on the server, so any transient failure (network,
-    # timeout, 429, 503, transient error codes) is worth another try.
-    IDEMPOTENT = "idempotent"
-    # Posts that carry a signature (/authorize, /execute/permits, ...) act on the server: after a
-    # timeout or dropped connection it may already have acted, and a duplicate could act twice
-    # (map a nonce twice, submit a permit twice). They are resent only when the server certainly
-    # did not act: a refused connection, 429 (turned away before handling), 503 (not serving).
-    NOT_ACTED_ONLY = "not_acted_only"
+# Which requests may be sent again after a failure. Reads, quotes and index hints have no effect
+# on the service, so any transient failure (network, timeout, 429, 503, transient error codes, an
+# unreadable answer) is worth another try. Posts that carry a signature (/authorize,
+# /execute/permits, a step's `post`) act: after a timeout or dropped connection the service may
+# already have acted, and a duplicate could act twice (map a nonce twice, submit a permit twice),
+# so they are resent only when it certainly did not (refused connection, 429, 503).
+RESEND_RULES = ResendRules(
+    Route("GET", None, IDEMPOTENT),
+    Route("POST", "/quote/v2", IDEMPOTENT),
+    Route("POST", "/transactions/index", IDEMPOTENT),  # telling the service twice is harmless
+    Route("POST", None, NOT_ACTED_ONLY),
+)
 
 
 def _check_base_url(base_url: str) -> httpx.URL:
@@ -138,19 +145,13 @@ class ServiceClient:
     async def requests(self, query: RequestsQuery | None = None) -> RequestsPage:
         """GET /requests/v2: one page of request history."""
         params = _checked_limit((query or RequestsQuery()).to_params())
-        response = await self._request(
-            "GET", "/requests/v2", params=params, resend=_Resend.IDEMPOTENT
-        )
-        return self._model(response, RequestsPage)
+        return await self._read("GET", "/requests/v2", RequestsPage, params=params)
 
     async def requests_v3(self, query: RequestsQuery | None = None) -> RequestsPageV3:
         """GET /requests/v3: one page, filters spelled the v3 way (`V3Unsupported` when one
         cannot be; see `crossdeck.api.requests_versions`)."""
         params = _checked_limit(v3_params(query or RequestsQuery()))
-        response = await self._request(
-            "GET", "/requests/v3", params=params, resend=_Resend.IDEMPOTENT
-        )
-        return self._model(response, RequestsPageV3)
+        return await self._read("GET", "/requests/v3", RequestsPageV3, params=params)
 
     async def list_requests(self, query: RequestsQuery | None = None) -> ListingPage:
         """One page of history from v3 where the service offers it, else from v2.
@@ -237,8 +238,7 @@ class ServiceClient:
             return await self._read("GET", relative, StatusV3)
         if path.endswith("/intents/status"):
             return await self._read("GET", relative, StatusV1)
-        response = await self._request("GET", relative, resend=_Resend.IDEMPOTENT)
-        return self._object(response)
+        return await self._call("GET", relative, self._object)
 
     async def post_signed(
         self, endpoint: str, body: dict[str, Any], signature: str
@@ -246,21 +246,16 @@ class ServiceClient:
         """POST `endpoint?signature=0x...` with `body` as JSON; the decoded answer.
 
         Used for `/authorize` and any signature item's `post`. Not resent after a timeout: see
-        `_Resend.NOT_ACTED_ONLY`; a `ServiceConnectionError` then has `may_have_acted=True`.
+        `RESEND_RULES`; a `ServiceConnectionError` then has `may_have_acted=True`.
         """
         if not isinstance(signature, str) or not _HEX.fullmatch(signature):
             raise InputError("signature must be 0x followed by hex digits")
         if not isinstance(body, dict):
             raise InputError("the signed post body must be a JSON object")
         relative = self._relative(endpoint)
-        response = await self._request(
-            "POST",
-            relative,
-            params={"signature": signature},
-            json_body=body,
-            resend=_Resend.NOT_ACTED_ONLY,
+        return await self._call(
+            "POST", relative, self._object, params={"signature": signature}, json_body=body
         )
-        return self._object(response)
 
     async def authorize(self, body: dict[str, Any], signature: str) -> dict[str, Any]:
         """POST /authorize?signature= (the venue withdrawal's nonce mapping)."""
@@ -281,13 +276,8 @@ class ServiceClient:
             raise InputError(f"tx hash {tx_hash!r} is not 0x followed by 64 hex digits")
         if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
             raise InputError(f"chain id {chain_id!r} must be a positive integer")
-        response = await self._request(
-            "POST",
-            "/transactions/index",
-            json_body={"txHash": tx_hash, "chainId": chain_id},
-            resend=_Resend.IDEMPOTENT,
-        )
-        return self._object(response)
+        body = {"txHash": tx_hash, "chainId": chain_id}
+        return await self._call("POST", "/transactions/index", self._object, json_body=body)
 
     # -- transport -------------------------------------------------------------------------
 
@@ -300,78 +290,49 @@ class ServiceClient:
         params: dict[str, str] | None = None,
         json_body: Any = None,
     ) -> M:
-        """A request that changes nothing, whose answer must fit `model`. A malformed answer
-        (not JSON, or not the contract's shape) is retried like a 5xx: it is usually a proxy or
-        a deploy in between, and asking again costs nothing. Only the last one is raised."""
-        attempt = 0
-        while True:
-            attempt += 1
-            response = await self._request(
-                method, path, params=params, json_body=json_body, resend=_Resend.IDEMPOTENT
-            )
-            try:
-                return self._model(response, model)
-            except MalformedResponseError:
-                if not self.retry.can_retry(attempt):
-                    raise
-                log.debug("%s %s: malformed answer (attempt %d)", method, path, attempt)
-                await self.retry.sleep(self.retry.backoff(attempt - 1))
+        """A request whose answer must fit `model`."""
+
+        def read(response: httpx.Response) -> M:
+            return self._model(response, model)
+
+        return await self._call(method, path, read, params=params, json_body=json_body)
 
     def _headers(self) -> dict[str, str]:
         return {"x-api-key": self._api_key.get_secret_value()} if self._api_key else {}
 
-    async def _request(
+    async def _call(
         self,
         method: str,
         path: str,
+        read: Callable[[httpx.Response], T],
         *,
-        resend: _Resend,
         params: dict[str, str] | None = None,
         json_body: Any = None,
-    ) -> httpx.Response:
-        attempt = 0
+    ) -> T:
+        """`read` of the answer, sent again per `RESEND_RULES` and `self.retry`; a non-2xx
+        answer that is not resent becomes its `ServiceError`."""
         where = path.split("?", 1)[0]
-        while True:
-            attempt += 1
-            try:
-                response = await self._http.request(
-                    method,
-                    path,
-                    params=params,
-                    json=json_body,
-                    headers=self._headers(),
-                )
-            except httpx.RequestError as exc:
-                # Transport failures, timeouts, and bodies that cannot be decoded (bad gzip).
-                not_sent = isinstance(exc, _NOT_SENT)
-                resendable = not_sent or resend is _Resend.IDEMPOTENT
-                log.debug("%s %s: %s (attempt %d)", method, where, type(exc).__name__, attempt)
-                if resendable and self.retry.can_retry(attempt):
-                    await self.retry.sleep(self.retry.backoff(attempt - 1))
-                    continue
-                raise ServiceConnectionError(
-                    f"{method} {where}: no answer from the service at {self.base_url} "
-                    f"({_describe_transport_error(exc)}) after {attempt} attempt(s)",
-                    url=self.base_url,
-                    attempts=attempt,
-                    may_have_acted=not not_sent and resend is _Resend.NOT_ACTED_ONLY,
-                ) from exc
-            log.debug("%s %s -> HTTP %d (attempt %d)", method, where, response.status_code, attempt)
-            if response.is_success:
-                return response
-            error = _error_from(response, method, where)
-            status = response.status_code
-            retryable = status in NOT_ACTED_STATUSES or (
-                resend is _Resend.IDEMPOTENT and is_transient(status, error.error_code)
+
+        def send() -> Awaitable[httpx.Response]:
+            return self._http.request(
+                method, path, params=params, json=json_body, headers=self._headers()
             )
-            if retryable and self.retry.can_retry(attempt):
-                delay = self.retry.delay_before_retry(
-                    attempt - 1, parse_retry_after(response.headers.get("retry-after"))
-                )
-                if delay is not None:
-                    await self.retry.sleep(delay)
-                    continue
-            raise error
+
+        def answer(response: httpx.Response) -> T:
+            if not response.is_success:
+                raise _error_from(response, method, where)
+            return read(response)
+
+        try:
+            return await _ENGINE.send(self.retry, method, path, send, answer)
+        except NoAnswer as exc:
+            raise ServiceConnectionError(
+                f"{method} {where}: no answer from the service at {self.base_url} "
+                f"({_describe_transport_error(exc.error)}) after {exc.attempts} attempt(s)",
+                url=self.base_url,
+                attempts=exc.attempts,
+                may_have_acted=exc.may_have_acted,
+            ) from exc.error
 
     def _relative(self, endpoint: str) -> str:
         """A step's endpoint as a path+query under the base URL.
@@ -494,20 +455,31 @@ def _validation_summary(exc: ValidationError, limit: int = 3) -> str:
     return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
 
 
+def _error_body(response: httpx.Response) -> ErrorBody | None:
+    """The `{message, errorCode, errorData}` of a non-2xx answer, None when it has none."""
+    raw = response.content
+    try:
+        data = json.loads(raw) if raw.strip() else None
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    try:
+        return ErrorBody.model_validate(data)
+    except ValidationError:
+        return None
+
+
+def _error_code(response: httpx.Response) -> str | None:
+    body = _error_body(response)
+    return body.error_code if body is not None else None
+
+
 def _error_from(response: httpx.Response, method: str, path: str) -> ServiceError:
     """The `ServiceError` for a non-2xx answer, from its `{message, errorCode, errorData}`."""
     raw = response.content
     status = response.status_code
-    body: ErrorBody | None = None
-    try:
-        data = json.loads(raw) if raw.strip() else None
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        try:
-            body = ErrorBody.model_validate(data)
-        except ValidationError:
-            body = None
+    body = _error_body(response)
     message = body.message if body and isinstance(body.message, str) and body.message else None
     if message is None:
         message = f"{response.reason_phrase or 'error'}" + (f": {preview(raw)}" if raw else "")
@@ -528,3 +500,6 @@ def _error_from(response: httpx.Response, method: str, path: str) -> ServiceErro
     if status == 503 or kwargs["error_code"] == "SERVICE_UNAVAILABLE":
         return ServiceUnavailableError(message, **kwargs)
     return ServiceError(message, **kwargs)
+
+
+_ENGINE = RetryEngine(RESEND_RULES, unreadable=(MalformedResponseError,), error_code=_error_code)

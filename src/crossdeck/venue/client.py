@@ -1,7 +1,8 @@
 """`VenueClient`: the venue's own API, `/info` (reads) and `/exchange` (signed actions).
 
 Reads are idempotent and retried on 429, 5xx and network failures. `/exchange` moves money, so it
-is resent only when the venue certainly did not act on it (see `exchange`).
+is resent only when the venue certainly did not act on it (see `exchange`). Both rules are data
+(`RESEND_RULES`) for the one retry engine in `crossdeck.retry`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any, Self, TypeVar
 
 import httpx
@@ -21,7 +23,7 @@ from crossdeck.models.venue import (
     SpotMeta,
     VenueSignature,
 )
-from crossdeck.retry import RetryPolicy, parse_retry_after
+from crossdeck.retry import NoAnswer, Resend, ResendRules, RetryEngine, RetryPolicy, Route
 from crossdeck.tls import client_context
 from crossdeck.venue.errors import (
     VenueConnectionError,
@@ -35,9 +37,17 @@ log = logging.getLogger(__name__)
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _PREVIEW = 300
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
-# Failures where the request never left this machine, so resending cannot double-act.
-_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# /info reads have no effect: any transient failure (network, timeout, 429, 5xx) is worth
+# another try. /exchange moves money: after a timeout or a dropped connection the venue may
+# already have executed it, so it is resent only when it certainly did not act (connection
+# refused, or turned away with 429); a 5xx is not resent either.
+RESEND_RULES = ResendRules(
+    Route("POST", "/info", Resend(after_unknown=True, statuses=frozenset({429, *range(500, 600)}))),
+    Route("POST", "/exchange", Resend(after_unknown=False, statuses=frozenset({429}))),
+)
+_ENGINE = RetryEngine(RESEND_RULES)
 
 
 def _preview(raw: bytes) -> str:
@@ -84,28 +94,8 @@ class VenueClient:
 
     async def info(self, body: dict[str, Any]) -> Any:
         """POST /info with `body`; the decoded JSON answer. Retried: reads have no effects."""
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response = await self._http.post("/info", json=body)
-            except httpx.RequestError as exc:
-                if self.retry.can_retry(attempt):
-                    await self.retry.sleep(self.retry.backoff(attempt - 1))
-                    continue
-                raise VenueConnectionError(
-                    f"venue /info unreachable at {self.base_url} after {attempt} attempt(s): "
-                    f"{type(exc).__name__}"
-                ) from exc
-            if response.status_code == 429 or response.status_code >= 500:
-                if self.retry.can_retry(attempt):
-                    delay = self.retry.delay_before_retry(
-                        attempt - 1, parse_retry_after(response.headers.get("retry-after"))
-                    )
-                    if delay is not None:
-                        await self.retry.sleep(delay)
-                        continue
-            return self._decode(response, f"/info {body.get('type')}")
+        what = f"/info {body.get('type')}"
+        return await self._post("/info", body, lambda response: self._decode(response, what))
 
     async def _info_model(self, body: dict[str, Any], model: type[M]) -> M:
         data = await self.info(body)
@@ -152,40 +142,41 @@ class VenueClient:
                 hint="the transfer could not be tied to its request; nothing was sent",
             )
         body = {"action": action, "nonce": nonce, "signature": signature.to_wire()}
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response = await self._http.post("/exchange", json=body)
-            except _NOT_SENT as exc:
-                if self.retry.can_retry(attempt):
-                    await self.retry.sleep(self.retry.backoff(attempt - 1))
-                    continue
+        return await self._post("/exchange", body, self._accepted)
+
+    def _accepted(self, response: httpx.Response) -> dict[str, Any]:
+        data = self._decode(response, "/exchange")
+        if not isinstance(data, dict) or data.get("status") != "ok":
+            message = data.get("response") if isinstance(data, dict) else data
+            raise VenueError(
+                f"the venue refused the action: {message}",
+                status=response.status_code,
+                response=message,
+                raw_body=response.content,
+                hint="nothing was transferred; fix the cause and sign again",
+            )
+        return data
+
+    # -- transport -------------------------------------------------------------------------
+
+    async def _post(
+        self, path: str, body: dict[str, Any], read: Callable[[httpx.Response], T]
+    ) -> T:
+        def send() -> Awaitable[httpx.Response]:
+            return self._http.post(path, json=body)
+
+        try:
+            return await _ENGINE.send(self.retry, "POST", path, send, read)
+        except NoAnswer as exc:
+            name = type(exc.error).__name__
+            if exc.may_have_acted:
                 raise VenueConnectionError(
-                    f"venue /exchange unreachable at {self.base_url}: {type(exc).__name__}"
-                ) from exc
-            except httpx.RequestError as exc:
-                raise VenueConnectionError(
-                    f"venue /exchange did not answer ({type(exc).__name__})", may_have_acted=True
-                ) from exc
-            if response.status_code == 429 and self.retry.can_retry(attempt):
-                delay = self.retry.delay_before_retry(
-                    attempt - 1, parse_retry_after(response.headers.get("retry-after"))
-                )
-                if delay is not None:
-                    await self.retry.sleep(delay)
-                    continue
-            data = self._decode(response, "/exchange")
-            if not isinstance(data, dict) or data.get("status") != "ok":
-                message = data.get("response") if isinstance(data, dict) else data
-                raise VenueError(
-                    f"the venue refused the action: {message}",
-                    status=response.status_code,
-                    response=message,
-                    raw_body=response.content,
-                    hint="nothing was transferred; fix the cause and sign again",
-                )
-            return data
+                    f"venue {path} did not answer ({name})", may_have_acted=True
+                ) from exc.error
+            raise VenueConnectionError(
+                f"venue {path} unreachable at {self.base_url} after {exc.attempts} "
+                f"attempt(s): {name}"
+            ) from exc.error
 
     # -- decoding --------------------------------------------------------------------------
 
