@@ -99,6 +99,40 @@ async def test_skipping_the_dialog_leaves_the_keyring_alone(
         assert "Wallet address    none" in screen_text(app)
 
 
+async def test_a_fresh_machine_is_asked_no_password_and_told_there_is_no_key(
+    world: Any, tui_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """First start: the keyring file does not exist, so there is nothing to unlock."""
+    config = tui_dir / "config" / "config.toml"
+    config.write_text(
+        config.read_text() + f'\n[profiles.local]\nservice = {{ url = "{world.service_url}" }}\n'
+        f'venue = {{ url = "{world.venue_url}" }}\n'
+    )
+    keyring_file = tui_dir / "fresh" / "keyring.cfg"
+    monkeypatch.setenv("CROSSDECK_KEYRING_FILE", str(keyring_file))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "crossdeck.wallet.keystore.EncryptedFileKeyring")
+    monkeypatch.delenv("CROSSDECK_KEYRING_PASSWORD", raising=False)
+    keystore.set_keyring_password(None)
+    app = _app(tui_dir)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(
+                pilot,
+                lambda: any("No saved key yet" in str(n.message) for n in app._notifications),
+                what="the no-saved-key note",
+            )
+            assert not any(isinstance(s, UnlockScreen) for s in app.screen_stack)
+            note = next(str(n.message) for n in app._notifications if "saved key" in str(n.message))
+            assert str(keyring_file) in note and "choose its password" in note
+            await wait_until(
+                pilot, lambda: "API key           unset" in screen_text(app), what="the key state"
+            )
+            assert "no wallet" in app.sub_title
+        assert not keyring_file.exists()
+    finally:
+        keystore.set_keyring_password(None)
+
+
 def test_every_binding_has_an_id_and_a_tooltip_and_ids_are_unique() -> None:
     seen: dict[str, str] = {}
     for cls in [CrossdeckApp, *screen_classes()]:

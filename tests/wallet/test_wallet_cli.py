@@ -253,3 +253,25 @@ def test_interactive_password_prompt_on_a_terminal(cli_env: Path) -> None:
     output, code = _run_on_a_terminal(["wallet", "show"], ["not-it"], env)
     assert code == ExitCode.NO_SECRET
     assert "wrong password" in output
+
+
+def test_first_start_on_a_terminal_asks_no_password(
+    cli_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh machine: `wallet show` on a terminal asks no password for a keyring that does
+    not exist, and says so; without a terminal, the first save says the keyring is new."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != keystore.ENV_PASSWORD}
+    output, code = _run_on_a_terminal(["wallet", "show"], [], env)
+    assert code == 0, output
+    assert "Password for" not in output and "New password" not in output
+    assert "no wallet stored for profile 'mainnet'" in output
+    assert f"{cli_env} (not created yet: the first save creates it)" in output
+    assert not cli_env.exists()
+    monkeypatch.delenv(keystore.ENV_PASSWORD)
+    keystore.set_keyring_password(None)
+    saved = run(["wallet", "import", "--stdin"], input=KEY)
+    assert saved.exit_code == ExitCode.NO_SECRET, saved.output
+    assert "does not exist yet: saving creates it, with a password you choose" in saved.stderr
+    assert not cli_env.exists()

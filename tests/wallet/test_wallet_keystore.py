@@ -118,3 +118,47 @@ def test_automatic_choice_never_picks_a_plaintext_file(
         assert chosen.file_path == str(tmp_path / "auto.cfg")
     else:  # a desktop with a real OS keyring
         assert chosen.priority >= 1
+
+
+def test_a_keyring_not_created_yet_asks_for_nothing(
+    keyring_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh machine: no password is asked for a keyring file that does not exist; reading
+    finds nothing, and the first save is what creates it (with a new password)."""
+    monkeypatch.delenv(keystore.ENV_PASSWORD)
+    keystore.set_keyring_password(None)
+    assert not keyring_file.exists()
+    assert not keystore.needs_password()
+    missing = keystore.not_created_yet()
+    assert missing is not None and missing.startswith("no saved key yet")
+    assert str(keyring_file) in missing
+    assert keystore.backend_description().endswith("(not created yet: the first save creates it)")
+    assert keystore.load_wallet_key("alpha") is None
+    assert keystore.load_api_key("alpha") is None
+    # pytest's stdin is no terminal: saving says the keyring is new and needs a password
+    with pytest.raises(KeyringLockedError, match="does not exist yet") as refused:
+        keystore.store_api_key("alpha", "k")
+    assert keystore.ENV_PASSWORD in str(refused.value.hint)
+    assert not keyring_file.exists()
+
+    keystore.set_keyring_password(SecretStr("chosen at the first save"))
+    keystore.store_api_key("alpha", "k")
+    assert keyring_file.exists()
+    keystore.set_keyring_password(None)
+    assert keystore.needs_password()  # created: now there is something to unlock
+    assert keystore.not_created_yet() is None
+    assert "not created" not in keystore.backend_description()
+
+
+def test_an_empty_keyring_file_is_not_created_yet_and_a_broken_one_is(
+    keyring_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(keystore.ENV_PASSWORD)
+    keyring_file.write_text("")
+    keystore.set_keyring_password(None)
+    assert not keystore.needs_password()
+    keyring_file.write_bytes(b"\xff\xfe not an INI file")
+    keystore.set_keyring_password(None)
+    # asked for, so that reading it says what is wrong with it
+    assert keystore.needs_password()
+    assert keystore.not_created_yet() is None

@@ -252,6 +252,7 @@ class CrossdeckApp(App[None]):
                 if not await self._unlock_keyring_if_needed():
                     # skipped: never touch the keyring (its own prompt would take the terminal)
                     self.services.secrets = Secrets(None, None, "the keyring is locked")
+                await self._say_if_no_keyring_yet()
             await self.services.load_secrets()
         finally:
             # screens wait for this before their first request; without secrets they still work
@@ -271,6 +272,18 @@ class CrossdeckApp(App[None]):
                 "the keyring is locked, so nothing can be signed",
                 hint="execute again and type the keyring password when asked",
             )
+
+    async def _say_if_no_keyring_yet(self) -> None:
+        """On a fresh machine there is no keyring to unlock (nothing is asked): say so plainly."""
+        from crossdeck.wallet import keystore
+        from crossdeck.wallet.errors import KeyringError
+
+        try:
+            missing = await asyncio.to_thread(keystore.not_created_yet)
+        except KeyringError:
+            return  # reading the secrets says what is wrong with the keyring
+        if missing is not None:
+            self.notify(missing[0].upper() + missing[1:], title="Keyring", timeout=15)
 
     async def _unlock_keyring_if_needed(self) -> bool:
         """Ask for the encrypted keyring's password when it needs one; False when skipped."""

@@ -72,11 +72,27 @@ def set_keyring_password(password: SecretStr | None) -> None:
 
 
 def needs_password() -> bool:
-    """True when the encrypted file backend is in use and nothing supplies its password yet:
-    the app then asks with its own dialog and calls `set_keyring_password`."""
+    """True when the encrypted file backend is in use, its file exists (a keyring not yet
+    created has nothing to unlock: reading it finds nothing, and the first save creates it and
+    asks for a new password) and nothing supplies its password yet: the app then asks with its
+    own dialog and calls `set_keyring_password`."""
     if os.environ.get(ENV_PASSWORD) or _session_password is not None:
         return False
-    return isinstance(backend(), EncryptedFileKeyring)
+    chosen = backend()
+    return isinstance(chosen, EncryptedFileKeyring) and chosen.created()
+
+
+def not_created_yet() -> str | None:
+    """A plain sentence when the encrypted file keyring is in use but not created yet (a fresh
+    machine: no key was ever saved), else None."""
+    chosen = backend()
+    if not isinstance(chosen, EncryptedFileKeyring) or chosen.created():
+        return None
+    return (
+        f"no saved key yet: the keyring file {chosen.file_path} does not exist; the first "
+        "save (`crossdeck wallet new`, `wallet import` or `apikey set`) creates it and asks "
+        "you to choose its password"
+    )
 
 
 class KeyringFileError(KeyringError):
@@ -116,6 +132,12 @@ class EncryptedFileKeyring(EncryptedKeyring):  # type: ignore[misc]
         if _session_password is not None:
             return _session_password.get_secret_value()
         if not _terminal_attached():
+            if new:
+                raise KeyringLockedError(
+                    f"the encrypted keyring {self.file_path} does not exist yet: saving creates "
+                    "it, with a password you choose",
+                    hint=f"set {ENV_PASSWORD} to the new password, or run in a terminal",
+                )
             raise KeyringLockedError(
                 f"the encrypted keyring {self.file_path} needs its password",
                 hint=f"set {ENV_PASSWORD} or run in a terminal",
@@ -138,6 +160,15 @@ class EncryptedFileKeyring(EncryptedKeyring):  # type: ignore[misc]
                 f"no password for the encrypted keyring {self.file_path}: input ended",
                 hint=f"type it at the prompt, or set {ENV_PASSWORD}",
             ) from None
+
+    def created(self) -> bool:
+        """Whether the file holds a keyring (its password reference): only then is there a
+        password to ask for. A file that cannot be read counts as created, so that reading it
+        says what is wrong with it."""
+        try:
+            return bool(self._file_call(self._check_file))
+        except (KeyringFileError, ValueError):  # ValueError: another encryption scheme
+            return True
 
     def _check_path(self) -> None:
         """A path that exists must be a readable regular file: configparser silently skips a
@@ -244,7 +275,8 @@ def backend_description() -> str:
     """One line naming the backend, for `wallet show`, `config show` and the app."""
     chosen = backend()
     if isinstance(chosen, EncryptedFileKeyring):
-        return f"encrypted file (AES-256, keyrings.alt) at {chosen.file_path}"
+        created = "" if chosen.created() else " (not created yet: the first save creates it)"
+        return f"encrypted file (AES-256, keyrings.alt) at {chosen.file_path}{created}"
     name = f"{type(chosen).__module__}.{type(chosen).__name__}"
     file_path = getattr(chosen, "file_path", None)
     where = f" at {file_path}" if file_path else ""

@@ -1,5 +1,7 @@
-"""The keyring password dialog, shown at start-up when the encrypted file keyring is in use and
-nothing else supplies its password. The password goes to the keystore for this process only."""
+"""The keyring password dialog, shown at start-up when the encrypted file keyring is in use, its
+file exists and nothing else supplies its password (a keyring not created yet is never asked
+for: the app says there is no saved key yet). The password goes to the keystore for this
+process only."""
 
 from __future__ import annotations
 
