@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-VENUE_CHAIN_ID = 1337
 # options of `crossdeck quote` that are not quote fields
 _NOT_QUOTE_OPTIONS = frozenset({"json_"})
 _BOOL_FIELDS = (
@@ -63,6 +62,7 @@ def quote_fields(
     `user` is the default depositor (the profile's wallet); an explicit --user wins.
     """
     from crossdeck.cli.commands.service import _parse_extra, _wallet_address
+    from crossdeck.models import required_protocol_version
 
     amount, amount_human = options.get("amount"), options.get("amount_human")
     if (amount is None) == (amount_human is None):
@@ -79,7 +79,7 @@ def quote_fields(
         "recipient": options.get("recipient"),
         "refund_to": options.get("refund_to"),
         "protocol_version": options.get("protocol_version")
-        or ("v2" if origin_chain == VENUE_CHAIN_ID else None),
+        or required_protocol_version(origin_chain),
         "topup_gas_amount": options.get("topup_gas_amount"),
         "sponsored_fee_components": list(options.get("sponsor_components") or ()) or None,
         "max_subsidization_amount": options.get("max_subsidization"),

@@ -15,7 +15,10 @@ from crossdeck.models.base import (
     WireModel,
 )
 from crossdeck.models.chains import (
+    NATIVE_ADDRESS,
+    NATIVE_DECIMALS,
     VENUE_CHAIN_ID,
+    ZERO_ADDRESS,
     ChainCurrency,
     ChainInfo,
     ChainProtocol,
@@ -54,6 +57,7 @@ from crossdeck.models.quote_request import (
     QuoteRequestError,
     TradeType,
     TxCall,
+    required_protocol_version,
 )
 from crossdeck.models.requests import (
     DepositAddressInfo,
@@ -95,9 +99,12 @@ from crossdeck.models.webhook import STATUS_UPDATED_EVENT, WebhookData, WebhookE
 
 __all__ = [
     "EVM_ADDRESS_PATTERN",
+    "NATIVE_ADDRESS",
+    "NATIVE_DECIMALS",
     "STATUS_UPDATED_EVENT",
     "TRANSIENT_ERROR_CODES",
     "VENUE_CHAIN_ID",
+    "ZERO_ADDRESS",
     "AppFee",
     "Authorization",
     "ChainCurrency",
@@ -173,5 +180,6 @@ __all__ = [
     "is_final",
     "parse_status",
     "parse_units",
+    "required_protocol_version",
     "to_decimal",
 ]

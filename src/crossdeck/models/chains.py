@@ -9,6 +9,11 @@ from pydantic import Field
 from crossdeck.models.base import WireModel
 
 VENUE_CHAIN_ID = 1337
+ZERO_ADDRESS = "0x" + "0" * 40
+# the contract names an EVM chain's native currency (ETH on Base, ...) by the zero address;
+# it has 18 decimals on every EVM chain, so they are known without asking /chains
+NATIVE_ADDRESS = ZERO_ADDRESS
+NATIVE_DECIMALS = 18
 
 
 class ChainCurrency(WireModel):

@@ -23,11 +23,10 @@ from pydantic.alias_generators import to_camel
 
 from crossdeck.models.addresses import checked_checksum, checksum_problem
 from crossdeck.models.base import IntStr
-from crossdeck.models.chains import VENUE_CHAIN_ID
+from crossdeck.models.chains import NATIVE_ADDRESS, VENUE_CHAIN_ID
 from crossdeck.models.errors import FieldInputError, RuleViolation, raise_field_error
 
 EVM_ADDRESS_PATTERN = r"^0x[a-fA-F0-9]{40}$"
-NATIVE_CURRENCY = "0x0000000000000000000000000000000000000000"
 _EVM_ADDRESS = re.compile(EVM_ADDRESS_PATTERN)
 # Venue currencies: perps USDC '0x' + 32 hex, spot token ids (16 bytes), HIP-3 = a spot address
 # with the hex of the DEX name appended: at least 32 hex digits, whole bytes.
@@ -36,6 +35,12 @@ _AMOUNT = re.compile(r"^[0-9]+$")
 _COMPONENT = re.compile(r"^[a-z]+$")
 
 TradeType = Literal["EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT"]
+
+
+def required_protocol_version(origin_chain_id: int) -> Literal["v2"] | None:
+    """The protocolVersion a quote from `origin_chain_id` must ask for: 'v2' for a withdrawal
+    from the venue (spec 4.4), none otherwise. Forms fill it in; the model refuses without."""
+    return "v2" if origin_chain_id == VENUE_CHAIN_ID else None
 
 
 class QuoteRequestError(FieldInputError):
@@ -195,10 +200,11 @@ class QuoteRequest(_BodyModel):
         self._check_currency(
             "destinationCurrency", self.destination_currency, self.destination_chain_id
         )
-        if self.origin_chain_id == VENUE_CHAIN_ID and self.protocol_version != "v2":
+        needed = required_protocol_version(self.origin_chain_id)
+        if needed is not None and self.protocol_version != needed:
             raise RuleViolation(
                 "protocolVersion",
-                "must be 'v2' when withdrawing from the venue (originChainId 1337)",
+                f"must be {needed!r} when withdrawing from the venue (originChainId 1337)",
             )
         if self.topup_gas_amount is not None and not self.topup_gas:
             raise RuleViolation("topupGasAmount", "applies only with topupGas=true")
@@ -206,7 +212,7 @@ class QuoteRequest(_BodyModel):
             raise RuleViolation(
                 "topupGas", "applies to EVM destination chains only, not the venue (1337)"
             )
-        if self.topup_gas and self.destination_currency == NATIVE_CURRENCY:
+        if self.topup_gas and self.destination_currency == NATIVE_ADDRESS:
             raise RuleViolation(
                 "topupGas",
                 "does not apply when the destination currency is already the gas currency",
@@ -227,11 +233,11 @@ class QuoteRequest(_BodyModel):
                     )
         if self.max_subsidization_amount is not None and not self.subsidize_fees:
             raise RuleViolation("maxSubsidizationAmount", "needs subsidizeFees=true")
-        if self.use_deposit_address and self.origin_currency.lower() != NATIVE_CURRENCY:
+        if self.use_deposit_address and self.origin_currency.lower() != NATIVE_ADDRESS:
             raise RuleViolation(
                 "useDepositAddress",
                 "is for native-currency bridges only: the origin currency must be the chain's "
-                f"native currency ({NATIVE_CURRENCY})",
+                f"native currency ({NATIVE_ADDRESS})",
             )
         if self.strict and not self.use_deposit_address:
             raise RuleViolation("strict", "applies only with useDepositAddress=true")

@@ -12,6 +12,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
 from crossdeck.models import (
+    NATIVE_ADDRESS,
     VENUE_CHAIN_ID,
     ChainCurrency,
     ChainInfo,
@@ -26,7 +27,6 @@ from crossdeck.models import (
     format_units,
 )
 
-NATIVE = "0x0000000000000000000000000000000000000000"
 _SELECTORS = {
     "0x095ea7b3": "approve",
     "0xa9059cbb": "transfer",
@@ -75,7 +75,7 @@ def currency_label(chain: ChainInfo | None, currency: ChainCurrency) -> str:
     address = currency.address or ""
     if chain is not None and chain.id == VENUE_CHAIN_ID:
         return f"{symbol} ({venue_kind(currency)}) {short(address, 8, 4)}"
-    if address.lower() == NATIVE:
+    if address.lower() == NATIVE_ADDRESS:
         return f"{symbol} (native)"
     return f"{symbol} {short(address)}"
 

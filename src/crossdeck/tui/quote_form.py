@@ -19,6 +19,7 @@ from crossdeck.models import (
     QuoteRequestError,
     UnitsError,
     parse_units,
+    required_protocol_version,
 )
 
 USD_DECIMALS = 6
@@ -165,9 +166,7 @@ def build_quote_request(
         body["usePermit"] = True
     if values.referrer.strip():
         body["referrer"] = values.referrer.strip()
-    version = values.protocol_version
-    if version is None and values.origin_chain_id == VENUE_CHAIN_ID:
-        version = "v2"  # mandatory for venue withdrawals (spec 4.4)
+    version = values.protocol_version or required_protocol_version(values.origin_chain_id)
     if version:
         body["protocolVersion"] = version
     body.update(values.extra)
@@ -209,5 +208,5 @@ def venue_withdrawal_values(
         destination_currency=destination_currency,
         amount=amount,
         recipient=recipient,
-        protocol_version="v2",
+        protocol_version=required_protocol_version(VENUE_CHAIN_ID),
     )

@@ -17,7 +17,6 @@ from typing import Literal
 from crossdeck.models.venue import SpotMeta, SpotToken
 from crossdeck.venue.errors import VenueDataError
 
-VENUE_CHAIN_ID = 1337
 PERPS_USDC_ADDRESS = "0x" + "0" * 32
 SPOT_USDC_TOKEN_ID = "0x6d1e7cde53ba9467b783cb7c530ce054"
 USDC = "USDC"

@@ -12,10 +12,10 @@ import copy
 import re
 from typing import Any
 
+from crossdeck.models.chains import ZERO_ADDRESS
 from crossdeck.models.venue import VenueSignature
 from crossdeck.venue.errors import VenueDataError
 
-ZERO_ADDRESS = "0x" + "0" * 40
 SIGN_DOMAIN_VERSION = "1"
 EIP712_DOMAIN_TYPE = [
     {"name": "name", "type": "string"},

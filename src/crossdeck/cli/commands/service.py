@@ -32,9 +32,6 @@ if TYPE_CHECKING:
     from crossdeck.models import ChainsResponse, CurrencyAmount, Quote, QuoteRequest, StepItem
     from crossdeck.venue.client import VenueClient
 
-NATIVE_ADDRESS = "0x0000000000000000000000000000000000000000"
-NATIVE_DECIMALS = 18
-VENUE_CHAIN_ID = 1337
 JSON_HELP = "Print the JSON answer (same as the global --json)."
 BPS = WholeNumber(minimum=0, maximum=10_000)
 
@@ -89,12 +86,6 @@ def _wallet_address(settings: Settings, what: str) -> str:
             "or run `crossdeck wallet import`",
         )
     return address
-
-
-def _short(value: str | None, keep: int = 10) -> str:
-    if not value:
-        return "-"
-    return value if len(value) <= 2 * keep + 1 else f"{value[:keep]}…{value[-6:]}"
 
 
 # -- quote ---------------------------------------------------------------------------------
@@ -163,7 +154,7 @@ def _dex_words(dex: str | None) -> str:
 
 def describe_item(item: StepItem) -> list[str]:
     """What executing one step item does, in words (one line per fact)."""
-    from crossdeck.models import format_units
+    from crossdeck.models import NATIVE_DECIMALS, format_units
 
     lines: list[str] = []
     kind = item.kind_of_data
@@ -295,7 +286,13 @@ async def _quote(
 ) -> tuple[Quote, QuoteRequest, ChainsResponse | None]:
     """The quote for `fields`, its request, and the /chains answer when one was needed for
     the amount's decimals (so that the guards need not ask for it again)."""
-    from crossdeck.models import QuoteRequest, parse_units
+    from crossdeck.models import (
+        NATIVE_ADDRESS,
+        NATIVE_DECIMALS,
+        VENUE_CHAIN_ID,
+        QuoteRequest,
+        parse_units,
+    )
 
     chains: ChainsResponse | None = None
     async with _service_client(settings) as client:

@@ -16,12 +16,8 @@ from crossdeck.models import (
     StepItem,
 )
 from crossdeck.models.units import quantity
+from crossdeck.venue.currencies import PERPS_USDC_ADDRESS, SPOT_USDC_TOKEN_ID
 
-ZERO_ADDRESS = "0x" + "0" * 40
-NATIVE_ADDRESS = ZERO_ADDRESS
-VENUE_CHAIN_ID = 1337
-PERPS_USDC_ADDRESS = "0x" + "0" * 32
-SPOT_USDC_TOKEN_ID = "0x6d1e7cde53ba9467b783cb7c530ce054"
 APPROVE_SELECTOR = "0x095ea7b3"
 TRANSFER_SELECTOR = "0xa9059cbb"
 PERMIT_TYPES = frozenset({"ReceiveWithAuthorization", "TransferWithAuthorization"})

@@ -13,17 +13,15 @@ from typing import Any
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.execute.guards.base import (
-    NATIVE_ADDRESS,
     GuardResult,
     _fail,
     _ok,
     _same_address,
     short_address,
 )
-from crossdeck.models import Quote, format_units
+from crossdeck.models import NATIVE_ADDRESS, NATIVE_DECIMALS, Quote, format_units
 
 DEFAULT_FEE_CAP_MULTIPLE = 3
-NATIVE_DECIMALS = 18
 
 
 def _native(amount: int) -> str:
@@ -49,8 +47,10 @@ def native_usd_price(quote: Quote, chain_id: int) -> Decimal | None:
 
 def _gas_words(quote: Quote, chain_id: int, wei: int) -> str:
     price = native_usd_price(quote, chain_id)
-    usd = "" if price is None else f" (about ${price * Decimal(format_units(wei, 18)):.2f})"
-    return f"{_native(wei)}{usd}"
+    if price is None:
+        return _native(wei)
+    usd = price * Decimal(format_units(wei, NATIVE_DECIMALS))
+    return f"{_native(wei)} (about ${usd:.2f})"
 
 
 async def chain_guards(

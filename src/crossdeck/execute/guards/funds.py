@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.execute.guards.base import (
-    NATIVE_ADDRESS,
     GuardResult,
     _fail,
     _ok,
@@ -24,7 +23,7 @@ from crossdeck.execute.guards.base import (
     payment_chain,
 )
 from crossdeck.execute.guards.payment import amount_words
-from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse, Quote
+from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID, ChainsResponse, Quote
 
 if TYPE_CHECKING:
     from crossdeck.venue.client import VenueClient

@@ -14,7 +14,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 from crossdeck.execute.guards.base import (
-    NATIVE_ADDRESS,
     GuardResult,
     _fail,
     _ok,
@@ -23,6 +22,8 @@ from crossdeck.execute.guards.base import (
 )
 from crossdeck.execute.guards.calldata import Call, CalldataError, decode_call
 from crossdeck.models import (
+    NATIVE_ADDRESS,
+    NATIVE_DECIMALS,
     ChainsResponse,
     PaymentDetails,
     Quote,
@@ -31,8 +32,6 @@ from crossdeck.models import (
     TransactionData,
     format_units,
 )
-
-NATIVE_DECIMALS = 18
 
 
 def amount_words(quote: Quote, amount: int | None, currency: str | None) -> str:

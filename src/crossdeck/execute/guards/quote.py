@@ -13,8 +13,6 @@ from crossdeck.execute.guards.base import (
     _FOREIGN_ITEM_KEYS,
     NONCE_MAPPING,
     PERMIT_TYPES,
-    VENUE_CHAIN_ID,
-    ZERO_ADDRESS,
     GuardResult,
     PaymentChain,
     _decimal,
@@ -39,6 +37,8 @@ from crossdeck.execute.guards.request import request_guards
 from crossdeck.execute.guards.steps import steps_guard
 from crossdeck.execute.guards.typed import nonce_mapping_fields, typed_kind_guard, venue_fields
 from crossdeck.models import (
+    VENUE_CHAIN_ID,
+    ZERO_ADDRESS,
     ChainsResponse,
     PaymentDetails,
     Quote,

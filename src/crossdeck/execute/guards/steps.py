@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import Counter
 
 from crossdeck.execute.guards.base import (
-    NATIVE_ADDRESS,
     NONCE_MAPPING,
     GuardResult,
     _fail,
@@ -21,7 +20,7 @@ from crossdeck.execute.guards.base import (
     _same_address,
 )
 from crossdeck.execute.guards.calldata import CalldataError, decode_call
-from crossdeck.models import Quote, StepItem
+from crossdeck.models import NATIVE_ADDRESS, Quote, StepItem
 
 
 def _role(item: StepItem) -> str:
