@@ -8,7 +8,7 @@ import pytest
 from pydantic import SecretStr
 
 from crossdeck.api.client import ServiceClient
-from crossdeck.api.errors import MalformedResponseError
+from crossdeck.api.errors import CursorLoopError, MalformedResponseError
 from crossdeck.errors import InputError
 from crossdeck.models import QuoteRequest, RequestsQuery, StatusV1, StatusV3
 
@@ -165,11 +165,17 @@ async def test_iter_requests_follows_continuation_until_absent(server: ScriptedS
     assert all(s.query["status"] == "success" for s in seen)
 
 
-async def test_iter_pages_stops_when_a_cursor_repeats(server: ScriptedServer) -> None:
+async def test_iter_pages_ends_with_an_error_when_a_cursor_repeats(server: ScriptedServer) -> None:
+    # a quiet stop would show a listing that may have a gap as if it were whole
     server.on("GET", "/requests/v2", paged({None: ([1], "c1"), "c1": ([2], "c1")}))
+    pages = []
     async with ServiceClient(server.url) as client:
-        pages = [p async for p in client.iter_pages()]
-    assert len(pages) == 2
+        with pytest.raises(CursorLoopError) as info:
+            async for page in client.iter_pages():
+                pages.append(page)
+    assert len(pages) == 2  # every page read before the loop was found is still yielded
+    assert info.value.cursor == "c1" and info.value.path == "/requests/v2"
+    assert "narrow the filters" in str(info.value)
     assert server.count("GET", "/requests/v2") == 2
 
 

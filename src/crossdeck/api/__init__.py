@@ -2,6 +2,7 @@
 
 from crossdeck.api.client import ServiceClient
 from crossdeck.api.errors import (
+    CursorLoopError,
     MalformedResponseError,
     RateLimitedError,
     ServiceConnectionError,
@@ -12,6 +13,7 @@ from crossdeck.retry import NO_RETRY, RetryPolicy
 
 __all__ = [
     "NO_RETRY",
+    "CursorLoopError",
     "MalformedResponseError",
     "RateLimitedError",
     "RetryPolicy",

@@ -27,6 +27,7 @@ from crossdeck.api.errors import (
     ServiceUnavailableError,
     preview,
 )
+from crossdeck.api.pages import follow_pages
 from crossdeck.api.requests_versions import V3Unsupported, v3_not_offered, v3_params
 from crossdeck.errors import InputError
 from crossdeck.models import (
@@ -191,24 +192,12 @@ class ServiceClient:
     async def iter_pages(
         self, query: RequestsQuery | None = None, *, max_pages: int | None = None
     ) -> AsyncIterator[RequestsPage]:
-        """Pages following `continuation` until it is absent or empty, repeats a cursor already
-        followed (a server bug that would otherwise loop forever), or a page comes back empty."""
-        query = query or RequestsQuery()
-        followed: set[str] = set()
-        if query.continuation:
-            followed.add(query.continuation)
-        pages = 0
-        while True:
-            page = await self.requests(query)
-            pages += 1
+        """Pages of GET /requests/v2 following `continuation` (`api.pages.follow_pages`: ends
+        at no cursor, an empty page or `max_pages`; a repeated cursor raises
+        `CursorLoopError`)."""
+        pages = follow_pages(self.requests, query or RequestsQuery(), max_pages=max_pages)
+        async for page in pages:
             yield page
-            cursor = page.continuation
-            if not cursor or cursor in followed or not page.requests:
-                return
-            if max_pages is not None and pages >= max_pages:
-                return
-            followed.add(cursor)
-            query = query.next_page(cursor)
 
     async def iter_requests(
         self, query: RequestsQuery | None = None, *, max_pages: int | None = None

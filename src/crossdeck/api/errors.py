@@ -131,6 +131,22 @@ class ServiceUnavailableError(ServiceError):
     """The service said it cannot serve now (HTTP 503 or a transient error code)."""
 
 
+class CursorLoopError(ServiceError):
+    """The service handed back a `continuation` it had already given: following it would repeat
+    pages forever, and stopping quietly could hide a gap, so paging ends with this error."""
+
+    def __init__(self, cursor: str, pages: int, *, path: str = "/requests/v2") -> None:
+        super().__init__(
+            f"the service repeated a continuation cursor after {pages} page(s); the listing "
+            "cannot be followed further",
+            status=200,
+            method="GET",
+            path=path,
+            hint="try again later, or narrow the filters (e.g. --start/--end) to split the listing",
+        )
+        self.cursor = cursor
+
+
 class MalformedResponseError(ServiceError):
     """A 2xx answer that is not JSON or not the shape of the contract."""
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from crossdeck.api.errors import ServiceError
+from crossdeck.api.errors import CursorLoopError
 from crossdeck.errors import InputError
+
+# the one pagination loop (crossdeck.api.pages) raises it; history's callers know it by this name
+__all__ = ["CursorLoopError", "FilterError"]
 
 
 class FilterError(InputError):
@@ -18,19 +21,3 @@ class FilterError(InputError):
         self.field = field
         self.option = option
         self.reason = reason
-
-
-class CursorLoopError(ServiceError):
-    """The service handed back a `continuation` it had already given: following it would repeat
-    pages forever, and stopping quietly could hide a gap, so paging ends with this error."""
-
-    def __init__(self, cursor: str, pages: int) -> None:
-        super().__init__(
-            f"the service repeated a continuation cursor after {pages} page(s); the listing "
-            "cannot be followed further",
-            status=200,
-            method="GET",
-            path="/requests/v2",
-            hint="try again later, or narrow the filters (e.g. --start/--end) to split the listing",
-        )
-        self.cursor = cursor

@@ -1,9 +1,10 @@
 """Following `continuation` through the request listing (GET /requests/v3 where the service
 offers it, else /requests/v2: `ServiceClient.list_requests`), one page in memory at a time.
 
-`walk_pages` yields pages until the service gives no cursor (or an empty page), or `max_pages`
-is reached (`stats.next_cursor` then holds where to continue). A cursor the service already
-gave is a loop: `CursorLoopError` rather than a silent stop that could hide a gap.
+`walk_pages` yields pages through the one pagination loop (`crossdeck.api.pages.follow_pages`)
+until the service gives no cursor (or an empty page), or `max_pages` is reached
+(`stats.next_cursor` then holds where to continue). A cursor the service already gave is a loop:
+`CursorLoopError` rather than a silent stop that could hide a gap.
 
 `stream_records` flattens the pages and drops a record whose id was already yielded: with
 `sortBy=updatedAt` a request updated while paging moves and may come again; with `createdAt`
@@ -13,33 +14,28 @@ that would be a service bug. Either way it is counted in `stats.duplicates`, nev
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from crossdeck.api.client import ListingPage, ServiceClient
-from crossdeck.history.errors import CursorLoopError
+from crossdeck.api.pages import Page, Paging, follow_pages
 from crossdeck.history.summary import HistoryRecord
-from crossdeck.models import RequestsQuery
+from crossdeck.models import RequestsPage, RequestsQuery
 from crossdeck.models.requests_v3 import RequestsDeprecation, RequestsPageV3, deprecation_of
 
 
 @dataclass
-class WalkStats:
-    pages: int = 0
+class WalkStats(Paging):
     records: int = 0
     duplicates: int = 0
-    next_cursor: str | None = None  # set when paging stopped at max_pages with more to come
-    followed: set[str] = field(default_factory=set, repr=False)
     listing: str | None = None  # "v3" or "v2": the endpoint that answered
     deprecation: RequestsDeprecation | None = None  # the notice a v2 answer carried, if any
 
-    def saw(self, page: ListingPage) -> None:
-        self.pages += 1
-        self.listing = "v3" if isinstance(page, RequestsPageV3) else "v2"
-        self.deprecation = deprecation_of(page) or self.deprecation
-
-    @property
-    def has_more(self) -> bool:
-        return self.next_cursor is not None
+    def saw(self, page: Page) -> None:
+        super().saw(page)
+        if isinstance(page, RequestsPageV3 | RequestsPage):
+            self.listing = "v3" if isinstance(page, RequestsPageV3) else "v2"
+            self.path = f"/requests/{self.listing}"
+            self.deprecation = deprecation_of(page) or self.deprecation
 
 
 async def walk_pages(
@@ -50,27 +46,9 @@ async def walk_pages(
     stats: WalkStats | None = None,
 ) -> AsyncIterator[ListingPage]:
     """Pages of `query`, from its `continuation` if it has one; see the module docstring."""
-    if max_pages is not None and max_pages < 1:
-        raise ValueError(f"max_pages must be at least 1, got {max_pages}")
     stats = stats if stats is not None else WalkStats()
-    if query.continuation:
-        stats.followed.add(query.continuation)
-    while True:
-        page = await client.list_requests(query)
-        stats.saw(page)
-        cursor = page.continuation or None
-        if cursor is None or not page.requests:
-            yield page
-            return
-        if max_pages is not None and stats.pages >= max_pages:
-            stats.next_cursor = cursor
-            yield page
-            return
+    async for page in follow_pages(client.list_requests, query, max_pages=max_pages, paging=stats):
         yield page
-        if cursor in stats.followed:
-            raise CursorLoopError(cursor, stats.pages)
-        stats.followed.add(cursor)
-        query = query.next_page(cursor)
 
 
 async def stream_records(
