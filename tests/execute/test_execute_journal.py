@@ -73,6 +73,8 @@ def test_latest_unfinished(tmp_path: Path) -> None:
         assert journal.latest_unfinished() is None
         start(journal)
         start(journal, other)
+        assert journal.latest_unfinished() is None  # nothing of either left the machine
+        journal.record(RID, 0, 0, "sent", kind="transaction", tx_hash="0x" + "11" * 32)
         journal.set_run_state(other, "finished", final_status="refund")
         assert journal.latest_unfinished().request_id == RID
         journal.set_run_state(RID, "refused")
@@ -86,6 +88,7 @@ def test_latest_unfinished_passes_over_a_run_with_a_reverted_transaction(
     other = "0x" + "cd" * 32
     with Journal(tmp_path / "j.sqlite3") as journal:
         start(journal)
+        journal.record(RID, 0, 0, "signed", kind="signature", signed={"sig": "0x"})
         start(journal, other)
         journal.record(other, 0, 0, "intent", kind="transaction")
         journal.record(other, 0, 0, "reverted")

@@ -11,6 +11,11 @@ writes is the point:
   transaction hash, same venue nonce) instead of signing a second one;
 - `sent` (with the hash) right after broadcasting; `done` once confirmed or accepted.
 
+A run is *unfinished* only once something of it may have left the machine: an item past
+`intent` (signed artefacts are written just before they are sent). A run declined at its first
+confirmation, refused by a guard or stopped before its first signature sent nothing: it is
+listed as such, never offered to `resume`, and the same quote may be run again.
+
 WAL with `synchronous=FULL`: a row is on disk when the call returns, even if the process is
 killed right after. No key is ever written here: a signed transaction or signature is not a
 secret key.
@@ -81,6 +86,26 @@ class RunRecord:
     error: str | None
     created_at: float
     updated_at: float
+    sent: bool = False
+    """Something of the run may have left the machine (an item past `intent`)."""
+
+    @property
+    def unfinished(self) -> bool:
+        """Worth resuming or following: something was sent and no final status was seen."""
+        return self.sent and self.state in UNFINISHED
+
+    @property
+    def label(self) -> str:
+        """The run's state in words for listings ('declined, nothing sent', 'tracking')."""
+        if self.sent or self.state == "finished":
+            return self.state
+        if self.state == "refused":
+            return "refused, nothing sent"
+        if self.error and self.error.startswith("declined"):
+            return "declined, nothing sent"
+        if self.state == "failed":
+            return "stopped, nothing sent"
+        return "not sent yet"
 
 
 @dataclass(frozen=True)
@@ -173,7 +198,9 @@ class Journal:
                     "SELECT COUNT(*) FROM items WHERE request_id = ? AND state != 'intent'",
                     (request_id,),
                 ).fetchone()[0]
-                if row["state"] != "refused" or signed:
+                # a run that ended before anything left the machine may run again; one that
+                # is still going (maybe at its first confirmation) may not
+                if row["state"] not in ("refused", "failed") or signed:
                     raise AlreadyStarted(request_id)
                 db.execute("DELETE FROM items WHERE request_id = ?", (request_id,))
                 db.execute("DELETE FROM runs WHERE request_id = ?", (request_id,))
@@ -207,25 +234,38 @@ class Journal:
         )
 
     def run(self, request_id: str) -> RunRecord | None:
-        row = self._db.execute("SELECT * FROM runs WHERE request_id = ?", (request_id,)).fetchone()
+        row = self._db.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE request_id = ?", (request_id,)
+        ).fetchone()
         return None if row is None else _run(row)
 
     def runs(self) -> list[RunRecord]:
-        rows = self._db.execute("SELECT * FROM runs ORDER BY created_at DESC, rowid DESC")
+        rows = self._db.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY created_at DESC, rowid DESC"
+        )
         return [_run(row) for row in rows]
+
+    def unfinished(self) -> list[RunRecord]:
+        """Runs that sent something and saw no final status, newest first; a run holding a
+        reverted transaction is left out (it can never go on, and said so)."""
+        return [
+            run
+            for run in self.runs()
+            if run.unfinished and not self.reverted(run.request_id)
+        ]
+
+    def finish(self, request_id: str, final_status: str) -> None:
+        """A final status seen elsewhere (Live status, `crossdeck watch`): the run is over,
+        so listings say what the tracker said."""
+        self.set_run_state(request_id, "finished", final_status=final_status)
 
     def latest_unfinished(self) -> RunRecord | None:
         """The run a bare `resume` continues. A run holding a reverted transaction can never go
         on (its failure already said so), so it is passed over rather than refused again on
-        every bare `resume`; `resume REQUEST_ID` still explains why it cannot continue."""
-        marks = ",".join("?" for _ in UNFINISHED)
-        row = self._db.execute(
-            f"SELECT * FROM runs WHERE state IN ({marks}) AND NOT EXISTS (SELECT 1 FROM items "
-            "WHERE items.request_id = runs.request_id AND items.state = 'reverted') "
-            "ORDER BY updated_at DESC, rowid DESC",
-            UNFINISHED,
-        ).fetchone()
-        return None if row is None else _run(row)
+        every bare `resume`; `resume REQUEST_ID` still explains why it cannot continue. A run
+        that sent nothing is not unfinished: there is nothing to continue."""
+        runs = self.unfinished()
+        return max(runs, key=lambda run: run.updated_at) if runs else None
 
     # -- items -------------------------------------------------------------------------------
 
@@ -310,6 +350,12 @@ class Journal:
         )
 
 
+_RUN_COLUMNS = (
+    "runs.*, EXISTS (SELECT 1 FROM items WHERE items.request_id = runs.request_id "
+    "AND items.state != 'intent') AS sent"
+)
+
+
 def _run(row: sqlite3.Row) -> RunRecord:
     return RunRecord(
         request_id=row["request_id"],
@@ -322,6 +368,7 @@ def _run(row: sqlite3.Row) -> RunRecord:
         error=row["error"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        sent=bool(row["sent"]),
     )
 
 

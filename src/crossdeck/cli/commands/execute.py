@@ -28,7 +28,7 @@ from crossdeck.exitcodes import ExitCode
 if TYPE_CHECKING:
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
-    from crossdeck.execute import Event, Executor, SignRequest
+    from crossdeck.execute import Event, Executor, Journal, SignRequest
 
 JSON_HELP = "JSON lines of events (same as the global --json)."
 
@@ -390,12 +390,12 @@ def resume_command(
     """What was already sent or posted is found (by transaction hash, by the wallet's nonce on
     chain, by the venue nonce, by the service's answer) and never sent again.
     """
-    from crossdeck.execute import Journal, NothingToResume, approve_all
+    from crossdeck.execute import NothingToResume, approve_all
 
     as_json = bool(json_ or obj.json)
     settings = _settings(obj)
     if list_:
-        with Journal.in_data_dir(settings.data_dir) as journal:
+        with _reconciled_journal(settings) as journal:
             runs = journal.runs()
         for run in runs:
             if as_json:
@@ -404,16 +404,18 @@ def resume_command(
                         "requestId": run.request_id,
                         "wallet": run.wallet,
                         "state": run.state,
+                        "sent": run.sent,
+                        "unfinished": run.unfinished,
                         "finalStatus": run.final_status,
                         "error": run.error,
                     }
                 )
             else:
                 final = f" ({run.final_status})" if run.final_status else ""
-                click.echo(f"{run.request_id}  {run.state}{final}  {run.wallet}")
+                click.echo(f"{run.request_id}  {run.label}{final}  {run.wallet}")
         return
     if request_id is None:
-        with Journal.in_data_dir(settings.data_dir) as journal:
+        with _reconciled_journal(settings) as journal:
             latest = journal.latest_unfinished()
         if latest is None:
             raise NothingToResume(
@@ -423,9 +425,8 @@ def resume_command(
         request_id = latest.request_id
 
     async def ask(what: SignRequest) -> bool:
-        # re-sending what was already signed asks nothing; a new signature is asked for
-        if not as_json:
-            click.echo(what.describe(), err=True)
+        # re-sending what was already signed asks nothing; a new signature is asked for (what
+        # it signs was just printed with the event that announced it)
         return await asyncio.to_thread(prompts.confirm, f"{what.title}?", instead="--yes")
 
     executor = _executor(settings, approve_all if yes else ask, timeout, trust_quote=trust_quote)
@@ -439,6 +440,19 @@ def resume_command(
             await _close(executor)
 
     sys.exit(int(asyncio.run(main())))
+
+
+def _reconciled_journal(settings: Settings) -> Journal:
+    """The journal, told first what Live status and `crossdeck watch` saw (a request they saw
+    end is finished here too; a run that sent nothing is not followed there)."""
+    from crossdeck.execute import Journal
+    from crossdeck.execute.unfinished import reconcile
+    from crossdeck.track.store import StatusStore
+
+    journal = Journal.in_data_dir(settings.data_dir)
+    with StatusStore.in_data_dir(settings.data_dir) as store:
+        reconcile(journal, store)
+    return journal
 
 
 commands = [bridge_command, resume_command]

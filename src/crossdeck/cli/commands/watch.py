@@ -160,6 +160,7 @@ async def _watch(
     api_key = _api_key(settings, required=webhook_port is not None)
     with StatusStore.in_data_dir(settings.data_dir) as store:
         if not request_ids:
+            _forget_never_sent(settings, store)
             request_ids = [stored.request_id for stored in store.unfinished()]
             if not request_ids:
                 raise InputError(
@@ -192,6 +193,16 @@ async def _watch(
             if receiver is not None:
                 await receiver.stop()
             await client.aclose()
+
+
+def _forget_never_sent(settings: Settings, store: Any) -> None:
+    """A run that sent nothing (declined, refused) is not followed: the service never heard
+    of it, and polling it would only end in a timeout."""
+    from crossdeck.execute.journal import Journal
+    from crossdeck.execute.unfinished import reconcile
+
+    with Journal.in_data_dir(settings.data_dir) as journal:
+        reconcile(journal, store)
 
 
 async def _start_receiver(settings: Settings, api_key: SecretStr | None, port: int) -> Any:
