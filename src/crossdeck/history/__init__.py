@@ -46,7 +46,6 @@ from crossdeck.history.summary import (
     amount_text,
     destination_chain_id,
     origin_chain_id,
-    short,
     summarize,
     wire_value,
 )
@@ -92,7 +91,6 @@ __all__ = [
     "line_renderer",
     "origin_chain_id",
     "parse_time",
-    "short",
     "stream_records",
     "summarize",
     "table_header",

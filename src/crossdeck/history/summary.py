@@ -19,21 +19,10 @@ from pydantic import ValidationError
 
 from crossdeck.models import CurrencyAmount, RequestRecord, format_units
 from crossdeck.models.requests_v3 import RequestRecordV3
+from crossdeck.models.text import short
 
 # a record of GET /requests/v2 or of GET /requests/v3: rows, formats and the detail pane take both
 HistoryRecord = RequestRecord | RequestRecordV3
-
-ELLIPSIS = "…"
-
-
-def short(value: str | None, head: int = 8, tail: int = 6) -> str:
-    """'0x1234abcd…89abcd' for long hex; short values and None ('-') as they are."""
-    if not value:
-        return "-"
-    if len(value) <= head + tail + 1:
-        return value
-    return f"{value[:head]}{ELLIPSIS}{value[-tail:]}"
-
 
 def _metadata_amount(record: RequestRecord, key: str) -> CurrencyAmount | None:
     data = record.data
@@ -170,7 +159,7 @@ def _hashes_text(hashes: tuple[str, ...]) -> str:
     if not hashes:
         return "-"
     more = f" +{len(hashes) - 1}" if len(hashes) > 1 else ""
-    return short(hashes[0]) + more
+    return short(hashes[0], 8, 6) + more
 
 
 def summarize(record: HistoryRecord, *, compact: bool = False) -> HistoryRow:
@@ -181,7 +170,7 @@ def summarize(record: HistoryRecord, *, compact: bool = False) -> HistoryRow:
     label = record.data.currency if isinstance(record, RequestRecord) and record.data else None
     return HistoryRow(
         id=record.id or "",
-        short_id=short(record.id),
+        short_id=short(record.id, 8, 6),
         status=record.status or "-",
         created=record.created_at,
         created_text=created_text(record),

@@ -26,6 +26,7 @@ from crossdeck.models import (
     VenueDepositData,
     format_units,
 )
+from crossdeck.models.text import short
 
 _SELECTORS = {
     "0x095ea7b3": "approve",
@@ -39,14 +40,6 @@ FEE_LABELS = (
     ("app", "App fee"),
     ("subsidized", "Sponsored"),
 )
-
-
-def short(value: str | None, head: int = 6, tail: int = 4) -> str:
-    if not value:
-        return "-"
-    if len(value) <= head + tail + 1:
-        return value
-    return f"{value[:head]}…{value[-tail:]}"
 
 
 def chain_name(chains: ChainsResponse | None, chain_id: int | None) -> str:

@@ -80,15 +80,10 @@ async def _close(executor: Executor) -> None:
 # -- rendering -----------------------------------------------------------------------------
 
 
-def _short(value: str | None) -> str:
-    if not value:
-        return "-"
-    return value if len(value) <= 20 else f"{value[:10]}…{value[-6:]}"
-
-
 def event_lines(event: Event) -> list[str]:
     """One event in words (text mode)."""
     from crossdeck.execute import events as ev
+    from crossdeck.models.text import short
 
     if isinstance(event, ev.RunStarted):
         verb = "resuming" if event.resumed else "executing"
@@ -124,8 +119,8 @@ def event_lines(event: Event) -> list[str]:
     if isinstance(event, ev.Note):
         return [f"  note: {event.message}"]
     if isinstance(event, ev.StatusChanged):
-        ins = ", ".join(_short(h) for h in event.in_tx_hashes) or "-"
-        outs = ", ".join(_short(h) for h in event.tx_hashes) or "-"
+        ins = ", ".join(short(h, 10, 6) for h in event.in_tx_hashes) or "-"
+        outs = ", ".join(short(h, 10, 6) for h in event.tx_hashes) or "-"
         reason = f" ({event.fail_reason})" if event.fail_reason not in (None, "N/A") else ""
         return [f"status {event.status}{reason}: in {ins}; out {outs}"]
     if isinstance(event, ev.Finished):

@@ -38,12 +38,10 @@ DEFAULT_RATE_WITH_KEY = 2.0
 DEFAULT_RATE_ANONYMOUS = 1.0
 
 
-def _short(value: str, keep: int = 6) -> str:
-    return value if len(value) <= 2 + 2 * keep else f"{value[: 2 + keep]}…{value[-keep:]}"
-
-
 def update_line(update: StatusUpdate, *, stored: bool = False) -> str:
     """The text form of one update."""
+    from crossdeck.models.text import short
+
     when_ms = update.updated_at_ms
     when = (
         datetime.fromtimestamp(when_ms / 1000, UTC)
@@ -53,11 +51,11 @@ def update_line(update: StatusUpdate, *, stored: bool = False) -> str:
     source = f"{update.source.value} (stored)" if stored else update.source.value
     parts = [
         when.strftime("%H:%M:%S"),
-        _short(update.request_id),
+        short(update.request_id, 8, 6),
         f"{update.status!s:<10}",
         f"{source:<8}",
-        f"in={','.join(_short(h) for h in update.in_tx_hashes) or '-'}",
-        f"out={','.join(_short(h) for h in update.tx_hashes) or '-'}",
+        f"in={','.join(short(h, 8, 6) for h in update.in_tx_hashes) or '-'}",
+        f"out={','.join(short(h, 8, 6) for h in update.tx_hashes) or '-'}",
     ]
     if update.fail_reason and update.fail_reason != "N/A":
         parts.append(f"failReason={update.fail_reason}")
@@ -137,7 +135,9 @@ def _summary(tracker: StatusTracker, request_ids: list[str]) -> str:
 
 
 def _on_problem(problem: Problem) -> None:
-    where = _short(problem.request_id) if problem.request_id else "all requests"
+    from crossdeck.models.text import short
+
+    where = short(problem.request_id, 8, 6) if problem.request_id else "all requests"
     prefix = "gave up" if problem.given_up else "warning"
     click.echo(f"{prefix}: {where}: {problem.message}", err=True)
 

@@ -177,11 +177,3 @@ def _payment_chain_guard(paid: PaymentChain) -> list[GuardResult]:
     return [
         _ok("payment-chain", f"pays on {paid.name!r}, which /chains says is chain {paid.chain_id}")
     ]
-
-
-def short_address(address: str | None) -> str:
-    """'0x4cd0…bc31': enough to recognise an address in a sentence (the full one is in the
-    signing request itself)."""
-    if not address:
-        return "(none)"
-    return address if len(address) < 14 else f"{address[:6]}…{address[-4:]}"

@@ -17,9 +17,9 @@ from crossdeck.execute.guards.base import (
     _fail,
     _ok,
     _same_address,
-    short_address,
 )
 from crossdeck.models import NATIVE_ADDRESS, NATIVE_DECIMALS, Quote, format_units
+from crossdeck.models.text import short
 
 DEFAULT_FEE_CAP_MULTIPLE = 3
 
@@ -123,14 +123,14 @@ async def chain_guards(
             results.append(
                 _fail(
                     "balance",
-                    f"the wallet holds {held} of token {short_address(token)}, but the payment "
+                    f"the wallet holds {held} of token {short(token)}, but the payment "
                     f"is {amount}; fund the wallet or send less",
                     where,
                 )
             )
         else:
             results.append(
-                _ok("balance", f"the wallet holds {held} of {short_address(token)}", where)
+                _ok("balance", f"the wallet holds {held} of {short(token)}", where)
             )
     results.append(await _simulate(gateway, tx, sender, chain_id, where))
     return results

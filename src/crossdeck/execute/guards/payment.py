@@ -18,7 +18,6 @@ from crossdeck.execute.guards.base import (
     _fail,
     _ok,
     _same_address,
-    short_address,
 )
 from crossdeck.execute.guards.calldata import Call, CalldataError, decode_call
 from crossdeck.models import (
@@ -32,6 +31,7 @@ from crossdeck.models import (
     TransactionData,
     format_units,
 )
+from crossdeck.models.text import short
 
 
 def amount_words(quote: Quote, amount: int | None, currency: str | None) -> str:
@@ -46,7 +46,7 @@ def amount_words(quote: Quote, amount: int | None, currency: str | None) -> str:
         return f"{Decimal(format_units(amount, info.decimals)).normalize():f} {info.symbol or ''}"
     if currency is None or _same_address(currency, NATIVE_ADDRESS):
         return f"{Decimal(format_units(amount, NATIVE_DECIMALS)).normalize():f} native"
-    return f"{amount} units of token {short_address(currency)}"
+    return f"{amount} units of token {short(currency)}"
 
 
 def allowed_destinations(
@@ -95,7 +95,7 @@ def destination_guard(
     allowed = allowed_destinations(tx.chain_id, step, payment, chains, request)
     why = allowed.get((tx.to or "").lower())
     if why is not None:
-        return _ok("tx-destination", f"goes to {why} {short_address(tx.to)}", where)
+        return _ok("tx-destination", f"goes to {why} {short(tx.to)}", where)
     return _fail(
         "tx-destination",
         f"goes to {tx.to}, which is not the depository /chains names for chain {tx.chain_id}, "
@@ -130,7 +130,7 @@ def payment_guards(
         return [
             _fail(
                 "tx-payment",
-                f"calls {short_address(tx.to)} with data crossdeck cannot read: {exc}",
+                f"calls {short(tx.to)} with data crossdeck cannot read: {exc}",
                 where,
             )
         ]
@@ -148,12 +148,12 @@ def payment_guards(
         return [
             _fail(
                 "tx-payment",
-                f"sends {format_units(value, NATIVE_DECIMALS)} native to {short_address(tx.to)}, "
+                f"sends {format_units(value, NATIVE_DECIMALS)} native to {short(tx.to)}, "
                 "which is not the depository",
                 where,
             )
         ]
-    return [_ok("tx-payment", f"calls {short_address(tx.to)} without sending value", where)]
+    return [_ok("tx-payment", f"calls {short(tx.to)} without sending value", where)]
 
 
 def _deposit_call(
@@ -199,7 +199,7 @@ def _deposit_call(
         results.append(
             _ok(
                 "tx-payment",
-                f"deposit {paid} into the depository {short_address(payment.depository)} named "
+                f"deposit {paid} into the depository {short(payment.depository)} named "
                 "by /chains, credited to this wallet",
                 where,
             )
@@ -240,9 +240,9 @@ def _approve(
     chain = chains.by_id(tx.chain_id) if chains is not None and tx.chain_id else None
     named = chain.contract_addresses() if chain is not None else {}
     if _same_address(spender, payment.depository):
-        whom = f"the depository {short_address(spender)} named by /chains"
+        whom = f"the depository {short(spender)} named by /chains"
     elif spender.lower() in named:
-        whom = f"the {named[spender.lower()]} contract {short_address(spender)} /chains names"
+        whom = f"the {named[spender.lower()]} contract {short(spender)} /chains names"
     else:
         return _fail(
             "tx-payment",
@@ -297,7 +297,7 @@ def _deposit_address_payment(
                 where,
             )
         return _ok(
-            "tx-payment", f"send {paid} to the deposit address {short_address(tx.to)}", where
+            "tx-payment", f"send {paid} to the deposit address {short(tx.to)}", where
         )
     if not native and _same_address(tx.to, payment.currency):
         if call is None or call.name != "transfer" or value != 0:
@@ -321,7 +321,7 @@ def _deposit_address_payment(
             )
         return _ok(
             "tx-payment",
-            f"transfer {paid} to the deposit address {short_address(deposit_address)}",
+            f"transfer {paid} to the deposit address {short(deposit_address)}",
             where,
         )
     return _fail(
@@ -363,6 +363,6 @@ def depository_guard(
     return [
         _ok(
             "depository",
-            f"pays the depository {short_address(named)} named by /chains for chain {chain_id}",
+            f"pays the depository {short(named)} named by /chains for chain {chain_id}",
         )
     ]

@@ -25,7 +25,6 @@ from crossdeck.execute.guards.base import (
     _where,
     expected_token_id,
     payment_chain,
-    short_address,
 )
 from crossdeck.execute.guards.payment import (
     amount_words,
@@ -51,6 +50,7 @@ from crossdeck.models import (
     WireModel,
     format_units,
 )
+from crossdeck.models.text import short
 
 # -- whole-quote guards -------------------------------------------------------------------
 
@@ -69,7 +69,7 @@ def _request_id_guard(quote: Quote) -> GuardResult:
     if len(ids) > 1:
         return _fail("request-id", f"steps carry different request ids: {sorted(ids)}")
     request_id = next(iter(ids))
-    return _ok("request-id", f"every step is part of one request, {short_address(request_id)}")
+    return _ok("request-id", f"every step is part of one request, {short(request_id)}")
 
 
 def _authorize_items(quote: Quote) -> list[tuple[Step, int, SignatureData]]:
@@ -383,7 +383,7 @@ def _tx_guards(
             )
     if wallet is not None:
         if tx.from_ is None or _same_address(tx.from_, wallet):
-            results.append(_ok("tx-from", f"sent from your wallet {short_address(wallet)}", where))
+            results.append(_ok("tx-from", f"sent from your wallet {short(wallet)}", where))
         else:
             results.append(
                 _fail(
@@ -481,7 +481,7 @@ def _authorize_terms(
         return _fail("authorize-terms", "; ".join(problems), where)
     return _ok(
         "authorize-terms",
-        f"ties your wallet's venue nonce to this order ({short_address(str(value.get('id')))})",
+        f"ties your wallet's venue nonce to this order ({short(str(value.get('id')))})",
         where,
     )
 
@@ -519,7 +519,7 @@ def _permit_terms(
         return _fail("permit-terms", "the permit " + "; ".join(problems), where)
     return _ok(
         "permit-terms",
-        f"lets the depository {short_address(payment.depository)} take exactly "
+        f"lets the depository {short(payment.depository)} take exactly "
         f"{amount_words(quote, payment.amount, payment.currency)}, once",
         where,
     )
@@ -558,7 +558,7 @@ def _venue_guards(
         results.append(
             _ok(
                 "send-asset-destination",
-                f"pays the depository {short_address(payment.depository)} the quote names",
+                f"pays the depository {short(payment.depository)} the quote names",
                 where,
             )
         )

@@ -18,9 +18,9 @@ from crossdeck.execute.guards.base import (
     _fail,
     _int,
     _ok,
-    short_address,
 )
 from crossdeck.models import ChainsResponse, SignPayload, VenueDepositData
+from crossdeck.models.text import short
 
 SIGNED_KINDS = (NONCE_MAPPING, *sorted(PERMIT_TYPES))
 # the venue network crossdeck signs for (the venue's '<venue>Chain' field)
@@ -111,7 +111,7 @@ def venue_fields(
         results.append(
             _ok(
                 "send-asset-solver",
-                f"pays solver {short_address(action.destination)}, listed by /chains",
+                f"pays solver {short(action.destination)}, listed by /chains",
                 where,
             )
         )

@@ -19,6 +19,7 @@ from textual.worker import Worker, WorkerState
 
 from crossdeck.execute import events as ev
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest, Step
+from crossdeck.models.text import short
 from crossdeck.tui import describe
 from crossdeck.tui.messages import ExecutionEvent
 from crossdeck.tui.screens.base import ReportsWorkerErrors
@@ -243,13 +244,13 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
 
     def _show_TxSent(self, event: ev.TxSent) -> None:
         self._set_state(
-            self._row(event.step_id, event.item_index), "sent", describe.short(event.hash)
+            self._row(event.step_id, event.item_index), "sent", short(event.hash)
         )
         self._say(f"sent {event.hash} on chain {event.chain_id} (nonce {event.nonce})")
 
     def _show_TxConfirmed(self, event: ev.TxConfirmed) -> None:
         key = self._row(event.step_id, event.item_index)
-        self._set_state(key, "confirmed", describe.short(event.hash))
+        self._set_state(key, "confirmed", short(event.hash))
         self._say(f"confirmed in block {event.block_number} (gas used {event.gas_used})", "green")
 
     def _show_Posted(self, event: ev.Posted) -> None:
@@ -276,9 +277,9 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
     def _show_StatusChanged(self, event: ev.StatusChanged) -> None:
         parts = [f"status {event.status} ({event.source})"]
         if event.in_tx_hashes:
-            parts.append("in " + ", ".join(describe.short(h) for h in event.in_tx_hashes))
+            parts.append("in " + ", ".join(short(h) for h in event.in_tx_hashes))
         if event.tx_hashes:
-            parts.append("out " + ", ".join(describe.short(h) for h in event.tx_hashes))
+            parts.append("out " + ", ".join(short(h) for h in event.tx_hashes))
         if _reason(event.fail_reason):
             parts.append(f"failReason {event.fail_reason}")
         self._say(" · ".join(parts), "cyan")

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Static
 
 from crossdeck.errors import CrossdeckError
-from crossdeck.tui.describe import short
+from crossdeck.models.text import short
 from crossdeck.tui.live import TrackedRequest, clock_text, updated_text
 from crossdeck.tui.screens.base import ModeScreen
 from crossdeck.tui.widgets.status_style import status_text

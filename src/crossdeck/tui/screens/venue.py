@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
+from crossdeck.models.text import short
 from crossdeck.tui import describe
 from crossdeck.tui.messages import ChainsLoaded, VenueLoaded
 from crossdeck.tui.quote_form import venue_deposit_values, venue_withdrawal_values
@@ -265,7 +266,7 @@ class VenueScreen(ModeScreen):
             token = meta.token_by_index(balance.token) if meta else None
             table.add_row(
                 balance.coin,
-                describe.short(token.token_id, 8, 4) if token else "?",
+                short(token.token_id, 8, 4) if token else "?",
                 str(balance.total),
                 str(balance.hold),
                 str(balance.available),
@@ -294,7 +295,7 @@ class VenueScreen(ModeScreen):
                 currency.symbol or described.name,
                 form,
                 address,
-                f"{name}:{describe.short(token_id, 6, 4)}",
+                f"{name}:{short(token_id, 6, 4)}",
             )
 
     # -- actions -----------------------------------------------------------------------------
