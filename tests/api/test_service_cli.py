@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from crossdeck.cli import main
+from crossdeck.execute.describe import local_time
 from crossdeck.exitcodes import ExitCode
 
 from . import fixtures as fx
@@ -117,22 +119,24 @@ async def test_quote_builds_the_body_from_options(server: ScriptedServer, world:
     text = result.stdout
     assert "world-api-key" not in result.output
     assert f"Quote for request {fx.REQUEST_ID}" in text
-    assert "you send    10 USDC on chain 1337" in text
-    assert "you get     9.98 USDC on chain 8453" in text
-    assert f"recipient   {fx.USER}" in text  # what the quote's details say
-    assert f"refund to   {fx.SOLVER}" in text  # rule 3: refundTo else recipient
-    assert "relayer         0.02 USDC" in text
-    assert "components  execution, service" in text
-    assert "1. authorize (signature)" in text and "2. deposit (transaction)" in text
-    assert "sign EIP-712 NonceMapping (domain ServiceNonceMapping v2, chain 1)" in text
-    assert "then POST it to /authorize" in text
-    assert (
-        f"send 10 USDC:{fx.SPOT_USDC_ID} from perps to spot of {fx.SOLVER}, nonce {fx.NONCE}"
-        in text
-    )
-    assert "domain VenueSignTransaction" in text
-    assert f"progress: GET /intents/status?requestId={fx.REQUEST_ID}" in text
-    assert "WARNING" not in text
+    # every amount in its currency's units next to the integer the wire carries, USD to cents
+    flat = " ".join(text.split())
+    assert "you pay 10 USDC (1000000000) on chain 1337, $10.00" in flat
+    assert "you get 9.98 USDC (9980000) on chain 8453, $9.98" in flat
+    assert f"recipient {fx.USER}" in flat  # what the quote's details say
+    assert f"refund to {fx.SOLVER}" in flat  # rule 3: refundTo else recipient
+    assert "relayer total 0.02 USDC (20000) on chain 8453, $0.02" in flat
+    assert "components execution, service, cap 1 USDC (1000000)" in flat
+    # the venue transfer is named as such, not as the step's id
+    assert "1. authorize signature" in flat and "2. deposit venue transfer" in flat
+    assert "EIP-712 NonceMapping in domain ServiceNonceMapping (chain 1)" in flat
+    # the POST body as JSON, not a Python dict
+    assert 'POST /authorize {"type": "nonce-mapping"' in flat and "'type'" not in flat
+    assert f"send 10 USDC:{fx.SPOT_USDC_ID} from perps to spot of {fx.SOLVER}" in flat
+    assert f"submit it to the venue's /exchange with nonce {fx.NONCE}" in flat
+    assert "(VenueSignTransaction)" in flat
+    assert f"progress GET /intents/status?requestId={fx.REQUEST_ID}" in flat
+    assert "venue-nonce: ok" in text
 
 
 async def test_quote_json_prints_the_quote_as_received(server: ScriptedServer, world: Path) -> None:
@@ -148,7 +152,9 @@ async def test_quote_warns_when_the_nonces_differ(server: ScriptedServer, world:
     server.on("POST", "/quote/v2", Reply(200, quote))
     result = await run(world, *WITHDRAW, "--amount", "1000000000")
     assert result.exit_code == 0
-    assert "WARNING: authorize nonce" in result.stdout
+    # the venue-nonce guard bridge runs, not a copy of it: bridge would refuse this quote
+    assert "FAILED: bridge would refuse this quote" in result.stdout
+    assert "venue-nonce: FAILED" in result.stdout
 
 
 async def test_amount_human_uses_the_currency_decimals(server: ScriptedServer, world: Path) -> None:
@@ -261,6 +267,10 @@ async def test_status_words_and_json(server: ScriptedServer, world: Path) -> Non
     assert v1.exit_code == v3.exit_code == v3_json.exit_code == global_json.exit_code == 0
     assert "status    pending" in v1.stdout and "(final)" not in v1.stdout
     assert "status    refund (final)" in v3.stdout and "fail      N/A" in v3.stdout
+    # times in local ISO 8601, the Unix milliseconds beside them
+    updated = fx.status_v3("refund")["updatedAt"]
+    assert f"updated   {local_time(updated)} ({updated})" in v3.stdout
+    assert re.search(r"updated   \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d", v3.stdout)
     assert json.loads(v3_json.stdout) == fx.status_v3("refund")
     assert json.loads(global_json.stdout) == fx.status_v1("pending")
     seen = server.requests_to("GET", "/intents/status")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,8 @@ from realdata_support import (
 )
 
 from crossdeck.cli import main
-from crossdeck.cli.commands.service import describe_item, render_quote
+from crossdeck.cli.commands.service import render_quote
+from crossdeck.execute import describe
 from crossdeck.execute.guards import check_quote, failures
 from crossdeck.history.formats import csv_line, json_line, table_line
 from crossdeck.history.summary import summarize
@@ -48,6 +50,7 @@ from crossdeck.models import (
     Step,
     WebhookEvent,
     WireModel,
+    format_units,
 )
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, SpotMeta
 from crossdeck.tui import describe as app
@@ -433,40 +436,43 @@ REQUEST = {
 }
 
 
+USD_FIGURE = re.compile(r"\$[0-9,]+(\.[0-9]+)?")
+
+
 @pytest.mark.parametrize("name", [*QUOTES, *POST_ANSWERS])
-def test_both_quote_renderers_describe_every_step(name: str) -> None:
+def test_the_describer_says_every_step_in_units(name: str) -> None:
+    """The one describer (what the CLI prints and the app renders) over every recorded quote:
+    each step and item said, each amount in units beside its integer, USD to the cent, JSON
+    where a payload is shown, and the CLI's text exactly the describer's."""
     quote = Quote.from_wire(load(name))
     chains = chains_answer()
-    cli_lines = render_quote(quote, QuoteRequest.from_body(REQUEST))
-    text = "\n".join(cli_lines)
-    app_lines = app.step_lines(quote.steps, chains)
-    for step in quote.steps:
-        assert f"{step.id} ({step.kind})" in text
-        assert any(f"{step.id} ({step.kind})" in line for line in app_lines)
-    for step in quote.steps:
-        for item in step.items:
-            assert describe_item(item)
-    items = sum(len(step.items) for step in quote.steps)
-    assert len(app_lines) == len(quote.steps) + items
-    summary = app.summarize_quote(quote, chains)
+    request = QuoteRequest.from_body(REQUEST)
+    sections = describe.quote_sections(quote, chains, request)
+    text = "\n".join(render_quote(quote, request, chains))
+    assert text.splitlines() == describe.text_lines(sections)
+    [steps] = [s for s in sections if s.title.startswith("Steps")]
+    for number, step in enumerate(quote.steps, start=1):
+        assert any(line.label == f"{number}. {step.id}" for line in steps.lines)
+        for item_number in range(1, len(step.items) + 1):
+            head = f"{number}.{item_number} "
+            assert any(line.label.strip().startswith(head) for line in steps.lines)
+    lines = [line for section in sections for line in section.lines]
+    for line in lines:
+        if line.kind == "amount" and line.raw is not None and line.raw.isdigit():
+            # the integer beside its units (or said to be of unknown decimals: a bare symbol)
+            assert f"({line.raw}" in line.value or "decimals unknown" in line.value, line
+        for figure in USD_FIGURE.finditer(line.value):
+            assert re.fullmatch(r"\$[0-9,]+\.[0-9]{2}", figure.group()), line  # to the cent
+        assert "{'" not in line.value, line  # JSON, never a Python dict
     details = quote.details
-    if details is not None and details.currency_in is not None:
-        formatted = details.currency_in.amount_formatted
-        assert summary.pay != "-"
-        if formatted is not None:
-            assert formatted in summary.pay and formatted in text
-    for line in (
-        *app.fee_rows(quote),
-        *app.sponsorship_lines(quote),
-        *app.impact_lines(quote),
-        app.rate_line(quote),
-        app.slippage_line(quote),
-        app.time_line(quote),
-        *app.route_lines(quote),
-    ):
-        assert line
+    paid = details.currency_in if details else None
+    if paid is not None and paid.amount is not None and paid.decimals is not None:
+        assert f"{format_units(paid.amount, paid.decimals)} {paid.symbol} ({paid.amount})" in text
+    summary = app.summarize_quote(quote, chains)
+    assert summary.pay == describe.money(paid, describe.Currencies(quote, chains))
     if name in QUOTES_PASSING:  # an item these quotes carry is never shown as unknown
-        assert "unknown" not in text and not any("does not know" in line for line in app_lines)
+        assert "unknown" not in text and "not decoded" not in text
+
 
 
 # -- history formatter and the CLI -------------------------------------------------------------

@@ -109,6 +109,7 @@ def event_from_json(data: dict[str, Any]) -> Any:
     import dataclasses
 
     from crossdeck.execute import events as ev
+    from crossdeck.execute.describe import Line
     from crossdeck.execute.guards import GuardResult
 
     fields = dict(data)
@@ -120,6 +121,10 @@ def event_from_json(data: dict[str, Any]) -> Any:
         if name == "what":
             what = {k: convert(k, v) for k, v in value.items()}
             return ev.SignRequest(**what)
+        if name == "lines":  # the describer's lines (plain text in runs recorded before them)
+            return tuple(
+                Line(**line) if isinstance(line, dict) else Line("", line) for line in value
+            )
         if isinstance(value, list):
             return tuple(value)
         return value

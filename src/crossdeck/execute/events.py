@@ -1,6 +1,7 @@
 """What the executor reports, in order: typed, frozen, JSON-serialisable events.
 
-The app renders them as a timeline and the CLI as lines or JSON lines (`to_json()`). No event
+The app renders them as a timeline and the CLI as lines or JSON lines (`to_json()`), each by a
+`match` over `RunEvent`, the closed union of them all. No event
 ever holds a secret: keys never leave the signer, and signatures and raw transactions stay in
 the journal (events carry hashes and nonces only).
 """
@@ -11,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from crossdeck.execute.describe import Line, label_width
 from crossdeck.execute.guards import GuardResult
 from crossdeck.exitcodes import ExitCode
 
@@ -43,13 +45,15 @@ class SignRequest:
     step_id: str | None
     item_index: int
     title: str
-    lines: tuple[str, ...]
+    lines: tuple[Line, ...]
     payload: dict[str, Any]
     guards: tuple[GuardResult, ...] = ()
     chain_id: int | None = None
 
     def describe(self) -> str:
-        return "\n".join([self.title, *(f"  {line}" for line in self.lines)])
+        width = label_width(self.lines)
+        body = (part for line in self.lines for part in line.text(width).splitlines())
+        return "\n".join([self.title, *(f"  {part}" for part in body)])
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
@@ -204,6 +208,27 @@ class Failed(Event):
     request_id: str | None = None
     failures: tuple[GuardResult, ...] = field(default=())
 
+
+RunEvent = (
+    RunStarted
+    | GuardsChecked
+    | StepStarted
+    | AwaitingConfirmation
+    | AwaitingSignature
+    | Signed
+    | TxSent
+    | TxConfirmed
+    | Posted
+    | VenueSubmitted
+    | ItemSkipped
+    | Note
+    | StatusChanged
+    | Finished
+    | Failed
+)
+"""Every event a run reports: a closed union, so a consumer that dispatches with `match` and
+ends in `assert_never` is checked (mypy) to handle each one; a new event fails that check
+until every consumer shows it."""
 
 FINAL_EVENTS = (Finished, Failed)
 

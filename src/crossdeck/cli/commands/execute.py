@@ -83,6 +83,7 @@ async def _close(executor: Executor) -> None:
 def event_lines(event: Event) -> list[str]:
     """One event in words (text mode)."""
     from crossdeck.execute import events as ev
+    from crossdeck.execute.describe import out_leg
     from crossdeck.models.text import short
 
     if isinstance(event, ev.RunStarted):
@@ -122,7 +123,7 @@ def event_lines(event: Event) -> list[str]:
         ins = ", ".join(short(h, 10, 6) for h in event.in_tx_hashes) or "-"
         outs = ", ".join(short(h, 10, 6) for h in event.tx_hashes) or "-"
         reason = f" ({event.fail_reason})" if event.fail_reason not in (None, "N/A") else ""
-        return [f"status {event.status}{reason}: in {ins}; out {outs}"]
+        return [f"status {event.status}{reason}: in {ins}; {out_leg(event.status)} {outs}"]
     if isinstance(event, ev.Finished):
         reason = (
             f", failReason {event.fail_reason}" if event.fail_reason not in (None, "N/A") else ""
@@ -132,7 +133,9 @@ def event_lines(event: Event) -> list[str]:
             if event.refund_fail_reason not in (None, "N/A")
             else ""
         )
-        return [f"finished: {event.status}{reason}{refund}"]
+        outs = ", ".join(event.tx_hashes)
+        leg = f"; {out_leg(event.status)} {outs}" if outs else ""
+        return [f"finished: {event.status}{reason}{refund}{leg}"]
     if isinstance(event, ev.Failed):
         return [f"error: {event.error}"]
     return [str(event.to_json())]
@@ -327,14 +330,15 @@ async def _bridge(
 
     executor = _executor(settings, confirm, tracking_timeout)
     try:
-        await executor.chains_for(quote)  # maps the payment's chain name, when it has one
+        # maps the payment's chain name, when it has one, and names chains and currencies
+        chains = await executor.chains_for(quote)
         guards = executor.check(quote, request)
         if deposit_amount is None:
             guards += await executor.check_funds(quote)
         if as_json:
             print_json({"event": "Quote", "quote": quote.to_wire()})
         else:
-            for line in render_quote(quote, request):
+            for line in render_quote(quote, request, chains):
                 click.echo(line)
             if deposit_amount is not None:
                 click.echo(f"Deposit      sending {deposit_amount} instead of the quoted amount")

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
     from crossdeck.execute.guards import GuardResult
-    from crossdeck.models import ChainsResponse, CurrencyAmount, Quote, QuoteRequest, StepItem
+    from crossdeck.models import ChainsResponse, Quote, QuoteRequest
     from crossdeck.venue.client import VenueClient
 
 JSON_HELP = "Print the JSON answer (same as the global --json)."
@@ -129,156 +129,15 @@ def _decimals_of(chains: ChainsResponse, chain_id: int, address: str) -> int:
     return currency.decimals
 
 
-def _money(value: CurrencyAmount | None) -> str:
-    from crossdeck.models import format_units
+def render_quote(
+    quote: Quote, request: QuoteRequest, chains: ChainsResponse | None = None
+) -> list[str]:
+    """The quote in words as `crossdeck quote` and `crossdeck bridge` print it: the describer's
+    sections (every step item, amounts in units next to their integers), as text; `chains`
+    names the chains and currencies."""
+    from crossdeck.execute.describe import quote_sections, text_lines
 
-    if value is None:
-        return "-"
-    text = value.amount_formatted
-    if text is None and value.amount is not None and value.decimals is not None:
-        text = format_units(value.amount, value.decimals)
-    if text is None:
-        text = f"{value.amount} (smallest unit)" if value.amount is not None else "?"
-    symbol = f" {value.symbol}" if value.symbol else ""
-    usd = f" (${value.amount_usd})" if value.amount_usd else ""
-    chain = value.currency_info.chain_id if value.currency_info else None
-    where = f" on chain {chain}" if chain is not None else ""
-    return f"{text}{symbol}{where}{usd}"
-
-
-def _dex_words(dex: str | None) -> str:
-    if not dex:
-        return "perps"
-    return "spot" if dex == "spot" else f"DEX {dex!r}"
-
-
-def describe_item(item: StepItem) -> list[str]:
-    """What executing one step item does, in words (one line per fact)."""
-    from crossdeck.models import NATIVE_DECIMALS, format_units
-
-    lines: list[str] = []
-    kind = item.kind_of_data
-    if kind == "transaction":
-        tx = item.as_transaction()
-        data = tx.data or "0x"
-        size = max(len(data) - 2, 0) // 2
-        selector = f", selector {data[:10]}" if size >= 4 else ""
-        value = f"{format_units(tx.value, NATIVE_DECIMALS)} native" if tx.value else "no value"
-        lines.append(
-            f"send a transaction on chain {tx.chain_id} from {tx.from_} to {tx.to}: {value}, "
-            f"{size} bytes of calldata{selector}"
-        )
-    elif kind == "signature":
-        sig = item.as_signature()
-        sign = sig.sign
-        if sign is not None and sign.signature_kind == "eip712":
-            domain = sign.domain or {}
-            fields = ", ".join(f"{k}={v}" for k, v in (sign.value or {}).items())
-            lines.append(
-                f"sign EIP-712 {sign.primary_type} (domain {domain.get('name')} "
-                f"v{domain.get('version')}, chain {domain.get('chainId')}): {fields}"
-            )
-        elif sign is not None:
-            lines.append(f"sign the message {sign.message!r} ({sign.signature_kind})")
-        if sig.post is not None:
-            lines.append(f"then {sig.post.method or 'POST'} it to {sig.post.endpoint}")
-    elif kind == "venue_deposit":
-        deposit = item.as_venue_deposit()
-        action = deposit.action
-        if action is not None:
-            lines.append(
-                f"sign the venue transfer {deposit.eip712_primary_type} (domain "
-                f"{deposit.sign_domain_name}): send {action.amount} {action.token} from "
-                f"{_dex_words(action.source_dex)} to {_dex_words(action.destination_dex)} of "
-                f"{action.destination}, nonce {action.nonce}"
-            )
-        lines.append("then submit the signed action to the venue's /exchange")
-    else:
-        lines.append("item data of an unknown shape: crossdeck cannot execute it")
-    if item.check is not None and item.check.endpoint:
-        lines.append(f"progress: {item.check.method or 'GET'} {item.check.endpoint}")
-    return lines
-
-
-def _nonce_warning(quote: Quote) -> str | None:
-    """The authorize nonce must equal the deposit nonce (spec 4.4); say so when it does not."""
-    authorize = quote.step("authorize")
-    deposit = quote.step("deposit")
-    if authorize is None or deposit is None or not authorize.items or not deposit.items:
-        return None
-    if authorize.items[0].kind_of_data != "signature":
-        return None
-    if deposit.items[0].kind_of_data != "venue_deposit":
-        return None
-    sign = authorize.items[0].as_signature().sign
-    mapped = (sign.value or {}).get("nonce") if sign else None
-    data = deposit.items[0].as_venue_deposit()
-    sent = data.action.nonce if data.action else None
-    if mapped is not None and str(mapped) == str(sent) == str(data.nonce):
-        return None
-    return (
-        f"WARNING: authorize nonce {mapped} != deposit nonce {sent}/{data.nonce}: "
-        "the transfer could not be tied to the request; do not execute this quote"
-    )
-
-
-def render_quote(quote: Quote, request: QuoteRequest) -> list[str]:
-    out: list[str] = []
-    details = quote.details
-    out.append(f"Quote for request {quote.request_id or '-'}")
-    if details is not None:
-        if details.operation:
-            estimate = f", about {details.time_estimate}s" if details.time_estimate else ""
-            out.append(f"  operation   {details.operation}{estimate}")
-        out.append(f"  you send    {_money(details.currency_in)}")
-        out.append(f"  you get     {_money(details.currency_out)}")
-        if details.currency_gas_topup is not None and details.currency_gas_topup.amount:
-            out.append(f"  gas topup   {_money(details.currency_gas_topup)}")
-        if details.rate:
-            out.append(f"  rate        {details.rate}")
-        if details.total_impact is not None:
-            impact = details.total_impact
-            out.append(f"  impact      {impact.usd} USD ({impact.percent}%)")
-        slip = details.slippage_tolerance
-        if slip is not None and slip.destination is not None:
-            out.append(f"  slippage    destination {slip.destination.percent}%")
-    out.append(f"  user        {request.user}")
-    recipient = (details.recipient if details else None) or request.effective_recipient()
-    out.append(f"  recipient   {recipient}")
-    out.append(f"  refund to   {request.effective_refund_to()}")
-
-    fees = quote.fees
-    if fees is not None:
-        out.append("Fees")
-        for name in ("gas", "relayer", "relayer_gas", "relayer_service", "app", "subsidized"):
-            value = getattr(fees, name)
-            if value is not None:
-                out.append(f"  {name.replace('_', ' '):<16}{_money(value)}")
-
-    sponsorship = quote.fee_sponsorship.quoted if quote.fee_sponsorship else None
-    if sponsorship is not None:
-        chosen = ", ".join(sponsorship.selected_components or []) or "none"
-        cap = " (cap hit)" if sponsorship.cap_hit else ""
-        out.append("Sponsorship")
-        out.append(f"  sponsored   {_money(sponsorship.sponsored_total)}{cap}")
-        out.append(f"  you pay     {_money(sponsorship.user_pays_total)}")
-        out.append(f"  components  {chosen}")
-
-    payment = quote.payment_details
-    if payment is not None:
-        out.append(
-            f"Payment      {payment.amount} (smallest unit) of {payment.currency} to "
-            f"{payment.depository} on chain {payment.chain_id}"
-        )
-    out.append("Steps")
-    for number, step in enumerate(quote.steps, start=1):
-        out.append(f"  {number}. {step.id} ({step.kind}): {step.action or step.description or ''}")
-        for item in step.items:
-            out.extend(f"       {line}" for line in describe_item(item))
-    warning = _nonce_warning(quote)
-    if warning:
-        out.append(warning)
-    return out
+    return text_lines(quote_sections(quote, chains, request))
 
 
 async def _quote(
@@ -409,18 +268,20 @@ def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
     if _wants_json(obj, json_):
         print_json(quote.to_wire())
         return
-    for line in render_quote(quote, request):
+    results, chains = asyncio.run(_checks(settings, quote, request, chains))
+    for line in render_quote(quote, request, chains):
         click.echo(line)
-    for line in _check_lines(asyncio.run(_checks(settings, quote, request, chains))):
+    for line in _check_lines(results):
         click.echo(line)
 
 
 async def _checks(
     settings: Settings, quote: Quote, request: QuoteRequest, chains: ChainsResponse | None
-) -> list[GuardResult]:
+) -> tuple[list[GuardResult], ChainsResponse | None]:
     """The guards `crossdeck bridge` runs before the first signature, for the quote's user:
-    against the request, /chains (`chains`, or asked for here) and the quote itself, and
-    whether the wallet holds the payment and its gas (when the paying chain has an RPC)."""
+    against the request, /chains (`chains`, or asked for here) and the quote itself (the
+    venue-nonce guard included), and whether the wallet holds the payment and its gas (when
+    the paying chain has an RPC); with the /chains answer they used."""
     from crossdeck.execute.guards import check_quote
     from crossdeck.execute.guards.funds import quote_time_funds
     from crossdeck.venue.client import VenueClient
@@ -436,7 +297,7 @@ async def _checks(
     )
     async with VenueClient(settings.venue.url, timeout=settings.venue.timeout_seconds) as venue:
         results += await quote_time_funds(quote, request.user, chains, settings.rpc, venue)
-    return results
+    return results, chains
 
 
 def _check_lines(results: list[GuardResult]) -> list[str]:
@@ -465,6 +326,8 @@ def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> N
         async with _service_client(settings) as client:
             return await (client.status_v3(request_id) if v3 else client.status(request_id))
 
+    from crossdeck.execute.describe import json_text, time_line
+
     status = asyncio.run(fetch())
     if _wants_json(obj, json_):
         print_json(status.to_wire())
@@ -476,13 +339,13 @@ def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> N
     click.echo(f"in txs    {', '.join(status.in_tx_hashes or []) or '-'}")
     click.echo(f"out txs   {', '.join(status.tx_hashes or []) or '-'}")
     if v3:
-        click.echo(f"updated   {status.updated_at or '-'} (Unix ms)")
+        click.echo(time_line("updated", status.updated_at).text(9))
         click.echo(f"fail      {status.fail_reason or '-'}")
         click.echo(f"refund    {status.refund_fail_reason or '-'}")
     else:
-        click.echo(f"time      {status.time or '-'}")
+        click.echo(time_line("time", status.time).text(9))
     if status.details is not None:
-        click.echo(f"details   {json.dumps(status.details)}")
+        click.echo(f"details   {json_text(status.details)}")
 
 
 # -- chains --------------------------------------------------------------------------------

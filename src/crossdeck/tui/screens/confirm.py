@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from crossdeck.execute.describe import label_width
 from crossdeck.execute.events import SignRequest
 
 KIND_WORDS = {
@@ -24,14 +25,31 @@ KIND_WORDS = {
 }
 
 
+# how each kind of value the describer returns stands out (amounts and addresses are what a
+# trader checks first; JSON is the exact payload)
+KIND_STYLES = {
+    "amount": "bold",
+    "address": "cyan",
+    "hash": "cyan",
+    "calldata": "dim",
+    "json": "green",
+    "warning": "bold yellow",
+}
+
+
 def request_text(request: SignRequest) -> Text:
+    """The describer's lines: each label in its column, the value beside it (a JSON value on
+    the lines below its label, indented)."""
     text = Text()
     text.append(f"You are asked to sign {KIND_WORDS.get(request.kind, request.kind)}", style="bold")
     if request.chain_id is not None:
         text.append(f" · chain id {request.chain_id}")
     text.append("\n\n")
+    width = label_width(request.lines)
     for line in request.lines:
-        text.append(line + "\n")
+        head, value = line.parts(width)
+        text.append(head, style="bold")
+        text.append(value + "\n", style=KIND_STYLES.get(line.kind, ""))
     return text
 
 

@@ -1,19 +1,25 @@
-"""The quote, rendered: what is paid and received, fees, sponsorship, impact, rate, slippage, time,
-route, every step in words, how old the quote is and whether the form changed since."""
+"""The quote, rendered: the describer's sections (what is paid and received, fees, sponsorship,
+payment, route, every step in words, amounts in units beside their integers), how old the quote
+is and whether the form changed since, and whether the wallet holds what it takes."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from crossdeck.execute.guards import GuardResult
-from crossdeck.models import ChainsResponse, Details, Quote, format_units
+from crossdeck.models import ChainsResponse, Details, Quote
 from crossdeck.tui import describe
+
+if TYPE_CHECKING:
+    # only annotated here: the guards import eth-abi and httpx, kept off the app's start path
+    from crossdeck.execute.describe import Line
+    from crossdeck.execute.guards import GuardResult
 
 STALE_AFTER_SECONDS = 30
 
@@ -30,7 +36,21 @@ def _user_balance(details: Details) -> str | None:
     paid = details.currency_in
     if paid is None or paid.decimals is None or not balance.strip().lstrip("-").isdigit():
         return balance
-    return f"{format_units(int(balance), paid.decimals)} {paid.symbol or ''}".strip()
+    from crossdeck.execute.describe import Unit, units_text
+
+    return units_text(int(balance), Unit(paid.symbol or "?", paid.decimals))
+
+
+KIND_STYLES = {"address": "cyan", "hash": "cyan", "json": "green", "warning": "yellow"}
+
+
+def _grid(lines: Sequence[Line]) -> Table:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
+    for line in lines:
+        grid.add_row(line.label.strip(), Text(line.value, style=KIND_STYLES.get(line.kind, "")))
+    return grid
 
 
 def render_quote(
@@ -42,9 +62,12 @@ def render_quote(
     form_changed: bool = False,
     funds: Sequence[GuardResult] = (),
 ) -> RenderableType:
-    """`form_changed`: the form was edited since this quote was asked for (execute refuses);
-    `funds`: the `funds` guard's verdict on it (whether the wallet holds what it takes)."""
-    summary = describe.summarize_quote(quote, chains)
+    """The describer's sections (`quote_sections`, what `crossdeck quote` prints too) under the
+    quote's age. `form_changed`: the form was edited since this quote was asked for (execute
+    refuses); `funds`: the `funds` guard's verdict on it (whether the wallet holds what it
+    takes)."""
+    from crossdeck.execute.describe import quote_sections
+
     age_seconds = (now - fetched_at).total_seconds()
     age = Text(f"quoted {describe.age_text(fetched_at, now)}")
     if age_seconds >= STALE_AFTER_SECONDS:
@@ -58,45 +81,14 @@ def render_quote(
             "Out of date",
             Text("form changed — press ctrl+r to re-quote", style="bold yellow"),
         )
-    head.add_row("Request", Text(summary.request_id, overflow="fold"))
     head.add_row("Age", age)
-    head.add_row("Pay", summary.pay)
-    head.add_row("Receive", summary.receive)
-    details = quote.details
-    if details is not None and details.currency_out is not None:
-        minimum = details.currency_out.minimum_amount
-        decimals = details.currency_out.decimals
-        if minimum is not None and decimals is not None:
-            head.add_row(
-                "At least",
-                f"{format_units(minimum, decimals)} {details.currency_out.symbol or ''}",
-            )
-    if details is not None:
-        topup = details.currency_gas_topup
-        if topup is not None and topup.amount != 0:  # the service sends 0 without a top-up
-            head.add_row("Gas top-up", describe.currency_amount_line(topup, chains))
-    head.add_row("Recipient", summary.recipient)
-    if details is not None and details.operation:
-        head.add_row("Operation", details.operation)
-
-    fees = Table(box=None, padding=(0, 1), show_header=True, header_style="bold")
-    fees.add_column("fee")
-    fees.add_column("amount", overflow="fold")
-    fees.add_column("USD", justify="right")
-    for label, amount, usd in describe.fee_rows(quote):
-        fees.add_row(label, amount, usd)
-
-    prices = Table.grid(padding=(0, 1))
-    prices.add_column()
-    for line in [
-        *describe.impact_lines(quote),
-        describe.rate_line(quote),
-        describe.slippage_line(quote),
-        describe.time_line(quote),
-    ]:
-        prices.add_row(line)
+    summary, *sections = quote_sections(quote, chains)
+    parts: list[RenderableType] = [head, _grid(summary.lines)]
+    for section in sections:
+        parts += [_section(section.title), _grid(section.lines)]
 
     # last, so that the sections above stay where they were
+    details = quote.details
     balance = _user_balance(details) if details is not None else None
     wallet: list[RenderableType] = [Text(f"balance {balance}")] if balance is not None else []
     for result in funds:
@@ -104,19 +96,4 @@ def render_quote(
         wallet.append(Text.assemble("funds ", (mark, style), f" {result.message}"))
     if wallet:
         wallet.insert(0, _section("Wallet"))
-
-    steps = Text("\n".join(describe.step_lines(quote.steps, chains)) or "no steps")
-    return Group(
-        head,
-        _section("Fees"),
-        fees,
-        _section("Sponsorship"),
-        Text("\n".join(describe.sponsorship_lines(quote))),
-        _section("Price"),
-        prices,
-        _section("Route"),
-        Text("\n".join(describe.route_lines(quote))),
-        _section(f"Steps ({len(quote.steps)})"),
-        steps,
-        *wallet,
-    )
+    return Group(*parts, *wallet)
