@@ -17,8 +17,12 @@ perps USDC plus spot USDC, USDe, USDH and USDC on the HIP-3 DEX. The API keys ar
 strings: ``DEMO_API_KEY`` (name "demo") and ``OTHER_API_KEY`` (name "other").
 
 State (requests, venue balances) lives in SQLite under ``state_dir`` (default: a temporary
-directory removed at stop), so a world restarted on the same directory keeps its history and
-venue balances; the chains always start fresh.
+directory removed at stop), and so do the chains (py-evm's database, or anvil's ``--state``
+file, written at stop and every few seconds): a world restarted on the same directory keeps its
+requests, history, venue balances, contracts, wallet balances, nonces, blocks and receipts, so
+an earlier request's status, transactions and balances read the same after a restart and a new
+fill never repeats an old nonce. The directory remembers its chain backend: it is refused with
+the other one (start fresh instead).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import logging
 import shutil
 import tempfile
@@ -299,6 +304,8 @@ class World:
         if self.state_dir is None:
             self.state_dir = Path(tempfile.mkdtemp(prefix="crossdeck-world-"))
         self.state_dir.mkdir(parents=True, exist_ok=True)
+        if not self._own_state_dir:
+            claim_state_dir(self.state_dir, self.backend)
 
         # A task group: when one chain fails to start, the other is cancelled (and stopped).
         async with asyncio.TaskGroup() as chains_started:
@@ -358,8 +365,16 @@ class World:
             DEMO_WALLET_ADDRESS: (WALLET_NATIVE_WEI, WALLET_USDC_UNITS),
             RELAYER_ADDRESS: (RELAYER_NATIVE_WEI, 0),
         }
+        state_file = None
+        if not self._own_state_dir:  # a temporary world need not outlive itself
+            assert self.state_dir is not None
+            state_file = chain_state_file(self.state_dir, chain_id, self.backend)
         self.chains[chain_id] = await start_chain(
-            chain_id, backend=self.backend, funded=funded, operator_key=SOLVER_KEY
+            chain_id,
+            backend=self.backend,
+            funded=funded,
+            operator_key=SOLVER_KEY,
+            state_file=state_file,
         )
 
     @staticmethod
@@ -440,6 +455,33 @@ class World:
             self.ledger.close()
         if self._own_state_dir and self.state_dir is not None:
             shutil.rmtree(self.state_dir, ignore_errors=True)
+
+
+STATE_META_FILE = "world-state.json"
+
+
+def chain_state_file(state_dir: Path, chain_id: int, backend: str) -> Path:
+    suffix = "pyevm.bin" if backend == "py-evm" else "anvil.json"
+    return state_dir / f"chain-{chain_id}.{suffix}"
+
+
+def claim_state_dir(state_dir: Path, backend: str) -> None:
+    """Remember which backend keeps this directory's chains; refuse the other one (its chains
+    would start empty under the service's old requests)."""
+    meta = state_dir / STATE_META_FILE
+    try:
+        kept = json.loads(meta.read_text()).get("backend")
+    except FileNotFoundError:
+        kept = None
+    except (OSError, ValueError, AttributeError) as exc:
+        raise WorldError(f"{meta} cannot be read ({exc}); start the world fresh") from None
+    if kept is not None and kept != backend:
+        raise WorldError(
+            f"{state_dir} keeps a world whose chains run on {kept}, not {backend}: use "
+            f"--chain-backend {kept}, or start the world fresh"
+        )
+    if kept is None:
+        meta.write_text(json.dumps({"backend": backend}) + "\n")
 
 
 def _url_host(host: str) -> str:

@@ -21,6 +21,7 @@ ANVIL_ENV = "CROSSDECK_ANVIL"
 INSTALL_HINT = "run ./scripts/test.sh or cd tools && npm install"
 LISTENING = re.compile(r"Listening on (\d+\.\d+\.\d+\.\d+):(\d+)")
 START_TIMEOUT = 30.0
+STATE_INTERVAL_SECONDS = 2.0
 
 
 class AnvilNotFound(RuntimeError):
@@ -123,7 +124,11 @@ def _popen(args: list[str]) -> subprocess.Popen[str]:
     )
 
 
-async def spawn_anvil(chain_id: int, *, block_time: float | None = None) -> AnvilProcess:
+async def spawn_anvil(
+    chain_id: int, *, block_time: float | None = None, state_file: Path | None = None
+) -> AnvilProcess:
+    """`state_file`: anvil's `--state` (loaded when it exists, written at exit and every
+    `STATE_INTERVAL_SECONDS`), with the historical states so reads at old blocks still work."""
     binary = find_anvil()
     args = [
         str(binary),
@@ -138,6 +143,12 @@ async def spawn_anvil(chain_id: int, *, block_time: float | None = None) -> Anvi
     ]
     if block_time is not None:
         args += ["--block-time", f"{block_time:g}"]
+    if state_file is not None:
+        args += [
+            "--state", str(state_file),
+            "--state-interval", f"{STATE_INTERVAL_SECONDS:g}",
+            "--preserve-historical-states",
+        ]  # fmt: skip
     # Popen rather than asyncio's subprocess: the process must not be tied to this event loop,
     # since the node may be stopped from another loop or thread.
     process = await asyncio.to_thread(_popen, args)

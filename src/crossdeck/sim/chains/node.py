@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from eth_account import Account
 from eth_utils.address import is_hex_address, to_checksum_address
 
-from crossdeck.sim.chains.provision import provision
+from crossdeck.sim.chains.provision import deployed, provision
 from crossdeck.sim.chains.rpc_client import ChainRpcClient
 
 if TYPE_CHECKING:  # for annotations only: each backend is imported when it starts
@@ -22,6 +23,7 @@ BACKENDS = ("py-evm", "anvil")
 DEFAULT_OPERATOR_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
 OPERATOR_NATIVE_WEI = 1_000_000 * 10**18
 OPERATOR_USDC_UNITS = 100_000_000 * 10**6
+SAVE_INTERVAL_SECONDS = 2.0
 
 
 @dataclass
@@ -77,12 +79,15 @@ async def start_chain(
     funded: Mapping[str, tuple[int, int]] | None = None,
     operator_key: str | None = None,
     block_time: float | None = None,
+    state_file: Path | None = None,
 ) -> ChainNode:
     """Start a chain on 127.0.0.1 (port chosen by the OS), deploy USDC and the depository.
 
     `funded` maps address -> (native wei, USDC smallest units) given at start; the operator
     (deployer, USDC owner) is funded generously on top. `block_time` switches from mining each
-    transaction at once to interval mining.
+    transaction at once to interval mining. `state_file` keeps the chain across restarts (py-evm:
+    its database, anvil: `--state`): a chain restored from it keeps its contracts, balances,
+    nonces, blocks and receipts, and `funded` is not applied again.
     """
     if not isinstance(chain_id, int) or isinstance(chain_id, bool) or chain_id <= 0:
         raise ValueError(f"chain_id must be a positive int, got {chain_id!r}")
@@ -98,13 +103,16 @@ async def start_chain(
     native, usdc = _balances(funded or {}, operator)
 
     if backend == "py-evm":
-        running = await _start_pyevm(chain_id, native, block_time)
+        running = await _start_pyevm(chain_id, native, block_time, state_file)
     else:
-        running = await _start_anvil(chain_id, native, block_time)
+        running = await _start_anvil(chain_id, native, block_time, state_file)
     stop = _stop_with_loop(asyncio.get_running_loop(), running)
     try:
         async with ChainRpcClient(running.rpc_url) as client:
-            deployment = await provision(client, chain_id, key, usdc)
+            if running.restored:
+                deployment = await deployed(client, chain_id, operator)
+            else:
+                deployment = await provision(client, chain_id, key, usdc)
     except BaseException:
         await stop()
         raise
@@ -125,6 +133,7 @@ class _Running:
     rpc_url: str
     shutdown: Callable[[], Awaitable[None]]  # the orderly way, on the loop that started it
     kill: Callable[[], None]  # the last resort once that loop is gone; blocking
+    restored: bool = False  # from a state file: provisioned already
 
 
 async def _shut_down_when_cancelled(shutdown: Callable[[], Awaitable[None]]) -> None:
@@ -163,24 +172,41 @@ def _stop_with_loop(
     return stop
 
 
-async def _start_pyevm(chain_id: int, native: dict[str, int], block_time: float | None) -> _Running:
+async def _start_pyevm(
+    chain_id: int, native: dict[str, int], block_time: float | None, state_file: Path | None
+) -> _Running:
     from crossdeck.sim.chains.jsonrpc_server import JsonRpcServer
     from crossdeck.sim.chains.pyevm_rpc import PyEvmRpc
 
-    rpc = await asyncio.to_thread(PyEvmRpc, chain_id, native, auto_mine=block_time is None)
+    rpc = await asyncio.to_thread(
+        PyEvmRpc, chain_id, native, auto_mine=block_time is None, state_file=state_file
+    )
     server = JsonRpcServer(rpc.handle, name=f"py-evm-{chain_id}")
     url = await server.start()
-    miner: asyncio.Task[None] | None = None
+    loop = asyncio.get_running_loop()
+    tasks: list[asyncio.Task[None]] = []
     if block_time is not None:
-        miner = asyncio.get_running_loop().create_task(_mine_every(server, rpc, block_time))
+        tasks.append(loop.create_task(_mine_every(server, rpc, block_time)))
+    if state_file is not None:
+        tasks.append(loop.create_task(_save_every(server, rpc, SAVE_INTERVAL_SECONDS)))
 
     async def shutdown() -> None:
-        if miner is not None:
-            miner.cancel()
-            await asyncio.wait([miner])
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+        if state_file is not None:
+            await server.run_serialized(rpc.save_state)
         await server.stop()
 
-    return _Running(url, shutdown, server.abandon)
+    return _Running(url, shutdown, server.abandon, restored=rpc.restored)
+
+
+async def _save_every(server: JsonRpcServer, rpc: PyEvmRpc, interval: float) -> None:
+    # besides the save at shutdown: a world that is killed loses at most this much of it
+    while True:
+        await asyncio.sleep(interval)
+        await server.run_serialized(rpc.save_state)
 
 
 async def _mine_every(server: JsonRpcServer, rpc: PyEvmRpc, block_time: float) -> None:
@@ -189,15 +215,19 @@ async def _mine_every(server: JsonRpcServer, rpc: PyEvmRpc, block_time: float) -
         await server.run_serialized(rpc.mine_block)
 
 
-async def _start_anvil(chain_id: int, native: dict[str, int], block_time: float | None) -> _Running:
+async def _start_anvil(
+    chain_id: int, native: dict[str, int], block_time: float | None, state_file: Path | None
+) -> _Running:
     from crossdeck.sim.chains.anvil import spawn_anvil
 
-    process = await spawn_anvil(chain_id, block_time=block_time)
+    restored = state_file is not None and await asyncio.to_thread(state_file.exists)
+    process = await spawn_anvil(chain_id, block_time=block_time, state_file=state_file)
     try:
-        async with ChainRpcClient(process.rpc_url) as client:
-            for address, wei in native.items():
-                await client.call("anvil_setBalance", address, hex(wei))
+        if not restored:
+            async with ChainRpcClient(process.rpc_url) as client:
+                for address, wei in native.items():
+                    await client.call("anvil_setBalance", address, hex(wei))
     except BaseException:
         await process.stop()
         raise
-    return _Running(process.rpc_url, process.stop, process.kill)
+    return _Running(process.rpc_url, process.stop, process.kill, restored=restored)

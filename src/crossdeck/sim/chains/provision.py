@@ -35,6 +35,19 @@ def contract_address(deployer: str, nonce: int) -> str:
     return to_checksum_address(keccak(rlp.encode([bytes.fromhex(deployer[2:]), nonce]))[12:])
 
 
+async def deployed(client: ChainRpcClient, chain_id: int, operator: str) -> Deployment:
+    """The contracts of a chain provisioned earlier (restored from its state): the operator
+    deployed USDC and the depository with its first two nonces."""
+    usdc, depository = contract_address(operator, 0), contract_address(operator, 1)
+    for name, address in (("USDC", usdc), ("the depository", depository)):
+        if await client.call("eth_getCode", address, "latest") in ("0x", "0x0", None):
+            raise RuntimeError(
+                f"chain {chain_id}: the restored chain has no {name} at {address}; start it "
+                "fresh"
+            )
+    return Deployment(usdc=usdc, depository=depository)
+
+
 async def provision(
     client: ChainRpcClient, chain_id: int, operator_key: str, usdc_mints: dict[str, int]
 ) -> Deployment:

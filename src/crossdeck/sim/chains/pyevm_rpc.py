@@ -8,6 +8,7 @@ worker thread. Results are wire values (hex quantities, camelCase objects); fail
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eth.constants import CREATE_CONTRACT_ADDRESS
@@ -23,6 +24,7 @@ from eth_utils.exceptions import ValidationError
 
 from crossdeck.sim.chains import rpc_format as fmt
 from crossdeck.sim.chains.pyevm_backend import IndexedPyEVMBackend, make_tester
+from crossdeck.sim.chains.pyevm_state import restore_chain, save_chain
 from crossdeck.sim.chains.rpc_format import RpcFault, bad_params, param
 
 if TYPE_CHECKING:
@@ -73,10 +75,25 @@ def revert_fault(output: bytes) -> RpcFault:
 
 
 class PyEvmRpc:
-    def __init__(self, chain_id: int, balances: dict[str, int], *, auto_mine: bool = True) -> None:
+    def __init__(
+        self,
+        chain_id: int,
+        balances: dict[str, int],
+        *,
+        auto_mine: bool = True,
+        state_file: Path | None = None,
+    ) -> None:
+        """`state_file`: the chain is kept there (`save_state`) and, when the file exists,
+        restored from it (`restored`; `balances` then play no part)."""
         self.chain_id = chain_id
         self.tester = make_tester(chain_id, balances)
         self.auto_mine = auto_mine
+        self.state_file = state_file
+        self.restored = state_file is not None and state_file.exists()
+        if self.restored:
+            assert state_file is not None
+            self.backend.chain = restore_chain(self.chain, state_file)
+        self._saved_head: bytes | None = self.chain.get_canonical_head().hash
         self._logs_by_block: dict[int, list[dict[str, Any]]] = {}  # mined blocks never change
         self.methods: dict[str, Callable[[list[Any]], Any]] = {
             name: getattr(self, name)
@@ -111,6 +128,14 @@ class PyEvmRpc:
             return None
         except ValidationError as exc:
             raise _execution_error(str(exc)) from exc
+
+    def save_state(self) -> None:
+        """Write the chain to `state_file` if its head moved since the last write."""
+        head = self.chain.get_canonical_head().hash
+        if self.state_file is None or (head == self._saved_head and self.state_file.exists()):
+            return
+        save_chain(self.chain, self.state_file)
+        self._saved_head = head
 
     def mine_block(self) -> None:
         """Seal the pending block now (interval mining when auto-mine is off)."""
