@@ -341,7 +341,10 @@ def read_world_file(path: Path) -> dict[str, Any]:
     try:
         parsed = _WorldFile.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(f"world file {path} is malformed: {_describe(exc)}") from None
+        from crossdeck.models.errors import error_summary  # the models load only on an error
+
+        problem = error_summary(exc, limit=None, root="(top level)")
+        raise ConfigError(f"world file {path} is malformed: {problem}") from None
     world = WorldInfo(
         file=path,
         wallet_address=parsed.wallet.address,
@@ -369,14 +372,6 @@ class _WorldFile(BaseModel):
     wallet: _WorldWallet
     api_key: SecretStr | None = None
     solver: str | None = None
-
-
-def _describe(exc: ValidationError) -> str:
-    parts = []
-    for error in exc.errors(include_url=False, include_input=False):
-        where = ".".join(str(p) for p in error["loc"]) or "(top level)"
-        parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
 
 
 def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -444,8 +439,11 @@ def load_settings(profile: str | None = None, world: Path | str | None = None) -
     try:
         return Settings(profile=name)
     except ValidationError as exc:
+        from crossdeck.models.errors import error_summary  # the models load only on an error
+
         raise ConfigError(
-            f"invalid settings for profile {name!r}: {_describe(exc)}",
+            f"invalid settings for profile {name!r}: "
+            f"{error_summary(exc, limit=None, root='(top level)')}",
             hint=f"check {path} and the CROSSDECK_* environment variables",
         ) from None
     finally:

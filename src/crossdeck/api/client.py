@@ -41,6 +41,7 @@ from crossdeck.models import (
     StatusV1,
     StatusV3,
 )
+from crossdeck.models.errors import error_summary
 from crossdeck.models.requests_v3 import RequestsPageV3
 from crossdeck.retry import (
     IDEMPOTENT,
@@ -402,7 +403,7 @@ class ServiceClient:
             return model.model_validate(data)
         except ValidationError as exc:
             raise MalformedResponseError(
-                f"the answer does not fit {model.__name__}: {_validation_summary(exc)}",
+                f"the answer does not fit {model.__name__}: {error_summary(exc)}",
                 status=response.status_code,
                 raw_body=response.content,
                 method=response.request.method,
@@ -432,16 +433,6 @@ def _describe_transport_error(exc: httpx.RequestError) -> str:
         return f"timed out: {type(exc).__name__}"
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _validation_summary(exc: ValidationError, limit: int = 3) -> str:
-    errors = exc.errors()
-    parts = []
-    for error in errors[:limit]:
-        where = ".".join(str(p) for p in error["loc"]) or "(root)"
-        parts.append(f"{where}: {error['msg']}")
-    more = len(errors) - limit
-    return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
 
 
 def _error_body(response: httpx.Response) -> ErrorBody | None:

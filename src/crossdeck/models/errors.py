@@ -92,6 +92,20 @@ def field_errors(exc: ValidationError, model: type[Any]) -> list[tuple[str, str]
     return out
 
 
+def error_summary(exc: ValidationError, *, limit: int | None = 3, root: str = "(root)") -> str:
+    """'where: what; ...' for the first `limit` errors (all for None) of a ValidationError and
+    '(+N more)'; `root` names an error of the whole value. For answers, files and payloads a
+    user reads about; the input values are left out (a mistyped one could be a secret)."""
+    errors = exc.errors(include_url=False, include_input=False)
+    shown = errors if limit is None else errors[:limit]
+    parts = []
+    for error in shown:
+        where = ".".join(str(p) for p in error["loc"]) or root
+        parts.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
+    more = len(errors) - len(shown)
+    return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
+
+
 def raise_field_error(
     exc: ValidationError, model: type[Any], error_cls: type[FieldInputError]
 ) -> None:

@@ -8,6 +8,7 @@ from itertools import accumulate
 
 from pydantic import ValidationError
 
+from crossdeck.models.errors import error_summary
 from crossdeck.models.webhook import STATUS_UPDATED_EVENT, WebhookEvent
 
 
@@ -117,7 +118,5 @@ def delivery_key(event: WebhookEvent) -> str:
 
 def _first_error(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        where = ".".join(str(part) for part in err["loc"]) or "body"
-        return f"{where}: {err['msg']}"
+        return error_summary(exc, limit=1, root="body")
     return type(exc).__name__

@@ -170,12 +170,10 @@ def _read(path: Path) -> dict[str, Any]:
 
 def _problem(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        parts = []
-        for error in exc.errors(include_url=False, include_input=False):
-            where = ".".join(str(p) for p in error["loc"]) or "(file)"
-            message = error["msg"].removeprefix("Value error, ")
-            parts.append(f"{where}: {message}")
-        return "; ".join(parts[:3])
+        # the client's models load on a bad theme only: the first frame does not wait for them
+        from crossdeck.models.errors import error_summary
+
+        return error_summary(exc, root="(file)")
     if isinstance(exc, tomllib.TOMLDecodeError):
         return f"not valid TOML: {exc}"
     if isinstance(exc, OSError):

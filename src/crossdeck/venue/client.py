@@ -17,6 +17,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from crossdeck.errors import InputError
+from crossdeck.models.errors import error_summary
 from crossdeck.models.venue import (
     ClearinghouseState,
     SpotClearinghouseState,
@@ -103,7 +104,7 @@ class VenueClient:
             return model.model_validate(data)
         except ValidationError as exc:
             raise VenueMalformedResponseError(
-                f"venue /info {body['type']} answer has the wrong shape: {_first_errors(exc)}",
+                f"venue /info {body['type']} answer has the wrong shape: {error_summary(exc)}",
                 status=200,
                 response=data,
             ) from exc
@@ -211,12 +212,3 @@ class VenueClient:
                 status=200,
                 raw_body=raw,
             ) from exc
-
-
-def _first_errors(exc: ValidationError, limit: int = 3) -> str:
-    parts = []
-    for error in exc.errors()[:limit]:
-        where = ".".join(str(p) for p in error["loc"]) or "(root)"
-        parts.append(f"{where}: {error['msg']}")
-    more = len(exc.errors()) - limit
-    return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
