@@ -15,7 +15,6 @@ from crossdeck.wallet.signer import (
     new_private_key,
     recover_eip191,
     recover_typed_data,
-    split_signature,
 )
 
 KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
@@ -205,19 +204,3 @@ def test_new_private_key_is_fresh_and_usable() -> None:
     assert len(first.get_secret_value()) == 66
     signer = Signer(first)
     assert recover_eip191("x", signer.sign_eip191("x")) == signer.address
-
-
-def test_split_signature_gives_venue_rsv_and_normalises_v() -> None:
-    signer = Signer(SecretStr(KEY))
-    signature = signer.sign_typed_data(send_asset_typed_data())
-    rsv = split_signature(signature)
-    assert rsv["v"] == signature[64] and rsv["v"] in (27, 28)
-    assert rsv["r"] == "0x" + signature[:32].hex()
-    assert rsv["s"] == "0x" + signature[32:64].hex()
-    assert split_signature("0x" + signature.hex()) == rsv
-    recovery_id_form = signature[:64] + bytes([signature[64] - 27])
-    assert split_signature(recovery_id_form) == rsv
-    with pytest.raises(InputError, match="65 bytes"):
-        split_signature(signature[:64])
-    with pytest.raises(InputError, match="recovery byte"):
-        split_signature(signature[:64] + bytes([5]))

@@ -460,7 +460,7 @@ def _error_from(response: httpx.Response, method: str, path: str) -> ServiceErro
     raw = response.content
     status = response.status_code
     body = _error_body(response)
-    message = body.message if body and isinstance(body.message, str) and body.message else None
+    message = body.message_text if body else None
     if message is None:
         message = f"{response.reason_phrase or 'error'}" + (f": {preview(raw)}" if raw else "")
     kwargs: dict[str, Any] = {

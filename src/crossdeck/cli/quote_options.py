@@ -50,10 +50,6 @@ def quote_options(func: F) -> F:
     return func
 
 
-def quote_option_names() -> list[str]:
-    return [str(p.name) for p in _quote_params()]
-
-
 def quote_fields(
     settings: Settings, options: dict[str, Any], *, user: str | None = None
 ) -> tuple[dict[str, Any], str | None]:

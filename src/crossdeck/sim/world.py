@@ -197,10 +197,6 @@ class World:
         """Run `fn()` (a coroutine function) inside the world's loop and return its result."""
         return self._submit(fn).result(timeout)
 
-    async def acall(self, fn: Callable[[], Awaitable[T]]) -> T:
-        """`call` for async callers on another loop."""
-        return await asyncio.wrap_future(self._submit(fn))
-
     def _submit(self, fn: Callable[[], Awaitable[T]]) -> concurrent.futures.Future[T]:
         async def run() -> T:
             return await fn()

@@ -178,25 +178,6 @@ class Signer:
         return recover_eip191(message, signature)
 
 
-def split_signature(signature: bytes | str) -> dict[str, Any]:
-    """`{"r": "0x..", "s": "0x..", "v": 27|28}` as the venue's /exchange wants it; a recovery
-    id of 0/1 (some wallets) is normalised to 27/28."""
-    if isinstance(signature, str):
-        text = signature[2:] if signature[:2].lower() == "0x" else signature
-        try:
-            raw = bytes.fromhex(text)
-        except ValueError:
-            raise InputError("a signature is hex: 0x + 130 hex characters") from None
-    else:
-        raw = bytes(signature)
-    if len(raw) != 65:
-        raise InputError(f"a signature is 65 bytes, got {len(raw)}")
-    v = raw[64] + 27 if raw[64] in (0, 1) else raw[64]
-    if v not in (27, 28):
-        raise InputError(f"signature recovery byte v={raw[64]} is not 0, 1, 27 or 28")
-    return {"r": "0x" + raw[:32].hex(), "s": "0x" + raw[32:64].hex(), "v": v}
-
-
 def recover_typed_data(typed_data: dict[str, Any], signature: bytes | str) -> str:
     """The checksum address that produced `signature` over `typed_data`."""
     return recover_message(encode_typed_data(full_message=full_typed_data(typed_data)), signature)

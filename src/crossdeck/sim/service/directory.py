@@ -299,9 +299,6 @@ class ChainDirectory:
     def supports(self, chain_id: int) -> bool:
         return chain_id in self._currencies
 
-    def is_venue(self, chain_id: int) -> bool:
-        return chain_id == VENUE_CHAIN_ID
-
     def chain(self, chain_id: int) -> EvmChain:
         return self.evm[chain_id]
 

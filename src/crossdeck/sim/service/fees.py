@@ -67,10 +67,6 @@ class Breakdown:
     topup_native: int  # destination native smallest units delivered as gas
 
     @property
-    def user_pays(self) -> dict[str, int]:
-        return {c: self.totals[c] - self.sponsored[c] for c in COMPONENTS}
-
-    @property
     def total_fees(self) -> int:
         return sum(self.totals.values())
 
