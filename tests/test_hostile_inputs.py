@@ -279,6 +279,29 @@ def test_a_right_or_absent_checksum_passes_to_sending(home: Home, address: str) 
     assert "checksum" not in result.output
 
 
+@pytest.mark.parametrize("value", ["", "   ", "US DC", "\x1b[2J", "USDC\x00", "A" * 200])
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [
+        ("quote", "origin_currency"),
+        ("quote", "destination_currency"),
+        ("bridge", "origin_currency"),
+        ("bridge", "destination_currency"),
+    ],
+)
+def test_a_currency_that_is_neither_address_nor_symbol(
+    home: Home, value: str, command: str, option: str
+) -> None:
+    result = home.invoke(command, *quote_with(**{option: value}))
+    refused(result, INVALID_INPUT, "--" + option.replace("_", "-"))
+
+
+def test_a_symbol_without_the_service_is_a_network_error(home: Home) -> None:
+    # the symbol passes its check and /chains is asked: the closed port fails it (5)
+    refused(home.invoke("quote", *quote_with(origin_currency="USDC")), 5)
+    refused(home.invoke("chains", "\x1b[2J"), 5)
+
+
 # -- --extra ---------------------------------------------------------------------------------
 
 

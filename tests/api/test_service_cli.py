@@ -217,9 +217,17 @@ async def test_chains_lists_chains_and_currencies(server: ScriptedServer, world:
     result = await run(world, "chains")
     assert result.exit_code == 0, result.output
     assert "1337" in result.stdout and fx.PERPS_USDC in result.stdout
+    assert "perps" in result.stdout  # the venue's currencies are labelled
     result = await run(world, "chains", "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == fx.chains()
+    printed = json.loads(result.stdout)
+    venue = printed["chains"][1]
+    labels = [
+        [currency.pop(k) for k in ("venueKind", "venueDex", "venueLabel")]
+        for currency in [venue["currency"], *venue["erc20Currencies"]]
+    ]
+    assert labels == [["perps", "", "perps"], ["spot", "spot", "spot"]]
+    assert printed == fx.chains()  # otherwise the service's answer, whole
 
 
 @pytest.mark.parametrize(

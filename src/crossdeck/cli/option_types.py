@@ -181,6 +181,26 @@ class Address(_Checked[str]):
         return cleaned
 
 
+class Currency(_Checked[str]):
+    """A currency: an address (as `ANY_ADDRESS` takes it) or a symbol such as USDC or ETH,
+    which the command resolves through /chains for the option's chain
+    (`crossdeck.cli.currency_symbols`). Only the text is checked here: printable, no spaces."""
+
+    name = "currency"
+    _LONGEST = 100  # longer than any address form or symbol
+
+    def parse(self, text: str) -> str:
+        cleaned = text.strip()
+        if not cleaned:
+            raise InputError("no currency given: an address, or a symbol such as USDC")
+        if len(cleaned) > self._LONGEST or not cleaned.isprintable() or " " in cleaned:
+            raise InputError(
+                f"{shown(text)} is neither a currency address nor a symbol",
+                hint="e.g. USDC, ETH or 0x…; `crossdeck chains` lists each chain's currencies",
+            )
+        return ANY_ADDRESS.parse(cleaned)
+
+
 CHAIN_ID = WholeNumber(minimum=1)
 POSITIVE = WholeNumber(minimum=1)
 NON_NEGATIVE = WholeNumber(minimum=0)
@@ -190,6 +210,7 @@ PORT = WholeNumber(minimum=0, maximum=65535)
 REQUEST_ID = RequestId()
 ADDRESS = Address()
 ANY_ADDRESS = Address(evm_only=False)
+CURRENCY = Currency()
 
 
 def check_argv(args: list[str]) -> None:

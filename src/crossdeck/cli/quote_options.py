@@ -16,7 +16,9 @@ import click
 from crossdeck.errors import InputError
 
 if TYPE_CHECKING:
+    from crossdeck.api.client import ServiceClient
     from crossdeck.config import Settings
+    from crossdeck.models import ChainsResponse
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,6 +32,21 @@ _BOOL_FIELDS = (
     "use_permit",
     "refund_on_origin",
 )
+
+
+# each currency field, its chain field and its option
+_CURRENCY_FIELDS = (
+    ("origin_currency", "origin_chain_id", "--origin-currency"),
+    ("destination_currency", "destination_chain_id", "--destination-currency"),
+)
+# addresses that stand for symbols while the other fields are checked, before /chains is
+# asked: chosen so that no rule refuses what the symbol's currency could pass (the origin is
+# native, which --use-deposit-address needs; the destination is not, which --topup-gas needs)
+_STAND_INS = {
+    "origin_currency": "0x" + "0" * 40,  # the native currency
+    "destination_currency": "0x" + "1" * 40,
+}
+_VENUE_STAND_IN = "0x" + "0" * 32  # perps USDC
 
 
 def _quote_params() -> list[click.Parameter]:
@@ -96,3 +113,69 @@ def quote_fields(
     if amount_human is not None:
         fields.pop("amount", None)
     return fields, amount_human
+
+
+async def complete_quote_fields(
+    client: ServiceClient, fields: dict[str, Any], amount_human: str | None
+) -> ChainsResponse | None:
+    """Resolve the currency symbols (`crossdeck.cli.currency_symbols`) and --amount-human of
+    `fields` in place, asking /chains at most once; returns its answer when it was asked, so
+    that the guards shown or run next need not ask again.
+
+    Every other field is checked first, so bad input is refused before any request."""
+    from crossdeck.cli.currency_symbols import is_symbol, resolve_symbol
+    from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID, QuoteRequest
+
+    symbols = [spec for spec in _CURRENCY_FIELDS if is_symbol(fields[spec[0]])]
+    if not symbols and amount_human is None:
+        return None
+    stand_ins = {
+        field: _VENUE_STAND_IN if fields[chain] == VENUE_CHAIN_ID else _STAND_INS[field]
+        for field, chain, _ in symbols
+    }
+    QuoteRequest.build(**{"amount": "0", **fields, **stand_ins})
+    chains: ChainsResponse | None = None
+    for field, chain, option in symbols:
+        chains = chains or await client.chains()
+        found = resolve_symbol(chains, fields[chain], fields[field], option)
+        click.echo(
+            f"{option} {fields[field]} is {found.symbol} {found.address} on chain "
+            f"{fields[chain]}",
+            err=True,
+        )
+        fields[field] = found.address
+    if amount_human is None:
+        return chains
+    exact_input = fields["trade_type"] == "EXACT_INPUT"
+    chain_id = fields["origin_chain_id" if exact_input else "destination_chain_id"]
+    currency = fields["origin_currency" if exact_input else "destination_currency"]
+    native = chain_id != VENUE_CHAIN_ID and currency.lower() == NATIVE_ADDRESS
+    if chains is None and not native:
+        chains = await client.chains()
+    known = None if native else chains  # native EVM currencies have 18 decimals everywhere
+    fields["amount"] = str(_human_amount(amount_human, known, chain_id, currency))
+    return chains
+
+
+def _human_amount(
+    text: str, chains: ChainsResponse | None, chain_id: int, address: str
+) -> int:
+    """--amount-human in the currency's smallest unit, with its decimals from /chains, or
+    the native EVM currency's 18 when `chains` is None."""
+    from crossdeck.models import NATIVE_DECIMALS, parse_units
+
+    decimals: int | None = NATIVE_DECIMALS
+    if chains is not None:
+        chain = chains.by_id(chain_id)
+        currency = chain.find_currency(address) if chain is not None else None
+        decimals = currency.decimals if currency is not None else None
+    if decimals is None:
+        raise InputError(
+            f"--amount-human: the decimals of currency {address} on chain {chain_id} are "
+            "unknown (the service's /chains does not list it)",
+            hint="give --amount in the currency's smallest unit instead",
+        )
+    try:
+        return parse_units(text, decimals)
+    except InputError as exc:
+        raise InputError(f"--amount-human: {exc.message}", hint=exc.hint) from None

@@ -284,10 +284,16 @@ class Executor:
         }
         return frozenset(c for c in chains if c is not None and self.gateways.get(c) is not None)
 
-    async def chains_for(self, quote: Quote) -> ChainsResponse | None:
+    async def chains_for(
+        self, quote: Quote, known: ChainsResponse | None = None
+    ) -> ChainsResponse | None:
         """The /chains answer, asked once: it maps the payment's chain name ("base") to a chain
         id, and names each chain's depository, contracts and solver addresses, which are all a
-        quote may pay. Unavailable, the guards refuse the quote saying so."""
+        quote may pay. Unavailable, the guards refuse the quote saying so. `known`: the answer
+        the caller already has (the CLI asks for currency symbols and decimals), kept instead
+        of asking again."""
+        if self._chains is None and known is not None:
+            self._chains = known
         if self._chains is None and quote.steps:
             try:
                 self._chains = await self.service.chains()

@@ -86,6 +86,24 @@ def parse_hip3(address: str) -> tuple[str, str] | None:
     return match.group(1), dex_name
 
 
+def venue_place(address: str) -> tuple[VenueCurrencyKind, str] | None:
+    """(kind, DEX) of a chain-1337 currency address from its form alone, without the venue's
+    metadata: ('perps', ''), ('spot', 'spot') or ('hip3', the DEX name); None for an address
+    of no venue form."""
+    lowered = address.lower()
+    if lowered == PERPS_USDC_ADDRESS:
+        return "perps", PERPS_DEX
+    if _SPOT_ADDRESS.fullmatch(lowered):
+        return "spot", SPOT_DEX
+    hip3 = parse_hip3(lowered)
+    return ("hip3", hip3[1]) if hip3 is not None else None
+
+
+def place_label(kind: VenueCurrencyKind, dex: str) -> str:
+    """A venue currency's place in words: 'perps', 'spot' or 'HIP-3 <DEX>'."""
+    return f"HIP-3 {dex}" if kind == "hip3" else kind
+
+
 def _usdc_token_id(spot_meta: SpotMeta | None) -> str:
     if spot_meta is not None:
         token = spot_meta.token_by_name(USDC)
@@ -111,16 +129,15 @@ def _spot_token(spot_address: str, spot_meta: SpotMeta | None) -> tuple[str, str
 def describe_venue_currency(address: str, spot_meta: SpotMeta | None = None) -> VenueCurrency:
     """What a chain-1337 currency address stands for: kind, token name/id and DEX."""
     lowered = address.lower()
-    if lowered == PERPS_USDC_ADDRESS:
-        return VenueCurrency("perps", USDC, _usdc_token_id(spot_meta), PERPS_DEX, lowered)
-    if _SPOT_ADDRESS.fullmatch(lowered):
-        name, token_id = _spot_token(lowered, spot_meta)
-        return VenueCurrency("spot", name, token_id, SPOT_DEX, lowered)
-    hip3 = parse_hip3(lowered)
-    if hip3 is not None:
-        spot_address, dex = hip3
-        name, token_id = _spot_token(spot_address, spot_meta)
-        return VenueCurrency("hip3", name, token_id, dex, lowered)
+    place = venue_place(lowered)
+    if place is not None:
+        kind, dex = place
+        if kind == "perps":
+            return VenueCurrency(kind, USDC, _usdc_token_id(spot_meta), dex, lowered)
+        # a HIP-3 address is its spot token's address (16 bytes, as long as perps USDC's)
+        # with the DEX name's hex after it
+        name, token_id = _spot_token(lowered[: len(PERPS_USDC_ADDRESS)], spot_meta)
+        return VenueCurrency(kind, name, token_id, dex, lowered)
     raise VenueDataError(
         f"{address!r} is not a venue currency address",
         hint="perps USDC is 0x + 32 zeros, spot tokens are 0x + 32 hex digits, HIP-3 "

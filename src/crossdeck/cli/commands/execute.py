@@ -316,7 +316,7 @@ async def _bridge(
 ) -> ExitCode:
     from crossdeck.cli.commands.service import _quote, render_quote
 
-    quote, request, _ = await _quote(settings, fields, amount_human)
+    quote, request, asked = await _quote(settings, fields, amount_human)
     shown = _quoted_items(quote)
 
     async def confirm(what: SignRequest) -> bool:
@@ -331,7 +331,7 @@ async def _bridge(
     executor = _executor(settings, confirm, tracking_timeout)
     try:
         # maps the payment's chain name, when it has one, and names chains and currencies
-        chains = await executor.chains_for(quote)
+        chains = await executor.chains_for(quote, known=asked)
         guards = executor.check(quote, request)
         if deposit_amount is None:
             guards += await executor.check_funds(quote)

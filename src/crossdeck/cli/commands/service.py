@@ -14,8 +14,8 @@ import click
 
 from crossdeck.cli.option_types import (
     ADDRESS,
-    ANY_ADDRESS,
     CHAIN_ID,
+    CURRENCY,
     POSITIVE,
     REQUEST_ID,
     WholeNumber,
@@ -116,19 +116,6 @@ def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
     return extra
 
 
-def _decimals_of(chains: ChainsResponse, chain_id: int, address: str) -> int:
-    """Decimals of a currency as /chains lists it."""
-    chain = chains.by_id(chain_id)
-    currency = chain.find_currency(address) if chain is not None else None
-    if currency is None or currency.decimals is None:
-        raise InputError(
-            f"--amount-human: the decimals of currency {address} on chain {chain_id} are "
-            "unknown (the service's /chains does not list it)",
-            hint="give --amount in the currency's smallest unit instead",
-        )
-    return currency.decimals
-
-
 def render_quote(
     quote: Quote, request: QuoteRequest, chains: ChainsResponse | None = None
 ) -> list[str]:
@@ -144,33 +131,12 @@ async def _quote(
     settings: Settings, fields: dict[str, Any], amount_human: str | None
 ) -> tuple[Quote, QuoteRequest, ChainsResponse | None]:
     """The quote for `fields`, its request, and the /chains answer when one was needed for
-    the amount's decimals (so that the guards need not ask for it again)."""
-    from crossdeck.models import (
-        NATIVE_ADDRESS,
-        NATIVE_DECIMALS,
-        VENUE_CHAIN_ID,
-        QuoteRequest,
-        parse_units,
-    )
+    currency symbols or the amount's decimals (so that the guards need not ask for it again)."""
+    from crossdeck.cli.quote_options import complete_quote_fields
+    from crossdeck.models import QuoteRequest
 
-    chains: ChainsResponse | None = None
     async with _service_client(settings) as client:
-        if amount_human is not None:
-            # every other field is checked before /chains is asked for the decimals, so bad
-            # input is refused before any request, whatever the amount turns out to be
-            QuoteRequest.build(**fields, amount="0")
-            exact_input = fields["trade_type"] == "EXACT_INPUT"
-            chain = fields["origin_chain_id" if exact_input else "destination_chain_id"]
-            currency = fields["origin_currency" if exact_input else "destination_currency"]
-            if chain != VENUE_CHAIN_ID and currency.lower() == NATIVE_ADDRESS:
-                decimals = NATIVE_DECIMALS  # native is 18 on EVM chains: no need to ask
-            else:
-                chains = await client.chains()
-                decimals = _decimals_of(chains, chain, currency)
-            try:
-                fields["amount"] = str(parse_units(amount_human, decimals))
-            except InputError as exc:
-                raise InputError(f"--amount-human: {exc.message}", hint=exc.hint) from None
+        chains = await complete_quote_fields(client, fields, amount_human)
         request = QuoteRequest.build(**fields)
         return await client.quote(request), request, chains
 
@@ -205,16 +171,17 @@ def _bool_options(func: Any) -> Any:
 )
 @click.option(
     "--origin-currency",
-    type=ANY_ADDRESS,
+    type=CURRENCY,
     required=True,
-    help="Currency address on the origin chain.",
+    help="Currency on the origin chain: its address, or its symbol as `crossdeck chains` "
+    "lists it (USDC, ETH; on the venue perps:USDC, spot:USDC).",
 )
 @click.option("--destination-chain", type=CHAIN_ID, required=True, help="Destination chain id.")
 @click.option(
     "--destination-currency",
-    type=ANY_ADDRESS,
+    type=CURRENCY,
     required=True,
-    help="Currency address at destination.",
+    help="Currency at destination: its address or its symbol, as for --origin-currency.",
 )
 @click.option("--amount", help="Amount in the currency's smallest unit (digits only).")
 @click.option(
@@ -352,28 +319,28 @@ def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> N
 
 
 @click.command("chains")
+@click.argument("chain", required=False)
 @click.option("--json", "json_", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 @handles_errors
-def chains_command(obj: CliContext, json_: bool) -> None:
+def chains_command(obj: CliContext, chain: str | None, json_: bool) -> None:
+    """The chains and currencies the service supports (CHAIN: one of them, by id or name); the
+    venue's (1337) are labelled perps, spot or HIP-3 <DEX>. A symbol shown here is accepted
+    wherever a currency is (--origin-currency USDC)."""
+    from crossdeck.cli.chains_listing import chains_text, chains_wire, only_chain
+
     settings = _settings(obj)
 
     async def fetch() -> Any:
         async with _service_client(settings) as client:
             return await client.chains()
 
-    chains = asyncio.run(fetch())
+    chains = only_chain(asyncio.run(fetch()), chain)
     if _wants_json(obj, json_):
-        print_json(chains.to_wire())
+        print_json(chains_wire(chains))
         return
-    for chain in chains.chains:
-        state = " (disabled)" if chain.disabled else ""
-        click.echo(f"{chain.id}  {chain.display_name or chain.name or '-'}{state}")
-        for currency in chain.currencies:
-            click.echo(
-                f"    {currency.symbol or '?':<8} {currency.address or '-'}"
-                f"  {currency.decimals if currency.decimals is not None else '?'} decimals"
-            )
+    for line in chains_text(chains):
+        click.echo(line)
 
 
 # -- venue ---------------------------------------------------------------------------------
