@@ -365,13 +365,10 @@ class ServiceClient:
         try:
             return json.loads(raw)
         except ValueError as exc:
-            raise MalformedResponseError(
+            raise _malformed(
+                response,
                 f"answered HTTP {response.status_code} with a body that is not JSON: "
                 f"{preview(raw)!r}",
-                status=response.status_code,
-                raw_body=raw,
-                method=response.request.method,
-                path=response.request.url.path,
             ) from exc
 
     def _object(self, response: httpx.Response) -> dict[str, Any]:
@@ -379,36 +376,30 @@ class ServiceClient:
         if data is None:
             return {}
         if not isinstance(data, dict):
-            raise MalformedResponseError(
-                f"expected a JSON object, got {type(data).__name__}",
-                status=response.status_code,
-                raw_body=response.content,
-                method=response.request.method,
-                path=response.request.url.path,
-            )
+            raise _malformed(response, f"expected a JSON object, got {type(data).__name__}")
         return data
 
     def _model(self, response: httpx.Response, model: type[M]) -> M:
         data = self._json(response)
         if not isinstance(data, dict):
-            raise MalformedResponseError(
-                f"expected a JSON object for {model.__name__}, got "
-                f"{'an empty body' if data is None else type(data).__name__}",
-                status=response.status_code,
-                raw_body=response.content,
-                method=response.request.method,
-                path=response.request.url.path,
-            )
+            got = "an empty body" if data is None else type(data).__name__
+            raise _malformed(response, f"expected a JSON object for {model.__name__}, got {got}")
         try:
             return model.model_validate(data)
         except ValidationError as exc:
-            raise MalformedResponseError(
-                f"the answer does not fit {model.__name__}: {error_summary(exc)}",
-                status=response.status_code,
-                raw_body=response.content,
-                method=response.request.method,
-                path=response.request.url.path,
+            raise _malformed(
+                response, f"the answer does not fit {model.__name__}: {error_summary(exc)}"
             ) from exc
+
+
+def _malformed(response: httpx.Response, message: str) -> MalformedResponseError:
+    return MalformedResponseError(
+        message,
+        status=response.status_code,
+        raw_body=response.content,
+        method=response.request.method,
+        path=response.request.url.path,
+    )
 
 
 def _checked_limit(params: dict[str, str]) -> dict[str, str]:
