@@ -20,8 +20,20 @@ from eth_account import Account
 from pydantic import SecretStr
 
 from crossdeck.api import ServiceClient
-from crossdeck.execute import Event, Executor, Finished, Journal, SignRequest, TrackingPolicy
+from crossdeck.execute import (
+    Collaborators,
+    Event,
+    Executor,
+    Finished,
+    Journal,
+    RunOptions,
+    SignRequest,
+)
+from crossdeck.execute.gateways import GatewayPool
 from crossdeck.models import Quote, QuoteRequest
+from crossdeck.track.budget import RateBudget
+from crossdeck.track.policy import PollPolicy
+from crossdeck.track.tracker import StatusTracker
 from crossdeck.venue import VenueClient
 from crossdeck.wallet.gateway import EvmGateway
 from crossdeck.wallet.signer import Signer
@@ -31,7 +43,10 @@ PERPS_USDC = "0x" + "0" * 32
 ETH = 10**18
 USDC = 10**6
 VENUE_UNIT = 10**8
-FAST = TrackingPolicy(initial=0.05, factor=1.5, cap=0.5, failure_settle=3.0, timeout=60.0)
+FAST = PollPolicy(
+    fast=0.05, first=0.05, ramp=0.5, idle_ramp=0.5, active_cap=0.5, idle_cap=0.5,
+    failure_settle=3.0, settle_interval=0.1, error_base=0.05, error_cap=0.5, timeout=60.0,
+)  # fmt: skip
 
 
 def usdc_address(world: Any, chain_id: int) -> str:
@@ -92,7 +107,7 @@ class Kit:
     journal_path: Path
     key: str = field(default_factory=new_key)
     signing_chain_id: int = 1
-    tracking: TrackingPolicy = FAST
+    tracking: PollPolicy = FAST
     asked: list[SignRequest] = field(default_factory=list)
     answer: bool = True
 
@@ -102,19 +117,28 @@ class Kit:
         self.service = ServiceClient(self.world.service_url, api_key=self.world.api_key)
         self.venue = VenueClient(self.world.venue_url)
         self.journal = Journal(self.journal_path)
+        self._trackers: list[StatusTracker] = []
         self.executor = self.make_executor()
 
     def make_executor(self, **overrides: Any) -> Executor:
-        options: dict[str, Any] = {
-            "confirm": self._confirm,
-            "signing_chain_id": self.signing_chain_id,
-            "tracking": self.tracking,
-            "receipt_poll": 0.05,
-        }
-        options.update(overrides)
-        return Executor(
-            self.service, self.venue, self.signer, dict(self.world.rpc), self.journal, **options
+        """An executor for this wallet; `overrides`: `confirm`, `follower` (else a tracker of
+        the kit's `tracking` policy, or `tracking=`), and any `RunOptions` field."""
+        confirm = overrides.pop("confirm", self._confirm)
+        policy = overrides.pop("tracking", self.tracking)
+        follower = overrides.pop("follower", None)
+        if follower is None:
+            follower = StatusTracker(self.service, policy=policy, budget=RateBudget(50, burst=10))
+            self._trackers.append(follower)
+        options = {"signing_chain_id": self.signing_chain_id, "receipt_poll": 0.05, **overrides}
+        parts = Collaborators(
+            self.service,
+            self.venue,
+            self.signer,
+            GatewayPool(dict(self.world.rpc)),
+            self.journal,
+            follower=follower,
         )
+        return Executor(parts, confirm=confirm, options=RunOptions(**options))
 
     async def _confirm(self, request: SignRequest) -> bool:
         self.asked.append(request)
@@ -122,6 +146,8 @@ class Kit:
 
     async def aclose(self) -> None:
         await self.executor.aclose()
+        for tracker in self._trackers:
+            await tracker.aclose()
         await self.service.aclose()
         await self.venue.aclose()
         self.journal.close()
@@ -267,7 +293,7 @@ class Cli:
 @contextlib.asynccontextmanager
 async def webhook_tracker(world: Any) -> AsyncIterator[Any]:
     """A `crossdeck.track.StatusTracker` fed by the world's webhooks (and polls): its `stream`
-    is an Executor `status_stream` that sees every status, however briefly it lasts."""
+    is an Executor `follower` that sees every status, however briefly it lasts."""
     from crossdeck.api import NO_RETRY
     from crossdeck.track.policy import PollPolicy
     from crossdeck.track.receiver import WebhookReceiver
@@ -280,8 +306,8 @@ async def webhook_tracker(world: Any) -> AsyncIterator[Any]:
     # polls are rare (the first at once, then every 5 s): in a quick flow every later status
     # arrives by webhook, in order
     policy = PollPolicy(
-        fast=5.0, active_cap=5.0, idle_cap=5.0, webhook_quiet=5.0, failure_settle=3.0,
-        settle_interval=0.1,
+        fast=5.0, first=5.0, active_cap=5.0, idle_cap=5.0, webhook_quiet=5.0,
+        failure_settle=3.0, settle_interval=0.1,
     )  # fmt: skip
     tracker = StatusTracker(client, policy=policy)
     try:

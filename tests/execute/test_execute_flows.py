@@ -221,7 +221,7 @@ async def test_permit_passes_through_depositing(kit: Kit) -> None:
     # 'depositing' may last a moment only: webhooks (through the track package's tracker)
     # report every status, where polling alone could miss it
     async with webhook_tracker(world) as tracker:
-        kit.executor = kit.make_executor(status_stream=tracker.stream)
+        kit.executor = kit.make_executor(follower=tracker)
         events = await kit.run(quote, request=request)
 
     assert finished(events).status == "success"

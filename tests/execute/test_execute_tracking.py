@@ -1,5 +1,6 @@
-"""The status poller: backoff, final statuses, the failure settle, 429s from the real service,
-and the overall timeout."""
+"""Following a request after the run sent everything: the `track` engine (`StatusTracker`) the
+executor is handed, read through `crossdeck.execute.follow`. Final statuses, the failure
+settle, 429s from the real service, errors waited out, 404s, and the overall deadline."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ from execute_support import ETH, NATIVE, Kit, finished, fund, new_address
 
 from crossdeck.api import NO_RETRY, ServiceClient
 from crossdeck.execute import TrackingTimeout
-from crossdeck.execute.executor import _with_deadline
-from crossdeck.execute.tracking import TrackingPolicy, poll_status
+from crossdeck.execute.follow import until_final, with_deadline
 from crossdeck.models import StatusV3
+from crossdeck.track.budget import RateBudget
+from crossdeck.track.policy import PollPolicy
+from crossdeck.track.tracker import Problem, StatusTracker
+
+RID = "0x" + "ab" * 32
 
 
 def status(name: str, **extra: Any) -> StatusV3:
@@ -22,48 +27,83 @@ def status(name: str, **extra: Any) -> StatusV3:
 
 
 class Script:
-    """A status source that answers from a list (the last answer repeats), recording waits."""
+    """A status source that answers from a list (the last answer repeats)."""
 
     def __init__(self, answers: list[StatusV3 | Exception]) -> None:
         self.answers = answers
         self.calls = 0
-        self.waits: list[float] = []
 
-    async def fetch(self) -> StatusV3:
+    async def status_v3(self, request_id: str) -> StatusV3:
         answer = self.answers[min(self.calls, len(self.answers) - 1)]
         self.calls += 1
         if isinstance(answer, Exception):
             raise answer
         return answer
 
-    async def sleep(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        await asyncio.sleep(0)
+
+# quick pacing for scripted sources: every wait a few milliseconds
+QUICK = PollPolicy(
+    fast=0.01, first=0.01, active_cap=0.02, idle_cap=0.02, failure_settle=30.0,
+    settle_interval=0.01, error_base=0.01, error_cap=0.02, timeout=30.0,
+)  # fmt: skip
 
 
-async def collect(script: Script, policy: TrackingPolicy) -> list[str]:
-    updates = [u async for u in poll_status(script.fetch, policy, sleep=script.sleep)]
+def tracker_of(source: Any, policy: PollPolicy = QUICK, **kwargs: Any) -> StatusTracker:
+    return StatusTracker(source, policy=policy, budget=RateBudget(1000, burst=100), **kwargs)
+
+
+async def follow(tracker: StatusTracker, request_id: str = RID) -> list[Any]:
+    """What a run sees: the updates up to the final one (`until_final`), within the test's
+    own bound (the follower must end first)."""
+    async with tracker, asyncio.timeout(20):
+        return [u async for u in until_final(tracker, request_id, tracker.follow(request_id))]
+
+
+async def collect(script: Script, policy: PollPolicy = QUICK) -> list[str]:
+    updates = await follow(tracker_of(script, policy))
     assert updates[-1].final and not any(u.final for u in updates[:-1])
-    return [str(u.status.status) for u in updates]
+    return [str(u.status) for u in updates]
 
 
-POLICY = TrackingPolicy(initial=1.0, factor=1.5, cap=4.0, failure_settle=30.0, timeout=3600)
+POLICY = PollPolicy(fast=1.0, first=1.0, ramp=0.5, idle_ramp=0.5, active_cap=4.0, idle_cap=4.0)
 
 
-async def test_backoff_grows_to_the_cap_and_resets_on_change() -> None:
+def intervals(policy: PollPolicy, statuses: list[str], *, following: bool = False) -> list[float]:
+    """The waits the tracker makes after each poll answering `statuses` in turn."""
+    now, changed_at, last, waits = 0.0, 0.0, None, []
+    for name in statuses:
+        if name != last:
+            changed_at, last = now, name
+        due = policy.next_poll(
+            now=now,
+            status=name,
+            changed_at=changed_at,
+            last_webhook_at=None,
+            failure_since=None,
+            following=following,
+        )
+        waits.append(due - now)
+        now = due
+    return waits
+
+
+def test_backoff_grows_to_the_cap_and_resets_on_change() -> None:
+    waits = intervals(POLICY, ["waiting"] * 8 + ["pending"] * 2)
+    assert waits == [1.0, 1.0, 1.0, 1.5, 2.25, 3.375, 4.0, 4.0, 1.0, 1.0]
+
+
+async def test_the_follower_reports_each_change_once_and_ends_on_the_final_one() -> None:
     answers = [status("waiting")] * 6 + [status("pending")] * 2 + [status("success")]
-    script = Script(answers)
-    assert await collect(script, POLICY) == ["waiting", "pending", "success"]
-    assert script.waits == [1.0, 1.5, 2.25, 3.375, 4.0, 4.0, 1.0, 1.5]
+    assert await collect(Script(answers)) == ["waiting", "pending", "success"]
 
 
 async def test_refund_is_final_at_once() -> None:
     script = Script([status("pending"), status("failure"), status("refund")])
-    assert await collect(script, POLICY) == ["pending", "failure", "refund"]
+    assert await collect(script) == ["pending", "failure", "refund"]
 
 
 async def test_failure_is_final_only_after_the_settle_period() -> None:
-    policy = TrackingPolicy(initial=0.01, factor=1.5, cap=0.02, failure_settle=0.2, timeout=30)
+    policy = PollPolicy(**{**QUICK.__dict__, "failure_settle": 0.2})
     script = Script([status("pending"), status("failure", failReason="SLIPPAGE")])
     statuses = await collect(script, policy)
     assert statuses == ["pending", "failure", "failure"]  # seen, then settled as final
@@ -71,7 +111,7 @@ async def test_failure_is_final_only_after_the_settle_period() -> None:
 
 
 async def test_429_waits_what_the_service_asked(world: Any) -> None:
-    """The real service answers 429 with Retry-After: 1; the poller waits at least that."""
+    """The real service answers 429 with Retry-After: 1; the tracker pauses that long."""
     from crossdeck.api.errors import RateLimitedError
 
     async with ServiceClient(world.service_url, retry=NO_RETRY) as client:
@@ -89,52 +129,45 @@ async def test_429_waits_what_the_service_asked(world: Any) -> None:
         request_id = quote.request_id
         world.faults.inject("429", 2, path="/intents/status")
         errors: list[Exception] = []
-        waits: list[float] = []
+        problems: list[Problem] = []
 
-        async def fetch() -> StatusV3:
-            try:
-                answer = await client.status_v3(request_id)
-            except RateLimitedError as exc:
-                errors.append(exc)
-                raise
-            if answer.status == "waiting":  # nobody pays this quote: end the test here
-                return status("refund")
-            return answer
+        class Source:
+            async def status_v3(self, rid: str) -> StatusV3:
+                try:
+                    answer = await client.status_v3(rid)
+                except RateLimitedError as exc:
+                    errors.append(exc)
+                    raise
+                if answer.status == "waiting":  # nobody pays this quote: end the test here
+                    return status("refund")
+                return answer
 
-        async def sleep(seconds: float) -> None:
-            waits.append(seconds)
-
-        policy = TrackingPolicy(initial=0.01, cap=0.05, timeout=30)
-        updates = [u async for u in poll_status(fetch, policy, sleep=sleep)]
+        updates = await follow(tracker_of(Source(), on_problem=problems.append), request_id)
     assert [e.retry_after for e in errors] == [1.0, 1.0]
-    assert waits[:2] == [1.0, 1.0]
+    assert [p.message for p in problems] == ["rate limited (429): pausing 1 s"] * 2
     assert updates[-1].final
 
 
 async def test_timeout_names_the_last_status() -> None:
-    policy = TrackingPolicy(initial=0.01, cap=0.02, failure_settle=0, timeout=0.1)
-    script = Script([status("pending")])
+    policy = PollPolicy(**{**QUICK.__dict__, "failure_settle": 0, "timeout": 0.1})
     with pytest.raises(TrackingTimeout, match="last status pending"):
-        async for _ in poll_status(script.fetch, policy):
-            pass
+        await follow(tracker_of(Script([status("pending")]), policy))
 
 
 async def test_404s_are_given_a_few_chances(world: Any) -> None:
-    from crossdeck.api.errors import ServiceError
-
+    unknown = "0x" + "77" * 32
     async with ServiceClient(world.service_url, retry=NO_RETRY) as client:
-        script_calls = 0
+        calls = 0
 
-        async def fetch() -> StatusV3:
-            nonlocal script_calls
-            script_calls += 1
-            return await client.status_v3("0x" + "77" * 32)
+        class Source:
+            async def status_v3(self, rid: str) -> StatusV3:
+                nonlocal calls
+                calls += 1
+                return await client.status_v3(rid)
 
-        policy = TrackingPolicy(initial=0.001, cap=0.001, timeout=30)
-        with pytest.raises(ServiceError) as caught:
-            async for _ in poll_status(fetch, policy):
-                pass
-    assert caught.value.status == 404 and script_calls == 5
+        with pytest.raises(TrackingTimeout, match=r"does not know .* \(404\)"):
+            await follow(tracker_of(Source()), unknown)
+    assert calls == 5
 
 
 @pytest.fixture
@@ -147,7 +180,8 @@ def slow_status(world: Any) -> Iterator[Any]:
 async def test_run_times_out_while_the_service_is_down(slow_status: Any, make_kit: Any) -> None:
     """Executed fine, but the status endpoint answers 503: tracking gives up with TIMEOUT,
     and the journal keeps the run resumable as 'tracking'."""
-    kit: Kit = make_kit(slow_status, tracking=TrackingPolicy(initial=0.02, cap=0.05, timeout=0.5))
+    quick = PollPolicy(fast=0.02, first=0.02, active_cap=0.05, idle_cap=0.05, timeout=0.5)
+    kit: Kit = make_kit(slow_status, tracking=quick)
     await kit.service.aclose()
     kit.service = ServiceClient(slow_status.service_url, retry=NO_RETRY)
     kit.executor = kit.make_executor()
@@ -166,7 +200,8 @@ async def test_run_times_out_while_the_service_is_down(slow_status: Any, make_ki
         assert last.to_json()["event"] == "Failed" and last.exit_code == 10
         assert kit.journal.run(quote.request_id).state == "tracking"
         slow_status.faults.clear()
-        kit.executor = kit.make_executor(tracking=TrackingPolicy(initial=0.02, cap=0.1))
+        again = PollPolicy(fast=0.02, first=0.02, active_cap=0.1, idle_cap=0.1)
+        kit.executor = kit.make_executor(tracking=again)
         resumed = await kit.resume(quote.request_id)
         assert finished(resumed).status == "success"
         assert await kit.nonce(8453) == 1
@@ -186,7 +221,7 @@ async def test_a_cancel_landing_as_an_update_arrives_stops_following() -> None:
     seen: list[int] = []
 
     async def follow() -> None:
-        async for update in _with_deadline(_from(updates), 60):
+        async for update in with_deadline(_from(updates), 60):
             seen.append(update)
 
     following = asyncio.create_task(follow())
@@ -210,7 +245,7 @@ async def test_the_deadline_holds_across_updates() -> None:
     feeder = asyncio.create_task(trickle())
     seen: list[int] = []
     with pytest.raises(TrackingTimeout, match=r"no final status after 0\.3s"):
-        async for update in _with_deadline(_from(updates), 0.3):
+        async for update in with_deadline(_from(updates), 0.3):
             seen.append(update)
     feeder.cancel()
     assert 2 <= len(seen) < 20  # updates kept coming, yet the overall deadline ended it
@@ -232,7 +267,6 @@ def _server_error(code: int) -> Exception:
 
 
 async def test_malformed_and_5xx_answers_are_waited_out_with_a_growing_wait() -> None:
-    policy = TrackingPolicy(initial=1.0, factor=2.0, cap=8.0, failure_settle=0, timeout=3600)
     script = Script(
         [
             status("pending"),
@@ -240,37 +274,36 @@ async def test_malformed_and_5xx_answers_are_waited_out_with_a_growing_wait() ->
             status("success"),
         ]
     )
-    assert await collect(script, policy) == ["pending", "success"]
-    # after the change: 1 s; then each bad answer doubles the wait (capped)
-    assert script.waits[:5] == [1.0, 1.0, 2.0, 4.0, 8.0]
+    assert await collect(script) == ["pending", "success"]
+    assert script.calls == 6  # every bad answer was waited out, none ended the follow
+    # each bad answer in a row doubles the wait (capped)
+    policy = PollPolicy(error_base=1.0, error_cap=8.0)
+    assert [policy.error_delay(n) for n in range(1, 6)] == [1.0, 2.0, 4.0, 8.0, 8.0]
 
 
 async def test_a_client_error_still_ends_polling() -> None:
-    from crossdeck.api.errors import ServiceError
-
-    script = Script([status("pending"), _server_error(401)])
-    with pytest.raises(ServiceError, match="bad gateway"):
-        await collect(script, POLICY)
+    tracker = tracker_of(Script([status("pending"), _server_error(401)]))
+    with pytest.raises(TrackingTimeout, match=r"refuses the status .*bad gateway"):
+        await follow(tracker)
+    assert list(tracker.given_up()) == [RID]
 
 
 async def test_a_status_request_that_never_answers_ends_at_the_deadline() -> None:
-    async def hang() -> StatusV3:
-        await asyncio.sleep(3600)
-        raise AssertionError("unreachable")
+    class Hang:
+        async def status_v3(self, rid: str) -> StatusV3:
+            await asyncio.sleep(3600)
+            raise AssertionError("unreachable")
 
-    policy = TrackingPolicy(initial=0.01, cap=0.02, timeout=0.3)
+    policy = PollPolicy(**{**QUICK.__dict__, "timeout": 0.3})
     with pytest.raises(TrackingTimeout, match="still unanswered"):
-        async with asyncio.timeout(10):  # the test's own bound: the poller must end first
-            async for _ in poll_status(hang, policy):
-                pass
+        await follow(tracker_of(Hang(), policy))
 
 
 async def test_the_timeout_names_the_last_bad_answer() -> None:
-    policy = TrackingPolicy(initial=0.01, cap=0.02, failure_settle=0, timeout=0.1)
+    policy = PollPolicy(**{**QUICK.__dict__, "failure_settle": 0, "timeout": 0.1})
     script = Script([status("pending"), _malformed()])
     with pytest.raises(TrackingTimeout, match="last status pending; last answer: not JSON"):
-        async for _ in poll_status(script.fetch, policy):
-            pass
+        await follow(tracker_of(script, policy))
 
 
 @pytest.fixture

@@ -1,43 +1,52 @@
-"""Right after the client's own action the poller looks again soon (the policy's `first`
-wait), then backs off as usual; the settings' policy does this by default."""
+"""Right after the client's own action the tracker looks again soon (the policy's `first`
+wait, `StatusTracker.nudge`), then backs off as usual; the settings' policy does this by
+default."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
-from test_execute_tracking import Script, collect, status
+from test_execute_tracking import QUICK, RID, Script, intervals, status, tracker_of
 
 from crossdeck.config import TrackingSettings
-from crossdeck.execute.executor import INDEX_TIMEOUT_SECONDS
-from crossdeck.execute.tracking import FOLLOW_UP_SECONDS, TrackingPolicy
+from crossdeck.execute.follow import until_final
+from crossdeck.execute.tx_runner import INDEX_TIMEOUT_SECONDS
+from crossdeck.track.policy import FOLLOW_UP_SECONDS, PollPolicy
 
-POLICY = TrackingPolicy(initial=2.0, factor=1.5, cap=4.0, timeout=3600, first=0.25)
-
-
-async def test_the_first_wait_is_the_follow_up_then_it_grows() -> None:
-    answers = [status("waiting")] * 4 + [status("pending")] * 2 + [status("success")]
-    script = Script(answers)
-    assert await collect(script, POLICY) == ["waiting", "pending", "success"]
-    # after the first answer: 0.25, growing by 1.5; a later change goes back to `initial`
-    assert script.waits == [0.25, 0.375, 0.5625, 0.84375, 2.0, 3.0]
+POLICY = PollPolicy(fast=2.0, first=0.25, ramp=0.5, idle_ramp=0.5, active_cap=4.0, idle_cap=4.0)
 
 
-async def test_success_on_the_second_look_comes_after_the_follow_up_only() -> None:
+def test_the_first_wait_is_the_follow_up_then_it_grows() -> None:
+    waits = intervals(POLICY, ["waiting"] * 8, following=True)
+    # after the client's action: 0.25 s, then growing by 1.5 each time
+    assert waits == [0.25, 0.25, 0.25, 0.375, 0.5625, 0.84375, 1.265625, 1.8984375]
+
+
+def test_without_following_the_policy_starts_at_fast() -> None:
+    assert intervals(POLICY, ["waiting"] * 3) == [2.0, 2.0, 2.0]
+
+
+async def test_success_on_the_second_look_comes_after_the_nudge() -> None:
+    """A tracker that would look again only after a minute looks again at once when nudged."""
+    slow = PollPolicy(**{**QUICK.__dict__, "fast": 60.0, "active_cap": 60.0, "idle_cap": 60.0})
     script = Script([status("waiting"), status("success")])
-    assert await collect(script, POLICY) == ["waiting", "success"]
-    assert script.waits == [0.25]
-
-
-async def test_without_first_the_policy_starts_at_initial() -> None:
-    script = Script([status("waiting"), status("waiting"), status("success")])
-    await collect(script, TrackingPolicy(initial=2.0, cap=4.0, timeout=3600))
-    assert script.waits == [2.0, 3.0]
+    tracker = tracker_of(script, slow)
+    seen: list[str] = []
+    async with tracker, asyncio.timeout(20):  # the test's own bound, far below the minute
+        async for update in until_final(tracker, RID, tracker.follow(RID)):
+            seen.append(str(update.status))
+            tracker.nudge(RID)  # as the executor does after its own action
+    assert seen == ["waiting", "success"]
+    assert script.calls == 2
 
 
 def test_the_settings_policy_follows_up_within_a_quarter_second() -> None:
-    policy = TrackingPolicy.from_settings(TrackingSettings())
+    policy = PollPolicy.from_settings(TrackingSettings())
     assert policy.first == FOLLOW_UP_SECONDS <= 0.25
-    assert policy.initial == TrackingSettings().poll_interval_seconds
-    short = TrackingPolicy.from_settings(TrackingSettings(poll_interval_seconds=0.1))
+    assert policy.fast == TrackingSettings().poll_interval_seconds
+    assert policy.timeout == TrackingSettings().timeout_seconds
+    short = PollPolicy.from_settings(TrackingSettings(poll_interval_seconds=0.1))
     assert short.first == 0.1  # never later than the configured interval
 
 

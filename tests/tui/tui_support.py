@@ -139,7 +139,8 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
 
     from crossdeck.api.client import ServiceClient
     from crossdeck.execute import events as ev
-    from crossdeck.execute.executor import Executor, approve_all
+    from crossdeck.execute.executor import Collaborators, Executor, approve_all
+    from crossdeck.execute.gateways import GatewayPool
     from crossdeck.execute.journal import Journal
     from crossdeck.models import QuoteRequest
     from crossdeck.venue.client import VenueClient
@@ -160,11 +161,13 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
     )
     quote = await service.quote(request)
     executor = Executor(
-        service,
-        venue,
-        Signer(SecretStr(world.wallet_key)),
-        dict(world.rpc),
-        Journal(journal_dir / "journal.sqlite3"),
+        Collaborators(
+            service,
+            venue,
+            Signer(SecretStr(world.wallet_key)),
+            GatewayPool(dict(world.rpc)),
+            Journal(journal_dir / "journal.sqlite3"),
+        ),
         confirm=approve_all,
     )
     try:

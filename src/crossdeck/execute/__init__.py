@@ -40,14 +40,13 @@ from crossdeck.execute.events import (
 )
 from crossdeck.execute.guards import GuardResult, check_item, check_quote
 from crossdeck.execute.journal import Journal
-from crossdeck.execute.tracking import TrackingPolicy
 
 if TYPE_CHECKING:
-    from crossdeck.execute.executor import Executor, approve_all
+    from crossdeck.execute.executor import Collaborators, Executor, RunOptions, approve_all
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Executor", "approve_all"):
+    if name in ("Collaborators", "Executor", "RunOptions", "approve_all"):
         from crossdeck.execute import executor
 
         return getattr(executor, name)
@@ -58,6 +57,7 @@ __all__ = [
     "AlreadyStarted",
     "AwaitingConfirmation",
     "AwaitingSignature",
+    "Collaborators",
     "Declined",
     "Event",
     "ExecutionError",
@@ -73,12 +73,12 @@ __all__ = [
     "Note",
     "NothingToResume",
     "Posted",
+    "RunOptions",
     "RunStarted",
     "SignRequest",
     "Signed",
     "StatusChanged",
     "StepStarted",
-    "TrackingPolicy",
     "TrackingTimeout",
     "TxConfirmed",
     "TxSent",

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from crossdeck.wallet.gateway import EvmGateway
 
 GatewayFactory = Callable[[int], "EvmGateway | None"]
+
+
+class Gateways(Protocol):
+    """The chains a run can reach: what the executor is handed (`GatewayPool` fits)."""
+
+    @property
+    def chain_ids(self) -> frozenset[int] | None:
+        """Chains with a configured RPC; None when a factory decides."""
+        ...
+
+    def get(self, chain_id: int) -> EvmGateway | None: ...
+
+    async def aclose(self) -> None: ...
 
 
 class GatewayPool:

@@ -26,15 +26,29 @@ pushed as well, and the slow polls remain as a safety net for requests of anothe
 
 `failure` is not final (facts.md: failure -> pending -> refund happens): it is polled every
 `settle_interval` until it has held for `failure_settle` seconds, then treated as final.
+
+Following up: right after the client's own action on a request (deposit mined, signature
+posted, venue transfer accepted) the service moves within moments, so the tracker is told
+(`StatusTracker.nudge`) and looks again `first` seconds later; from then on the same ramp
+applies, with `first` instead of `fast` as the shortest interval (polls about 1.5x further
+apart each time), so a run sees its outcome soon without a fixed 2 s wait.
+
+This is the one policy: `watch`, the app and every run (`bridge`, `resume`) read it from the
+settings through `from_settings`; `timeout` is how long a run follows its request before it
+hands it to `crossdeck watch` / `crossdeck resume`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from crossdeck.models.status import RequestStatus, parse_status
 
 _IDLE_STATUSES = frozenset({RequestStatus.WAITING, RequestStatus.DELAYED})
+
+FOLLOW_UP_SECONDS = 0.25
+"""The first look after the client's own action (issue 15: within 0.25 s)."""
 
 
 @dataclass(frozen=True)
@@ -60,9 +74,16 @@ class PollPolicy:
     error_cap: float = 60.0
     not_found_limit: int = 5
     """Stop tracking an id the service answered 404 for this many times in a row."""
+    first: float = FOLLOW_UP_SECONDS
+    """The wait after the client's own action, and the shortest interval while following up."""
+    timeout: float = 600.0
+    """How long a run (`bridge`, `resume`, the app's Execute) follows its request before it
+    stops with exit 10 naming `crossdeck watch` (the request goes on without it)."""
 
     def __post_init__(self) -> None:
-        for name in ("fast", "active_cap", "idle_cap", "settle_interval", "error_base"):
+        for name in (
+            "fast", "active_cap", "idle_cap", "settle_interval", "error_base", "first", "timeout"
+        ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive")
         for name in ("ramp", "idle_ramp", "webhook_quiet", "failure_settle"):
@@ -74,16 +95,18 @@ class PollPolicy:
             raise ValueError("error_cap >= error_base and not_found_limit >= 1")
 
     @classmethod
-    def from_settings(cls, tracking: object, **overrides: float) -> PollPolicy:
-        """From `Settings.tracking` (`poll_interval_seconds`, `poll_interval_cap_seconds`,
-        `failure_settle_seconds`)."""
-        fast = float(getattr(tracking, "poll_interval_seconds", cls.fast))
-        cap = max(fast, float(getattr(tracking, "poll_interval_cap_seconds", cls.active_cap)))
+    def from_settings(cls, tracking: Any, **overrides: float) -> PollPolicy:
+        """The one reading of `Settings.tracking` (`poll_interval_seconds`,
+        `poll_interval_cap_seconds`, `failure_settle_seconds`, `timeout_seconds`)."""
+        fast = float(tracking.poll_interval_seconds)
+        cap = max(fast, float(tracking.poll_interval_cap_seconds))
         values: dict[str, float] = {
             "fast": fast,
             "active_cap": min(cap, max(fast, cls.active_cap)),
             "idle_cap": cap,
-            "failure_settle": float(getattr(tracking, "failure_settle_seconds", 30.0)),
+            "failure_settle": float(tracking.failure_settle_seconds),
+            "first": min(fast, FOLLOW_UP_SECONDS),  # never later than the configured interval
+            "timeout": float(tracking.timeout_seconds),
         }
         values.update(overrides)
         # overrides are floats by name, which the checker cannot match to each field
@@ -99,21 +122,28 @@ class PollPolicy:
         return self.idle_cap if self.is_idle(status) else self.active_cap
 
     def interval(
-        self, status: RequestStatus | str | None, since_change: float, *, feed_live: bool = False
+        self,
+        status: RequestStatus | str | None,
+        since_change: float,
+        *,
+        feed_live: bool = False,
+        following: bool = False,
     ) -> float:
         """Seconds from one poll to the next, `since_change` seconds after the last change.
 
         `feed_live`: webhooks are arriving for other tracked requests, so this one's next change
         will most likely be pushed too; a request still `waiting` is then only checked every
-        `idle_cap` as a safety net.
+        `idle_cap` as a safety net. `following`: the client acted on the request (`nudge`),
+        so the shortest interval is `first`, not `fast`.
         """
         if parse_status(status) is RequestStatus.FAILURE:
             return self.settle_interval
         idle = self.is_idle(status)
-        if idle and feed_live:
+        if idle and feed_live and not following:
             return self.idle_cap
         grown = (self.idle_ramp if idle else self.ramp) * max(0.0, since_change)
-        return min(self.cap_for(status), max(self.fast, grown))
+        shortest = min(self.first, self.fast) if following else self.fast
+        return min(self.cap_for(status), max(shortest, grown))
 
     def error_delay(self, consecutive_errors: int) -> float:
         delay: float = min(self.error_cap, self.error_base * 2 ** max(0, consecutive_errors - 1))
@@ -128,9 +158,13 @@ class PollPolicy:
         last_webhook_at: float | None,
         failure_since: float | None,
         feed_live: bool = False,
+        following: bool = False,
     ) -> float:
-        """The monotonic time of the next poll, made at `now` (after a poll or a webhook)."""
-        due = now + self.interval(status, now - changed_at, feed_live=feed_live)
+        """The monotonic time of the next poll, made at `now` (after a poll or a webhook);
+        `changed_at` is the last change or the client's last action, whichever is later."""
+        due = now + self.interval(
+            status, now - changed_at, feed_live=feed_live, following=following
+        )
         if failure_since is not None:
             # the poll that confirms the settle falls exactly on its end
             due = min(due, failure_since + self.failure_settle)

@@ -16,8 +16,12 @@ How it works:
 - Every observation, polled or pushed, goes through `crossdeck.track.updates.compare`: one
   ordered stream per request, newer `updatedAt` wins, stale and duplicate ones are dropped.
 - A 429 pauses the whole budget for its Retry-After; no answer / 503 pauses it with backoff;
-  other error answers back off that request alone; an id the service keeps answering 404 for is
-  given up (reported through `on_problem`).
+  other error answers (5xx, malformed, 408/425) back off that request alone and are tried again
+  for as long as it is tracked; an id the service keeps answering 404 for, or one it refuses
+  for good (another 4xx), is given up (reported through `on_problem`).
+- `nudge(request_id)` after the client's own action (deposit mined, signature posted, transfer
+  accepted): the next poll comes `policy.first` seconds later and the back-off starts again
+  from there (`crossdeck.execute` follows its runs this way, through `follow`).
 - With a `StatusStore`, every tracked id and each accepted update is written down, so a new
   tracker calling `resume()` picks up the unfinished requests and their last-known status.
 
@@ -118,6 +122,12 @@ class _Request:
     webhooks: int = 0
     heap_seq: int = -1
     in_flight: bool = False
+    following: bool = False
+    """The client acts on this request (`nudge`): polls may come as soon as `policy.first`."""
+    nudged: bool = False
+    """Nudged while a poll was in flight: the next poll comes `policy.first` after it."""
+    problem: str | None = None
+    """The last answer that was waited out (cleared by a good one)."""
 
     @property
     def finished(self) -> bool:
@@ -335,6 +345,16 @@ class StatusTracker:
         req = self._requests.get(normalise_request_id(request_id))
         return req.polls if req is not None else 0
 
+    def last_problem(self, request_id: str) -> str | None:
+        """The last status answer that was waited out for `request_id`, in words (None after
+        a good one); a poll still unanswered says so."""
+        req = self._requests.get(normalise_request_id(request_id))
+        if req is None:
+            return None
+        if req.problem is None and req.in_flight:
+            return "the last status request was still unanswered"
+        return req.given_up or req.problem
+
     async def wait_done(self) -> None:
         """Until every tracked request is final or given up."""
         await self._done.wait()
@@ -367,6 +387,36 @@ class StatusTracker:
         sub._ends_when = finished
         sub._check_end()
         return sub
+
+    def follow(self, request_id: str) -> Subscription:
+        """`stream(request_id)` with the scheduler started: what a run reads its request's
+        statuses from (`crossdeck.execute.follow.Follower`)."""
+        self.start()
+        return self.stream(request_id)
+
+    def nudge(self, request_id: str) -> None:
+        """The client just acted on `request_id` (deposit mined, signature posted, venue
+        transfer accepted): look again `policy.first` seconds from now, and let the back-off
+        start from here."""
+        rid = normalise_request_id(request_id)
+        if rid not in self._requests:
+            self.track(rid)
+        req = self._requests[rid]
+        if req.finished:
+            return
+        now = self._clock()
+        req.following = True
+        req.changed_at = now
+        if req.in_flight:
+            req.nudged = True
+            return
+        self._schedule(req, self._follow_up_due(req, now))
+
+    def _follow_up_due(self, req: _Request, now: float) -> float:
+        due = now + self.policy.first
+        if req.last_webhook_at is not None:  # its webhooks flow: they will bring the news
+            due = max(due, req.last_webhook_at + self.policy.webhook_quiet)
+        return due
 
     # -- webhooks ----------------------------------------------------------------------------
 
@@ -488,6 +538,7 @@ class StatusTracker:
             last_webhook_at=req.last_webhook_at,
             failure_since=req.failure_since,
             feed_live=feed_live,
+            following=req.following,
         )
 
     def _schedule(self, req: _Request, due: float) -> None:
@@ -568,6 +619,9 @@ class StatusTracker:
 
     def _next_due_after_poll(self, req: _Request) -> float:
         now = self._clock()
+        if req.nudged:
+            req.nudged = False
+            return self._follow_up_due(req, now)
         if req.errors:
             return max(now + self.policy.error_delay(req.errors), self._next_poll(req, now))
         return self._next_poll(req, now)
@@ -578,11 +632,13 @@ class StatusTracker:
             body = await self.service.status_v3(rid)
         except RateLimitedError as exc:
             self.stats.poll_errors += 1
+            req.problem = _short(exc)
             pause = self.budget.rate_limited(exc.retry_after)
             self._problem(Problem(None, f"rate limited (429): pausing {pause:g} s", error=exc))
             return
         except (ServiceUnavailableError, ServiceConnectionError) as exc:
             self.stats.poll_errors += 1
+            req.problem = _short(exc)
             pause = self.budget.unavailable()
             self._problem(Problem(None, f"service unreachable: pausing {pause:g} s", error=exc))
             return
@@ -597,6 +653,9 @@ class StatusTracker:
                 if req.not_found >= self.policy.not_found_limit:
                     self._give_up(req, f"the service does not know {rid} (404)", exc)
                     return
+            elif _refused_for_good(exc):
+                self._give_up(req, f"the service refuses the status of {rid}: {_short(exc)}", exc)
+                return
             self._request_error(req, exc)
             return
         except CrossdeckError as exc:  # e.g. an id the client refuses to send
@@ -612,6 +671,7 @@ class StatusTracker:
             return
         req.errors = 0
         req.not_found = 0
+        req.problem = None
         now = self._clock()
         verdict = self._observe(req, update, now)
         if (
@@ -624,4 +684,20 @@ class StatusTracker:
     def _request_error(self, req: _Request, exc: BaseException) -> None:
         self.stats.poll_errors += 1
         req.errors += 1
+        req.problem = _short(exc)
         self._problem(Problem(req.request_id, f"status poll failed: {exc}", error=exc))
+
+
+# 4xx answers that say "not now" rather than "never" (with 404, counted apart, and 429)
+_TRANSIENT_CLIENT_STATUSES = frozenset({404, 408, 425, 429})
+
+
+def _refused_for_good(exc: ServiceError) -> bool:
+    """A 4xx that no later poll can outlive (a bad key, a request id the service refuses)."""
+    status = exc.status
+    return status is not None and 400 <= status < 500 and status not in _TRANSIENT_CLIENT_STATUSES
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(getattr(exc, "message", None) or exc).split())
+    return text if len(text) <= 160 else text[:160] + "…"

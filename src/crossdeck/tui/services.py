@@ -148,26 +148,28 @@ class Services:
         with `close_executor`). Imported in a thread: eth-account is heavy."""
         signer = await self.signer()
         # the app's tracker (polls merged with webhooks) follows the run: one poller, not two
-        stream = self._tracker.stream if self._tracker is not None else None
+        # (before it started, the executor follows with a tracker of its own)
+        follower = self._tracker
 
         def build() -> Executor:
-            from crossdeck.execute.executor import Executor
+            from crossdeck.execute.executor import Collaborators, Executor, RunOptions
+            from crossdeck.execute.gateways import GatewayPool
             from crossdeck.execute.journal import Journal
-            from crossdeck.execute.tracking import TrackingPolicy
 
             settings = self.settings
-            return Executor(
+            parts = Collaborators(
                 self.service,
                 self.venue,
                 signer,
-                dict(settings.rpc),
+                GatewayPool(dict(settings.rpc)),
                 Journal.in_data_dir(settings.data_dir),
-                confirm=confirm,
+                follower=follower,
+            )
+            options = RunOptions(
                 signing_chain_id=settings.signing_chain_id,
-                tracking=TrackingPolicy.from_settings(settings.tracking),
-                status_stream=stream,
                 fee_cap_multiple=settings.guards.fee_cap_multiple,
             )
+            return Executor(parts, confirm=confirm, options=options)
 
         return await asyncio.to_thread(build)
 
@@ -221,15 +223,7 @@ class Services:
         from crossdeck.track.tracker import StatusTracker
 
         settings = self.settings
-        tracking = settings.tracking
-        fast = tracking.poll_interval_seconds
-        cap = max(fast, tracking.poll_interval_cap_seconds)
-        policy = PollPolicy(
-            fast=fast,
-            active_cap=cap,
-            idle_cap=max(cap, PollPolicy.idle_cap),
-            failure_settle=tracking.failure_settle_seconds,
-        )
+        policy = PollPolicy.from_settings(settings.tracking)
         # the tracker paces itself on 429s, so its client must not sleep them out (NO_RETRY)
         self._tracker_client = ServiceClient(
             settings.service.url,

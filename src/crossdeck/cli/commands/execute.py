@@ -14,7 +14,7 @@ import asyncio
 import dataclasses
 import shutil
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 import click
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
     from crossdeck.execute import Event, Executor, Journal, SignRequest
+    from crossdeck.execute.events import RunEvent
 
 JSON_HELP = "JSON lines of events (same as the global --json)."
 
@@ -47,31 +48,41 @@ def _executor(
 ) -> Executor:
     from crossdeck.cli.commands.service import _service_client, _venue_client
     from crossdeck.credentials import resolve_wallet_key
-    from crossdeck.execute import Executor, Journal, TrackingPolicy
+    from crossdeck.execute import Collaborators, Executor, Journal, RunOptions
+    from crossdeck.execute.gateways import GatewayPool
+    from crossdeck.track.policy import PollPolicy
+    from crossdeck.track.tracker import StatusTracker
     from crossdeck.wallet.signer import Signer
 
     signer = Signer(resolve_wallet_key(settings))
-    tracking = TrackingPolicy.from_settings(settings.tracking)
+    policy = PollPolicy.from_settings(settings.tracking)
     if timeout is not None:
         if timeout <= 0:
             raise InputError("--timeout must be a positive number of seconds")
-        tracking = dataclasses.replace(tracking, timeout=timeout)
-    return Executor(
-        _service_client(settings),
+        policy = dataclasses.replace(policy, timeout=timeout)
+    service = _service_client(settings)
+    parts = Collaborators(
+        service,
         _venue_client(settings),
         signer,
-        dict(settings.rpc),
+        GatewayPool(dict(settings.rpc)),
         Journal.in_data_dir(settings.data_dir),
-        confirm=confirm,
+        follower=StatusTracker(service, policy=policy),
+    )
+    options = RunOptions(
         signing_chain_id=settings.signing_chain_id,
-        tracking=tracking,
         trust_quote=trust_quote,
         fee_cap_multiple=settings.guards.fee_cap_multiple,
     )
+    return Executor(parts, confirm=confirm, options=options)
 
 
 async def _close(executor: Executor) -> None:
+    from crossdeck.track.tracker import StatusTracker
+
     await executor.aclose()
+    if isinstance(executor.follower, StatusTracker):  # the one `_executor` made
+        await executor.follower.aclose()
     await executor.service.aclose()
     await executor.venue.aclose()
     executor.journal.close()
@@ -80,68 +91,70 @@ async def _close(executor: Executor) -> None:
 # -- rendering -----------------------------------------------------------------------------
 
 
-def event_lines(event: Event) -> list[str]:
+def event_lines(event: RunEvent) -> list[str]:
     """One event in words (text mode)."""
     from crossdeck.execute import events as ev
     from crossdeck.execute.describe import out_leg
     from crossdeck.models.text import short
 
-    if isinstance(event, ev.RunStarted):
-        verb = "resuming" if event.resumed else "executing"
-        return [f"{verb} request {event.request_id} as {event.wallet}: {', '.join(event.steps)}"]
-    if isinstance(event, ev.GuardsChecked):
-        # every guard with its verdict: what a passed one checked is worth reading too
-        bad = [r for r in event.results if not r.ok]
-        total = len(event.results)
-        head = f"guards: {len(bad)} FAILED" if bad else f"guards: all {total} checks passed"
-        return [head] + [f"  {r}" for r in bad] + [f"  {r}" for r in event.results if r.ok]
-    if isinstance(event, ev.StepStarted):
-        what = event.action or event.description or event.kind
-        return [f"step {event.step_id} (item {event.item_index}): {what}"]
-    if isinstance(event, ev.AwaitingConfirmation | ev.AwaitingSignature):
-        return ["  " + line for line in event.what.describe().splitlines()]
-    if isinstance(event, ev.Signed):
-        return [f"  signed ({event.kind})"]
-    if isinstance(event, ev.TxSent):
-        return [f"  sent {event.hash} on chain {event.chain_id} (nonce {event.nonce})"]
-    if isinstance(event, ev.TxConfirmed):
-        return [f"  mined in block {event.block_number} (gas used {event.gas_used})"]
-    if isinstance(event, ev.Posted):
-        more = (
-            f"; the answer added steps {', '.join(event.appended_steps)}"
-            if (event.appended_steps)
-            else ""
-        )
-        return [f"  posted to {event.endpoint}{more}"]
-    if isinstance(event, ev.VenueSubmitted):
-        return [f"  the venue accepted the transfer (nonce {event.nonce})"]
-    if isinstance(event, ev.ItemSkipped):
-        return [f"step {event.step_id} (item {event.item_index}): skipped, {event.reason}"]
-    if isinstance(event, ev.Note):
-        return [f"  note: {event.message}"]
-    if isinstance(event, ev.StatusChanged):
-        ins = ", ".join(short(h, 10, 6) for h in event.in_tx_hashes) or "-"
-        outs = ", ".join(short(h, 10, 6) for h in event.tx_hashes) or "-"
-        reason = f" ({event.fail_reason})" if event.fail_reason not in (None, "N/A") else ""
-        return [f"status {event.status}{reason}: in {ins}; {out_leg(event.status)} {outs}"]
-    if isinstance(event, ev.Finished):
-        reason = (
-            f", failReason {event.fail_reason}" if event.fail_reason not in (None, "N/A") else ""
-        )
-        refund = (
-            f", refundFailReason {event.refund_fail_reason}"
-            if event.refund_fail_reason not in (None, "N/A")
-            else ""
-        )
-        outs = ", ".join(event.tx_hashes)
-        leg = f"; {out_leg(event.status)} {outs}" if outs else ""
-        return [f"finished: {event.status}{reason}{refund}{leg}"]
-    if isinstance(event, ev.Failed):
-        return [f"error: {event.error}"]
-    return [str(event.to_json())]
+    match event:  # over the closed union: mypy checks every event is said
+        case ev.RunStarted():
+            verb = "resuming" if event.resumed else "executing"
+            steps = ", ".join(event.steps)
+            return [f"{verb} request {event.request_id} as {event.wallet}: {steps}"]
+        case ev.GuardsChecked():
+            # every guard with its verdict: what a passed one checked is worth reading too
+            bad = [r for r in event.results if not r.ok]
+            total = len(event.results)
+            head = f"guards: {len(bad)} FAILED" if bad else f"guards: all {total} checks passed"
+            return [head] + [f"  {r}" for r in bad] + [f"  {r}" for r in event.results if r.ok]
+        case ev.StepStarted():
+            what = event.action or event.description or event.kind
+            return [f"step {event.step_id} (item {event.item_index}): {what}"]
+        case ev.AwaitingConfirmation() | ev.AwaitingSignature():
+            return ["  " + line for line in event.what.describe().splitlines()]
+        case ev.Signed():
+            return [f"  signed ({event.kind})"]
+        case ev.TxSent():
+            return [f"  sent {event.hash} on chain {event.chain_id} (nonce {event.nonce})"]
+        case ev.TxConfirmed():
+            return [f"  mined in block {event.block_number} (gas used {event.gas_used})"]
+        case ev.Posted():
+            more = (
+                f"; the answer added steps {', '.join(event.appended_steps)}"
+                if (event.appended_steps)
+                else ""
+            )
+            return [f"  posted to {event.endpoint}{more}"]
+        case ev.VenueSubmitted():
+            return [f"  the venue accepted the transfer (nonce {event.nonce})"]
+        case ev.ItemSkipped():
+            return [f"step {event.step_id} (item {event.item_index}): skipped, {event.reason}"]
+        case ev.Note():
+            return [f"  note: {event.message}"]
+        case ev.StatusChanged():
+            ins = ", ".join(short(h, 10, 6) for h in event.in_tx_hashes) or "-"
+            outs = ", ".join(short(h, 10, 6) for h in event.tx_hashes) or "-"
+            reason = f" ({event.fail_reason})" if event.fail_reason not in (None, "N/A") else ""
+            return [f"status {event.status}{reason}: in {ins}; {out_leg(event.status)} {outs}"]
+        case ev.Finished():
+            failed = event.fail_reason not in (None, "N/A")
+            reason = f", failReason {event.fail_reason}" if failed else ""
+            refund = (
+                f", refundFailReason {event.refund_fail_reason}"
+                if event.refund_fail_reason not in (None, "N/A")
+                else ""
+            )
+            outs = ", ".join(event.tx_hashes)
+            leg = f"; {out_leg(event.status)} {outs}" if outs else ""
+            return [f"finished: {event.status}{reason}{refund}{leg}"]
+        case ev.Failed():
+            return [f"error: {event.error}"]
+        case _:
+            assert_never(event)
 
 
-def _emit(event: Event, as_json: bool) -> None:
+def _emit(event: RunEvent, as_json: bool) -> None:
     from crossdeck.execute import Failed
 
     if as_json:

@@ -6,7 +6,7 @@ a dialog that shows exactly what will be signed."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, assert_never
 
 from rich.text import Text
 from textual import work
@@ -173,12 +173,42 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
     def on_execution_event(self, message: ExecutionEvent) -> None:
         self.apply(message.event)
 
-    def apply(self, event: Any) -> None:
+    def apply(self, event: ev.RunEvent) -> None:
         """Show one executor event (public so tests and snapshots can replay a run)."""
         self.events.append(event)
-        handler = getattr(self, f"_show_{type(event).__name__}", None)
-        if handler is not None:
-            handler(event)
+        match event:  # over the closed union: mypy says so when an event is not shown
+            case ev.RunStarted():
+                self._show_RunStarted(event)
+            case ev.GuardsChecked():
+                self._show_GuardsChecked(event)
+            case ev.StepStarted():
+                self._show_StepStarted(event)
+            case ev.AwaitingConfirmation():
+                self._show_AwaitingConfirmation(event)
+            case ev.AwaitingSignature():
+                self._show_AwaitingSignature(event)
+            case ev.Signed():
+                self._show_Signed(event)
+            case ev.TxSent():
+                self._show_TxSent(event)
+            case ev.TxConfirmed():
+                self._show_TxConfirmed(event)
+            case ev.Posted():
+                self._show_Posted(event)
+            case ev.VenueSubmitted():
+                self._show_VenueSubmitted(event)
+            case ev.ItemSkipped():
+                self._show_ItemSkipped(event)
+            case ev.Note():
+                self._show_Note(event)
+            case ev.StatusChanged():
+                self._show_StatusChanged(event)
+            case ev.Finished():
+                self._show_Finished(event)
+            case ev.Failed():
+                self._show_Failed(event)
+            case _:
+                assert_never(event)
         self.query_one("#exec-log-text", Static).update(self._log)
         self.query_one("#exec-log", VerticalScroll).scroll_end(animate=False)
 

@@ -1,0 +1,246 @@
+"""The journalled template every item of a run goes through, whatever its kind.
+
+    intent -> confirm -> sign -> journal the signed bytes -> crash point -> send
+    (or, resumed: whatever was journalled as signed or sent is found or sent again as is)
+
+`ItemRunner.run` is that order, once; a runner per kind (`execute.tx_runner`,
+`execute.signature_runner`, `execute.venue_runner`) says only what differs: how the item is
+checked and described (`prepare`), how it is signed (`sign`), how it is sent (`send`) and how
+an item journalled as signed is finished (`finish`). `Workshop` is what they share: the
+collaborators, the run's options, the /chains answer and the per-item guards.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from crossdeck.errors import CrossdeckError
+from crossdeck.execute.crash import crash_point
+from crossdeck.execute.errors import Declined
+from crossdeck.execute.events import (
+    AwaitingConfirmation,
+    AwaitingSignature,
+    RunEvent,
+    Signed,
+    SignRequest,
+)
+from crossdeck.execute.follow import Follower
+from crossdeck.execute.gateways import Gateways
+from crossdeck.execute.guards import GuardResult, check_item
+from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE
+from crossdeck.execute.guards.request import no_request_guard
+from crossdeck.execute.journal import ItemRecord, Journal
+from crossdeck.models import ChainsResponse, Quote, QuoteRequest, StatusV3, Step, StepItem
+
+if TYPE_CHECKING:
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.venue.client import VenueClient
+    from crossdeck.wallet.signer import Signer
+
+Confirm = Callable[[SignRequest], Awaitable[bool]]
+
+GAS_MARGIN_PERCENT = 20
+
+
+@dataclass
+class Collaborators:
+    """What an executor works with (built once from the settings by the caller). `follower`
+    None: the executor follows with a `StatusTracker` of its own over `service`."""
+
+    service: ServiceClient
+    venue: VenueClient
+    signer: Signer
+    gateways: Gateways
+    journal: Journal
+    follower: Follower | None = None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    signing_chain_id: int = 1
+    """Goes into the authorize domain and body (4.4 override) and the SendAsset domain and
+    signatureChainId."""
+    trust_quote: bool = False
+    """Run a quote without the request that produced it (`--trust-quote`)."""
+    fee_cap_multiple: float = DEFAULT_FEE_CAP_MULTIPLE
+    gas_margin_percent: int = GAS_MARGIN_PERCENT
+    receipt_timeout: float = 120.0
+    receipt_poll: float = 0.25
+
+
+@dataclass
+class Run:
+    """One run of a quote: the executor's own copy of it (appended steps go in here)."""
+
+    request_id: str
+    quote: Quote
+    request: QuoteRequest | None
+    signing_chain_id: int
+    deposit_amount: int | None
+
+
+@dataclass
+class Item:
+    """One item of a run's step, where the runners see it."""
+
+    run: Run
+    step_index: int
+    item_index: int
+    step: Step
+    data: StepItem
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.run.request_id, self.step_index, self.item_index)
+
+    @property
+    def where(self) -> str:
+        return f"step '{self.step.id}' item {self.item_index}"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What `prepare` made: the request shown to the user, the intent's journal fields and
+    what `sign` and `send` need (the runner's own)."""
+
+    request: SignRequest
+    intent: dict[str, Any]
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Workshop:
+    """What the runners share with the executor (mutable: tests swap `confirm`, `gateways`)."""
+
+    parts: Collaborators
+    follower: Follower
+    confirm: Confirm
+    options: RunOptions
+    chains: ChainsResponse | None = None
+
+    def rpc_chain_ids(self, quote: Quote) -> frozenset[int]:
+        """Chains with an RPC: the configured ones, or those a gateway factory can serve."""
+        known = self.parts.gateways.chain_ids
+        if known is not None:
+            return known
+        chains = {
+            item.as_transaction().chain_id
+            for step in quote.steps
+            for item in step.items
+            if item.kind_of_data == "transaction"
+        }
+        gateways = self.parts.gateways
+        return frozenset(c for c in chains if c is not None and gateways.get(c) is not None)
+
+    def item_guards(self, item: Item) -> list[GuardResult]:
+        run = item.run
+        trusted = [no_request_guard(self.options.trust_quote)] if run.request is None else []
+        return trusted + check_item(
+            run.quote,
+            item.step_index,
+            item.item_index,
+            wallet=self.parts.signer.address,
+            rpc_chain_ids=self.rpc_chain_ids(run.quote),
+            chains=self.chains,
+            request=run.request,
+        )
+
+    async def ask(self, request: SignRequest) -> None:
+        if not await self.confirm(request):
+            raise Declined(request.title)
+
+    async def fetch_status(self, run: Run) -> StatusV3:
+        endpoint = _v3_check_endpoint(run.quote)
+        if endpoint is not None:
+            answer = await self.parts.service.check(endpoint)
+            if isinstance(answer, StatusV3):
+                return answer
+        return await self.parts.service.status_v3(run.request_id)
+
+    async def deposit_seen(self, run: Run) -> bool:
+        """The service has seen the request's deposit: it lists an origin tx, or its status
+        is one only a deposit leads to. 'failure' alone says nothing (a quote can expire)."""
+        try:
+            status = await self.fetch_status(run)
+        except CrossdeckError:
+            return False
+        return bool(status.in_tx_hashes) or status.follows_a_deposit
+
+    def acted(self, run: Run) -> None:
+        """The client just acted on the request: the follower looks again soon."""
+        self.follower.nudge(run.request_id)
+
+
+class ItemRunner(ABC):
+    """One kind of item through the journalled template."""
+
+    def __init__(self, shop: Workshop) -> None:
+        self.shop = shop
+
+    @property
+    def journal(self) -> Journal:
+        return self.shop.parts.journal
+
+    async def run(self, item: Item, record: ItemRecord | None) -> AsyncIterator[RunEvent]:
+        if record is not None:  # signed (maybe sent) before an interruption
+            async for event in self.finish(item, record):
+                yield event
+            return
+        prepared = await self.prepare(item)
+        request = prepared.request
+        if request.kind == "transaction":
+            yield AwaitingConfirmation(request)
+        else:
+            yield AwaitingSignature(request)
+        await self.shop.ask(request)
+        self.journal.record(*item.key, "intent", step_id=item.step.id, **prepared.intent)
+        signed = self.sign(prepared)
+        self.journal.record(*item.key, "signed", **signed)
+        yield Signed(item.step.id, item.item_index, request.kind)
+        crash_point("after-sign", item.step.id)
+        async for event in self.send(item, prepared, signed):
+            yield event
+
+    @abstractmethod
+    async def prepare(self, item: Item) -> Prepared:
+        """Guards, then exactly what will be signed; raises `GuardRefused` first."""
+
+    @abstractmethod
+    def sign(self, prepared: Prepared) -> dict[str, Any]:
+        """Sign; the journal fields of the `signed` record (written before anything leaves)."""
+
+    @abstractmethod
+    def send(
+        self, item: Item, prepared: Prepared, signed: dict[str, Any]
+    ) -> AsyncIterator[RunEvent]:
+        """Send what was just signed."""
+
+    @abstractmethod
+    def finish(self, item: Item, record: ItemRecord) -> AsyncIterator[RunEvent]:
+        """Resume an item journalled as signed or sent: find it, or send the same again."""
+
+
+def _v3_check_endpoint(quote: Quote) -> str | None:
+    """The first item's check endpoint, moved to /intents/status/v3 (facts.md: the SDK does
+    the same; v3 adds failReason and refundFailReason)."""
+    for step in quote.steps:
+        for item in step.items:
+            endpoint = item.check.endpoint if item.check else None
+            if not endpoint:
+                continue
+            url = httpx.URL(endpoint)
+            if not url.is_relative_url:
+                return None  # the service client resolves absolute ones itself
+            path = url.path.rstrip("/")
+            if path.endswith("/intents/status"):
+                query = f"?{url.query.decode()}" if url.query else ""
+                return f"{path}/v3{query}"
+            if path.endswith("/intents/status/v3"):
+                return endpoint
+            return None
+    return None
