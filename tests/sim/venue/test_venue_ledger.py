@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from sim_parts_support import PAYER, PERPS_USDC, SOLVER, SPOT_USDC_ID, USDC_UNIT, signed_body
 
 from crossdeck.sim.venue import (
     CURRENCIES,
@@ -13,6 +12,8 @@ from crossdeck.sim.venue import (
     format_units,
     parse_units,
 )
+
+from .support import PAYER, PERPS_USDC, SOLVER, SPOT_USDC_ID, USDC_UNIT, signed_body
 
 OK = {"status": "ok", "response": {"type": "default"}}
 

@@ -3,9 +3,9 @@ pairs) and the balance reads (clearinghouseState, spotClearinghouseState)."""
 
 from __future__ import annotations
 
-from sim_parts_support import PAYER, PERPS_USDC, SOLVER, SPOT_USDC_ID, USDC_UNIT
-
 from crossdeck.sim.venue import USDE_TOKEN_ID, hip3_address
+
+from .support import PAYER, PERPS_USDC, SOLVER, SPOT_USDC_ID, USDC_UNIT
 
 
 async def test_spot_meta_lists_usdc_at_index_0_with_its_public_token_id(venue) -> None:

@@ -22,6 +22,7 @@ from crossdeck.sim.service import (
     StaticChainReader,
     make_service_app,
 )
+from helpers.servers import start_app
 
 from .support import (
     DEMO_KEY,
@@ -30,7 +31,6 @@ from .support import (
     Service,
     ServiceFactory,
     make_directory,
-    start_app,
 )
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from aiohttp import web
 from eth_account import Account
 
 from crossdeck.sim.brand import Brand
@@ -115,11 +114,3 @@ class Service:
 
 
 ServiceFactory = Callable[..., Awaitable[Service]]
-
-
-async def start_app(app: web.Application) -> tuple[web.AppRunner, str]:
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    return runner, f"http://127.0.0.1:{runner.addresses[0][1]}"

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
-from sim_parts_support import start_app
+
+from helpers.servers import start_app
 
 
 @dataclass

@@ -27,8 +27,9 @@ from crossdeck.sim.service import (
     make_service_app,
 )
 from crossdeck.sim.service.state import system_clock_ms
+from helpers.servers import start_app
 
-from .support import DEMO_KEY, OTHER_KEY, SOLVER_VENUE, USER, USER_KEY, Service, start_app
+from .support import DEMO_KEY, OTHER_KEY, SOLVER_VENUE, USER, USER_KEY, Service
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -24,8 +24,9 @@ from crossdeck.sim.service import (
     StaticChainReader,
     make_service_app,
 )
+from helpers.servers import start_app
 
-from .support import BASE_USDC, HYPER_USDC, NATIVE, PERPS_USDC, USER, make_directory, start_app
+from .support import BASE_USDC, HYPER_USDC, NATIVE, PERPS_USDC, USER, make_directory
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from sim_parts_support import (
+
+from crossdeck.sim.venue import USDE_TOKEN_ID, SendAssetRecord, hip3_address
+
+from .support import (
     OTHER,
     OTHER_KEY,
     PAYER,
@@ -18,8 +21,6 @@ from sim_parts_support import (
     sign,
     signed_body,
 )
-
-from crossdeck.sim.venue import USDE_TOKEN_ID, SendAssetRecord, hip3_address
 
 OK = {"status": "ok", "response": {"type": "default"}}
 FEE = USDC_UNIT  # default first-send fee: 1 USDC

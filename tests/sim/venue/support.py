@@ -1,4 +1,4 @@
-"""Helpers for the sim-parts tests: real servers on 127.0.0.1:0 and an independent signer.
+"""Helpers for the venue tests: an independent signer and a handle on a running venue.
 
 The typed data here is built from the spec's text (4.4 "Building the deposit signature data"),
 not from crossdeck.sim.venue, so the two readings check each other.
@@ -10,7 +10,6 @@ import time
 from typing import Any
 
 import httpx
-from aiohttp import web
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 
@@ -40,15 +39,6 @@ def fresh_nonce() -> int:
     global _last_nonce
     _last_nonce = max(now_ms(), _last_nonce + 1)
     return _last_nonce
-
-
-async def start_app(app: web.Application, port: int = 0) -> tuple[web.AppRunner, str]:
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port)
-    await site.start()
-    bound = runner.addresses[0][1]
-    return runner, f"http://127.0.0.1:{bound}"
 
 
 def venue_chain_field(venue_name: str) -> str:

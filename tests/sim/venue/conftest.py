@@ -7,10 +7,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import httpx
 import pytest
 from aiohttp import web
-from sim_parts_support import Venue, start_app
 
 from crossdeck.sim.brand import BRANDS
 from crossdeck.sim.venue import VenueLedger, make_venue_app
+from helpers.servers import start_app
+
+from .support import Venue
 
 VenueFactory = Callable[..., Awaitable[Venue]]
 

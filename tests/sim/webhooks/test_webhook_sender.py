@@ -8,13 +8,14 @@ import json
 import time
 
 import pytest
-from webhook_support import Receiver
 
 from crossdeck.sim.webhooks import (
     WebhookConfigError,
     WebhookSender,
     build_status_payload,
 )
+
+from .webhook_support import Receiver
 
 KEY = "demo-api-key-0001"
 FAST = {"base_delay": 0.01, "max_delay": 0.05}

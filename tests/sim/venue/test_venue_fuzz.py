@@ -13,10 +13,11 @@ import pytest
 from aiohttp import web
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sim_parts_support import PAYER, PERPS_USDC, SOLVER, USDC_UNIT, signed_body
 
 from crossdeck.sim.brand import BRANDS
 from crossdeck.sim.venue import VenueLedger, make_venue_app
+
+from .support import PAYER, PERPS_USDC, SOLVER, USDC_UNIT, signed_body
 
 BRAND = BRANDS["neutral"]
 

@@ -1,0 +1,8 @@
+"""The one set of helpers every test folder shares (the root conftest.py puts `tests/` on the
+import path, so any test imports them as `helpers.<module>`):
+
+- `servers.start_app`: an aiohttp app on 127.0.0.1, port 0 unless given;
+- `waiting.wait_until`: poll a condition until it holds, failing with what was awaited;
+- `fault_proxy.FaultProxy`: a forwarding proxy in front of the world's service or venue that
+  records what clients sent and answers queued faults in the world's place.
+"""

@@ -1,0 +1,1 @@
+"""The world's webhook sender (crossdeck.sim.webhooks): payloads, signatures, retries."""
