@@ -1,4 +1,5 @@
-"""Helpers every command shares: error-to-exit-code mapping and JSON output."""
+"""Helpers every command shares: error-to-exit-code mapping, JSON output, and the service client
+a command reads with (built by the composition root, `crossdeck.compose`)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,16 @@ import functools
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.config import Settings
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -37,3 +42,14 @@ def handles_errors(func: Callable[P, R]) -> Callable[P, R]:
 def print_json(data: Any) -> None:
     """One JSON document (or one JSON line of a stream) on stdout."""
     click.echo(json.dumps(data, separators=(",", ":"), default=str))
+
+
+def service_client(settings: Settings) -> ServiceClient:
+    """The service's client for a command. A key the keyring cannot give is a warning, not an
+    error: the key only raises rate limits (and unlocks authenticated data); reads work without."""
+    from crossdeck import compose
+
+    api_key, problem = compose.read_api_key(settings)
+    if problem is not None:
+        click.echo(f"warning: continuing without an API key ({problem})", err=True)
+    return compose.service_client(settings, api_key)

@@ -1,9 +1,9 @@
-"""The layers the app talks to, built lazily from the settings.
+"""The layers the app talks to, built lazily from the settings by the composition root.
 
 Nothing here imports textual, and the heavy layers (the signer's eth-account, the webhook
 receiver's aiohttp) are imported on first use only, so opening the app stays quick. Clients are
-created the first time a worker asks for them, inside the app's running loop, and closed by
-`aclose()`.
+made by `crossdeck.compose` (as the CLI's are) the first time a worker asks for them, inside the
+app's running loop, and closed by `aclose()`.
 """
 
 from __future__ import annotations
@@ -13,13 +13,15 @@ import importlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from pydantic import SecretStr
-
+from crossdeck import compose
+from crossdeck.compose import Secrets, read_secrets
 from crossdeck.config import Settings
 from crossdeck.errors import CrossdeckError
 from crossdeck.models import ChainsResponse
 
 if TYPE_CHECKING:
+    from pydantic import SecretStr
+
     from crossdeck.api.client import ServiceClient
     from crossdeck.execute.events import SignRequest
     from crossdeck.execute.executor import Executor
@@ -29,48 +31,8 @@ if TYPE_CHECKING:
     from crossdeck.venue.client import VenueClient
     from crossdeck.wallet.signer import Signer
 
-
-class Secrets:
-    """What the keyring (or the world file) said, read once at start-up in a thread."""
-
-    def __init__(
-        self,
-        api_key: SecretStr | None,
-        wallet_address: str | None,
-        api_key_problem: str | None = None,
-    ) -> None:
-        self.api_key = api_key
-        self.wallet_address = wallet_address
-        self.api_key_problem = api_key_problem
-
-    def __repr__(self) -> str:  # never the key itself
-        return (
-            f"Secrets(api_key={'set' if self.api_key else 'unset'}, "
-            f"wallet_address={self.wallet_address!r})"
-        )
-
-    @property
-    def api_key_state(self) -> str:
-        if self.api_key_problem:
-            return f"unknown ({self.api_key_problem})"
-        return "set" if self.api_key is not None else "unset"
-
-
-def read_secrets(settings: Settings) -> Secrets:
-    """The API key and wallet address of the profile (blocking: call it in a thread)."""
-    from crossdeck.credentials import resolve_api_key, resolve_wallet_address
-
-    problem = None
-    try:
-        api_key = resolve_api_key(settings)
-    except CrossdeckError as exc:
-        # the key only raises rate limits: carry on without it, and say so
-        api_key, problem = None, exc.message
-    try:
-        address = resolve_wallet_address(settings)
-    except CrossdeckError:
-        address = None
-    return Secrets(api_key, address, problem)
+# the app names Secrets and read_secrets through this module; the composition root defines them
+__all__ = ["Secrets", "Services", "read_secrets"]
 
 
 class Services:
@@ -106,41 +68,25 @@ class Services:
     # -- clients -----------------------------------------------------------------------------
 
     @property
+    def _api_key(self) -> SecretStr | None:
+        return self.secrets.api_key if self.secrets else None
+
+    @property
     def service(self) -> ServiceClient:
         if self._service is None:
-            from crossdeck.api.client import ServiceClient
-            from crossdeck.retry import RetryPolicy
-
-            section = self.settings.service
-            self._service = ServiceClient(
-                section.url,
-                api_key=self.secrets.api_key if self.secrets else None,
-                timeout=section.timeout_seconds,
-                retry=RetryPolicy(max_attempts=section.max_retries + 1),
-            )
+            self._service = compose.service_client(self.settings, self._api_key)
         return self._service
 
     @property
     def venue(self) -> VenueClient:
         if self._venue is None:
-            from crossdeck.venue.client import VenueClient
-
-            self._venue = VenueClient(
-                self.settings.venue.url, timeout=self.settings.venue.timeout_seconds
-            )
+            self._venue = compose.venue_client(self.settings)
         return self._venue
 
     async def signer(self) -> Signer:
         """The wallet's signer (imports eth-account on first use, in a thread)."""
         if self._signer is None:
-
-            def build() -> Signer:
-                from crossdeck.credentials import resolve_wallet_key
-                from crossdeck.wallet.signer import Signer
-
-                return Signer(resolve_wallet_key(self.settings))
-
-            self._signer = await asyncio.to_thread(build)
+            self._signer = await asyncio.to_thread(compose.signer, self.settings)
         return self._signer
 
     async def executor(self, confirm: Callable[[SignRequest], Awaitable[bool]]) -> Executor:
@@ -152,24 +98,14 @@ class Services:
         follower = self._tracker
 
         def build() -> Executor:
-            from crossdeck.execute.executor import Collaborators, Executor, RunOptions
-            from crossdeck.execute.gateways import GatewayPool
-            from crossdeck.execute.journal import Journal
-
-            settings = self.settings
-            parts = Collaborators(
-                self.service,
-                self.venue,
-                signer,
-                GatewayPool(dict(settings.rpc)),
-                Journal.in_data_dir(settings.data_dir),
+            return compose.executor(
+                self.settings,
+                service=self.service,
+                venue=self.venue,
+                signer=signer,
+                confirm=confirm,
                 follower=follower,
             )
-            options = RunOptions(
-                signing_chain_id=settings.signing_chain_id,
-                fee_cap_multiple=settings.guards.fee_cap_multiple,
-            )
-            return Executor(parts, confirm=confirm, options=options)
 
         return await asyncio.to_thread(build)
 
@@ -216,24 +152,13 @@ class Services:
         """The status tracker (v3 polls, and webhooks when an API key is set), started once."""
         if self._tracker is not None:
             return self._tracker
-        from crossdeck.api.client import ServiceClient
-        from crossdeck.retry import NO_RETRY
-        from crossdeck.track.policy import PollPolicy
-        from crossdeck.track.store import StatusStore
-        from crossdeck.track.tracker import StatusTracker
-
-        settings = self.settings
-        policy = PollPolicy.from_settings(settings.tracking)
-        # the tracker paces itself on 429s, so its client must not sleep them out (NO_RETRY)
-        self._tracker_client = ServiceClient(
-            settings.service.url,
-            api_key=self.secrets.api_key if self.secrets else None,
-            timeout=settings.service.timeout_seconds,
-            retry=NO_RETRY,
+        # the tracker paces itself on 429s, so its client must not sleep them out
+        self._tracker_client = compose.service_client(
+            self.settings, self._api_key, for_tracker=True
         )
-        store = await asyncio.to_thread(StatusStore.in_data_dir, settings.data_dir)
-        tracker = StatusTracker(
-            self._tracker_client, store=store, policy=policy, on_problem=on_problem
+        store = await asyncio.to_thread(compose.status_store, self.settings)
+        tracker = compose.status_tracker(
+            self.settings, self._tracker_client, store=store, on_problem=on_problem
         )
         tracker.start()
         self._tracker = tracker
@@ -244,16 +169,16 @@ class Services:
         Raises CrossdeckError when there is no API key to verify them with."""
         if self._receiver is not None:
             return self._receiver.url
-        api_key = self.secrets.api_key if self.secrets else None
+        api_key = self._api_key
         if api_key is None:
             raise CrossdeckError(
                 "no API key: webhooks are signed with it",
                 hint="set one with `crossdeck apikey set` to receive webhooks",
             )
         # aiohttp is a heavy import: in a thread, so the UI does not stall while it loads
-        module = await asyncio.to_thread(importlib.import_module, "crossdeck.track.receiver")
+        await asyncio.to_thread(importlib.import_module, "crossdeck.track.receiver")
+        receiver = compose.webhook_receiver(self.settings, api_key)
         hook = self.settings.webhook
-        receiver: WebhookReceiver = module.WebhookReceiver(api_key, path=hook.path)
         await receiver.start(hook.host, hook.port)
         self._receiver = receiver
         if self._tracker is not None:

@@ -11,7 +11,6 @@ for input/network errors.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import shutil
 import sys
 from typing import TYPE_CHECKING, Any, assert_never
@@ -46,35 +45,21 @@ def _settings(obj: CliContext) -> Settings:
 def _executor(
     settings: Settings, confirm: Any, timeout: float | None, *, trust_quote: bool = False
 ) -> Executor:
-    from crossdeck.cli.commands.service import _service_client, _venue_client
-    from crossdeck.credentials import resolve_wallet_key
-    from crossdeck.execute import Collaborators, Executor, Journal, RunOptions
-    from crossdeck.execute.gateways import GatewayPool
-    from crossdeck.track.policy import PollPolicy
-    from crossdeck.track.tracker import StatusTracker
-    from crossdeck.wallet.signer import Signer
+    from crossdeck import compose
+    from crossdeck.cli.support import service_client
 
-    signer = Signer(resolve_wallet_key(settings))
-    policy = PollPolicy.from_settings(settings.tracking)
-    if timeout is not None:
-        if timeout <= 0:
-            raise InputError("--timeout must be a positive number of seconds")
-        policy = dataclasses.replace(policy, timeout=timeout)
-    service = _service_client(settings)
-    parts = Collaborators(
-        service,
-        _venue_client(settings),
-        signer,
-        GatewayPool(dict(settings.rpc)),
-        Journal.in_data_dir(settings.data_dir),
-        follower=StatusTracker(service, policy=policy),
-    )
-    options = RunOptions(
-        signing_chain_id=settings.signing_chain_id,
+    policy = compose.poll_policy(settings, timeout=timeout)  # --timeout checked first
+    signer = compose.signer(settings)
+    service = service_client(settings)
+    return compose.executor(
+        settings,
+        service=service,
+        venue=compose.venue_client(settings),
+        signer=signer,
+        confirm=confirm,
+        follower=compose.status_tracker(settings, service, policy=policy),
         trust_quote=trust_quote,
-        fee_cap_multiple=settings.guards.fee_cap_multiple,
     )
-    return Executor(parts, confirm=confirm, options=options)
 
 
 async def _close(executor: Executor) -> None:

@@ -21,13 +21,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from crossdeck.cli.option_types import ANY_ADDRESS, parse_whole_number
-from crossdeck.cli.support import handles_errors
-from crossdeck.errors import CrossdeckError, InputError
+from crossdeck.cli.support import handles_errors, service_client
+from crossdeck.errors import InputError
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
-    from crossdeck.api.client import ServiceClient
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
     from crossdeck.history import OutputFormat, WalkStats
@@ -57,26 +56,6 @@ _FILTER_OPTIONS = (
     "limit",
     "continuation",
 )
-
-
-def _service_client(settings: Settings) -> ServiceClient:
-    from crossdeck.api.client import ServiceClient
-    from crossdeck.credentials import resolve_api_key
-    from crossdeck.retry import RetryPolicy
-
-    try:
-        api_key = resolve_api_key(settings)
-    except CrossdeckError as exc:
-        # the key only raises rate limits (and unlocks authenticated data); reads work without
-        click.echo(f"warning: continuing without an API key ({exc})", err=True)
-        api_key = None
-    retries = getattr(settings.service, "max_retries", 3)
-    return ServiceClient(
-        settings.service.url,
-        api_key=api_key,
-        timeout=settings.service.timeout_seconds,
-        retry=RetryPolicy(max_attempts=retries + 1),
-    )
 
 
 def _own_api_key(settings: Settings) -> SecretStr:
@@ -157,7 +136,7 @@ async def _stream(
     header = header_for(fmt)
     stats = WalkStats()
     pages_written = 0
-    async with _service_client(settings) as client:
+    async with service_client(settings) as client:
         async for record in stream_records(client, query, max_pages=max_pages, stats=stats):
             if header is not None:
                 out.line(header)

@@ -21,16 +21,14 @@ from crossdeck.cli.option_types import (
     WholeNumber,
     shown,
 )
-from crossdeck.cli.support import handles_errors, print_json
+from crossdeck.cli.support import handles_errors, print_json, service_client
 from crossdeck.errors import CrossdeckError, InputError
 
 if TYPE_CHECKING:
-    from crossdeck.api.client import ServiceClient
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
     from crossdeck.execute.guards import GuardResult
     from crossdeck.models import ChainsResponse, Quote, QuoteRequest
-    from crossdeck.venue.client import VenueClient
 
 JSON_HELP = "Print the JSON answer (same as the global --json)."
 BPS = WholeNumber(minimum=0, maximum=10_000)
@@ -47,32 +45,6 @@ def _settings(obj: CliContext) -> Settings:
 
 def _wants_json(obj: CliContext, local: bool) -> bool:
     return bool(local or obj.json)
-
-
-def _service_client(settings: Settings) -> ServiceClient:
-    from crossdeck.api.client import ServiceClient
-    from crossdeck.credentials import resolve_api_key
-    from crossdeck.retry import RetryPolicy
-
-    try:
-        api_key = resolve_api_key(settings)
-    except CrossdeckError as exc:
-        # The key only raises rate limits; a broken keyring should not block a read.
-        click.echo(f"warning: continuing without an API key ({exc})", err=True)
-        api_key = None
-    retries = getattr(settings.service, "max_retries", 3)
-    return ServiceClient(
-        settings.service.url,
-        api_key=api_key,
-        timeout=settings.service.timeout_seconds,
-        retry=RetryPolicy(max_attempts=retries + 1),
-    )
-
-
-def _venue_client(settings: Settings) -> VenueClient:
-    from crossdeck.venue.client import VenueClient
-
-    return VenueClient(settings.venue.url, timeout=settings.venue.timeout_seconds)
 
 
 def _wallet_address(settings: Settings, what: str) -> str:
@@ -135,7 +107,7 @@ async def _quote(
     from crossdeck.cli.quote_options import complete_quote_fields
     from crossdeck.models import QuoteRequest
 
-    async with _service_client(settings) as client:
+    async with service_client(settings) as client:
         chains = await complete_quote_fields(client, fields, amount_human)
         request = QuoteRequest.build(**fields)
         return await client.quote(request), request, chains
@@ -249,12 +221,12 @@ async def _checks(
     against the request, /chains (`chains`, or asked for here) and the quote itself (the
     venue-nonce guard included), and whether the wallet holds the payment and its gas (when
     the paying chain has an RPC); with the /chains answer they used."""
+    from crossdeck import compose
     from crossdeck.execute.guards import check_quote
     from crossdeck.execute.guards.funds import quote_time_funds
-    from crossdeck.venue.client import VenueClient
 
     if chains is None:
-        async with _service_client(settings) as client:
+        async with service_client(settings) as client:
             try:
                 chains = await client.chains()
             except CrossdeckError:
@@ -262,7 +234,7 @@ async def _checks(
     results = check_quote(
         quote, wallet=request.user, rpc_chain_ids=set(settings.rpc), chains=chains, request=request
     )
-    async with VenueClient(settings.venue.url, timeout=settings.venue.timeout_seconds) as venue:
+    async with compose.venue_client(settings) as venue:
         results += await quote_time_funds(quote, request.user, chains, settings.rpc, venue)
     return results, chains
 
@@ -290,7 +262,7 @@ def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> N
     settings = _settings(obj)
 
     async def fetch() -> Any:
-        async with _service_client(settings) as client:
+        async with service_client(settings) as client:
             return await (client.status_v3(request_id) if v3 else client.status(request_id))
 
     from crossdeck.execute.describe import json_text, time_line
@@ -332,7 +304,7 @@ def chains_command(obj: CliContext, chain: str | None, json_: bool) -> None:
     settings = _settings(obj)
 
     async def fetch() -> Any:
-        async with _service_client(settings) as client:
+        async with service_client(settings) as client:
             return await client.chains()
 
     chains = only_chain(asyncio.run(fetch()), chain)
@@ -362,7 +334,9 @@ def venue_balance_command(obj: CliContext, address: str | None, json_: bool) -> 
     user = address or _wallet_address(settings, "address")
 
     async def fetch() -> Any:
-        async with _venue_client(settings) as client:
+        from crossdeck import compose
+
+        async with compose.venue_client(settings) as client:
             perps = await client.clearinghouse_state(user)
             spot = await client.spot_clearinghouse_state(user)
             return perps, spot

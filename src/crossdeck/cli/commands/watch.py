@@ -151,14 +151,11 @@ async def _watch(
     rate: float | None,
     give_up_after: float | None,
 ) -> ExitCode:
-    from crossdeck.api import NO_RETRY, ServiceClient
+    from crossdeck import compose
     from crossdeck.track.budget import RateBudget
-    from crossdeck.track.policy import PollPolicy
-    from crossdeck.track.store import StatusStore
-    from crossdeck.track.tracker import StatusTracker
 
     api_key = _api_key(settings, required=webhook_port is not None)
-    with StatusStore.in_data_dir(settings.data_dir) as store:
+    with compose.status_store(settings) as store:
         if not request_ids:
             _forget_never_sent(settings, store)
             request_ids = [stored.request_id for stored in store.unfinished()]
@@ -170,21 +167,13 @@ async def _watch(
             click.echo(f"resuming {len(request_ids)} unfinished request(s)", err=True)
         if rate is None:
             rate = DEFAULT_RATE_WITH_KEY if api_key is not None else DEFAULT_RATE_ANONYMOUS
-        client = ServiceClient(
-            settings.service.url,
-            api_key=api_key,
-            timeout=settings.service.timeout_seconds,
-            retry=NO_RETRY,  # the tracker's budget handles 429s for all requests at once
-        )
+        # the tracker's budget handles 429s for all requests at once
+        client = compose.service_client(settings, api_key, for_tracker=True)
         receiver = None
         if webhook_port is not None:
             receiver = await _start_receiver(settings, api_key, webhook_port)
-        tracker = StatusTracker(
-            client,
-            store=store,
-            budget=RateBudget(rate),
-            policy=PollPolicy.from_settings(settings.tracking),
-            on_problem=_on_problem,
+        tracker = compose.status_tracker(
+            settings, client, store=store, budget=RateBudget(rate), on_problem=_on_problem
         )
         try:
             async with tracker:
@@ -206,10 +195,10 @@ def _forget_never_sent(settings: Settings, store: Any) -> None:
 
 
 async def _start_receiver(settings: Settings, api_key: SecretStr | None, port: int) -> Any:
-    from crossdeck.track.receiver import WebhookReceiver
+    from crossdeck import compose
 
     assert api_key is not None
-    receiver = WebhookReceiver(api_key, path=settings.webhook.path)
+    receiver = compose.webhook_receiver(settings, api_key)
     host = settings.webhook.host
     try:
         await receiver.start(host, port)

@@ -1,0 +1,220 @@
+"""The composition root: the one place that builds crossdeck's clients from the settings.
+
+The CLI's commands and the app ask here for the service client, the venue client, the signer,
+the chains' gateways, the journal, the status tracker and the executor, so each is made one way
+with one reading of each setting (`service.max_retries` has its one default, in `Settings`).
+Secrets come in resolved (`read_secrets`, `read_api_key`); nothing here prompts or prints.
+
+Every import of a client package is inside the function that needs it: `crossdeck --help` and
+the app's first frame must not pay for httpx, eth-account, web3 or aiohttp before they are used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from pydantic import SecretStr
+
+from crossdeck.config import Settings
+from crossdeck.errors import CrossdeckError, InputError
+
+if TYPE_CHECKING:
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.execute.events import SignRequest
+    from crossdeck.execute.executor import Executor
+    from crossdeck.execute.follow import Follower
+    from crossdeck.execute.gateways import GatewayPool
+    from crossdeck.execute.journal import Journal
+    from crossdeck.retry import RetryPolicy
+    from crossdeck.track.budget import RateBudget
+    from crossdeck.track.policy import PollPolicy
+    from crossdeck.track.receiver import WebhookReceiver
+    from crossdeck.track.store import StatusStore
+    from crossdeck.track.tracker import Problem, StatusTracker
+    from crossdeck.venue.client import VenueClient
+    from crossdeck.wallet.signer import Signer
+
+Confirm = Callable[["SignRequest"], Awaitable[bool]]
+
+
+# -- secrets -------------------------------------------------------------------------------------
+
+
+class Secrets:
+    """What the keyring (or the world file) said, read once."""
+
+    def __init__(
+        self,
+        api_key: SecretStr | None,
+        wallet_address: str | None,
+        api_key_problem: str | None = None,
+    ) -> None:
+        self.api_key = api_key
+        self.wallet_address = wallet_address
+        self.api_key_problem = api_key_problem
+
+    def __repr__(self) -> str:  # never the key itself
+        return (
+            f"Secrets(api_key={'set' if self.api_key else 'unset'}, "
+            f"wallet_address={self.wallet_address!r})"
+        )
+
+    @property
+    def api_key_state(self) -> str:
+        if self.api_key_problem:
+            return f"unknown ({self.api_key_problem})"
+        return "set" if self.api_key is not None else "unset"
+
+
+def read_api_key(settings: Settings) -> tuple[SecretStr | None, str | None]:
+    """The profile's API key, or None and why it could not be read (a broken keyring). The key
+    only raises rate limits, so a read goes on without it; the caller says so."""
+    from crossdeck.credentials import resolve_api_key
+
+    try:
+        key = resolve_api_key(settings)
+    except CrossdeckError as exc:
+        return None, exc.message
+    if key is not None and not key.get_secret_value():
+        key = None  # an empty entry is no key
+    return key, None
+
+
+def read_secrets(settings: Settings) -> Secrets:
+    """The API key and wallet address of the profile (blocking: call it in a thread)."""
+    from crossdeck.credentials import resolve_wallet_address
+
+    api_key, problem = read_api_key(settings)
+    try:
+        address = resolve_wallet_address(settings)
+    except CrossdeckError:
+        address = None
+    return Secrets(api_key, address, problem)
+
+
+# -- clients -------------------------------------------------------------------------------------
+
+
+def retry_policy(settings: Settings) -> RetryPolicy:
+    """How often a request to the service is tried: once plus `service.max_retries`."""
+    from crossdeck.retry import RetryPolicy
+
+    return RetryPolicy(max_attempts=settings.service.max_retries + 1)
+
+
+def service_client(
+    settings: Settings, api_key: SecretStr | None, *, for_tracker: bool = False
+) -> ServiceClient:
+    """The transfer service's client. `for_tracker`: one that never sleeps out a 429 itself,
+    because the status tracker paces every request it makes at once (its budget)."""
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.retry import NO_RETRY
+
+    section = settings.service
+    return ServiceClient(
+        section.url,
+        api_key=api_key,
+        timeout=section.timeout_seconds,
+        retry=NO_RETRY if for_tracker else retry_policy(settings),
+    )
+
+
+def venue_client(settings: Settings) -> VenueClient:
+    from crossdeck.venue.client import VenueClient
+
+    return VenueClient(settings.venue.url, timeout=settings.venue.timeout_seconds)
+
+
+def signer(settings: Settings) -> Signer:
+    """The wallet's signer (reads the key from the keyring or the world; imports eth-account)."""
+    from crossdeck.credentials import resolve_wallet_key
+    from crossdeck.wallet.signer import Signer
+
+    return Signer(resolve_wallet_key(settings))
+
+
+def gateways(settings: Settings) -> GatewayPool:
+    """One EVM gateway per configured chain, each made on first use."""
+    from crossdeck.execute.gateways import GatewayPool
+
+    return GatewayPool(dict(settings.rpc))
+
+
+def journal(settings: Settings) -> Journal:
+    from crossdeck.execute.journal import Journal
+
+    return Journal.in_data_dir(settings.data_dir)
+
+
+def status_store(settings: Settings) -> StatusStore:
+    from crossdeck.track.store import StatusStore
+
+    return StatusStore.in_data_dir(settings.data_dir)
+
+
+def poll_policy(settings: Settings, *, timeout: float | None = None) -> PollPolicy:
+    """The one polling policy, from `settings.tracking`; `timeout` replaces how long a run
+    follows its request (`--timeout`)."""
+    from crossdeck.track.policy import PollPolicy
+
+    if timeout is None:
+        return PollPolicy.from_settings(settings.tracking)
+    if timeout <= 0:
+        raise InputError("--timeout must be a positive number of seconds")
+    return PollPolicy.from_settings(settings.tracking, timeout=timeout)
+
+
+def status_tracker(
+    settings: Settings,
+    client: ServiceClient,
+    *,
+    store: StatusStore | None = None,
+    budget: RateBudget | None = None,
+    policy: PollPolicy | None = None,
+    on_problem: Callable[[Problem], None] | None = None,
+) -> StatusTracker:
+    """A status tracker over `client` (polls; webhooks when a receiver is attached)."""
+    from crossdeck.track.tracker import StatusTracker
+
+    return StatusTracker(
+        client,
+        store=store,
+        budget=budget,
+        policy=policy or poll_policy(settings),
+        on_problem=on_problem,
+    )
+
+
+def webhook_receiver(settings: Settings, api_key: SecretStr) -> WebhookReceiver:
+    """A receiver of status webhooks, verified with the API key (imports aiohttp); started by
+    the caller on `settings.webhook.host` and a port."""
+    from crossdeck.track.receiver import WebhookReceiver
+
+    return WebhookReceiver(api_key, path=settings.webhook.path)
+
+
+def executor(
+    settings: Settings,
+    *,
+    service: ServiceClient,
+    venue: VenueClient,
+    signer: Signer,
+    confirm: Confirm,
+    follower: Follower | None = None,
+    trust_quote: bool = False,
+) -> Executor:
+    """An executor for one run: its gateways and journal are its own (`Executor.aclose` and
+    `executor.journal.close()`); the clients, the signer and the follower are the caller's
+    (without a follower the executor follows with a tracker of its own over `service`)."""
+    from crossdeck.execute.executor import Collaborators, Executor, RunOptions
+
+    parts = Collaborators(
+        service, venue, signer, gateways(settings), journal(settings), follower=follower
+    )
+    options = RunOptions(
+        signing_chain_id=settings.signing_chain_id,
+        trust_quote=trust_quote,
+        fee_cap_multiple=settings.guards.fee_cap_multiple,
+    )
+    return Executor(parts, confirm=confirm, options=options)
