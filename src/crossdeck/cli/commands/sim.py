@@ -9,18 +9,25 @@ serves until SIGINT or SIGTERM, then shuts everything down (anvil included) and 
 `--world-file PATH` also writes that JSON to PATH (removed again at shutdown), for
 `crossdeck --world PATH ...` or `CROSSDECK_WORLD=PATH`.
 
-`demo` starts the same world in this process and opens the app on it.
+`demo` starts the same world in this process and opens the app on it. It keeps the world in
+`<data dir>/demo/world` (chains included) and the app's journal and tracked requests for it in
+`<data dir>/demo/app`, so a restart goes on where the last one stopped; `--fresh` forgets both.
+The world sends the demo key's status webhooks to the app's receiver (`--no-webhooks`: polling
+only).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import shutil
 import signal
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +38,7 @@ from crossdeck.cli.support import handles_errors
 
 if TYPE_CHECKING:
     from crossdeck.cli import CliContext
+    from crossdeck.config import Settings
     from crossdeck.sim.world import World
 
 BACKENDS = ("py-evm", "anvil")
@@ -45,12 +53,6 @@ def _world_options(func: Any) -> Any:
             default="py-evm",
             show_default=True,
             help="EVM engine of the two chains: py-evm in-process, or anvil (Foundry's node).",
-        ),
-        click.option(
-            "--state-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            help="Keep the service's and the venue's SQLite state here (default: a temporary "
-            "directory); a restart on the same directory keeps the request history.",
         ),
         click.option(
             "--speed",
@@ -82,6 +84,12 @@ def sim() -> None:
     "--host", default="127.0.0.1", show_default=True, help="Interface the service and venue bind."
 )
 @_world_options
+@click.option(
+    "--state-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep the world here: the service's requests, the venue's balances and both chains "
+    "(default: a temporary directory); a restart on the same directory keeps them all.",
+)
 @click.option(
     "--webhook",
     "webhooks",
@@ -147,6 +155,24 @@ def serve(
 
 @click.command()
 @_world_options
+@click.option(
+    "--state-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where the demo keeps its world (requests, balances, chains) and the app's journal "
+    "and Live status for it (default: `demo` in the data dir).",
+)
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Start a new world: forget the kept one, and the demo's journal and Live status.",
+)
+@click.option(
+    "--webhooks/--no-webhooks",
+    default=True,
+    show_default=True,
+    help="Have the world send status webhooks to the app's receiver (Live status marks them "
+    "'webhook' and pauses polling for those requests); off: polling only.",
+)
 @click.pass_obj
 @handles_errors
 def demo(
@@ -155,19 +181,34 @@ def demo(
     state_dir: Path | None,
     speed: float,
     brand: str,
+    fresh: bool,
+    webhooks: bool,
 ) -> None:
+    """The world is kept across restarts (unless --fresh): earlier requests, their statuses
+    and the balances they left are there again, and `crossdeck resume` goes on with them."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    world = _make_world(chain_backend, state_dir, speed, brand, "127.0.0.1", {}, {})
     with tempfile.TemporaryDirectory(prefix="crossdeck-demo-") as tmp:
+        path = Path(tmp) / "world.json"
+        settings = _settings_for(obj, path)
+        home = DemoHome(state_dir or settings.data_dir / DEMO_DIR)
+        if fresh:
+            home.forget()
+        # the app keeps the demo's journal and tracked requests beside its world: they go
+        # (and stay) together, and the demo's requests never mix with a real profile's
+        for_app = {ENV_DATA_DIR: str(home.app)}
+        endpoints: dict[str, str] = {}
+        if webhooks:
+            endpoints, for_app[ENV_WEBHOOK_PORT] = _demo_webhooks(settings)
+        world = _make_world(chain_backend, home.world, speed, brand, "127.0.0.1", endpoints, {})
         try:
             info = _start(world)
-            path = Path(tmp) / "world.json"
             _write_world_file(path, info)
             from dataclasses import replace
 
             from crossdeck.cli.app_launch import launch_app
 
-            launch_app(replace(obj, world=path))
+            with _environment(for_app):
+                launch_app(replace(obj, world=path))
         finally:
             world.stop()
 
@@ -176,6 +217,80 @@ commands = [sim, demo]
 
 
 # ---- helpers ---------------------------------------------------------------------------
+
+DEMO_DIR = "demo"
+ENV_DATA_DIR = "CROSSDECK_DATA_DIR"
+ENV_WEBHOOK_PORT = "CROSSDECK_WEBHOOK__PORT"
+
+
+class DemoHome:
+    """The demo's directory: `world/` (the world's state) and `app/` (the app's data dir for
+    the demo: journal, tracked requests, remembered theme)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.world = root / "world"
+        self.app = root / "app"
+
+    def forget(self) -> None:
+        """--fresh: only the two directories the demo made; anything else in root stays."""
+        for path in (self.world, self.app):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _settings_for(obj: CliContext, world_file: Path) -> Settings:
+    """The demo profile's settings, read before the world runs: its data dir and webhook
+    receiver. The settings need a world file; one with the demo wallet and no live URL does."""
+    from crossdeck.config import load_settings
+    from crossdeck.sim.world import DEMO_WALLET_ADDRESS, DEMO_WALLET_KEY
+
+    unused = "http://127.0.0.1:9"  # never asked: the world's own file replaces this one
+    _write_world_file(
+        world_file,
+        {
+            "service_url": unused,
+            "venue_url": unused,
+            "rpc": {},
+            "wallet": {"address": DEMO_WALLET_ADDRESS, "private_key": DEMO_WALLET_KEY},
+        },
+    )
+    return load_settings(obj.profile, world_file)
+
+
+def _demo_webhooks(settings: Settings) -> tuple[dict[str, str], str]:
+    """The world sends the demo key's status webhooks to the app's receiver: the configured
+    port, or a free one chosen now and given to the app (it starts its receiver later).
+    Returns the world's endpoints and the port for the app."""
+    from crossdeck.sim.world import DEMO_API_KEY
+
+    hook = settings.webhook
+    port = hook.port or _free_port(hook.host)
+    host = f"[{hook.host}]" if ":" in hook.host else hook.host
+    return {DEMO_API_KEY: f"http://{host}:{port}{hook.path}"}, str(port)
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """The app reads its settings from the environment too: these hold while it runs."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _free_port(host: str) -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def _webhooks(
