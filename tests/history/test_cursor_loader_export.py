@@ -225,10 +225,17 @@ async def test_repeated_cursor_is_an_error_not_a_loop() -> None:
     try:
         async with ServiceClient(f"http://127.0.0.1:{port}") as client:
             pages = 0
-            with pytest.raises(CursorLoopError):
+            with pytest.raises(CursorLoopError) as walked:
                 async for _ in walk_pages(client, build_query()):
                     pages += 1
             assert pages == 2 and calls == 2
+            assert walked.value.path == "/requests/v2"  # the listing that answered (v3 is 404)
+            # the client's own iterator goes through the same loop and ends the same way
+            pages = 0
+            with pytest.raises(CursorLoopError) as iterated:
+                async for _ in client.iter_pages(build_query()):
+                    pages += 1
+            assert pages == 2 and iterated.value.cursor == walked.value.cursor == "same-cursor"
             loader = PagedLoader(client)
             await loader.load_next()
             with pytest.raises(CursorLoopError):
