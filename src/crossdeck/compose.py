@@ -2,7 +2,7 @@
 
 The CLI's commands and the app ask here for the service client, the venue client, the signer,
 the chains' gateways, the journal, the status tracker and the executor, so each is made one way
-with one reading of each setting (`service.max_retries` has its one default, in `Settings`).
+with one reading of each setting (`max_retries` has its one default, in `config`).
 Secrets come in resolved (`read_secrets`, `read_api_key`); nothing here prompts or prints.
 
 Every import of a client package is inside the function that needs it: `crossdeck --help` and
@@ -96,11 +96,13 @@ def read_secrets(settings: Settings) -> Secrets:
 # -- clients -------------------------------------------------------------------------------------
 
 
-def retry_policy(settings: Settings) -> RetryPolicy:
-    """How often a request to the service is tried: once plus `service.max_retries`."""
+def retry_policy(settings: Settings, *, venue: bool = False) -> RetryPolicy:
+    """How often a request to the service (or the venue) is tried: once plus its section's
+    `max_retries`."""
     from crossdeck.retry import RetryPolicy
 
-    return RetryPolicy(max_attempts=settings.service.max_retries + 1)
+    section = settings.venue if venue else settings.service
+    return RetryPolicy(max_attempts=section.max_retries + 1)
 
 
 def service_client(
@@ -123,7 +125,11 @@ def service_client(
 def venue_client(settings: Settings) -> VenueClient:
     from crossdeck.venue.client import VenueClient
 
-    return VenueClient(settings.venue.url, timeout=settings.venue.timeout_seconds)
+    return VenueClient(
+        settings.venue.url,
+        timeout=settings.venue.timeout_seconds,
+        retry=retry_policy(settings, venue=True),
+    )
 
 
 def signer(settings: Settings) -> Signer:

@@ -94,6 +94,10 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
+# how often a transient failure is retried, by the service's and the venue's client alike
+DEFAULT_MAX_RETRIES = 4
+
+
 class ServiceSettings(_Section):
     """The cross-chain transfer service."""
 
@@ -101,7 +105,7 @@ class ServiceSettings(_Section):
     """Base URL of the service API."""
     timeout_seconds: float = 20.0
     """Timeout of one HTTP request to the service."""
-    max_retries: int = Field(default=4, ge=0)
+    max_retries: int = Field(default=DEFAULT_MAX_RETRIES, ge=0)
     """Retries of transient failures (429, 503, timeouts) before giving up."""
 
 
@@ -112,6 +116,9 @@ class VenueSettings(_Section):
     """Base URL of the venue API."""
     timeout_seconds: float = 20.0
     """Timeout of one HTTP request to the venue."""
+    max_retries: int = Field(default=DEFAULT_MAX_RETRIES, ge=0)
+    """Retries of transient failures (429, 5xx, timeouts) before giving up; a transfer
+    (`/exchange`) is resent only when the venue certainly did not act on it."""
 
 
 class WebhookSettings(_Section):

@@ -20,12 +20,23 @@ from crossdeck import compose
 from crossdeck.api.errors import ServiceUnavailableError
 from crossdeck.cli import main
 from crossdeck.cli.support import service_client
-from crossdeck.config import ServiceSettings, Settings, load_settings
+from crossdeck.config import (
+    DEFAULT_MAX_RETRIES,
+    ServiceSettings,
+    Settings,
+    VenueSettings,
+    load_settings,
+)
 from crossdeck.exitcodes import ExitCode
 from crossdeck.retry import NO_RETRY
 from crossdeck.tui.services import Services
 
 DEFAULT_RETRIES = ServiceSettings.model_fields["max_retries"].default
+
+
+def test_the_service_and_the_venue_share_one_default_retry_count() -> None:
+    assert DEFAULT_RETRIES == VenueSettings.model_fields["max_retries"].default
+    assert DEFAULT_RETRIES == DEFAULT_MAX_RETRIES
 
 
 @pytest.fixture(autouse=True)
@@ -56,6 +67,9 @@ async def test_one_default_for_max_retries_in_the_cli_and_the_app(world_file: Pa
         assert app.service.retry == cli_client.retry == compose.retry_policy(settings)
         assert app.service.base_url == cli_client.base_url
         assert app.service.has_api_key and cli_client.has_api_key  # the world's key, read once
+        async with compose.venue_client(settings) as venue:
+            assert venue.retry == app.venue.retry
+            assert venue.retry.max_attempts == DEFAULT_RETRIES + 1
     await app.aclose()
 
 
@@ -63,10 +77,12 @@ async def test_a_configured_retry_count_reaches_every_client(
     world_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CROSSDECK_SERVICE__MAX_RETRIES", "1")
+    monkeypatch.setenv("CROSSDECK_VENUE__MAX_RETRIES", "0")
     settings = load_settings(None, world_file)
     app = Services(settings, compose.read_secrets(settings))
     async with service_client(settings) as cli_client:
         assert cli_client.retry.max_attempts == 2 == app.service.retry.max_attempts
+        assert app.venue.retry.max_attempts == 1  # each section its own count
         # the tracker paces 429s for every request at once: its client never sleeps one out
         async with compose.service_client(settings, None, for_tracker=True) as tracking:
             assert tracking.retry == NO_RETRY
