@@ -33,6 +33,7 @@ from crossdeck.track.receiver import WebhookReceiver
 from crossdeck.track.store import StatusStore
 from crossdeck.track.tracker import StatusTracker
 from crossdeck.track.updates import StatusUpdate
+from helpers.waiting import wait_until
 
 NATIVE = "0x0000000000000000000000000000000000000000"
 KEYED_PER_MINUTE = 6000
@@ -176,15 +177,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-async def wait_until(predicate: Any, what: str, *, patience: float = 20.0) -> None:
-    """Poll `predicate` until true; fail naming `what` after `patience` seconds."""
-    deadline = time.monotonic() + patience
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        await asyncio.sleep(0.02)
 
 
 def statuses(updates: Iterable[Any]) -> list[str]:

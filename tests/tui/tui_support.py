@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -15,6 +14,7 @@ from textual.pilot import Pilot
 from crossdeck.config import Settings, load_settings
 from crossdeck.tui.app import CrossdeckApp
 from crossdeck.tui.services import Secrets
+from helpers import waiting
 
 FROZEN_NOW = datetime(2025, 6, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -59,24 +59,22 @@ async def wait_until(
     within: float = 20.0,
     step: float = 0.05,
 ) -> Any:
-    """Let the app run until `condition()` is truthy; its value. On timeout, fail with `what`
-    and the screen as it is (oterm-style, instead of bare sleeps)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    while True:
-        await pilot.pause(step)
-        try:
-            value = condition()
-        except Exception:  # e.g. a widget not mounted yet
-            value = None
-        if value:
-            return value
-        if loop.time() > deadline:
-            raise AssertionError(
-                f"timed out after {within}s waiting for {what}\n--- screen ---\n"
-                f"{screen_text(pilot.app)}\n--- notifications ---\n"
-                + "\n".join(f"{n.title}: {n.message}" for n in pilot.app._notifications)
-            )
+    """The one `helpers.waiting.wait_until`, run by the app's pilot (oterm-style, instead of
+    bare sleeps): a widget not mounted yet counts as not yet, and a timeout shows the screen."""
+
+    def screen() -> str:
+        notes = "\n".join(f"{n.title}: {n.message}" for n in pilot.app._notifications)
+        return f"--- screen ---\n{screen_text(pilot.app)}\n--- notifications ---\n{notes}"
+
+    return await waiting.wait_until(
+        condition,
+        what,
+        within=within,
+        step=step,
+        pause=pilot.pause,
+        tolerate=(Exception,),
+        context=screen,
+    )
 
 
 def notifications(app: App[Any]) -> list[tuple[str, str, str]]:

@@ -14,6 +14,7 @@ from crossdeck.sim.webhooks import (
     WebhookSender,
     build_status_payload,
 )
+from helpers.waiting import wait_until
 
 from .webhook_support import Receiver
 
@@ -25,14 +26,6 @@ def payload(status: str, request_id: str = "0x" + "ab" * 32, **kw) -> dict:
     return build_status_payload(
         request_id=request_id, status=status, origin_chain_id=8453, destination_chain_id=1337, **kw
     )
-
-
-async def until(predicate, limit: float = 10.0) -> None:
-    async with asyncio.timeout(limit):
-        for _ in itertools.count():
-            if predicate():
-                return
-            await asyncio.sleep(0.01)
 
 
 @pytest.fixture
@@ -90,7 +83,7 @@ async def test_a_receiver_that_comes_back_on_the_same_port_gets_it(receivers) ->
     await probe.stop()  # the port is now closed: connection refused
     async with WebhookSender({KEY: url}, base_delay=0.02, max_delay=0.1) as sender:
         sender.enqueue(KEY, payload("submitted"))
-        await until(lambda: len(sender.deliveries) >= 2)
+        await wait_until(lambda: len(sender.deliveries) >= 2, "two deliveries", within=10)
         assert all(d.http_status is None and d.error for d in sender.deliveries)
         back = await receivers(port=port)
         await asyncio.wait_for(sender.wait_idle(), 10)
@@ -127,7 +120,11 @@ async def test_order_is_kept_per_request_while_others_proceed(receivers) -> None
     async with WebhookSender({KEY: rx.url}, max_retries=10, base_delay=0.02, max_delay=0.05) as s:
         for status in ("waiting", "pending", "submitted", "success"):
             s.enqueue(KEY, payload(status, slow_id))
-        await until(lambda: any(d.request_id == slow_id for d in s.deliveries))
+        await wait_until(
+            lambda: any(d.request_id == slow_id for d in s.deliveries),
+            "the slow endpoint's delivery",
+            within=10,
+        )
         s.enqueue(KEY, payload("pending", fast_id))
         await asyncio.wait_for(s.wait_idle(), 10)
     slow = [a for a in rx.arrivals if a.request_id == slow_id]
@@ -211,7 +208,7 @@ async def test_stop_without_drain_cancels_cleanly(receivers) -> None:
     sender = WebhookSender({KEY: rx.url}, base_delay=5, max_delay=5)
     await sender.start()
     sender.enqueue(KEY, payload("pending"))
-    await until(lambda: len(sender.deliveries) == 1)
+    await wait_until(lambda: len(sender.deliveries) == 1, "one delivery", within=10)
     await asyncio.wait_for(sender.stop(drain=False), 5)
     assert sender.pending() == 1  # left unsent, not lost silently
     assert len(rx.arrivals) == 1
