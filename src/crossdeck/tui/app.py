@@ -37,6 +37,7 @@ from crossdeck.tui.themes import ThemeCatalog, choose_theme, load_all_themes, us
 from crossdeck.tui.ui_state import UiState, load_ui_state, save_ui_state, state_path
 
 if TYPE_CHECKING:
+    from crossdeck.execute.journal import RunRecord
     from crossdeck.track.tracker import Problem
     from crossdeck.tui.quote_form import QuoteFormValues
     from crossdeck.tui.screens.quote import QuoteScreen
@@ -121,6 +122,7 @@ def screen_classes() -> list[type]:
     (for keymap checks and the help screen)."""
     from crossdeck.tui.screens.confirm import ConfirmScreen
     from crossdeck.tui.screens.execute import ExecuteScreen
+    from crossdeck.tui.screens.run_dialogs import QuitDuringRunScreen, ResumeOfferScreen
     from crossdeck.tui.screens.unlock import UnlockScreen
     from crossdeck.tui.widgets.history_table import HistoryTable
 
@@ -128,6 +130,8 @@ def screen_classes() -> list[type]:
         *(_mode_screen_class(mode) for mode in MODE_SCREENS),
         ExecuteScreen,
         ConfirmScreen,
+        QuitDuringRunScreen,
+        ResumeOfferScreen,
         UnlockScreen,
         HelpScreen,
         HistoryTable,
@@ -312,6 +316,9 @@ class CrossdeckApp(App[None]):
             async with asyncio.timeout(TRACKER_START_WAIT_SECONDS):
                 await self.services.chains_settled.wait()
         tracker = await self.services.start_tracking(self._post_tracking_problem)
+        # before Live status lists anything: runs that sent nothing are not followed, and
+        # what the tracker saw end is ended in the journal too
+        unfinished = await asyncio.to_thread(self._reconcile_runs, tracker.store)
         for update in tracker.resume():
             if update is not None:
                 self.live.apply(update)
@@ -321,10 +328,96 @@ class CrossdeckApp(App[None]):
                 self.live.apply(latest)
         self.live_changed.publish(None)
         self.start_webhooks()
+        if unfinished:
+            self.offer_resume(unfinished)
         async for update in tracker.updates():
+            if update.request_id not in self.live.requests:
+                # a run's own status stream before anything of it was sent (the Execute
+                # screen puts the request on Live status with its first send), or an id
+                # that was untracked meanwhile
+                continue
             # the timeline keeps every update; only the redraw is coalesced
             self.live.apply(update)
             self.post_message(LiveBoardChanged(update.request_id))
+
+    # -- runs that outlive a screen ------------------------------------------------------------
+
+    def _reconcile_runs(self, store: Any) -> list[RunRecord]:
+        """The journal's unfinished runs of this wallet, after telling it what Live saw."""
+        from crossdeck.execute.journal import Journal
+        from crossdeck.execute.unfinished import reconcile
+
+        if store is None:
+            return []
+        with Journal.in_data_dir(self.settings.data_dir) as journal:
+            runs = reconcile(journal, store)
+        wallet = (self.services.wallet_address or "").lower()
+        return [run for run in runs if not wallet or run.wallet.lower() == wallet]
+
+    @work(group="resume-offer", exclusive=True, exit_on_error=False, name="Unfinished runs")
+    async def offer_resume(self, runs: list[RunRecord]) -> None:
+        from crossdeck.tui.screens.run_dialogs import ResumeOfferScreen
+
+        chosen = await self.push_screen_wait(ResumeOfferScreen(runs))
+        if chosen:
+            await self.resume_run(chosen)
+
+    async def resume_run(self, request_id: str) -> None:
+        """Continue a journalled run in the Execute screen, over the Quote screen."""
+        from crossdeck.execute.journal import Journal
+        from crossdeck.models import Quote, QuoteRequest
+        from crossdeck.tui.screens.execute import ExecuteScreen
+
+        def read() -> RunRecord | None:
+            with Journal.in_data_dir(self.settings.data_dir) as journal:
+                return journal.run(request_id)
+
+        record = await asyncio.to_thread(read)
+        if record is None:
+            self.notify(f"the journal has no run of {request_id}", title="Resume",
+                        severity="warning")  # fmt: skip
+            return
+        quote = Quote.from_wire(record.quote)
+        request = QuoteRequest.from_body(record.request) if record.request else None
+        if self.current_mode != "quote":
+            self.switch_mode("quote")
+        await self.push_screen(
+            ExecuteScreen(request, quote, self.services.cached_chains, resume=True)
+        )
+
+    def running_executions(self) -> list[Any]:
+        """The Execute screens whose run is still going, in any mode's stack."""
+        from crossdeck.tui.screens.execute import ExecuteScreen
+
+        stacks = getattr(self, "_screen_stacks", {}).values()
+        return [
+            screen
+            for stack in stacks
+            for screen in stack
+            if isinstance(screen, ExecuteScreen) and screen.running
+        ]
+
+    async def action_quit(self) -> None:
+        """Quit; during a run, ask first, and say after the app has gone how to continue."""
+        running = self.running_executions()
+        if not running:
+            self.exit()
+            return
+        self.confirm_quit(running)
+
+    @work(group="quit", exclusive=True, exit_on_error=False, name="Quit")
+    async def confirm_quit(self, running: list[Any]) -> None:
+        from crossdeck.tui.screens.run_dialogs import QuitDuringRunScreen, resume_command
+
+        ids = [screen.request_id for screen in running if screen.request_id]
+        sent = [screen.request_id for screen in running if screen.followed]
+        if not await self.push_screen_wait(QuitDuringRunScreen(ids, sent)):
+            return
+        lines = [
+            f"request {rid} was sent and goes on; continue it with: {resume_command(rid)}"
+            for rid in sent
+        ]
+        self.exit(message="\n".join(lines) or None)
 
     @work(group="webhooks", exclusive=True, exit_on_error=False, name="Webhook receiver")
     async def start_webhooks(self) -> None:
@@ -359,6 +452,14 @@ class CrossdeckApp(App[None]):
             if latest is not None:
                 self.live.apply(latest)
         self.live_changed.publish(tracked.request_id)
+
+    def forget_unsent(self, request_id: str) -> None:
+        """A run that ended before anything of it was sent: its own status stream may have
+        put it in the tracker and its store; it is not followed anywhere."""
+        if request_id not in self.live.requests:
+            tracker = self.services.tracker
+            if tracker is not None:
+                tracker.untrack(request_id)
 
     def untrack_request(self, request_id: str) -> None:
         self.live.remove(request_id)

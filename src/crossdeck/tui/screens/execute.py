@@ -61,14 +61,19 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
         chains: ChainsResponse | None,
         *,
         autostart: bool = True,
+        resume: bool = False,
     ) -> None:
+        """`resume`: continue the journalled run of this quote (`Executor.resume`) instead of
+        starting one."""
         super().__init__()
+        self.resume = resume
         self.request = request
         self.quote = quote
         self.chains = chains
         self.autostart = autostart
         self.request_id = quote.request_id
         self.running = False
+        self.followed = False  # on Live status: from the first thing sent on
         self.outcome: ev.Finished | ev.Failed | None = None
         self.events: list[Any] = []
         self._rows: list[str] = []
@@ -143,8 +148,13 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
         await self.crossdeck.services_ready.wait()
         await self.crossdeck.ensure_keyring_unlocked()
         executor = await services.executor(self._confirm)
+        events = (
+            executor.resume(self.request_id)
+            if self.resume and self.request_id is not None
+            else executor.run(self.quote, request=self.request)
+        )
         try:
-            async for event in executor.run(self.quote, request=self.request):
+            async for event in events:
                 self.post_message(ExecutionEvent(event))
         finally:
             await services.close_executor(executor)
@@ -249,8 +259,17 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
 
     def _show_RunStarted(self, event: ev.RunStarted) -> None:
         self._say(f"run started for {event.request_id} from {event.wallet}")
+        if event.resumed:  # something of it was sent before: follow it at once
+            self._follow_on_live()
+
+    def _follow_on_live(self) -> None:
+        """Live status follows the request once something of it has left the machine (a run
+        declined or refused before that is never followed: the service never heard of it)."""
+        if self.followed or self.request_id is None:
+            return
+        self.followed = True
         try:
-            self.crossdeck.track_request(event.request_id)
+            self.crossdeck.track_request(self.request_id)
         except Exception as exc:  # the run matters more than following it on Live
             self._say(f"cannot follow it on Live status: {exc}", "yellow")
 
@@ -273,6 +292,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
         self._say(f"signed ({event.kind.replace('_', ' ')})")
 
     def _show_TxSent(self, event: ev.TxSent) -> None:
+        self._follow_on_live()
         self._set_state(
             self._row(event.step_id, event.item_index), "sent", short(event.hash)
         )
@@ -284,6 +304,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
         self._say(f"confirmed in block {event.block_number} (gas used {event.gas_used})", "green")
 
     def _show_Posted(self, event: ev.Posted) -> None:
+        self._follow_on_live()
         self._set_state(self._row(event.step_id, event.item_index), "posted", event.endpoint)
         self._say(f"posted the signature to {event.endpoint}", "green")
         for step_id in event.appended_steps:
@@ -293,6 +314,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
             self._add_step_rows(self._steps_shown, Step.from_wire(wire))
 
     def _show_VenueSubmitted(self, event: ev.VenueSubmitted) -> None:
+        self._follow_on_live()
         key = self._row(event.step_id, event.item_index)
         self._set_state(key, "submitted", f"venue nonce {event.nonce}")
         self._say(f"the venue accepted the transfer (nonce {event.nonce})", "green")
@@ -335,8 +357,14 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
     def _show_Failed(self, event: ev.Failed) -> None:
         self.outcome = event
         self.running = False
+        if not self.followed and self.request_id is not None:
+            # nothing was sent: neither Live status nor `crossdeck watch` follows it
+            self.crossdeck.forget_unsent(self.request_id)
         self._set_state(self._current_row, "failed")
         refused = event.error_type == "GuardRefused"
+        if event.error_type == "Declined":
+            self._show_declined(event)
+            return
         if refused:
             text = Text("REFUSED", style="bold red")
             text.append("  before signing: nothing was signed or sent; do not execute this quote")
@@ -356,6 +384,15 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
             severity="error",
             timeout=20,
         )
+
+    def _show_declined(self, event: ev.Failed) -> None:
+        """Declining is the user's choice, not a failure: said plainly, in no alarm colour."""
+        self._set_state(self._current_row, "declined")
+        sent = "what was sent before goes on" if self.followed else "nothing was sent"
+        text = Text("DECLINED", style="bold yellow")
+        text.append(f"  {event.error.removeprefix('declined: ')}: {sent}")
+        self.query_one("#exec-result", Static).update(text)
+        self._say(f"declined: {sent}", "yellow")
 
     # -- actions -----------------------------------------------------------------------------
 
