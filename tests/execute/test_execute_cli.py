@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,8 +54,14 @@ def test_bridge_shows_asks_executes_and_tracks(cli: Cli) -> None:
     assert "  request-amount: ok: sends exactly the 0.1 ETH you asked to send" in out
     assert "Checks       all" in out and "pre-sign checks passed" in out
     assert "Execute this quote?" in result.output
-    assert "Send a transaction on chain 8453 (deposit)" in out
-    assert f"value     0.1 native ({ETH // 10} wei)" in out
+    assert "Send a transaction on chain 8453 (step deposit)" in out
+    # what is signed, readable: amounts in units beside the integer, the calldata decoded
+    flat = " ".join(out.split())
+    assert f"you pay 0.1 ETH ({ETH // 10}) on " in flat
+    assert f"value 0.1 ETH ({ETH // 10} wei)" in flat
+    assert f"call deposit 0.1 ETH ({ETH // 10} wei) into the depository 0x" in flat
+    assert f"for depositor {cli.address}, order 0x" in flat and "selector" not in flat
+    assert re.search(r"\$[0-9,]+\.[0-9]{2}\b", out) and not re.search(r"\$[0-9]+\.[0-9]{3}", out)
     assert "finished: success" in out.splitlines()[-1]
     assert nonce(cli) == 1
     assert cli.key[2:] not in result.output  # the key never shows
@@ -87,6 +94,10 @@ def test_json_lines_and_refund_exit_code(cli: Cli) -> None:
     assert "TxSent" in events and "TxConfirmed" in events
     statuses = [line["status"] for line in lines if line["event"] == "StatusChanged"]
     assert statuses[-1] == "refund"
+    # what will be signed, as the describer's structured lines
+    [asked] = [line["what"] for line in lines if line["event"] == "AwaitingConfirmation"]
+    call = next(line for line in asked["lines"] if line["label"] == "call")
+    assert set(call) == {"label", "value", "raw", "kind"} and call["value"].startswith("deposit ")
     last = lines[-1]
     assert last["event"] == "Finished" and last["fail_reason"] == "TRANSFER_FAILED"
     assert cli.key[2:] not in result.output
@@ -155,7 +166,7 @@ def test_deposit_address_amount_from_the_cli(cli: Cli) -> None:
     assert result.exit_code == ExitCode.REFUNDED, result.output
     assert f"Deposit      sending {paid} instead of the quoted amount" in result.stdout
     assert "deposit address 0x" in result.stdout and ": strict, refunds go to" in result.stdout
-    assert "NOTE: sending 0.05 native" in result.stdout
+    assert "NOTE" in result.stdout and "sending 0.05 ETH (50000000000000000 wei)" in result.stdout
 
 
 def _journal_without_request(cli: Cli) -> str:

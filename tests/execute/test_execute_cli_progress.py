@@ -11,6 +11,7 @@ import pytest
 
 from crossdeck.cli.commands import execute as cli_execute
 from crossdeck.execute import events as ev
+from crossdeck.execute.describe import Line
 from crossdeck.exitcodes import ExitCode
 
 WALLET = "0x" + "11" * 20
@@ -23,7 +24,8 @@ class FakeTty(io.StringIO):
 
 
 def _request(step: str) -> ev.SignRequest:
-    return ev.SignRequest("transaction", step, 0, f"Send {step}", ("to 0x1",), {"value": 1})
+    lines = (Line("to", "0x1"),)
+    return ev.SignRequest("transaction", step, 0, f"Send {step}", lines, {"value": 1})
 
 
 RUN: list[ev.Event] = [

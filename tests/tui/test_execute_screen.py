@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from textual.widgets import DataTable, Input, Select
+from textual.widgets import DataTable, Input, Select, Static
 from tui_support import (
     chains_loaded,
     event_from_json,
@@ -60,7 +60,9 @@ async def _confirm_each(pilot: Any, execute: ExecuteScreen, answers: list[str]) 
             what=f"confirm dialog {len(seen) + 1}",
             within=60,
         )
-        seen.append(screen_text(pilot.app))
+        # what the screen shows, and the whole of what will be signed (it scrolls in the box)
+        lines = dialog.query_one("#confirm-lines", Static).content
+        seen.append(screen_text(pilot.app) + "\n" + getattr(lines, "plain", str(lines)))
         assert dialog.request.guards and all(g.ok for g in dialog.request.guards)
         await pilot.press(answer)
         await wait_until(pilot, lambda d=dialog: pilot.app.screen is not d, what="it to close")
@@ -90,9 +92,12 @@ async def test_evm_to_venue_deposit_from_the_venue_form(world: Any, tui_dir: Pat
         assert form.recipient == world.wallet_address
         execute = await _quote_then_execute(pilot)
         dialogs = await _confirm_each(pilot, execute, ["y", "y"])
-        assert "approve(address spender, uint256 amount)" in dialogs[0]
-        assert "(the payment token)" in dialogs[0] and "chain     8453" in dialogs[0]
-        assert "(the depository)" in dialogs[1] and "value     0 native" in dialogs[1]
+        # amounts in the token's units beside the integer, the calldata decoded by its ABI
+        assert "approve 25 USDC (25000000) to the depository 0x" in dialogs[0]
+        assert "the payment token 0x" in dialogs[0] and "(8453)" in dialogs[0]
+        assert "deposit 25 USDC (25000000) of token the payment token" in dialogs[1]
+        assert "into the depository 0x" in dialogs[1] and " ETH (0 wei)" in dialogs[1]
+        assert "selector" not in dialogs[0] + dialogs[1]
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
         outcome = execute.outcome
         assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
@@ -123,15 +128,18 @@ async def test_venue_withdrawal_confirms_both_signatures(world: Any, tui_dir: Pa
         execute = await _quote_then_execute(pilot)
         assert app.quote_screen.request.protocol_version == "v2"
         dialogs = await _confirm_each(pilot, execute, ["y", "y"])
+        # typed data and the POST body as JSON, never a Python dict
         assert "EIP-712 NonceMapping" in dialogs[0]
-        assert "domain    name = ServiceNonceMapping" in dialogs[0]
-        assert (
-            "field     nonce (uint256)" in dialogs[0] and "then POST it to /authorize" in dialogs[0]
-        )
-        assert "EIP-712 VenueTransaction:SendAsset" in dialogs[1]
-        assert "domain    name = VenueSignTransaction" in dialogs[1]
-        assert "field     amount (string) = '10.000000'" in dialogs[1]
-        assert "field     destination (string)" in dialogs[1]
+        assert '"name": "ServiceNonceMapping"' in dialogs[0]
+        assert "nonce (uint256) = " in dialogs[0]
+        assert "POST /authorize with this body:" in dialogs[0]
+        assert '"signatureChainId": 1' in dialogs[0] and "'" not in dialogs[0].split("body")[-1]
+        # the venue transfer titled as one, its amount as the typed data carries it
+        assert "Sign the venue transfer (VenueTransaction:SendAsset)" in dialogs[1]
+        assert "send 10.000000 USDC" in dialogs[1] and "from perps" in dialogs[1]
+        assert '"name": "VenueSignTransaction"' in dialogs[1]
+        assert 'amount (string) = "10.000000"' in dialogs[1]
+        assert "destination (string)" in dialogs[1]
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
         assert isinstance(execute.outcome, ev.Finished) and execute.outcome.status == "success"
         kinds = [type(e).__name__ for e in execute.events]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import re
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -265,6 +266,11 @@ async def test_detail_pane_shows_the_record_and_explorer_links(
         assert "createdAt" in text and "updatedAt" in text and "data.inTxs[0].txHash" in text
         assert f"/tx/{chosen.in_hashes[0]}" in text
         assert "https://" in text
+        # the fees in their currency's units beside their integers, USD to the cent
+        fee = r"^data\.fees\.quoted\.execution\.amount [0-9.]+ [A-Za-z.]+ \([0-9]+\)$"
+        assert re.search(fee, text, re.M), text
+        usd = r"^data\.fees\.quoted\.execution\.usd -?\$[0-9,]+\.[0-9]{2} \(-?[0-9.]+\)$"
+        assert re.search(usd, text, re.M), text
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])

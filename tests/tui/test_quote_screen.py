@@ -16,6 +16,7 @@ from tui_support import (
     wait_until,
 )
 
+from crossdeck.execute.describe import quote_sections, text_lines
 from crossdeck.models import VENUE_CHAIN_ID
 from crossdeck.sim.world import WALLET_NATIVE_WEI
 
@@ -87,24 +88,22 @@ async def test_quote_shows_fees_route_steps_and_age_and_requotes(world: Any, tui
         assert request.destination_chain_id == VENUE_CHAIN_ID and request.protocol_version is None
         text = screen_text(app)
         for expected in (
-            "Pay",
-            "0.25 ETH",
+            "you pay",
+            "0.25 ETH (250000000000000000)",
             "on Venue (1337)",
-            "Relayer total",
-            "rate 1 ETH",
-            "total impact",
-            "time estimate",
+            "relayer total",
+            "1 ETH = ",
+            "impact",
+            "time        about",
             "quoted 0s ago",
-            "Steps (1)",
         ):
             assert expected in text, expected
-        words = "\n".join(
-            __import__("crossdeck.tui.describe", fromlist=["x"]).step_lines(
-                first.steps, screen.chains
-            )
-        )
-        assert "transaction on Base (8453)" in words and "(the depository)" in words
-        assert "value 0.25 ETH" in words
+        # the steps follow the fees, further down the result pane
+        screen.query_one("#quote-result").scroll_end(animate=False)
+        await wait_until(pilot, lambda: "Steps (1)" in screen_text(app), what="the steps")
+        words = "\n".join(text_lines(quote_sections(first, screen.chains)))
+        assert "on Base (8453): deposit 0.25 ETH (250000000000000000 wei) into the" in words
+        assert "depository 0x" in words
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: screen.quote is not first, what="a fresh quote")
         assert screen.quote.request_id != first.request_id
@@ -165,11 +164,8 @@ async def test_swap_sides_and_withdrawal_sets_protocol_v2(world: Any, tui_dir: P
         await wait_until(pilot, lambda: screen.quote is not None, what="a withdrawal quote")
         assert screen.request.protocol_version == "v2"
         assert [s.id for s in screen.quote.steps] == ["authorize", "deposit"]
-        assert "sign eip712 NonceMapping" in screen_text(app) or "NonceMapping" in "\n".join(
-            __import__("crossdeck.tui.describe", fromlist=["x"]).step_lines(
-                screen.quote.steps, screen.chains
-            )
-        )
+        words = "\n".join(text_lines(quote_sections(screen.quote, screen.chains)))
+        assert "EIP-712 NonceMapping" in words and "venue transfer" in words
 
 
 async def test_sponsorship_with_components_and_cap(world: Any, tui_dir: Path) -> None:
@@ -200,13 +196,13 @@ async def test_sponsorship_with_components_and_cap(world: Any, tui_dir: Path) ->
         body = screen.request.to_body()
         assert body["sponsoredFeeComponents"] == ["execution", service_component]
         assert body["maxSubsidizationAmount"] == "100000"
-        sponsorship = "\n".join(
-            __import__("crossdeck.tui.describe", fromlist=["x"]).sponsorship_lines(screen.quote)
-        )
-        assert f"sponsored components: execution, {service_component}, cap 0.1 USDC" in sponsorship
+        [section] = [s for s in quote_sections(screen.quote) if s.title == "Sponsorship"]
+        sponsorship = "\n".join(line.text() for line in section.lines)
+        assert f"execution, {service_component}, cap 0.1 USDC (100000)" in sponsorship
         assert "[x] execution" in sponsorship and "[ ] swap" in sponsorship
         assert "sponsor pays" in sponsorship
-        assert "Sponsorship" in screen_text(app)
+        screen.query_one("#quote-result").scroll_end(animate=False)
+        await wait_until(pilot, lambda: "sponsor pays $" in screen_text(app), what="sponsorship")
 
 
 def _execute_screen(app: Any) -> Any:
@@ -314,7 +310,7 @@ def test_the_quote_view_shows_the_gas_top_up_and_the_balance() -> None:
     details = wire["details"]
     details["userBalance"] = "123450000"  # smallest units of what is paid (USDC, 6 decimals)
     topup = details["currencyGasTopup"]
-    topup.update(amount="150000", amountFormatted="1.5", amountUsd="1.500000")
+    topup.update(amount="150000000", amountFormatted="1.5", amountUsd="1.500000")  # 8 places
 
     def text(quote_wire: dict[str, Any], **options: Any) -> str:
         now = datetime(2025, 6, 1, 12, 0, 0, tzinfo=UTC)
@@ -323,14 +319,14 @@ def test_the_quote_view_shows_the_gas_top_up_and_the_balance() -> None:
         return console.export_text()
 
     shown = text(wire)
-    assert "Gas top-up" in shown and "1.5 USDC ($1.50)" in shown
-    assert "balance 123.45 USDC" in shown
+    assert "gas topup" in shown and "1.5 USDC (150000000)" in shown and "$1.50" in shown
+    assert "balance 123.45 USDC (123450000)" in shown
     assert "form changed" not in shown
     assert "form changed — press ctrl+r to re-quote" in text(wire, form_changed=True)
     topup.update(amount="0", amountFormatted="0")  # the service's way of saying no top-up
     del details["userBalance"]
     shown = text(wire)
-    assert "Gas top-up" not in shown and "balance" not in shown
+    assert "gas topup" not in shown and "balance" not in shown
 
 
 async def test_the_quote_says_whether_the_wallet_holds_what_it_takes(

@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
 from crossdeck.execute import events as ev
+from crossdeck.execute.describe import out_leg
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest, Step
 from crossdeck.models.text import short
 from crossdeck.tui import describe
@@ -125,7 +126,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
             key = f"{step_index}:{item_index}"
             self._rows.append(key)
             self._row_for_step.setdefault(str(step.id), []).append(key)
-            what = describe.item_words(item, self.chains)
+            what = describe.item_words(item, self.chains, self.quote)
             table.add_row(
                 f"{step_index + 1}.{item_index + 1}",
                 step.id or "?",
@@ -343,7 +344,8 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
         text = Text(f"{event.status.upper()}", style=style)
         text.append(f"  request {event.request_id}")
         if event.tx_hashes:
-            text.append("\nfill " + ", ".join(event.tx_hashes))
+            # a refund's transactions are the refund, not a fill
+            text.append(f"\n{out_leg(event.status)} " + ", ".join(event.tx_hashes))
         text.append(f"\nfailReason {event.fail_reason or 'N/A'}")
         text.append(f" · refundFailReason {event.refund_fail_reason or 'N/A'}")
         self.query_one("#exec-result", Static).update(text)

@@ -1,4 +1,5 @@
-"""The History screen's detail pane: every field of one request record (spec 2.3), from the
+"""The History screen's detail pane: every field of one request record (spec 2.3; its fees in
+the request's currency and its USD values to the cent, as the describer reads them), from the
 row's stored wire record, its child requests (looked up by the screen), and explorer links of
 its transactions and addresses and those of its children."""
 
@@ -16,7 +17,9 @@ from textual.widgets import Static
 from crossdeck.tui.widgets.status_style import status_text
 
 if TYPE_CHECKING:
+    from crossdeck.execute.describe import RecordUnits
     from crossdeck.history import Children, ExplorerLinks, HistoryRow
+    from crossdeck.history.summary import HistoryRecord
 
 # shown first, in this order; every other field follows as the record has it
 LEADING = ("id", "status", "user", "recipient", "depositAddress", "createdAt", "updatedAt")
@@ -50,6 +53,14 @@ def record_fields(wire: dict[str, Any]) -> list[tuple[str, Any]]:
         if key not in LEADING:
             _flatten(key, value, out)
     return out
+
+
+def _record_units(record: HistoryRecord, links: ExplorerLinks | None) -> RecordUnits:
+    """The describer's reading of the record's fees and USD values (the chains from /chains
+    once they are loaded)."""
+    from crossdeck.execute.describe import RecordUnits
+
+    return RecordUnits(record, links.chain if links is not None else lambda _: None)
 
 
 def _link(url: str | None, text: str) -> Text:
@@ -135,9 +146,11 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         table.add_column(style="bold", max_width=34, overflow="fold")
         table.add_column(overflow="fold")
         plain: list[str] = []
+        units = _record_units(record, self._links)
         for path, value in record_fields(wire):
-            table.add_row(path, Text(_scalar(value)))
-            plain.append(f"{path} {_scalar(value)}")
+            shown = units.text(path, value) or _scalar(value)
+            table.add_row(path, Text(shown))
+            plain.append(f"{path} {shown}")
         parts: list[Any] = [table, *self._children_parts(plain)]
         links = self._links
         if links is not None:

@@ -84,10 +84,8 @@ def render_quote(
     head.add_row("Age", age)
     summary, *sections = quote_sections(quote, chains)
     parts: list[RenderableType] = [head, _grid(summary.lines)]
-    for section in sections:
-        parts += [_section(section.title), _grid(section.lines)]
 
-    # last, so that the sections above stay where they were
+    # right under the summary: whether the wallet can pay is read before the fees
     details = quote.details
     balance = _user_balance(details) if details is not None else None
     wallet: list[RenderableType] = [Text(f"balance {balance}")] if balance is not None else []
@@ -95,5 +93,7 @@ def render_quote(
         mark, style = ("✓", "green") if result.ok else ("✗", "bold red")
         wallet.append(Text.assemble("funds ", (mark, style), f" {result.message}"))
     if wallet:
-        wallet.insert(0, _section("Wallet"))
-    return Group(*parts, *wallet)
+        parts += [_section("Wallet"), *wallet]
+    for section in sections:
+        parts += [_section(section.title), _grid(section.lines)]
+    return Group(*parts)
