@@ -121,9 +121,11 @@ class Kit:
         self.executor = self.make_executor()
 
     def make_executor(self, **overrides: Any) -> Executor:
-        """An executor for this wallet; `overrides`: `confirm`, `follower` (else a tracker of
-        the kit's `tracking` policy, or `tracking=`), and any `RunOptions` field."""
-        confirm = overrides.pop("confirm", self._confirm)
+        """An executor for this wallet; `overrides`: `confirm`, `rpc` (chain id -> URL; else
+        the world's), `follower` (else a tracker of the kit's `tracking` policy, or
+        `tracking=`), and any `RunOptions` field."""
+        confirm = overrides.pop("confirm", self.confirm)
+        rpc = overrides.pop("rpc", self.world.rpc)
         policy = overrides.pop("tracking", self.tracking)
         follower = overrides.pop("follower", None)
         if follower is None:
@@ -134,13 +136,14 @@ class Kit:
             self.service,
             self.venue,
             self.signer,
-            GatewayPool(dict(self.world.rpc)),
+            GatewayPool(dict(rpc)),
             self.journal,
             follower=follower,
         )
         return Executor(parts, confirm=confirm, options=RunOptions(**options))
 
-    async def _confirm(self, request: SignRequest) -> bool:
+    async def confirm(self, request: SignRequest) -> bool:
+        """Record what was asked and answer `answer` (the user's confirm)."""
         self.asked.append(request)
         return self.answer
 
@@ -306,7 +309,7 @@ async def webhook_tracker(world: Any) -> AsyncIterator[Any]:
     # polls are rare (the first at once, then every 5 s): in a quick flow every later status
     # arrives by webhook, in order
     policy = PollPolicy(
-        fast=5.0, first=5.0, active_cap=5.0, idle_cap=5.0, webhook_quiet=5.0,
+        fast=5.0, first=5.0, nudge_delay=5.0, active_cap=5.0, idle_cap=5.0, webhook_quiet=5.0,
         failure_settle=3.0, settle_interval=0.1,
     )  # fmt: skip
     tracker = StatusTracker(client, policy=policy)

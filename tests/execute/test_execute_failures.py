@@ -92,14 +92,14 @@ async def _run_a_reverted_deposit(kit: Kit) -> tuple[Any, list[Any]]:
             ],
         ).hex()
     )
-    confirm = kit.executor.confirm
+    confirm = kit.confirm
 
     async def drained_meanwhile(request: Any) -> bool:
         if request.step_id == "deposit":
             await send_from_demo(world, 8453, {"to": usdc, "data": call})
         return await confirm(request)
 
-    kit.executor.confirm = drained_meanwhile
+    kit.executor = kit.make_executor(confirm=drained_meanwhile)
     quote, request = await kit.quote(
         origin_chain_id=8453,
         destination_chain_id=999,

@@ -434,8 +434,7 @@ async def test_chain_without_rpc_is_refused_before_signing(
 ) -> None:
     kit = py_kit
     quote, request = await native_quote(kit)
-    kit.executor = kit.make_executor()
-    kit.executor.gateways = type(kit.executor.gateways)({999: kit.world.rpc[999]})
+    kit.executor = kit.make_executor(rpc={999: kit.world.rpc[999]})
     events = await kit.run(quote, request=request)
 
     last = events[-1]
@@ -450,9 +449,7 @@ async def test_rpc_serving_another_chain_is_refused_before_signing(
     kit = py_kit
     quote, request = await native_quote(kit)
     # the URL configured for 8453 actually serves chain 999
-    kit.executor.gateways = type(kit.executor.gateways)(
-        {8453: kit.world.rpc[999], 999: kit.world.rpc[999]}
-    )
+    kit.executor = kit.make_executor(rpc={8453: kit.world.rpc[999], 999: kit.world.rpc[999]})
     events = await kit.run(quote, request=request)
 
     last = events[-1]

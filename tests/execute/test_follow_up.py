@@ -1,6 +1,5 @@
-"""Right after the client's own action the tracker looks again soon (the policy's `first`
-wait, `StatusTracker.nudge`), then backs off as usual; the settings' policy does this by
-default."""
+"""Right after the client's own action the tracker looks again at once (`StatusTracker.nudge`),
+then every `first` seconds backing off as usual; the settings' policy does this by default."""
 
 from __future__ import annotations
 
@@ -46,8 +45,8 @@ def test_the_settings_policy_follows_up_within_a_quarter_second() -> None:
     assert policy.first == FOLLOW_UP_SECONDS <= 0.25
     assert policy.fast == TrackingSettings().poll_interval_seconds
     assert policy.timeout == TrackingSettings().timeout_seconds
-    short = PollPolicy.from_settings(TrackingSettings(poll_interval_seconds=0.1))
-    assert short.first == 0.1  # never later than the configured interval
+    short = PollPolicy.from_settings(TrackingSettings(poll_interval_seconds=0.01))
+    assert short.first == 0.01  # never later than the configured interval
 
 
 async def test_a_run_tells_the_service_about_its_deposit(world, make_kit) -> None:
@@ -98,3 +97,29 @@ async def test_a_failing_index_call_does_not_stop_the_run(world, make_kit, fault
     finally:
         await kit.aclose()
     assert finished(events).status == "success"
+
+
+async def test_a_nudge_during_a_poll_polls_again_once_it_is_back() -> None:
+    """The answer in flight may predate the client's action: it is followed by another look
+    at once, not by the minute the policy would wait."""
+    slow = PollPolicy(**{**QUICK.__dict__, "fast": 60.0, "active_cap": 60.0, "idle_cap": 60.0})
+    release = asyncio.Event()
+    asked = asyncio.Event()
+    script = Script([status("waiting"), status("success")])
+
+    class Held:
+        async def status_v3(self, rid: str) -> object:
+            if script.calls == 0:
+                asked.set()
+                await release.wait()  # the first poll is in flight while the client acts
+            return await script.status_v3(rid)
+
+    tracker = tracker_of(Held(), slow)
+    async with tracker, asyncio.timeout(20):  # the test's own bound, far below the minute
+        updates = tracker.follow(RID)
+        await asked.wait()
+        tracker.nudge(RID)
+        release.set()
+        seen = [str(u.status) async for u in until_final(tracker, RID, updates)]
+    assert seen == ["waiting", "success"]
+    assert script.calls == 2

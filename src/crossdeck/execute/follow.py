@@ -20,9 +20,11 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Protocol, TypeVar
 
+from crossdeck.errors import CrossdeckError
 from crossdeck.execute.errors import TrackingTimeout
+from crossdeck.execute.events import Finished, StatusChanged
 from crossdeck.track.policy import PollPolicy
-from crossdeck.track.updates import StatusUpdate
+from crossdeck.track.updates import Source, StatusUpdate
 
 T = TypeVar("T")
 
@@ -53,6 +55,37 @@ def gave_up(request_id: str, reason: str) -> TrackingTimeout:
         f"tracking of request {request_id} stopped before a final status: {reason}",
         hint=f"the transfer was sent and goes on; follow it with `crossdeck watch {request_id}` "
         f"or continue it with `crossdeck resume {request_id}`; do not send it again",
+    )
+
+
+async def status_events(
+    follower: Follower, request_id: str, updates: AsyncIterator[StatusUpdate]
+) -> AsyncIterator[StatusChanged | Finished]:
+    """A `StatusChanged` per update of `updates` (from `follower.follow`), then `Finished`;
+    however following ends without a final status, `gave_up`'s `TrackingTimeout`."""
+    last = None
+    try:
+        async for last in until_final(follower, request_id, updates):
+            yield StatusChanged(
+                status=str(last.status),
+                in_tx_hashes=last.in_tx_hashes,
+                tx_hashes=last.tx_hashes,
+                source="webhook" if last.source is Source.WEBHOOK else "poll",
+                fail_reason=last.fail_reason,
+                refund_fail_reason=last.refund_fail_reason,
+            )
+    except TrackingTimeout as exc:
+        raise gave_up(request_id, exc.message) from exc
+    except CrossdeckError as exc:
+        raise gave_up(request_id, str(exc)) from exc
+    assert last is not None and last.final
+    yield Finished(
+        request_id=request_id,
+        status=str(last.status),
+        fail_reason=last.fail_reason,
+        refund_fail_reason=last.refund_fail_reason,
+        in_tx_hashes=last.in_tx_hashes,
+        tx_hashes=last.tx_hashes,
     )
 
 

@@ -7,13 +7,13 @@
 `execute.signature_runner`, `execute.venue_runner`) says only what differs: how the item is
 checked and described (`prepare`), how it is signed (`sign`), how it is sent (`send`) and how
 an item journalled as signed is finished (`finish`). `Workshop` is what they share: the
-collaborators, the run's options, the /chains answer and the per-item guards.
+collaborators, the run's options, the /chains answer and the guards.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -21,18 +21,21 @@ import httpx
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.execute.crash import crash_point
-from crossdeck.execute.errors import Declined
+from crossdeck.execute.errors import Declined, ExecutionError, GuardRefused
 from crossdeck.execute.events import (
     AwaitingConfirmation,
     AwaitingSignature,
+    ItemSkipped,
     RunEvent,
     Signed,
     SignRequest,
+    StepStarted,
 )
 from crossdeck.execute.follow import Follower
 from crossdeck.execute.gateways import Gateways
-from crossdeck.execute.guards import GuardResult, check_item
+from crossdeck.execute.guards import GuardResult, check_item, check_quote, payment_chain
 from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE
+from crossdeck.execute.guards.funds import funds_guard, venue_funds_guard
 from crossdeck.execute.guards.request import no_request_guard
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest, StatusV3, Step, StepItem
@@ -137,6 +140,43 @@ class Workshop:
         gateways = self.parts.gateways
         return frozenset(c for c in chains if c is not None and gateways.get(c) is not None)
 
+    async def chains_for(
+        self, quote: Quote, known: ChainsResponse | None = None
+    ) -> ChainsResponse | None:
+        if self.chains is None and known is not None:
+            self.chains = known
+        if self.chains is None and quote.steps:
+            try:
+                self.chains = await self.parts.service.chains()
+            except CrossdeckError:
+                return None
+        return self.chains
+
+    def quote_guards(self, quote: Quote, request: QuoteRequest | None) -> list[GuardResult]:
+        return check_quote(
+            quote,
+            wallet=self.parts.signer.address,
+            rpc_chain_ids=self.rpc_chain_ids(quote),
+            chains=self.chains,
+            request=request,
+        )
+
+    def run_guards(self, run: Run) -> list[GuardResult]:
+        """Every guard over the run's quote (what `run` and `resume` check first)."""
+        results = self.quote_guards(run.quote, run.request)
+        if run.request is None:
+            results.insert(0, no_request_guard(self.options.trust_quote))
+        return results
+
+    async def funds_guards(self, quote: Quote) -> list[GuardResult]:
+        address, venue = self.parts.signer.address, self.parts.venue
+        venue_results = await venue_funds_guard(quote, address, venue)
+        if venue_results:
+            return venue_results
+        chain_id = payment_chain(quote, self.chains).chain_id
+        gateway = self.parts.gateways.get(chain_id) if chain_id is not None else None
+        return await funds_guard(quote, address, chain_id, gateway)
+
     def item_guards(self, item: Item) -> list[GuardResult]:
         run = item.run
         trusted = [no_request_guard(self.options.trust_quote)] if run.request is None else []
@@ -174,6 +214,38 @@ class Workshop:
     def acted(self, run: Run) -> None:
         """The client just acted on the request: the follower looks again soon."""
         self.follower.nudge(run.request_id)
+
+
+async def item_events(
+    item: Item, runners: Mapping[str, ItemRunner], journal: Journal
+) -> AsyncIterator[RunEvent]:
+    """One item of a run, from where the journal says it stands: done or marked so by the
+    quote, it is skipped; journalled as signed or sent, its runner finishes it; only intended
+    (nothing left the machine), it starts over."""
+    step, item_index, data = item.step, item.item_index, item.data
+    record = journal.item(*item.key)
+    if record is not None and record.state == "done":
+        yield ItemSkipped(step.id, item_index, "already done")
+        return
+    if record is not None and record.state == "reverted":  # resume refuses these first
+        raise ExecutionError(
+            f"transaction {record.tx_hash} ({step.id}) reverted; ask for a new quote"
+        )
+    if record is None and not data.is_incomplete:
+        yield ItemSkipped(step.id, item_index, f"the quote marks it {data.status!r}")
+        return
+    kind = data.kind_of_data
+    yield StepStarted(step.id, item.step_index, item_index, kind, step.action, step.description)
+    runner = runners.get(kind)
+    if runner is None:  # the guards refuse these first; this is the last line
+        raise GuardRefused(
+            [GuardResult("step-kind", False, "unknown item kind", f"step '{step.id}'")]
+        )
+    if record is not None and record.state == "intent":
+        journal.forget_intent(*item.key)
+        record = None
+    async for event in runner.run(item, record):
+        yield event
 
 
 class ItemRunner(ABC):

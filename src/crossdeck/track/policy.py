@@ -29,9 +29,9 @@ pushed as well, and the slow polls remain as a safety net for requests of anothe
 
 Following up: right after the client's own action on a request (deposit mined, signature
 posted, venue transfer accepted) the service moves within moments, so the tracker is told
-(`StatusTracker.nudge`) and looks again `first` seconds later; from then on the same ramp
-applies, with `first` instead of `fast` as the shortest interval (polls about 1.5x further
-apart each time), so a run sees its outcome soon without a fixed 2 s wait.
+(`StatusTracker.nudge`) and looks at once; from then on the same ramp applies, with `first`
+instead of `fast` as the shortest interval (`first`, then polls about 1.5x further apart each
+time), so a run sees its outcome soon without a fixed 2 s wait.
 
 This is the one policy: `watch`, the app and every run (`bridge`, `resume`) read it from the
 settings through `from_settings`; `timeout` is how long a run follows its request before it
@@ -47,8 +47,9 @@ from crossdeck.models.status import RequestStatus, parse_status
 
 _IDLE_STATUSES = frozenset({RequestStatus.WAITING, RequestStatus.DELAYED})
 
-FOLLOW_UP_SECONDS = 0.25
-"""The first look after the client's own action (issue 15: within 0.25 s)."""
+FOLLOW_UP_SECONDS = 0.05
+"""The shortest wait between looks after the client's own action (issue 15: the first one
+within 0.25 s; it comes at once)."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,11 @@ class PollPolicy:
     not_found_limit: int = 5
     """Stop tracking an id the service answered 404 for this many times in a row."""
     first: float = FOLLOW_UP_SECONDS
-    """The wait after the client's own action, and the shortest interval while following up."""
+    """The shortest interval while following up the client's own action (the first look
+    comes at once)."""
+    nudge_delay: float = 0.0
+    """From the client's own action to the next look: at once by default (the service may
+    know already: the client just told it)."""
     timeout: float = 600.0
     """How long a run (`bridge`, `resume`, the app's Execute) follows its request before it
     stops with exit 10 naming `crossdeck watch` (the request goes on without it)."""
@@ -86,7 +91,7 @@ class PollPolicy:
         ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive")
-        for name in ("ramp", "idle_ramp", "webhook_quiet", "failure_settle"):
+        for name in ("ramp", "idle_ramp", "webhook_quiet", "failure_settle", "nudge_delay"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
         if self.active_cap < self.fast or self.idle_cap < self.fast:

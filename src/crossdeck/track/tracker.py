@@ -20,8 +20,8 @@ How it works:
   for as long as it is tracked; an id the service keeps answering 404 for, or one it refuses
   for good (another 4xx), is given up (reported through `on_problem`).
 - `nudge(request_id)` after the client's own action (deposit mined, signature posted, transfer
-  accepted): the next poll comes `policy.first` seconds later and the back-off starts again
-  from there (`crossdeck.execute` follows its runs this way, through `follow`).
+  accepted): a poll at once, then every `policy.first` seconds and growing, the back-off
+  starting again from there (`crossdeck.execute` follows its runs this way, through `follow`).
 - With a `StatusStore`, every tracked id and each accepted update is written down, so a new
   tracker calling `resume()` picks up the unfinished requests and their last-known status.
 
@@ -125,7 +125,8 @@ class _Request:
     following: bool = False
     """The client acts on this request (`nudge`): polls may come as soon as `policy.first`."""
     nudged: bool = False
-    """Nudged while a poll was in flight: the next poll comes `policy.first` after it."""
+    """Nudged while a poll was in flight (its answer may predate the action): poll again as
+    soon as it is back."""
     problem: str | None = None
     """The last answer that was waited out (cleared by a good one)."""
 
@@ -395,9 +396,10 @@ class StatusTracker:
         return self.stream(request_id)
 
     def nudge(self, request_id: str) -> None:
-        """The client just acted on `request_id` (deposit mined, signature posted, venue
-        transfer accepted): look again `policy.first` seconds from now, and let the back-off
-        start from here."""
+        """The client just acted on `request_id` (deposit mined and announced, signature
+        posted, venue transfer accepted): look again after `policy.nudge_delay` (at once by
+        default: the service may know already), then from `policy.first` on, the back-off
+        starting from here. Not while its webhooks flow: they bring the news."""
         rid = normalise_request_id(request_id)
         if rid not in self._requests:
             self.track(rid)
@@ -413,7 +415,7 @@ class StatusTracker:
         self._schedule(req, self._follow_up_due(req, now))
 
     def _follow_up_due(self, req: _Request, now: float) -> float:
-        due = now + self.policy.first
+        due = now + self.policy.nudge_delay
         if req.last_webhook_at is not None:  # its webhooks flow: they will bring the news
             due = max(due, req.last_webhook_at + self.policy.webhook_quiet)
         return due
