@@ -78,3 +78,32 @@ def test_a_restarted_world_keeps_requests_balances_and_chains(
     other = "anvil" if backend == "py-evm" else "py-evm"
     with pytest.raises(WorldError, match="start the world fresh"):
         World(backend=other, speed=0, state_dir=state).start_blocking()
+
+
+def test_a_deposit_paid_just_before_the_stop_is_filled_after_the_restart(
+    tmp_path: Path, start_world: Any
+) -> None:
+    """Paid, then the world stops at once: the fill under way finishes first, or the restarted
+    solver scans the blocks its predecessor did not reach; either way it ends in success."""
+    state = tmp_path / "state"
+    recipient = Hand.new_address()
+    with start_world("py-evm", state_dir=state, speed=0.5) as world:
+        hand = Hand(world.info)
+        quote = hand.quote(
+            {
+                "user": hand.wallet.address,
+                "originChainId": 8453,
+                "destinationChainId": 999,
+                "originCurrency": NATIVE,
+                "destinationCurrency": NATIVE,
+                "amount": str(ETH // 100),
+                "tradeType": "EXACT_INPUT",
+                "recipient": recipient,
+            }
+        )
+        hand.rpc[8453].send(hand.wallet, only_item(quote, "deposit"))
+        rid = request_id(quote)
+    with start_world("py-evm", state_dir=state) as world:
+        hand = Hand(world.info)
+        assert hand.wait_final(rid)["status"] == "success"
+        assert hand.rpc[999].balance(recipient) > 0

@@ -164,14 +164,17 @@ class Solver:
     def poll_s(self) -> float:
         return max(MIN_POLL_S, self._delay(POLL_S))
 
-    async def start(self) -> None:
+    async def start(self, scanned: Mapping[int, int] | None = None) -> None:
+        """`scanned`: per chain, the first block a solver before this one did not scan (a
+        world restarted on its state): what was mined meanwhile is scanned, nothing twice."""
         self._loop = asyncio.get_running_loop()
         self._inbox = asyncio.Queue()
         self._jobs_idle = asyncio.Event()
         self._jobs_idle.set()
         for chain_id, node in self._nodes.items():
             chain = SolverChain(node)
-            chain.next_block = await chain.head() + 1
+            head = await chain.head()
+            chain.next_block = min((scanned or {}).get(chain_id, head + 1), head + 1)
             self._chains[chain_id] = chain
             self._wake[chain_id] = asyncio.Event()
         self._unsubscribe = self.ledger.on_send_asset(self._on_send_asset)
@@ -179,6 +182,10 @@ class Solver:
         for chain in self._chains.values():
             self._spawn(self._watch_chain(chain), f"watch chain {chain.chain_id}")
         self._spawn(self._watch_venue(), "watch venue")
+
+    def scanned(self) -> dict[int, int]:
+        """Per chain, the first block not scanned yet (for `start` after a restart)."""
+        return {chain_id: chain.next_block for chain_id, chain in self._chains.items()}
 
     async def stop(self) -> None:
         if self._unsubscribe is not None:

@@ -331,7 +331,7 @@ class World:
         self.engine = Solver(
             self.state, self.chains, self.ledger, operator_key=SOLVER_KEY, speed=self.speed
         )
-        await self.engine.start()
+        await self.engine.start(self._scanned())
         self.rpc = {cid: self.chains[cid].rpc_url for cid in CHAIN_IDS}
         self.info = {
             "service_url": self.service_url,
@@ -430,10 +430,35 @@ class World:
             referrer=data.get("referrer"),
         )
 
+    def _scanned(self) -> dict[int, int] | None:
+        """Where the last solver on this state directory stopped scanning each chain."""
+        if self._own_state_dir or self.state_dir is None:
+            return None
+        try:
+            saved = json.loads((self.state_dir / SOLVER_FILE).read_text())
+            return {int(chain_id): int(block) for chain_id, block in saved["scanned"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None  # a first start, or an unreadable file: from the head on
+
+    async def _stop_solver(self, engine: Solver) -> None:
+        """Let fills and refunds under way finish (briefly), then keep where scanning got to,
+        so a restarted world takes up what was paid after it. A temporary world just stops."""
+        kept = not self._own_state_dir and self.state_dir is not None
+        if kept:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SOLVER_DRAIN_SECONDS):
+                    await engine.idle()
+        scanned = engine.scanned()
+        await engine.stop()
+        if kept and self.state_dir is not None and scanned:
+            body = {"scanned": {str(k): v for k, v in scanned.items()}}
+            (self.state_dir / SOLVER_FILE).write_text(json.dumps(body) + "\n")
+
     async def _shutdown(self) -> None:
         steps: list[Callable[[], Awaitable[None]]] = []
         if self.engine is not None:
-            steps.append(self.engine.stop)
+            engine = self.engine
+            steps.append(lambda: self._stop_solver(engine))
         if self.webhook_sender is not None:
             sender = self.webhook_sender
             steps.append(lambda: sender.stop(drain=True, drain_timeout=2.0))
@@ -454,6 +479,8 @@ class World:
 
 
 STATE_META_FILE = "world-state.json"
+SOLVER_FILE = "solver.json"
+SOLVER_DRAIN_SECONDS = 10.0
 
 
 def chain_state_file(state_dir: Path, chain_id: int, backend: str) -> Path:
