@@ -283,7 +283,7 @@ async def test_export_writes_the_filtered_rows(
         await pilot.press("r")  # refunded, of this wallet
         wanted = seeding.expected(seeds, where=lambda s: _mine(world)(s) and s.status == "refund")
         await wait_until(pilot, lambda: _ids(app) == wanted[:PAGE_SIZE], what="refunded")
-        await pilot.press("c" if fmt == "csv" else "j")
+        await pilot.press("e" if fmt == "csv" else "j")
         path = await wait_until(pilot, lambda: screen.last_export, what="the export")
         assert path.parent == app.settings.data_dir and path.suffix == f".{fmt}"
         assert any(str(path) in n.message for n in app._notifications)

@@ -24,6 +24,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.signal import Signal
+from textual.widget import AwaitMount
 from textual.worker import Worker, WorkerState
 
 from crossdeck.config import Settings, config_file_path
@@ -142,6 +143,9 @@ class CrossdeckApp(App[None]):
     TITLE = "crossdeck"
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
+    # screens stack their panes under 100 columns (app.tcss, "Narrow terminals"); textual
+    # declares this on App as an instance variable, so it cannot be annotated ClassVar here
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
 
     BINDINGS: ClassVar = [
         Binding(
@@ -151,6 +155,14 @@ class CrossdeckApp(App[None]):
             id="app.help",
             priority=True,
             tooltip="Every key of this screen and of the app, with the ids the keymap uses",
+        ),
+        # not a priority: a text field takes its "?" first, anywhere else it opens the help
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            id="app.help.question",
+            tooltip="Help, as F1, when the focus is not in a text field (there it types ?)",
         ),
         _goto("f2", "quote", "Quote a move: chains, currencies, amount, options"),
         _goto("f3", "venue", "Venue balances, address forms, deposit and withdraw forms"),
@@ -527,6 +539,20 @@ class CrossdeckApp(App[None]):
     def action_goto(self, mode: str) -> None:
         if mode in MODE_TITLES and self.current_mode != mode:
             self.switch_mode(mode)
+        else:
+            self._close_ended_run()  # F2 on a finished run's screen: the form
+
+    def switch_mode(self, mode: str) -> AwaitMount:
+        waiting = super().switch_mode(mode)
+        self._close_ended_run()
+        return waiting
+
+    def _close_ended_run(self) -> None:
+        """A run's Execute screen that has ended gives way to its Quote form (with the outcome,
+        as Esc does) when its mode is opened again: F2, a Venue form, a screen tab."""
+        screen = self.screen
+        if getattr(screen, "ended", False) is True:
+            screen.dismiss(getattr(screen, "outcome", None))
 
     def prefill_quote(self, values: QuoteFormValues) -> None:
         """Fill the Quote screen's form (from the Venue screen's deposit/withdraw forms)."""

@@ -49,7 +49,8 @@ class ModeScreen(ReportsWorkerErrors, Screen[None]):
         yield Header(icon="◆")
         yield NavBar(self.MODE)
         yield from self.compose_body()
-        yield Footer()
+        # the palette's key is in the screen tabs' row: the footer keeps its width for keys
+        yield Footer(compact=True, show_command_palette=False)
 
     def _on_mount(self, event: events.Mount) -> None:
         # the first mode screen to paint marks the app's first frame (then tracking starts)

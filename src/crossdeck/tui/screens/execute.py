@@ -22,6 +22,16 @@ from crossdeck.execute.describe import out_leg
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest, Step
 from crossdeck.models.text import short
 from crossdeck.tui import describe
+from crossdeck.tui.copy_links import (
+    Copyable,
+    TxLink,
+    copy_binding,
+    copy_text,
+    explorer_binding,
+    open_link,
+    tx_link,
+)
+from crossdeck.tui.copy_links import palette_commands as copy_commands
 from crossdeck.tui.messages import ExecutionEvent
 from crossdeck.tui.screens.base import ReportsWorkerErrors
 from crossdeck.tui.screens.confirm import ConfirmScreen
@@ -42,6 +52,12 @@ STATE_STYLES = {
 FINAL_STYLES = {"success": "bold green", "refund": "bold yellow", "fallback": "bold yellow"}
 
 
+# the steps table: columns other than "what" (#, step, kind, a state with its short hash,
+# cell padding and the border) and the least "what" may have
+OTHER_COLUMNS = 64
+MIN_WHAT_WIDTH = 24
+
+
 def _reason(text: str | None) -> str | None:
     return None if text in (None, "", "N/A") else text
 
@@ -53,6 +69,8 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
                 tooltip="Back to the quote (only once the run has ended)"),
         Binding("ctrl+l", "live", "Live status", id="execute.live", priority=True,
                 tooltip="Open Live status for this request (the run goes on meanwhile)"),
+        copy_binding("execute", "the request id"),
+        explorer_binding("execute", "the latest transaction (the fill once it is in)"),
     ]  # fmt: skip
 
     def __init__(
@@ -76,6 +94,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
         self.running = False
         self.followed = False  # on Live status: from the first thing sent on
         self.outcome: ev.Finished | ev.Failed | None = None
+        self.start_failed = False
         self.events: list[Any] = []
         self._rows: list[str] = []
         self._row_for_step: dict[str, list[str]] = {}
@@ -88,6 +107,12 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
     def crossdeck(self) -> Any:
         return self.app
 
+    @property
+    def ended(self) -> bool:
+        """Nothing more happens here: the run finished, was refused or declined, failed, or
+        could not start. Opening the Quote screen again (F2) then shows the form."""
+        return not self.running and (self.outcome is not None or self.start_failed)
+
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield Static(self._summary(), id="exec-summary")
@@ -98,7 +123,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
             with VerticalScroll(id="exec-log", classes="pane"):
                 yield Static("", id="exec-log-text")
         yield Static("", id="exec-result")
-        yield Footer()
+        yield Footer(compact=True)
 
     def _summary(self) -> Text:
         summary = describe.summarize_quote(self.quote, self.chains)
@@ -113,7 +138,10 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
         self.query_one("#exec-log").border_title = "Progress"
         table = self.query_one("#exec-items", DataTable)
         table.border_title = "Steps"
-        table.add_columns("#", "step", "kind", "what", "state")
+        table.add_columns("#", "step", "kind")
+        # "what" wraps in the width the other columns leave (amounts and addresses stay whole)
+        table.add_column("what", width=max(MIN_WHAT_WIDTH, self.app.size.width - OTHER_COLUMNS))
+        table.add_column("state")
         for step_index, step in enumerate(self.quote.steps):
             self._add_step_rows(step_index, step)
         if self.autostart:
@@ -126,14 +154,14 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
             key = f"{step_index}:{item_index}"
             self._rows.append(key)
             self._row_for_step.setdefault(str(step.id), []).append(key)
-            what = describe.item_words(item, self.chains, self.quote)
             table.add_row(
                 f"{step_index + 1}.{item_index + 1}",
                 step.id or "?",
                 item.kind_of_data.replace("_", " "),
-                what if len(what) <= 58 else what[:57] + "…",
+                Text(describe.item_words(item, self.chains, self.quote)),
                 Text("waiting", style=STATE_STYLES["waiting"]),
                 key=key,
+                height=None,
             )
 
     # -- the run -----------------------------------------------------------------------------
@@ -173,6 +201,7 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
         ):
             self.running = False
         if event.worker.group == "execute" and event.state is WorkerState.ERROR:
+            self.start_failed = True
             # the run could not start (no signer, locked keyring): nothing was signed
             error = event.worker.error
             text = Text("FAILED", style="bold red")
@@ -412,7 +441,32 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
     def action_live(self) -> None:
         self.app.switch_mode("live")
 
+    def copyables(self) -> list[Copyable]:
+        return [Copyable("request id", self.request_id)] if self.request_id else []
+
+    def tx_links(self) -> list[TxLink]:
+        """The run's transactions as they came, then the fill on the destination chain."""
+        links = [
+            tx_link(self.chains, "transaction", event.chain_id, event.hash)
+            for event in self.events
+            if isinstance(event, ev.TxSent)
+        ]
+        if isinstance(self.outcome, ev.Finished):
+            destination = self.request.destination_chain_id if self.request else None
+            leg = out_leg(self.outcome.status)
+            links += [tx_link(self.chains, leg, destination, h) for h in self.outcome.tx_hashes]
+        return links
+
+    def action_copy(self) -> None:
+        items = self.copyables()
+        copy_text(self.app, items[0] if items else None, "this quote has no request id")
+
+    def action_explorer(self) -> None:
+        links = self.tx_links()
+        open_link(self.app, links[-1] if links else None, "no transaction has been sent yet")
+
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Back to the quote", "escape (once the run has ended)",
                             self.action_back)  # fmt: skip
         yield SystemCommand("Open Live status", "ctrl+l", self.action_live)
+        yield from copy_commands(self.app, self.copyables(), self.tx_links())

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.keys import key_to_character
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
@@ -22,13 +23,26 @@ def bindings_of(owner: type | object) -> list[Binding]:
 
 def keys_for(binding: Binding, keymap: dict[str, str]) -> str:
     keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
-    return ", ".join(k.strip() for k in keys.split(","))
+    # a printable key as the character it types ("?", not "question_mark")
+    return ", ".join(_key_text(k.strip()) for k in keys.split(","))
+
+
+def _key_text(key: str) -> str:
+    character = key_to_character(key) if "+" not in key else None
+    return character if character and character.isprintable() and key != "space" else key
+
+
+# the help box's frame: border, padding, the table's scrollbar and the cells' padding
+HELP_BOX_WIDTH = 116
+FRAME_COLUMNS = 2 + 2 + 2 + 2
+CELL_PADDING = 2
+MIN_WHAT_WIDTH = 24
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar = [
         Binding(
-            "escape,f1",
+            "escape,f1,question_mark",
             "dismiss_help",
             "Close",
             id="help.close",
@@ -53,16 +67,32 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("Where", "Keys", "Action", "Id", "What it does")
-        for title, bindings in self.sections:
-            for binding in bindings:
-                table.add_row(
-                    Text(title, style="bold"),
-                    Text(keys_for(binding, self.keymap), style="bold"),
-                    binding.description or binding.action,
-                    binding.id or "-",
-                    binding.tooltip or "",
-                )
+        rows = [
+            (
+                Text(title, style="bold"),
+                Text(keys_for(binding, self.keymap), style="bold"),
+                Text(binding.id or "-"),
+                # the footer's word for it, then what it does
+                Text.assemble(
+                    (binding.description or binding.action, "bold"),
+                    f": {binding.tooltip}" if binding.tooltip else "",
+                ),
+            )
+            for title, bindings in self.sections
+            for binding in bindings
+        ]
+        heads = ("Where", "Keys", "Id")
+        widths = [
+            max([len(head)] + [row[at].cell_len for row in rows]) for at, head in enumerate(heads)
+        ]
+        # "What it does" takes the width left and wraps in it, whatever the terminal's width
+        box = min(HELP_BOX_WIDTH, self.app.size.width) - FRAME_COLUMNS
+        what = max(MIN_WHAT_WIDTH, box - sum(w + CELL_PADDING for w in widths) - CELL_PADDING)
+        for head, width in zip(heads, widths, strict=True):
+            table.add_column(head, width=width)
+        table.add_column("What it does", width=what)
+        for row in rows:
+            table.add_row(*row, height=None)
         table.focus()
 
     def action_dismiss_help(self) -> None:

@@ -26,7 +26,18 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Checkbox, DataTable, Input, Static
 
+from crossdeck.tui.copy_links import (
+    Copyable,
+    TxLink,
+    copy_binding,
+    copy_text,
+    explorer_binding,
+    open_link,
+    tx_link,
+)
+from crossdeck.tui.copy_links import palette_commands as copy_commands
 from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.waits import service_at, within
 from crossdeck.tui.widgets.history_detail import HistoryDetail
 from crossdeck.tui.widgets.history_filters import OWN_API_KEY, HistoryFilterBar
 from crossdeck.tui.widgets.history_table import HistoryTable
@@ -60,6 +71,12 @@ LOAD_MORE_MARGIN = 5
 DETAIL_DELAY = 0.06
 CHILD_LOOKUP_DELAY = 0.25
 CHILD_CACHE_SIZE = 256
+WIDE_SCREEN = 100  # columns: the app's "-wide" breakpoint
+# the footer shows related keys together: "so Sort", "wfrx Quick", "thmej More" (F1 says
+# what each does)
+SORT_GROUP = Binding.Group("Sort", compact=True)
+QUICK_GROUP = Binding.Group("Quick", compact=True)
+MORE_GROUP = Binding.Group("More", compact=True)
 
 
 class RowsLoaded(Message):
@@ -103,34 +120,20 @@ class HistoryScreen(ModeScreen):
             tooltip="Load the first page again (new requests appear on top)",
         ),
         Binding(
-            "t",
-            "track",
-            "Track",
-            id="history.track",
-            tooltip="Follow the selected request on the Live status screen",
-        ),
-        # scrolling loads the next page by itself; m stays for those who ask (hidden: the
-        # footer is full)
-        Binding(
-            "m",
-            "more",
-            "More",
-            id="history.more",
-            show=False,
-            tooltip="Load the next page of requests",
-        ),
-        Binding(
             "slash",
             "focus_filters",
             "Filter",
             id="history.filter",
             tooltip="Edit the filters (enter applies them, escape goes back to the table)",
         ),
+        copy_binding("history", "the selected request id"),
+        explorer_binding("history", "the selected request's latest transaction"),
         Binding(
             "s",
             "toggle_sort_by",
             "Sort key",
             id="history.sort_by",
+            group=SORT_GROUP,
             tooltip="Sort by createdAt or updatedAt (reloads from the first page)",
         ),
         Binding(
@@ -138,6 +141,7 @@ class HistoryScreen(ModeScreen):
             "toggle_direction",
             "Order",
             id="history.sort_direction",
+            group=SORT_GROUP,
             tooltip="Newest first (desc) or oldest first (asc); reloads from the first page",
         ),
         Binding(
@@ -145,6 +149,7 @@ class HistoryScreen(ModeScreen):
             "quick('mine')",
             "Mine",
             id="history.quick.mine",
+            group=QUICK_GROUP,
             tooltip="Quick filter: requests sent or received by this wallet (toggle)",
         ),
         Binding(
@@ -152,6 +157,7 @@ class HistoryScreen(ModeScreen):
             "quick('failed')",
             "Failed",
             id="history.quick.failed",
+            group=QUICK_GROUP,
             tooltip="Quick filter: failed requests only (toggle; turns 'refunded' off)",
         ),
         Binding(
@@ -159,29 +165,49 @@ class HistoryScreen(ModeScreen):
             "quick('refunded')",
             "Refunded",
             id="history.quick.refunded",
+            group=QUICK_GROUP,
             tooltip="Quick filter: refunded requests only (toggle; turns 'failed' off)",
-        ),
-        Binding(
-            "h",
-            "children",
-            "Children",
-            id="history.children",
-            tooltip="List the selected request with its child requests (refunds, duplicates) "
-            "as rows: its id as the filter, with child requests included",
         ),
         Binding(
             "x",
             "clear_filters",
             "Clear",
             id="history.clear",
-            show=False,
+            group=QUICK_GROUP,
             tooltip="Clear every filter and quick filter (every user's requests)",
         ),
         Binding(
-            "c",
+            "t",
+            "track",
+            "Track",
+            id="history.track",
+            group=MORE_GROUP,
+            tooltip="Follow the selected request on the Live status screen",
+        ),
+        Binding(
+            "h",
+            "children",
+            "Children",
+            id="history.children",
+            group=MORE_GROUP,
+            tooltip="List the selected request with its child requests (refunds, duplicates) "
+            "as rows: its id as the filter, with child requests included",
+        ),
+        # scrolling loads the next page by itself; m stays for those who ask
+        Binding(
+            "m",
+            "more",
+            "Next page",
+            id="history.more",
+            group=MORE_GROUP,
+            tooltip="Load the next page of requests",
+        ),
+        Binding(
+            "e",
             "export('csv')",
             "CSV",
             id="history.export.csv",
+            group=MORE_GROUP,
             tooltip="Export every request of the current filter to a CSV file in the data dir",
         ),
         Binding(
@@ -189,6 +215,7 @@ class HistoryScreen(ModeScreen):
             "export('json')",
             "JSON",
             id="history.export.json",
+            group=MORE_GROUP,
             tooltip="Export every request of the current filter to a JSON file in the data dir",
         ),
     ]
@@ -226,7 +253,10 @@ class HistoryScreen(ModeScreen):
         from crossdeck.history import TABLE_COLUMNS
 
         table = self.query_one(DataTable)
-        self._columns = table.add_columns(*TABLE_COLUMNS)
+        # under 100 columns the transactions stay in the detail pane (b opens them): the
+        # columns shown then fit whole, amounts included
+        narrow = self.app.size.width < WIDE_SCREEN
+        self._columns = table.add_columns(*(TABLE_COLUMNS[:-2] if narrow else TABLE_COLUMNS))
         table.border_title = "Requests"
         # two lines (counts, then the filters); inline, as app.tcss sets one for the old screen
         self.query_one("#history-status", Static).styles.height = 2
@@ -328,11 +358,17 @@ class HistoryScreen(ModeScreen):
         the window as it then is goes to the table."""
         loader = await self._get_loader()
         if reset:
-            await loader.refresh()
+            reading = loader.refresh()
         elif earlier:
-            await loader.load_previous()
+            reading = loader.load_previous()
         else:
-            await loader.load_next()
+            reading = loader.load_next()
+        await within(
+            reading,
+            what="the service (the request listing)",
+            where=service_at(self.crossdeck.settings),
+            retry="ctrl+r",
+        )
         self.post_message(
             RowsLoaded(
                 list(loader.rows),
@@ -348,11 +384,16 @@ class HistoryScreen(ModeScreen):
     async def load_links(self) -> None:
         from crossdeck.errors import CrossdeckError
         from crossdeck.history import ExplorerLinks
-
         app = self.crossdeck
         await app.services_ready.wait()
         try:
-            links = ExplorerLinks(await app.services.chains())
+            chains = await within(
+                app.services.chains(),
+                what="the service (/chains)",
+                where=service_at(app.settings),
+                retry="ctrl+r",
+            )
+            links = ExplorerLinks(chains)
         except CrossdeckError as exc:
             self.query_one(HistoryDetail).links_failed(str(exc))
             return
@@ -365,16 +406,20 @@ class HistoryScreen(ModeScreen):
 
         from crossdeck.errors import CrossdeckError
         from crossdeck.history import child_requests
-
         await asyncio.sleep(CHILD_LOOKUP_DELAY)
         query = self.query_in_use
         detail = self.query_one(HistoryDetail)
         try:
-            children = await child_requests(
-                self.crossdeck.services.service,
-                request_id,
-                include_order_data=bool(query and query.include_order_data),
-                include_authenticated_data=bool(query and query.include_authenticated_data),
+            children = await within(
+                child_requests(
+                    self.crossdeck.services.service,
+                    request_id,
+                    include_order_data=bool(query and query.include_order_data),
+                    include_authenticated_data=bool(query and query.include_authenticated_data),
+                ),
+                what="the service (child requests)",
+                where=service_at(self.crossdeck.settings),
+                retry="ctrl+r",
             )
         except CrossdeckError as exc:
             detail.children_failed(request_id, str(exc))
@@ -402,12 +447,16 @@ class HistoryScreen(ModeScreen):
         counted in the status line (ctrl+r shows them) rather than pushing the rows down
         under the cursor."""
         from crossdeck.errors import CrossdeckError
-
         loader = self._loader
         if loader is None:
             return
         try:
-            newer = await loader.check_newer()
+            newer = await within(
+                loader.check_newer(),
+                what="the service (new requests)",
+                where=service_at(self.crossdeck.settings),
+                retry="ctrl+r",
+            )
         except CrossdeckError:
             return  # the rows shown stay as they are; the next tick asks again
         self._apply_newer(newer)
@@ -429,9 +478,8 @@ class HistoryScreen(ModeScreen):
         if newer.changed or newer.added or newer.overflow:
             self._update_status()
 
-    @staticmethod
-    def _cells(row: HistoryRow) -> list[Any]:
-        cells: list[Any] = list(row.cells())
+    def _cells(self, row: HistoryRow) -> list[Any]:
+        cells: list[Any] = list(row.cells())[: len(self._columns)]
         cells[1] = status_text(row.status)
         return cells
 
@@ -747,11 +795,44 @@ class HistoryScreen(ModeScreen):
         )
         yield SystemCommand("Track the selected request", "On Live status (t)", self.action_track)
         yield SystemCommand(
-            "Export history to CSV", "Every request of the filter (c)", self.action_export_csv
+            "Export history to CSV", "Every request of the filter (e)", self.action_export_csv
         )
         yield SystemCommand(
             "Export history to JSON", "Every request of the filter (j)", self.action_export_json
         )
+        yield from copy_commands(self.app, self.copyables(), self.tx_links())
+
+    def copyables(self) -> list[Copyable]:
+        row = self._rows.get(self.selected_request_id() or "")
+        if row is None:
+            return []
+        record = row.record
+        items = [Copyable("request id", row.id)]
+        items += [Copyable(f"{what} address", value)
+                  for what, value in (("user", record.user), ("recipient", record.recipient))
+                  if value]  # fmt: skip
+        return items
+
+    def tx_links(self) -> list[TxLink]:
+        """The selected request's origin and destination transactions, linked from /chains."""
+        row = self._rows.get(self.selected_request_id() or "")
+        if row is None:
+            return []
+        chains = self.crossdeck.services.cached_chains
+        links = []
+        data = row.record.data
+        for what, txs in (("origin tx", data.in_txs if data else None),
+                          ("destination tx", data.out_txs if data else None)):  # fmt: skip
+            links += [tx_link(chains, what, tx.chain_id, tx.hash) for tx in txs or [] if tx.hash]
+        return links
+
+    def action_copy(self) -> None:
+        items = self.copyables()
+        copy_text(self.app, items[0] if items else None, "highlight a request first")
+
+    def action_explorer(self) -> None:
+        links = self.tx_links()
+        open_link(self.app, links[-1] if links else None, "this request has no transaction yet")
 
     def action_export_csv(self) -> None:
         self.action_export("csv")

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -16,13 +16,26 @@ from textual.widgets import DataTable, Input, Static
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.models.text import short
+from crossdeck.tui.copy_links import (
+    Copyable,
+    TxLink,
+    copy_binding,
+    copy_text,
+    explorer_binding,
+    open_link,
+    tx_link,
+)
+from crossdeck.tui.copy_links import palette_commands as copy_commands
 from crossdeck.tui.live import TrackedRequest, clock_text, updated_text
 from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.waits import service_at, within
 from crossdeck.tui.widgets.status_style import status_text
 
 
 class LiveScreen(ModeScreen):
     MODE = "live"
+    # the list, not the id field: a focused text field would take x, c and b as typing
+    AUTO_FOCUS = "#live-requests"
     BINDINGS: ClassVar = [
         Binding(
             "slash",
@@ -38,6 +51,8 @@ class LiveScreen(ModeScreen):
             id="live.untrack",
             tooltip="Stop following the selected request",
         ),
+        copy_binding("live", "the selected request id"),
+        explorer_binding("live", "the selected request's latest transaction"),
     ]
 
     def __init__(self) -> None:
@@ -64,6 +79,19 @@ class LiveScreen(ModeScreen):
         timeline.add_columns("seen", "status", "source", "updatedAt", "in tx", "out tx", "reason")
         self.crossdeck.live_changed.subscribe(self, self._board_changed)
         self.refresh_board()
+        self.load_chains()
+
+    @work(group="live-chains", exclusive=True, exit_on_error=False, name="Loading chains")
+    async def load_chains(self) -> None:
+        """/chains, for the explorer links of the transactions (b, and the palette)."""
+        app = self.crossdeck
+        await app.services_ready.wait()
+        await within(
+            app.services.chains(),
+            what="the service (/chains)",
+            where=service_at(app.settings),
+            retry="ctrl+r on the Quote screen (F2)",
+        )
 
     def _board_changed(self, _request_id: str | None) -> None:
         self.refresh_board()
@@ -172,6 +200,33 @@ class LiveScreen(ModeScreen):
             self._selected = None
             self.refresh_board()
 
+    def copyables(self) -> list[Copyable]:
+        return [Copyable("request id", self._selected)] if self._selected else []
+
+    def tx_links(self) -> list[TxLink]:
+        """The selected request's origin (in) and destination (out) transactions, as its
+        latest status names them."""
+        tracked = self.crossdeck.live.get(self._selected) if self._selected else None
+        latest = tracked.latest if tracked else None
+        if latest is None:
+            return []
+        chains = self.crossdeck.services.cached_chains
+        return [
+            tx_link(chains, "origin tx", latest.origin_chain_id, h) for h in latest.in_tx_hashes
+        ] + [
+            tx_link(chains, "destination tx", latest.destination_chain_id, h)
+            for h in latest.tx_hashes
+        ]
+
+    def action_copy(self) -> None:
+        items = self.copyables()
+        copy_text(self.app, items[0] if items else None, "select a request first")
+
+    def action_explorer(self) -> None:
+        links = self.tx_links()
+        open_link(self.app, links[-1] if links else None, "no transaction of it is known yet")
+
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Track a request id", "Type it in (/)", self.action_focus_add)
         yield SystemCommand("Stop tracking the selected request", "x", self.action_untrack)
+        yield from copy_commands(self.app, self.copyables(), self.tx_links())

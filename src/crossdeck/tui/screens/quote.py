@@ -37,6 +37,7 @@ from crossdeck.tui.quote_form import (
     build_quote_request,
 )
 from crossdeck.tui.screens.base import ModeScreen, selected_chain_id
+from crossdeck.tui.waits import service_at, within
 from crossdeck.tui.widgets.quote_view import render_quote
 
 NO_QUOTE_YET = "No quote yet: pick what to move, type an amount and press ctrl+r."
@@ -245,13 +246,25 @@ class QuoteScreen(ModeScreen):
 
     @work(group="chains", exclusive=True, exit_on_error=False, name="Loading chains")
     async def load_chains(self) -> None:
-        await self.crossdeck.services_ready.wait()
-        chains = await self.crossdeck.services.chains()
+        app = self.crossdeck
+        await app.services_ready.wait()
+        chains = await within(
+            app.services.chains(),
+            what="the service (/chains)",
+            where=service_at(app.settings),
+            retry="ctrl+r",
+        )
         self.post_message(ChainsLoaded(chains))
 
     @work(group="quote", exclusive=True, exit_on_error=False, name="Quote")
     async def fetch(self, request: QuoteRequest) -> None:
-        quote = await self.crossdeck.services.service.quote(request)
+        app = self.crossdeck
+        quote = await within(
+            app.services.service.quote(request),
+            what="the quote",
+            where=service_at(app.settings),
+            retry="ctrl+r",
+        )
         self.post_message(QuoteReady(request, quote, self.crossdeck.clock()))
 
     @work(group="funds", exclusive=True, exit_on_error=False, name="Checking funds")
@@ -261,8 +274,13 @@ class QuoteScreen(ModeScreen):
         from crossdeck.execute.guards.funds import quote_time_funds
 
         services = self.crossdeck.services
-        results = await quote_time_funds(
-            quote, request.user, self.chains, services.settings.rpc, services.venue
+        results = await within(
+            quote_time_funds(
+                quote, request.user, self.chains, services.settings.rpc, services.venue
+            ),
+            what="the balance check (the chain's RPC or the venue)",
+            where="the RPC URLs and the venue URL (Settings, F6)",
+            retry="ctrl+r",
         )
         if self.quote is quote:  # not a quote that a newer one replaced meanwhile
             self.funds = results
@@ -600,6 +618,8 @@ class QuoteScreen(ModeScreen):
         status = getattr(outcome, "status", None)
         if status is not None:
             said = f"Request {request_id} ended: {status} (Live status keeps it, F5)."
+            # the route stays for the next move; the amount that moved does not
+            self.query_one("#amount", Input).value = ""
         elif getattr(outcome, "error_type", None) == "GuardRefused":
             said = f"Request {request_id} was refused before signing; nothing was sent."
         else:

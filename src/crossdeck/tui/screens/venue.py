@@ -15,13 +15,16 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, DataTable, Input, Label, Select, Static
+from textual.worker import Worker
 
 from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
 from crossdeck.models.text import short
 from crossdeck.tui import describe
 from crossdeck.tui.messages import ChainsLoaded, VenueLoaded
+from crossdeck.tui.notices import describe_error
 from crossdeck.tui.quote_form import venue_deposit_values, venue_withdrawal_values
 from crossdeck.tui.screens.base import ModeScreen, selected_chain_id
+from crossdeck.tui.waits import service_at, venue_at, within
 
 FIRST_SEND_WARNING = (
     "The venue charges about 1 USDC on an account's first outbound send: a withdrawal of the "
@@ -150,9 +153,22 @@ class VenueScreen(ModeScreen):
     async def load(self) -> None:
         app = self.crossdeck
         await app.services_ready.wait()
-        services = app.services
-        chains = await services.chains()
+        settings = app.settings
+        self.query_one("#venue-account", Static).update("Reading the venue…")
+        chains = await within(
+            app.services.chains(),
+            what="the service (/chains)",
+            where=service_at(settings),
+            retry="ctrl+r",
+        )
         self.post_message(ChainsLoaded(chains))
+        data = await within(
+            self._read_account(chains), what="the venue", where=venue_at(settings), retry="ctrl+r"
+        )
+        self.post_message(VenueLoaded(data))
+
+    async def _read_account(self, chains: ChainsResponse) -> dict[str, Any]:
+        services = self.crossdeck.services
         user = services.wallet_address
         data: dict[str, Any] = {"user": user}
         spot_meta = await services.spot_meta()
@@ -172,7 +188,15 @@ class VenueScreen(ModeScreen):
             )
             states = await asyncio.gather(*(venue.clearinghouse_state(user, dex) for dex in dexes))
             data["dexes"] = dict(zip(dexes, states, strict=True))
-        self.post_message(VenueLoaded(data))
+        return data
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # (the base class's handler, called as well, notifies)
+        error = event.worker.error
+        if event.worker.group == "venue" and error is not None:
+            text = Text("The venue could not be read\n", style="bold red")
+            text.append(describe_error(error).message)
+            self.query_one("#venue-account", Static).update(text)
 
     @staticmethod
     def _venue_kinds(chains: ChainsResponse) -> list[str]:

@@ -14,15 +14,15 @@ from textual.widgets import Checkbox, Input, Static
 # (build_query keyword, wire field named by FilterError.field, placeholder)
 FILTER_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("user", "user", "user 0x…"),
-    ("status", "status", "status (success, failure, refund…)"),
+    ("status", "status", "status: success, refund…"),
     ("origin_chain", "originChainId", "origin chain id"),
     ("destination_chain", "destinationChainId", "destination chain id"),
     ("id", "id", "request id 0x…"),
     ("hash", "hash", "tx hash 0x…"),
     ("referrer", "referrer", "referrer"),
     ("deposit_address", "depositAddress", "deposit address 0x…"),
-    ("start", "startTimestamp", "start (ISO 8601 / unix s)"),
-    ("end", "endTimestamp", "end (ISO 8601 / unix s)"),
+    ("start", "startTimestamp", "from (ISO 8601, unix s)"),
+    ("end", "endTimestamp", "to (ISO 8601, unix s)"),
     ("chain", "chainId", "chain id (either way)"),
     ("order_id", "orderId", "order id 0x…"),
     ("start_block", "startBlock", "from origin block"),

@@ -35,4 +35,4 @@ class NavBar(Horizontal):
     def compose(self) -> ComposeResult:
         for mode, key, title in TABS:
             yield NavTab(mode, key, title, active=mode == self.active)
-        yield Static(" F1 help · ctrl+p commands ", id="nav-hint")
+        yield Static(" F1 help · ^p commands ", id="nav-hint")
