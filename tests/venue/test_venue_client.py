@@ -1,4 +1,5 @@
-"""VenueClient against a real venue-like server: /info reads, /exchange submissions."""
+"""VenueClient against the world's venue: /info reads, /exchange submissions, and faults a
+proxy in front of it answers in its place."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from eth_account.signers.local import LocalAccount
 from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
 from crossdeck.retry import RetryPolicy
+from crossdeck.sim.venue import VenueLedger
 from crossdeck.venue.client import VenueClient
 from crossdeck.venue.errors import (
     VenueConnectionError,
@@ -21,10 +23,10 @@ from crossdeck.venue.errors import (
     VenueMalformedResponseError,
 )
 from crossdeck.venue.signing import build_send_asset_typed_data, signed_action, split_signature
+from helpers.fault_proxy import Fault
 
-from .conftest import SleepRecorder
+from .conftest import SleepRecorder, WorldVenue
 from .test_venue_signing import DESTINATION, NONCE, send_asset_step
-from .venue_server import FakeVenue, Fault
 
 
 def sign_send_asset(wallet: LocalAccount, chain_id: int = 8453, amount: str = "12.5"):
@@ -36,11 +38,11 @@ def sign_send_asset(wallet: LocalAccount, chain_id: int = 8453, amount: str = "1
     return signed_action(action, chain_id), signature
 
 
-def info_bodies(venue: FakeVenue) -> list[Any]:
+def info_bodies(venue: WorldVenue) -> list[Any]:
     return [json.loads(raw) for raw in venue.received["/info"]]
 
 
-async def test_info_reads_send_the_documented_bodies(venue: FakeVenue, wallet: LocalAccount):
+async def test_info_reads_send_the_documented_bodies(venue: WorldVenue, wallet: LocalAccount):
     venue.fund(wallet.address, perps="100.25", USDC="7.5")
     async with VenueClient(venue.url) as client:
         meta = await client.spot_meta()
@@ -58,7 +60,7 @@ async def test_info_reads_send_the_documented_bodies(venue: FakeVenue, wallet: L
     ]
 
 
-async def test_user_is_checked_before_sending(venue: FakeVenue) -> None:
+async def test_user_is_checked_before_sending(venue: WorldVenue) -> None:
     async with VenueClient(venue.url) as client:
         with pytest.raises(InputError, match="address"):
             await client.clearinghouse_state("0x1234")
@@ -66,17 +68,17 @@ async def test_user_is_checked_before_sending(venue: FakeVenue) -> None:
 
 
 async def test_info_retries_429_and_5xx(
-    venue: FakeVenue, wallet: LocalAccount, retry: RetryPolicy, sleeps: SleepRecorder
+    venue: WorldVenue, wallet: LocalAccount, retry: RetryPolicy, sleeps: SleepRecorder
 ) -> None:
     venue.fail("/info", Fault(429, "rate limited", headers={"Retry-After": "2"}), Fault(502))
     async with VenueClient(venue.url, retry=retry) as client:
         meta = await client.spot_meta()
-    assert len(meta.tokens) == 2
+    assert len(meta.tokens) == len(VenueLedger.spot_meta()["tokens"])
     assert len(venue.received["/info"]) == 3
     assert sleeps.delays == [2.0, 0.2]
 
 
-async def test_info_gives_up_after_the_attempts(venue: FakeVenue, retry: RetryPolicy) -> None:
+async def test_info_gives_up_after_the_attempts(venue: WorldVenue, retry: RetryPolicy) -> None:
     venue.fail("/info", *[Fault(500, "boom")] * 3)
     async with VenueClient(venue.url, retry=retry) as client:
         with pytest.raises(VenueError) as info:
@@ -85,7 +87,7 @@ async def test_info_gives_up_after_the_attempts(venue: FakeVenue, retry: RetryPo
     assert len(venue.received["/info"]) == 3
 
 
-async def test_info_4xx_is_not_retried(venue: FakeVenue, retry: RetryPolicy) -> None:
+async def test_info_4xx_is_not_retried(venue: WorldVenue, retry: RetryPolicy) -> None:
     async with VenueClient(venue.url, retry=retry) as client:
         with pytest.raises(VenueError) as info:
             await client.info({"type": "noSuchThing"})
@@ -95,7 +97,7 @@ async def test_info_4xx_is_not_retried(venue: FakeVenue, retry: RetryPolicy) -> 
     assert len(venue.received["/info"]) == 1
 
 
-async def test_info_malformed_answers(venue: FakeVenue, retry: RetryPolicy) -> None:
+async def test_info_malformed_answers(venue: WorldVenue, retry: RetryPolicy) -> None:
     venue.fail("/info", Fault(200, "{not json"), Fault(200, {"tokens": "nope"}))
     async with VenueClient(venue.url, retry=retry) as client:
         with pytest.raises(VenueMalformedResponseError, match="not JSON"):
@@ -105,7 +107,7 @@ async def test_info_malformed_answers(venue: FakeVenue, retry: RetryPolicy) -> N
 
 
 async def test_info_timeout_is_retried_then_a_connection_error(
-    venue: FakeVenue, retry: RetryPolicy, sleeps: SleepRecorder
+    venue: WorldVenue, retry: RetryPolicy, sleeps: SleepRecorder
 ) -> None:
     venue.fail("/info", *[Fault(200, {}, delay=30)] * 3)
     async with VenueClient(venue.url, timeout=0.2, retry=retry) as client:
@@ -116,7 +118,7 @@ async def test_info_timeout_is_retried_then_a_connection_error(
     assert sleeps.delays == [0.1, 0.2]
 
 
-async def test_exchange_ok_moves_the_money(venue: FakeVenue, wallet: LocalAccount) -> None:
+async def test_exchange_ok_moves_the_money(venue: WorldVenue, wallet: LocalAccount) -> None:
     venue.fund(wallet.address, perps="100")
     action, signature = sign_send_asset(wallet)
     async with VenueClient(venue.url) as client:
@@ -133,7 +135,7 @@ async def test_exchange_ok_moves_the_money(venue: FakeVenue, wallet: LocalAccoun
 
 
 async def test_exchange_status_err_carries_the_venue_message(
-    venue: FakeVenue, wallet: LocalAccount
+    venue: WorldVenue, wallet: LocalAccount
 ) -> None:
     venue.fund(wallet.address, perps="5")
     action, signature = sign_send_asset(wallet, amount="12.5")
@@ -142,13 +144,13 @@ async def test_exchange_status_err_carries_the_venue_message(
             await client.exchange(action, NONCE, signature)
         after = await client.clearinghouse_state(wallet.address)
     assert info.value.status == 200
-    assert info.value.response == "Insufficient balance for asset transfer"
+    assert str(info.value.response).startswith("Insufficient balance")
     assert "Insufficient balance" in str(info.value)
     assert after.withdrawable == Decimal("5")
 
 
 async def test_exchange_signed_by_someone_else_is_refused(
-    venue: FakeVenue, wallet: LocalAccount, other_wallet: LocalAccount
+    venue: WorldVenue, wallet: LocalAccount, other_wallet: LocalAccount
 ) -> None:
     venue.fund(wallet.address, perps="100")
     action, _ = sign_send_asset(wallet)
@@ -158,7 +160,7 @@ async def test_exchange_signed_by_someone_else_is_refused(
             await client.exchange(action, NONCE, foreign)
 
 
-async def test_exchange_http_4xx(venue: FakeVenue, wallet: LocalAccount) -> None:
+async def test_exchange_http_4xx(venue: WorldVenue, wallet: LocalAccount) -> None:
     venue.fail("/exchange", Fault(422, "Failed to deserialize the JSON body"))
     action, signature = sign_send_asset(wallet)
     async with VenueClient(venue.url) as client:
@@ -169,7 +171,7 @@ async def test_exchange_http_4xx(venue: FakeVenue, wallet: LocalAccount) -> None
 
 
 async def test_exchange_is_not_resent_after_a_timeout(
-    venue: FakeVenue, wallet: LocalAccount, retry: RetryPolicy, sleeps: SleepRecorder
+    venue: WorldVenue, wallet: LocalAccount, retry: RetryPolicy, sleeps: SleepRecorder
 ) -> None:
     venue.fund(wallet.address, perps="100")
     venue.fail("/exchange", Fault(200, {"status": "ok"}, delay=30))
@@ -184,7 +186,7 @@ async def test_exchange_is_not_resent_after_a_timeout(
 
 
 async def test_exchange_is_not_resent_after_a_5xx(
-    venue: FakeVenue, wallet: LocalAccount, retry: RetryPolicy
+    venue: WorldVenue, wallet: LocalAccount, retry: RetryPolicy
 ) -> None:
     venue.fund(wallet.address, perps="100")
     venue.fail("/exchange", Fault(502, "bad gateway"))
@@ -197,7 +199,7 @@ async def test_exchange_is_not_resent_after_a_5xx(
 
 
 async def test_exchange_is_resent_after_429(
-    venue: FakeVenue, wallet: LocalAccount, retry: RetryPolicy, sleeps: SleepRecorder
+    venue: WorldVenue, wallet: LocalAccount, retry: RetryPolicy, sleeps: SleepRecorder
 ) -> None:
     venue.fund(wallet.address, perps="100")
     venue.fail("/exchange", Fault(429, "too many requests"))
@@ -210,7 +212,7 @@ async def test_exchange_is_resent_after_429(
 
 
 async def test_exchange_refuses_a_nonce_that_differs_from_the_action(
-    venue: FakeVenue, wallet: LocalAccount
+    venue: WorldVenue, wallet: LocalAccount
 ) -> None:
     action, signature = sign_send_asset(wallet)
     async with VenueClient(venue.url) as client:
@@ -220,7 +222,7 @@ async def test_exchange_refuses_a_nonce_that_differs_from_the_action(
 
 
 async def test_undecodable_exchange_answer_may_have_acted(
-    venue: FakeVenue, wallet: LocalAccount, retry: RetryPolicy
+    venue: WorldVenue, wallet: LocalAccount, retry: RetryPolicy
 ) -> None:
     venue.fail("/exchange", Fault(200, "not gzip", headers={"Content-Encoding": "gzip"}))
     action, signature = sign_send_asset(wallet)

@@ -19,7 +19,7 @@ from crossdeck.venue.currencies import (
 )
 from crossdeck.venue.errors import VenueDataError
 
-from .venue_server import SPOT_META
+from .conftest import SPOT_META
 
 USDE_ID = "0x2e6d84f2d7ca82e6581e03523e4389f7"
 

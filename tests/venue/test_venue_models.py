@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, SpotMeta
 
-from .venue_server import SPOT_META
+from .conftest import SPOT_META
 
 CLEARINGHOUSE = {
     "marginSummary": {

@@ -4,7 +4,9 @@ Every request goes to the world and its real answer comes back, unless a fault i
 that path: `answer` replies in the world's place (429 with Retry-After, a 5xx) without
 forwarding, so the world never sees it; `late` forwards the request (the world acts on it) and
 answers only after `delay` seconds, so a client with a shorter timeout gives up on a request
-that did reach the world. `reached` counts what the world was sent, `asked` what clients sent.
+that did reach the world. `reached` counts what the world was sent, `asked` what clients sent,
+and `bodies` keeps each body clients sent, by path. A fault's body is sent as JSON, or as it is
+when it is text or bytes (a plain-text refusal, a body that is not JSON).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class FaultProxy:
         self._faults: dict[str, list[Fault]] = {}
         self.asked: Counter[str] = Counter()
         self.reached: Counter[str] = Counter()
+        self.bodies: dict[str, list[bytes]] = {}
         self._stopping = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self._http: httpx.AsyncClient | None = None
@@ -54,16 +57,20 @@ class FaultProxy:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         path = request.path
         self.asked[path] += 1
+        body = await request.read()
+        self.bodies.setdefault(path, []).append(body)
         queued = self._faults.get(path)
         fault = queued.pop(0) if queued else None
         if fault is not None and not fault.delay:
+            if isinstance(fault.body, str | bytes):
+                raw = fault.body.encode() if isinstance(fault.body, str) else fault.body
+                kind = "text/plain; charset=utf-8"
+            else:
+                raw, kind = json.dumps(fault.body).encode(), "application/json"
             return web.Response(
-                status=fault.status,
-                body=json.dumps(fault.body).encode(),
-                headers={"Content-Type": "application/json", **fault.headers},
+                status=fault.status, body=raw, headers={"Content-Type": kind, **fault.headers}
             )
         assert self._http is not None
-        body = await request.read()
         headers = {
             k: v for k, v in request.headers.items() if k.lower() not in ("host", "content-length")
         }
