@@ -1,24 +1,13 @@
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
 
 from crossdeck.retry import RetryPolicy
+from helpers.waiting import SleepRecorder
 
 from .server import ScriptedServer
-
-
-class SleepRecorder:
-    """Stands in for asyncio.sleep: records each requested delay, yields without waiting."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
-        await asyncio.sleep(0)
 
 
 @pytest.fixture

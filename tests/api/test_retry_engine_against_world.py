@@ -25,8 +25,7 @@ from crossdeck.venue.client import VenueClient
 from crossdeck.venue.errors import VenueConnectionError, VenueError
 from crossdeck.venue.signing import signed_action
 from helpers.fault_proxy import FaultProxy, answer, late
-
-from .conftest import SleepRecorder
+from helpers.waiting import SleepRecorder
 
 NONCE = 1_700_000_000_000
 BAD_SIGNATURE = VenueSignature(r="0x" + "11" * 32, s="0x" + "22" * 32, v=27)

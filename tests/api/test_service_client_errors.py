@@ -19,9 +19,9 @@ from crossdeck.api.errors import (
 )
 from crossdeck.exitcodes import ExitCode
 from crossdeck.retry import RetryPolicy
+from helpers.waiting import SleepRecorder
 
 from . import fixtures as fx
-from .conftest import SleepRecorder
 from .server import Reply, ScriptedServer
 
 SIGNATURE = "0x" + "34" * 65

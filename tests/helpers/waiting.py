@@ -34,3 +34,15 @@ async def wait_until(
         if loop.time() > deadline:
             more = f"\n{context()}" if context is not None else ""
             raise AssertionError(f"timed out after {within}s waiting for {what}{more}")
+
+
+class SleepRecorder:
+    """Stands in for asyncio.sleep in a retry policy: records each requested delay and yields
+    without waiting, so a test reads the backoff instead of sitting through it."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+        await asyncio.sleep(0)

@@ -1,14 +1,5 @@
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def load(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text())
+from models_support import load
 
 
 @pytest.fixture

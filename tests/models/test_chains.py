@@ -1,4 +1,5 @@
-from conftest import load
+from models_support import load
+
 from crossdeck.models import VENUE_CHAIN_ID, ChainInfo, ChainsResponse
 
 

@@ -3,9 +3,9 @@
 from decimal import Decimal
 
 import pytest
+from models_support import load
 from pydantic import ValidationError
 
-from conftest import load
 from crossdeck.models import (
     CurrencyAmount,
     ItemKindError,

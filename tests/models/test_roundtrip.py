@@ -4,9 +4,9 @@ import json
 from typing import Any
 
 import pytest
+from models_support import load
 from pydantic import BaseModel, TypeAdapter
 
-from conftest import load
 from crossdeck.models import (
     ChainsResponse,
     ErrorBody,

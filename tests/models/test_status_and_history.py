@@ -1,8 +1,8 @@
 from datetime import UTC, datetime
 
 import pytest
+from models_support import load
 
-from conftest import load
 from crossdeck.errors import InputError
 from crossdeck.models import (
     STATUS_UPDATED_EVENT,

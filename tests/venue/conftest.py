@@ -4,7 +4,6 @@ venue's place), test wallets, and a retry policy that records its sleeps instead
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -24,19 +23,11 @@ from crossdeck.sim.venue import (
 )
 from helpers.fault_proxy import Fault, FaultProxy
 from helpers.servers import start_app
+from helpers.waiting import SleepRecorder
 
 # anvil/hardhat account #0 and #1: publicly known test keys
 KEY_0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 KEY_1 = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
-
-
-class SleepRecorder:
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
-        await asyncio.sleep(0)
 
 
 @pytest.fixture

@@ -24,8 +24,9 @@ from crossdeck.venue.errors import (
 )
 from crossdeck.venue.signing import build_send_asset_typed_data, signed_action, split_signature
 from helpers.fault_proxy import Fault
+from helpers.waiting import SleepRecorder
 
-from .conftest import SleepRecorder, WorldVenue
+from .conftest import WorldVenue
 from .test_venue_signing import DESTINATION, NONCE, send_asset_step
 
 
