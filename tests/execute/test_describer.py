@@ -180,6 +180,24 @@ def test_typed_data_and_post_bodies_are_json() -> None:
     assert message_lines("0x" + "ab" * 32)[1].kind == "hash"
 
 
+def test_a_token_authorisation_says_its_value_in_units() -> None:
+    typed = {
+        "domain": {"name": "USD Coin", "version": "2", "chainId": 8453, "verifyingContract": TOKEN},
+        "types": {
+            "ReceiveWithAuthorization": [
+                {"name": "to", "type": "address"},
+                {"name": "value", "type": "uint256"},
+            ]
+        },
+        "primaryType": "ReceiveWithAuthorization",
+        "message": {"to": DEPOSITORY, "value": "25000000"},
+    }
+    fields = [line.value for line in typed_data_lines(typed, Currencies(None, CHAINS))]
+    assert 'value (uint256) = "25000000": 25 USDC (25000000)' in fields
+    # without the currencies the figure is shown as signed, and nothing is guessed
+    assert 'value (uint256) = "25000000"' in [line.value for line in typed_data_lines(typed)]
+
+
 def test_legs_are_named_by_the_requests_outcome() -> None:
     assert out_leg("success") == "fill"
     assert out_leg("refund") == out_leg("failure") == "refund"

@@ -436,19 +436,29 @@ def _field_types(typed: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [(f.get("name", "?"), f.get("type", "?")) for f in fields if isinstance(f, dict)]
 
 
-def typed_data_lines(typed: Mapping[str, Any]) -> list[Line]:
+def typed_data_lines(
+    typed: Mapping[str, Any], currencies: Currencies | None = None
+) -> list[Line]:
     """The domain as JSON and every message field (`message`, or the quote's `value`) as JSON,
-    in the order of its type; members the type does not list are shown as not signed."""
+    in the order of its type; members the type does not list are shown as not signed. With
+    `currencies`, a token's own typed data (an EIP-3009 authorisation: the domain's
+    verifyingContract is the token) says its `value` in the token's units too."""
     domain = typed.get("domain", {})
     message = typed.get("message", typed.get("value", {})) or {}
     lines = [
         Line("type", f"EIP-712 {typed.get('primaryType')}"),
         Line("domain", json_text(domain), raw=_json_inline(domain), kind="json"),
     ]
+    token = _domain_token(domain, currencies)
     listed = set()
     for name, kind in _field_types(typed):
         listed.add(name)
         shown = _json_inline(message.get(name))
+        amount = quantity(message.get(name)) if kind.startswith("uint") else None
+        if token is not None and name in ("value", "amount") and amount is not None:
+            text = f"{name} ({kind}) = {shown}: {units_text(amount, token)}"
+            lines.append(Line("field", text, raw=shown, kind="amount"))
+            continue
         lines.append(Line("field", f"{name} ({kind}) = {shown}", raw=shown, kind="json"))
     # members the type does not list are not signed, but they are sent: show them too
     for name, value in message.items():
@@ -458,6 +468,14 @@ def typed_data_lines(typed: Mapping[str, Any]) -> list[Line]:
                 Line("extra", f"{name} = {shown} (not part of the signed type)", raw=shown)
             )
     return lines
+
+
+def _domain_token(domain: Any, currencies: Currencies | None) -> Unit | None:
+    if currencies is None or not isinstance(domain, Mapping):
+        return None
+    chain_id = quantity(domain.get("chainId"))
+    contract = domain.get("verifyingContract")
+    return currencies.token(chain_id, contract if isinstance(contract, str) else None)
 
 
 def message_lines(message: str) -> list[Line]:
