@@ -15,7 +15,9 @@ Each run is a fresh `crossdeck --world FILE bridge --yes --json ...` process (im
 timed from spawn to exit 0 after its `Finished` line says success. The anchor is a fresh Node
 process running tests/sdk/relay_sdk_flows.mjs (the SDK's getQuote and `execute` of the same
 transfer, polling every 1 s, also whole process) on the same world; crossdeck and anchor runs
-alternate, so load from other processes falls on both alike; figures are medians. Goals (issue
+alternate, so load from other processes falls on both alike; figures are medians. Each figure
+also gives the process's CPU time (user + system), which load from other processes does not
+inflate: on a busy machine the wall times grow with the load, the CPU times do not. Goals (issue
 15): native and deposit <= 0.5x the anchor; withdrawal overhead <= 0.3 s.
 """
 
@@ -25,6 +27,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -32,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 CROSSDECK = str(Path(sys.executable).with_name("crossdeck"))
@@ -65,18 +69,31 @@ def _flows(usdc: str) -> dict[str, list[str]]:
     }  # fmt: skip
 
 
-def _crossdeck(world_file: Path, config: Path, options: list[str]) -> float:
-    env = {**os.environ, "CROSSDECK_CONFIG": str(config)}
+class Took(NamedTuple):
+    wall: float
+    """Spawn to exit."""
+    cpu: float
+    """User + system CPU of the process (and its children): what load from other processes
+    does not inflate, unlike `wall`."""
+
+
+def _run(command: list[str], **kwargs: Any) -> tuple[subprocess.CompletedProcess[str], Took]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(
+    done = subprocess.run(command, capture_output=True, text=True, check=False, **kwargs)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return done, Took(wall, cpu)
+
+
+def _crossdeck(world_file: Path, config: Path, options: list[str]) -> Took:
+    env = {**os.environ, "CROSSDECK_CONFIG": str(config)}
+    done, took = _run(
         [CROSSDECK, "--world", str(world_file), "bridge", "--yes", "--json", *options],
-        capture_output=True,
-        text=True,
         env=env,
         timeout=120,
-        check=False,
     )
-    took = time.perf_counter() - started
     last = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
     if done.returncode != 0 or last.get("status") != "success":
         tail = done.stdout[-2000:] + done.stderr[-2000:]
@@ -84,7 +101,7 @@ def _crossdeck(world_file: Path, config: Path, options: list[str]) -> float:
     return took
 
 
-def _sdk(info: dict, flow: str) -> float | None:
+def _sdk(info: dict, flow: str) -> Took | None:
     """The SDK's run of `flow`, whole Node process, or None when it has no anchor here."""
     node = shutil.which("node")
     if node is None or flow not in SDK_FLOWS:
@@ -98,15 +115,7 @@ def _sdk(info: dict, flow: str) -> float | None:
         "flow": SDK_FLOWS[flow],
         "timeout_s": SDK_TIMEOUT_S,
     }
-    started = time.perf_counter()
-    done = subprocess.run(
-        [node, str(SDK_SCRIPT), json.dumps(args)],
-        capture_output=True,
-        text=True,
-        timeout=SDK_TIMEOUT_S + 30,
-        check=False,
-    )
-    took = time.perf_counter() - started
+    done, took = _run([node, str(SDK_SCRIPT), json.dumps(args)], timeout=SDK_TIMEOUT_S + 30)
     last = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
     if done.returncode != 0 or last.get("status") != "success":
         raise SystemExit(f"SDK {flow} failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -154,25 +163,29 @@ def main() -> int:
             options = flows[flow]
             _crossdeck(world_file, config, options)  # warm caches
             _sdk(info, flow)
-            ours, anchors = [], []
+            ours: list[Took] = []
+            anchors: list[Took] = []
             for _ in range(args.runs):
                 ours.append(_crossdeck(world_file, config, options))
                 anchor = _sdk(info, flow)
                 if anchor is not None:
                     anchors.append(anchor)
-            mine = statistics.median(ours)
+            mine = statistics.median(t.wall for t in ours)
+            mine_cpu = statistics.median(t.cpu for t in ours)
             if flow == "withdraw":
                 # the world's configured delays are zero at --speed 0: all of it is the client's
-                print(f"  {flow:8}  crossdeck {mine:.3f} s, client overhead {mine:.3f} s "
-                      f"(goal <= {OVERHEAD_GOAL_S} s)")
+                print(f"  {flow:8}  crossdeck {mine:.3f} s (CPU {mine_cpu:.3f} s), client "
+                      f"overhead {mine:.3f} s (goal <= {OVERHEAD_GOAL_S} s)")
                 met = met and mine <= OVERHEAD_GOAL_S
             if anchors:
-                base = statistics.median(anchors)
-                print(f"  {flow:8}  anchor {base:.3f} s  crossdeck {mine:.3f} s  "
-                      f"ratio {mine / base:.2f}x (goal <= {RATIO_GOAL}x)")
+                base = statistics.median(t.wall for t in anchors)
+                base_cpu = statistics.median(t.cpu for t in anchors)
+                print(f"  {flow:8}  anchor {base:.3f} s (CPU {base_cpu:.3f} s)  crossdeck "
+                      f"{mine:.3f} s (CPU {mine_cpu:.3f} s)  ratio {mine / base:.2f}x "
+                      f"(goal <= {RATIO_GOAL}x)")
                 met = met and (flow == "withdraw" or mine / base <= RATIO_GOAL)
             elif flow != "withdraw":
-                print(f"  {flow:8}  crossdeck {mine:.3f} s (no anchor)")
+                print(f"  {flow:8}  crossdeck {mine:.3f} s (CPU {mine_cpu:.3f} s, no anchor)")
                 met = False
     return 0 if met else 1
 
