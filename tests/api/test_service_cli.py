@@ -14,11 +14,12 @@ from click.testing import CliRunner, Result
 from crossdeck.cli import main
 from crossdeck.execute.describe import local_time
 from crossdeck.exitcodes import ExitCode
+from helpers.keys import DEV_KEYS
 
 from . import fixtures as fx
 from .server import Reply, ScriptedServer
 
-DEMO_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+DEMO_KEY = DEV_KEYS[0]
 
 
 @pytest.fixture

@@ -31,9 +31,10 @@ from crossdeck.sim.service import (
 )
 from crossdeck.sim.service.state import Tx
 from crossdeck.venue.signing import build_send_asset_typed_data
+from helpers.keys import DEV_KEYS
 from helpers.waiting import SleepRecorder
 
-USER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+USER_KEY = DEV_KEYS[0]
 USER = Account.from_key(USER_KEY).address
 BASE_USDC = "0x" + "a1" * 20
 HYPER_USDC = "0x" + "a2" * 20

@@ -13,6 +13,7 @@ from config_support import DEMO_ADDRESS, DEMO_API_KEY, DEMO_KEY
 from crossdeck.cli import main
 from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet import keystore
+from helpers.keys import DEV_KEYS
 
 WriteConfig = Callable[[str], Path]
 
@@ -46,7 +47,7 @@ def test_config_show_never_shows_world_or_keyring_secrets(
 ) -> None:
     config_file("")
     keystore.store_wallet_key(
-        "demo", "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+        "demo", DEV_KEYS[1]
     )
     keystore.store_api_key("demo", "keyring-api-key-91ab")
     runner = CliRunner()

@@ -54,9 +54,10 @@ from crossdeck.models import (
 )
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, SpotMeta
 from crossdeck.tui import describe as app
+from helpers.keys import DEV_KEYS
 
 WALLET = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-DEMO_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+DEMO_KEY = DEV_KEYS[0]
 # protocol.v2.chainId -> id, as the public /chains answer lists them
 PUBLIC_CHAINS = {"ethereum": 1, "base": 8453, "hyperevm": 999, "hyperliquid": 1337}
 # the venue's depository is the solver's venue account (the hyperliquid-support quote pays it

@@ -16,9 +16,10 @@ from crossdeck.sim.service.state import RequestRecord, new_order_id, new_request
 from crossdeck.sim.solver import Solver
 from crossdeck.sim.solver_chain import Unconfirmed
 from crossdeck.sim.venue import VenueLedger
+from helpers.keys import DEV_KEYS
 
 # Publicly known anvil/hardhat test key #0: never real funds.
-OPERATOR_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+OPERATOR_KEY = DEV_KEYS[0]
 USER = "0x" + "ab" * 20
 NATIVE = "0x" + "00" * 20
 USDC_999 = "0x" + "a2" * 20

@@ -22,12 +22,13 @@ from crossdeck.sim.venue import (
     parse_units,
 )
 from helpers.fault_proxy import Fault, FaultProxy
+from helpers.keys import DEV_KEYS
 from helpers.servers import start_app
 from helpers.waiting import SleepRecorder
 
 # anvil/hardhat account #0 and #1: publicly known test keys
-KEY_0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
-KEY_1 = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+KEY_0 = DEV_KEYS[0]
+KEY_1 = DEV_KEYS[1]
 
 
 @pytest.fixture

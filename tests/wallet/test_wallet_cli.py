@@ -14,10 +14,11 @@ from eth_account import Account
 from crossdeck.cli import main
 from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet import keystore
+from helpers.keys import DEV_KEYS
 
-KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+KEY = DEV_KEYS[1]
 ADDRESS = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
-OTHER_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a"
+OTHER_KEY = DEV_KEYS[2]
 OTHER_ADDRESS = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
 
 
@@ -139,7 +140,7 @@ def test_remove_asks_first(cli_env: Path) -> None:
 
 
 def test_world_wallet_is_shown_from_the_world_file(cli_env: Path, tmp_path: Path) -> None:
-    demo_key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+    demo_key = DEV_KEYS[0]
     world = tmp_path / "world.json"
     world.write_text(
         json.dumps(

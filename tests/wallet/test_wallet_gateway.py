@@ -10,7 +10,7 @@ import pytest
 import vyper
 from aiohttp import web
 from pydantic import SecretStr
-from wallet_support import DEV_KEYS, Anvil
+from wallet_support import Anvil
 
 from crossdeck.errors import InputError
 from crossdeck.wallet.errors import (
@@ -23,6 +23,7 @@ from crossdeck.wallet.errors import (
 )
 from crossdeck.wallet.gateway import EvmGateway, Receipt
 from crossdeck.wallet.signer import Signer, new_private_key
+from helpers.keys import DEV_KEYS
 
 DEV_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 # Init code that deploys the runtime PUSH1 0 PUSH1 0 REVERT: every call to it reverts.

@@ -13,8 +13,9 @@ from pydantic import SecretStr
 from crossdeck.errors import InputError
 from crossdeck.wallet import keystore
 from crossdeck.wallet.errors import KeyringLockedError, KeyringPasswordError
+from helpers.keys import DEV_KEYS
 
-KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+KEY = DEV_KEYS[1]
 ADDRESS = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
 

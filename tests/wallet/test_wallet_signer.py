@@ -16,8 +16,9 @@ from crossdeck.wallet.signer import (
     recover_eip191,
     recover_typed_data,
 )
+from helpers.keys import DEV_KEYS
 
-KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+KEY = DEV_KEYS[0]
 ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 
 

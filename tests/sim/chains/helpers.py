@@ -11,9 +11,10 @@ from eth_account.signers.local import LocalAccount
 from web3 import AsyncHTTPProvider, AsyncWeb3
 
 from crossdeck.sim.chains import ChainNode, load_artifact
+from helpers.keys import DEV_KEYS
 
 # anvil/hardhat dev account #0: the demo wallet of the world.
-DEMO_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+DEMO_KEY = DEV_KEYS[0]
 DEMO = Account.from_key(DEMO_KEY)
 DEMO_NATIVE = 10 * 10**18
 DEMO_USDC = 1_000 * 10**6

@@ -23,10 +23,11 @@ from crossdeck.sim.service import (
     StaticChainReader,
     VenueSide,
 )
+from helpers.keys import DEV_KEYS
 
 # Publicly known anvil/hardhat test keys (#0, #1, #2): never real funds.
-USER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
-OTHER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+USER_KEY = DEV_KEYS[0]
+OTHER_KEY = DEV_KEYS[1]
 USER = Account.from_key(USER_KEY).address
 OTHER = Account.from_key(OTHER_KEY).address
 RECIPIENT = "0x" + "ab" * 20

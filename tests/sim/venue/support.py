@@ -14,10 +14,11 @@ from eth_account import Account
 from eth_account.messages import encode_typed_data
 
 from crossdeck.sim.brand import Brand
+from helpers.keys import DEV_KEYS
 
 # Publicly known anvil/hardhat test keys (#0, #1): never real funds.
-PAYER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
-OTHER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+PAYER_KEY = DEV_KEYS[0]
+OTHER_KEY = DEV_KEYS[1]
 PAYER = Account.from_key(PAYER_KEY)
 OTHER = Account.from_key(OTHER_KEY)
 SOLVER = "0x" + "5a" * 20
