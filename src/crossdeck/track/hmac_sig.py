@@ -18,7 +18,6 @@ Choices the spec leaves open, made here once:
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import time
 from dataclasses import dataclass
@@ -85,9 +84,8 @@ def signed_message(timestamp: str, body: bytes) -> bytes:
 
 def sign(api_key: ApiKey, timestamp: str | int, body: bytes) -> str:
     """The `X-Signature-SHA256` value for `body` sent at `timestamp` (Unix seconds)."""
-    return hmac.new(
-        _key_bytes(api_key), signed_message(str(timestamp), body), hashlib.sha256
-    ).hexdigest()
+    # hmac.digest: one C call (the hmac.new object costs twice as much per delivery)
+    return hmac.digest(_key_bytes(api_key), signed_message(str(timestamp), body), "sha256").hex()
 
 
 def signature_headers(
@@ -99,7 +97,7 @@ def signature_headers(
 
 
 def _parse_timestamp(timestamp: str) -> int | None:
-    if not 0 < len(timestamp) <= _MAX_TIMESTAMP_DIGITS or not set(timestamp) <= _DIGITS:
+    if not 0 < len(timestamp) <= _MAX_TIMESTAMP_DIGITS or not _DIGITS.issuperset(timestamp):
         return None
     return int(timestamp)
 
@@ -110,10 +108,9 @@ def _check_signature_format(signature: str) -> Verdict | None:
             Reason.BAD_LENGTH,
             f"{SIGNATURE_HEADER} has {len(signature)} characters, expected {SIGNATURE_HEX_LENGTH}",
         )
-    chars = set(signature)
-    if chars <= _LOWER_HEX:
+    if _LOWER_HEX.issuperset(signature):
         return None
-    if chars <= _ANY_HEX:
+    if _ANY_HEX.issuperset(signature):
         return Verdict(Reason.UPPERCASE_HEX, f"{SIGNATURE_HEADER} must be lower-case hex")
     return Verdict(Reason.BAD_HEX, f"{SIGNATURE_HEADER} is not hex")
 

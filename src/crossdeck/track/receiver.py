@@ -155,6 +155,8 @@ class WebhookReceiver:
         self._api_key = api_key if isinstance(api_key, SecretStr) else SecretStr(api_key)
         if not self._api_key.get_secret_value():
             raise ValueError("api_key is empty")
+        # encoded once, not per delivery; private, and the repr never shows it
+        self._key_bytes = _as_bytes(self._api_key)
         self.path = path
         # Values are compared as bytes in constant time; names are case-insensitive in HTTP.
         self._required = [
@@ -334,20 +336,21 @@ class WebhookReceiver:
         length = request.content_length
         if length is not None and length > self.max_body_bytes:
             return self._reject(request, 413, "too_large", f"body over {self.max_body_bytes} bytes")
-        missing = self._missing_required_header(request)
+        missing = self._missing_required_header(request) if self._required else None
         if missing is not None:
             return self._reject(request, 401, "bad_custom_header", f"{missing} missing or wrong")
+        headers = request.headers
         for name in (TIMESTAMP_HEADER, SIGNATURE_HEADER):
-            if len(request.headers.getall(name, [])) > 1:
+            if len(headers.getall(name, ())) > 1:
                 return self._reject(request, 401, "repeated_header", f"{name} given twice")
         body = await self._read_body(request)
         if isinstance(body, web.Response):
             return body
         verdict = verify(
-            self._api_key,
-            request.headers.get(TIMESTAMP_HEADER),
+            self._key_bytes,
+            headers.get(TIMESTAMP_HEADER),
             body,
-            request.headers.get(SIGNATURE_HEADER),
+            headers.get(SIGNATURE_HEADER),
             tolerance=self.tolerance_seconds,
         )
         if not verdict.ok:

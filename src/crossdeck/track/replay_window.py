@@ -40,6 +40,8 @@ class ReplayWindow:
         self.capacity = capacity
         self._expiry: dict[bytes, float] = {}
         self._heap: list[tuple[float, bytes]] = []
+        # the receiver asks `seen` and then `add` for the same key: hash it once
+        self._last: tuple[str, bytes] | None = None
 
     def __len__(self) -> int:
         return len(self._expiry)
@@ -48,7 +50,7 @@ class ReplayWindow:
         """Whether `key` was accepted and is still remembered; a later `signed_at` (the sender
         signed a retry again) keeps it until that one is stale too."""
         self._forget_stale(now)
-        digest = _digest(key)
+        digest = self._digest(key)
         expiry = self._expiry.get(digest)
         if expiry is None:
             return False
@@ -61,7 +63,14 @@ class ReplayWindow:
         return len(self._expiry) >= self.capacity
 
     def add(self, key: str, signed_at: int) -> None:
-        self._set(_digest(key), signed_at + self._keep)
+        self._set(self._digest(key), signed_at + self._keep)
+
+    def _digest(self, key: str) -> bytes:
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        digest = _digest(key)
+        self._last = (key, digest)
+        return digest
 
     def _set(self, digest: bytes, expiry: float) -> None:
         self._expiry[digest] = expiry
