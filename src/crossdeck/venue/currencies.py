@@ -86,6 +86,18 @@ def parse_hip3(address: str) -> tuple[str, str] | None:
     return match.group(1), dex_name
 
 
+def expected_token_id(currency_address: str) -> tuple[str, str] | None:
+    """(token id, DEX) that a venue currency address stands for, as a sendAsset names them:
+    perps USDC is spot USDC on the perps DEX '', a spot address is its own token id on 'spot',
+    a HIP-3 address is its spot part on the DEX its suffix names; None for any other form."""
+    address = currency_address.lower()
+    if address == PERPS_USDC_ADDRESS:
+        return SPOT_USDC_TOKEN_ID, PERPS_DEX
+    if _SPOT_ADDRESS.fullmatch(address):
+        return address, SPOT_DEX
+    return parse_hip3(address)
+
+
 def venue_place(address: str) -> tuple[VenueCurrencyKind, str] | None:
     """(kind, DEX) of a chain-1337 currency address from its form alone, without the venue's
     metadata: ('perps', ''), ('spot', 'spot') or ('hip3', the DEX name); None for an address

@@ -41,7 +41,6 @@ from crossdeck.execute.guards.base import (
     NONCE_MAPPING,
     GuardResult,
     PaymentChain,
-    expected_token_id,
     failures,
     payment_chain,
     require,
@@ -53,6 +52,7 @@ from crossdeck.execute.guards.quote import (
     item_guards,
     rpc_chain_guard,
 )
+from crossdeck.venue.currencies import expected_token_id
 
 __all__ = [
     "NONCE_MAPPING",

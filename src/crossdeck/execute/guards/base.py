@@ -16,7 +16,6 @@ from crossdeck.models import (
     StepItem,
 )
 from crossdeck.models.units import quantity
-from crossdeck.venue.currencies import PERPS_USDC_ADDRESS, SPOT_USDC_TOKEN_ID
 
 APPROVE_SELECTOR = "0x095ea7b3"
 TRANSFER_SELECTOR = "0xa9059cbb"
@@ -36,8 +35,6 @@ PERMIT2_TYPES = frozenset(
 )
 # an approval this large is a standing allowance (2^256-1, Permit2's 2^160-1), not one payment
 UNLIMITED_ALLOWANCE = 2**128
-_SPOT_ID = re.compile(r"^0x[0-9a-f]{32}$")
-_HIP3 = re.compile(r"^(0x[0-9a-f]{32})((?:[0-9a-f]{2})+)$")
 _EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 # item data of chains this client does not sign for, by the key that gives them away
 _FOREIGN_ITEM_KEYS = {
@@ -110,25 +107,6 @@ def _ok(name: str, message: str, where: str | None = None) -> GuardResult:
 
 def _fail(name: str, message: str, where: str | None = None) -> GuardResult:
     return GuardResult(name, False, message, where)
-
-
-def expected_token_id(currency_address: str) -> tuple[str, str] | None:
-    """(token id, DEX) that a venue currency address stands for (spec 2.4): perps USDC is spot
-    USDC on the perps DEX '', a spot address is its own token id on 'spot', a HIP-3 address
-    is its spot part on the DEX its suffix names."""
-    address = currency_address.lower()
-    if address == PERPS_USDC_ADDRESS:
-        return SPOT_USDC_TOKEN_ID, ""
-    if _SPOT_ID.fullmatch(address):
-        return address, "spot"
-    match = _HIP3.fullmatch(address)
-    if match is None:
-        return None
-    try:
-        dex = bytes.fromhex(match.group(2)).decode("ascii")
-    except UnicodeDecodeError:
-        return None
-    return match.group(1), dex
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,11 @@ from crossdeck.execute.guards.base import (
     _fail,
     _ok,
     _same_address,
-    expected_token_id,
     payment_chain,
 )
 from crossdeck.execute.guards.payment import amount_words
 from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID, ChainsResponse, Quote
+from crossdeck.venue.currencies import expected_token_id
 
 if TYPE_CHECKING:
     from crossdeck.venue.client import VenueClient

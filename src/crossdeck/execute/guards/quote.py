@@ -23,7 +23,6 @@ from crossdeck.execute.guards.base import (
     _payment_chain_guard,
     _same_address,
     _where,
-    expected_token_id,
     payment_chain,
 )
 from crossdeck.execute.guards.payment import (
@@ -51,6 +50,7 @@ from crossdeck.models import (
     format_units,
 )
 from crossdeck.models.text import short
+from crossdeck.venue.currencies import expected_token_id
 
 # -- whole-quote guards -------------------------------------------------------------------
 
