@@ -1,6 +1,6 @@
 from models_support import load
 
-from crossdeck.models import VENUE_CHAIN_ID, ChainInfo, ChainsResponse
+from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
 
 
 def test_chains_lookup_and_venue_currencies() -> None:
@@ -17,20 +17,3 @@ def test_chains_lookup_and_venue_currencies() -> None:
     assert found is not None and found.decimals == 8
     # native and ERC-20 lists overlap on base (solver list repeats USDC): no duplicates
     assert [c.symbol for c in base.currencies] == ["ETH", "USDC"]
-
-
-def test_explorer_tx_url() -> None:
-    chains = ChainsResponse.from_wire(load("chains.json"))
-    tx = "0x" + "11" * 32
-    base, venue = chains.by_id(8453), chains.venue
-    assert base is not None and venue is not None
-    assert base.explorer_tx_url(tx) == f"https://basescan.org/tx/{tx}"
-    assert venue.explorer_tx_url(tx) == f"https://explorer.venue.example/tx/{tx}"
-    prefix = ChainInfo(explorer_url="https://x.example/", explorer_paths={"transaction": "/txn/"})
-    assert prefix.explorer_tx_url("0xab") == "https://x.example/txn/0xab"
-    absolute = ChainInfo(
-        explorer_url="https://x.example",
-        explorer_paths={"transaction": "https://other.example/t/{txHash}?x=1"},
-    )
-    assert absolute.explorer_tx_url("0xab") == "https://other.example/t/0xab?x=1"
-    assert ChainInfo(id=5).explorer_tx_url("0xab") is None

@@ -100,24 +100,6 @@ class ChainInfo(WireModel):
         wanted = address.lower()
         return next((c for c in self.currencies if (c.address or "").lower() == wanted), None)
 
-    def explorer_tx_url(self, tx_hash: str) -> str | None:
-        """The explorer link of a transaction, or None when the chain has no explorer.
-
-        `explorerPaths.transaction` is a path template ('/tx/{txHash}') or a path prefix
-        ('/tx/'); the default is '/tx/'."""
-        if not self.explorer_url:
-            return None
-        template = (self.explorer_paths or {}).get("transaction") or "/tx/{txHash}"
-        for placeholder in ("{txHash}", "{hash}", "{tx}"):
-            if placeholder in template:
-                path = template.replace(placeholder, tx_hash)
-                break
-        else:
-            path = template.rstrip("/") + "/" + tx_hash
-        if path.startswith(("http://", "https://")):
-            return path
-        return self.explorer_url.rstrip("/") + "/" + path.lstrip("/")
-
 
 class ChainsResponse(WireModel):
     chains: list[ChainInfo] = Field(default_factory=list)
