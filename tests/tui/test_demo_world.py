@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 from tui_support import chains_loaded, screen_text, wait_until
 
 from crossdeck.cli import main
@@ -91,8 +91,19 @@ async def _deposit(pilot: Any, seen: dict[str, Any]) -> None:
         )
 
     await wait_until(pilot, pushed, what="a webhook on Live status", within=30)
-    assert app.live.webhook_url and "webhooks: http://127.0.0.1:" in screen_text(app)
-    assert "webhook" in screen_text(app)
+    assert app.live.webhook_url
+    await wait_until(
+        pilot,
+        lambda: "webhooks: http://127.0.0.1:" in screen_text(app),
+        what="Live status naming the receiver",
+    )
+
+    def timeline_sources() -> list[str]:
+        table = app.screen.query_one("#live-timeline", DataTable)
+        return [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+
+    # the request's timeline on the screen: a row whose source is the webhook
+    await wait_until(pilot, lambda: "webhook" in timeline_sources(), what="a webhook row")
     seen["rid"] = rid
     seen["after"] = _withdrawable(settings.venue.url, wallet)
     assert seen["after"] > seen["before"]

@@ -56,7 +56,9 @@ async def test_a_declined_run_leaves_nothing_tracked(world: Any, tui_dir: Path) 
         execute = await _start_a_run(pilot, "n")
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end")
         assert isinstance(execute.outcome, ev.Failed) and execute.outcome.error_type == "Declined"
-        text = screen_text(app)
+        text = await wait_until(
+            pilot, lambda: "DECLINED" in (t := screen_text(app)) and t, what="DECLINED"
+        )
         assert "DECLINED" in text and "nothing was sent" in text and "FAILED" not in text
         await pilot.pause(0.5)
         assert app.live.requests == {}  # Live status never followed it
@@ -88,7 +90,9 @@ async def test_quit_during_a_run_asks_then_the_next_start_resumes_it(
                 lambda: isinstance(app.screen, QuitDuringRunScreen) and app.screen,
                 what="the quit question",
             )
-            assert f"crossdeck resume {rid}" in screen_text(app), screen_text(app)
+            await wait_until(
+                pilot, lambda: f"crossdeck resume {rid}" in screen_text(app), what="the command"
+            )
             await pilot.press("escape")  # stay: the app and the run go on
             await wait_until(pilot, lambda: app.screen is not dialog, what="the dialog gone")
             assert execute.running and app.is_running
@@ -114,7 +118,7 @@ async def test_quit_during_a_run_asks_then_the_next_start_resumes_it(
             what="the offer to resume",
             within=30,
         )
-        assert rid in screen_text(app)
+        await wait_until(pilot, lambda: rid in screen_text(app), what="the run in the offer")
         assert [run.request_id for run in offer.runs] == [rid]
         await pilot.press("enter")
         resumed: ExecuteScreen = await wait_until(
