@@ -104,6 +104,7 @@ async def test_quit_during_a_run_asks_then_the_next_start_resumes_it(
             await wait_until(pilot, lambda: app._exit, what="the app to quit")
             said = [str(r) for r in app._exit_renderables]
             assert any(f"continue it with: crossdeck resume {rid}" in s for s in said), said
+            assert any("start `crossdeck demo` again" in s for s in said), said
     finally:
         world.faults.clear()
 

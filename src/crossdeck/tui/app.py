@@ -429,6 +429,9 @@ class CrossdeckApp(App[None]):
             f"request {rid} was sent and goes on; continue it with: {resume_command(rid)}"
             for rid in sent
         ]
+        if lines and self.settings.world is not None:
+            # `crossdeck demo` stops its world with the app and keeps it: it offers the run
+            lines.append("on the demo world: start `crossdeck demo` again, it offers to resume")
         self.exit(message="\n".join(lines) or None)
 
     @work(group="webhooks", exclusive=True, exit_on_error=False, name="Webhook receiver")
