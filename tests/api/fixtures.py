@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from helpers.typed_data import nonce_mapping_fields, send_asset_fields
+
 USER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 SOLVER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 REQUEST_ID = "0x" + "ab" * 32
@@ -34,16 +36,7 @@ def amount(chain_id: int, address: str, symbol: str, decimals: int, value: str, 
 
 def send_asset_types(venue: str = "Venue", chain_field: str = "venueChain") -> dict[str, Any]:
     return {
-        f"{venue}Transaction:SendAsset": [
-            {"name": chain_field, "type": "string"},
-            {"name": "destination", "type": "string"},
-            {"name": "sourceDex", "type": "string"},
-            {"name": "destinationDex", "type": "string"},
-            {"name": "token", "type": "string"},
-            {"name": "amount", "type": "string"},
-            {"name": "fromSubAccount", "type": "string"},
-            {"name": "nonce", "type": "uint64"},
-        ]
+        f"{venue}Transaction:SendAsset": send_asset_fields(chain_field)
     }
 
 
@@ -106,13 +99,7 @@ def venue_withdrawal_quote() -> dict[str, Any]:
                                     "verifyingContract": ZERO,
                                 },
                                 "types": {
-                                    "NonceMapping": [
-                                        {"name": "chainId", "type": "string"},
-                                        {"name": "wallet", "type": "address"},
-                                        {"name": "depositor", "type": "address"},
-                                        {"name": "id", "type": "bytes32"},
-                                        {"name": "nonce", "type": "uint256"},
-                                    ]
+                                    "NonceMapping": nonce_mapping_fields()
                                 },
                                 "value": {
                                     "chainId": "venue",

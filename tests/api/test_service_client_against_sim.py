@@ -32,6 +32,7 @@ from crossdeck.sim.service import (
 from crossdeck.sim.service.state import Tx
 from crossdeck.venue.signing import build_send_asset_typed_data
 from helpers.keys import DEV_KEYS
+from helpers.typed_data import eip712_domain_fields
 from helpers.waiting import SleepRecorder
 
 USER_KEY = DEV_KEYS[0]
@@ -124,12 +125,7 @@ async def test_withdrawal_quote_parses_and_its_steps_sign(sim: Sim) -> None:
             "domain": authorize.sign.domain,
             "types": {
                 **(authorize.sign.types or {}),
-                "EIP712Domain": [
-                    {"name": "name", "type": "string"},
-                    {"name": "version", "type": "string"},
-                    {"name": "chainId", "type": "uint256"},
-                    {"name": "verifyingContract", "type": "address"},
-                ],
+                "EIP712Domain": eip712_domain_fields(),
             },
             "primaryType": authorize.sign.primary_type,
             "message": authorize.sign.value,

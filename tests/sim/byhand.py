@@ -16,6 +16,8 @@ import httpx
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
+from helpers.typed_data import eip712_domain_fields, send_asset_fields
+
 NATIVE = "0x0000000000000000000000000000000000000000"
 PERPS_USDC = "0x" + "0" * 32
 FINAL = ("success", "refund")
@@ -215,12 +217,7 @@ class Hand:
             account.key,
             full_message={
                 "types": {
-                    "EIP712Domain": [
-                        {"name": "name", "type": "string"},
-                        {"name": "version", "type": "string"},
-                        {"name": "chainId", "type": "uint256"},
-                        {"name": "verifyingContract", "type": "address"},
-                    ],
+                    "EIP712Domain": eip712_domain_fields(),
                     **item_data["eip712Types"],
                 },
                 "primaryType": primary,
@@ -256,16 +253,9 @@ class Hand:
             },
             "nonce": nonce,
             "eip712Types": {
-                f"{self.venue_name()}Transaction:SendAsset": [
-                    {"name": self.venue_chain_field(), "type": "string"},
-                    {"name": "destination", "type": "string"},
-                    {"name": "sourceDex", "type": "string"},
-                    {"name": "destinationDex", "type": "string"},
-                    {"name": "token", "type": "string"},
-                    {"name": "amount", "type": "string"},
-                    {"name": "fromSubAccount", "type": "string"},
-                    {"name": "nonce", "type": "uint64"},
-                ]
+                f"{self.venue_name()}Transaction:SendAsset": send_asset_fields(
+                    self.venue_chain_field()
+                )
             },
             "eip712PrimaryType": f"{self.venue_name()}Transaction:SendAsset",
         }

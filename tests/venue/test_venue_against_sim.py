@@ -28,6 +28,7 @@ from crossdeck.venue.client import VenueClient
 from crossdeck.venue.currencies import PERPS_USDC_ADDRESS, describe_venue_currency
 from crossdeck.venue.errors import VenueError
 from crossdeck.venue.signing import build_send_asset_typed_data, signed_action, split_signature
+from helpers.typed_data import send_asset_fields
 
 SOLVER = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
 
@@ -67,16 +68,7 @@ def deposit_item(brand: Brand, token: str, amount: str, nonce: int) -> dict[str,
         },
         "nonce": nonce,
         "eip712Types": {
-            brand.send_asset_type: [
-                {"name": brand.venue_chain_field, "type": "string"},
-                {"name": "destination", "type": "string"},
-                {"name": "sourceDex", "type": "string"},
-                {"name": "destinationDex", "type": "string"},
-                {"name": "token", "type": "string"},
-                {"name": "amount", "type": "string"},
-                {"name": "fromSubAccount", "type": "string"},
-                {"name": "nonce", "type": "uint64"},
-            ]
+            brand.send_asset_type: send_asset_fields(brand.venue_chain_field)
         },
         "eip712PrimaryType": brand.send_asset_type,
     }

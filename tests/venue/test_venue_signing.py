@@ -9,6 +9,7 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 from eth_account.signers.local import LocalAccount
+from hyperliquid.utils.signing import SEND_ASSET_SIGN_TYPES
 
 from crossdeck.models.venue import VenueSignature
 from crossdeck.venue.errors import VenueDataError
@@ -19,6 +20,7 @@ from crossdeck.venue.signing import (
     signed_action,
     split_signature,
 )
+from helpers.typed_data import send_asset_fields
 
 DESTINATION = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
 TOKEN = "USDC:0x6d1e7cde53ba9467b783cb7c530ce054"
@@ -43,16 +45,7 @@ def send_asset_step(venue: str = "Venue") -> tuple[dict[str, Any], dict[str, Any
         },
     }
     types = {
-        primary: [
-            {"name": chain_field, "type": "string"},
-            {"name": "destination", "type": "string"},
-            {"name": "sourceDex", "type": "string"},
-            {"name": "destinationDex", "type": "string"},
-            {"name": "token", "type": "string"},
-            {"name": "amount", "type": "string"},
-            {"name": "fromSubAccount", "type": "string"},
-            {"name": "nonce", "type": "uint64"},
-        ]
+        primary: send_asset_fields(chain_field)
     }
     return action, types, primary
 
@@ -121,17 +114,9 @@ def test_built_data_signs_and_recovers_to_the_signer(wallet: LocalAccount) -> No
 
 
 # The venue SDK (hyperliquid-python-sdk, hyperliquid/utils/signing.py) builds user-signed actions
-# as below; re-stated here from its source to check our builder against the public construction.
-SDK_SEND_ASSET_SIGN_TYPES = [
-    {"name": "hyperliquidChain", "type": "string"},
-    {"name": "destination", "type": "string"},
-    {"name": "sourceDex", "type": "string"},
-    {"name": "destinationDex", "type": "string"},
-    {"name": "token", "type": "string"},
-    {"name": "amount", "type": "string"},
-    {"name": "fromSubAccount", "type": "string"},
-    {"name": "nonce", "type": "uint64"},
-]
+# as below (its domain name is its brand's, so the function is re-stated here from its source;
+# the field list is the SDK's own) to check our builder against the public construction.
+SDK_SEND_ASSET_SIGN_TYPES = SEND_ASSET_SIGN_TYPES
 
 
 def sdk_user_signed_payload(primary_type: str, payload_types: list, action: dict) -> dict:

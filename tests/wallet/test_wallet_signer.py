@@ -17,6 +17,7 @@ from crossdeck.wallet.signer import (
     recover_typed_data,
 )
 from helpers.keys import DEV_KEYS
+from helpers.typed_data import eip712_domain_fields, send_asset_fields
 
 KEY = DEV_KEYS[0]
 ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
@@ -26,22 +27,8 @@ def send_asset_typed_data() -> dict:
     """A venue SendAsset message in the full EIP-712 form."""
     return {
         "types": {
-            "EIP712Domain": [
-                {"name": "name", "type": "string"},
-                {"name": "version", "type": "string"},
-                {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"},
-            ],
-            "VenueTransaction:SendAsset": [
-                {"name": "hyperliquidChain", "type": "string"},
-                {"name": "destination", "type": "string"},
-                {"name": "sourceDex", "type": "string"},
-                {"name": "destinationDex", "type": "string"},
-                {"name": "token", "type": "string"},
-                {"name": "amount", "type": "string"},
-                {"name": "fromSubAccount", "type": "string"},
-                {"name": "nonce", "type": "uint64"},
-            ],
+            "EIP712Domain": eip712_domain_fields(),
+            "VenueTransaction:SendAsset": send_asset_fields("hyperliquidChain"),
         },
         "primaryType": "VenueTransaction:SendAsset",
         "domain": {

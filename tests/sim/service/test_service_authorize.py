@@ -11,6 +11,8 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 
+from helpers.typed_data import eip712_domain_fields, nonce_mapping_fields
+
 from .support import BASE_USDC, OTHER_KEY, PERPS_USDC, USER, USER_KEY, Service, body
 
 
@@ -19,19 +21,8 @@ def nonce_mapping_typed(
 ) -> dict[str, Any]:
     return {
         "types": {
-            "EIP712Domain": [
-                {"name": "name", "type": "string"},
-                {"name": "version", "type": "string"},
-                {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"},
-            ],
-            "NonceMapping": [
-                {"name": "chainId", "type": "string"},
-                {"name": "wallet", "type": "address"},
-                {"name": "depositor", "type": "address"},
-                {"name": "id", "type": "bytes32"},
-                {"name": "nonce", "type": "uint256"},
-            ],
+            "EIP712Domain": eip712_domain_fields(),
+            "NonceMapping": nonce_mapping_fields(),
         },
         "domain": {
             "name": f"{service_name}NonceMapping",

@@ -9,6 +9,8 @@ import pytest
 from eth_abi import decode
 from eth_utils import keccak, to_checksum_address
 
+from helpers.typed_data import nonce_mapping_fields, send_asset_fields
+
 from .support import (
     BASE_DEPOSITORY,
     BASE_USDC,
@@ -217,13 +219,7 @@ async def test_venue_withdrawal_steps_exactly_as_4_4(
             "verifyingContract": "0x0000000000000000000000000000000000000000",
         },
         "types": {
-            "NonceMapping": [
-                {"name": "chainId", "type": "string"},
-                {"name": "wallet", "type": "address"},
-                {"name": "depositor", "type": "address"},
-                {"name": "id", "type": "bytes32"},
-                {"name": "nonce", "type": "uint256"},
-            ]
+            "NonceMapping": nonce_mapping_fields()
         },
         "value": {
             "chainId": b.venue_name.lower(),
@@ -270,16 +266,7 @@ async def test_venue_withdrawal_steps_exactly_as_4_4(
     )
     assert data["eip712PrimaryType"] == primary
     assert data["eip712Types"] == {
-        primary: [
-            {"name": chain_field, "type": "string"},
-            {"name": "destination", "type": "string"},
-            {"name": "sourceDex", "type": "string"},
-            {"name": "destinationDex", "type": "string"},
-            {"name": "token", "type": "string"},
-            {"name": "amount", "type": "string"},
-            {"name": "fromSubAccount", "type": "string"},
-            {"name": "nonce", "type": "uint64"},
-        ]
+        primary: send_asset_fields(chain_field)
     }
     assert data["check"] == deposit["items"][0]["check"]
     assert quote["protocol"]["v2"]["paymentDetails"] == {

@@ -15,6 +15,7 @@ from eth_account.messages import encode_typed_data
 
 from crossdeck.sim.brand import Brand
 from helpers.keys import DEV_KEYS
+from helpers.typed_data import eip712_domain_fields, send_asset_fields
 
 # Publicly known anvil/hardhat test keys (#0, #1): never real funds.
 PAYER_KEY = DEV_KEYS[0]
@@ -86,22 +87,8 @@ def typed_data(brand: Brand, action: dict[str, Any]) -> dict[str, Any]:
             "verifyingContract": "0x0000000000000000000000000000000000000000",
         },
         "types": {
-            primary: [
-                {"name": field, "type": "string"},
-                {"name": "destination", "type": "string"},
-                {"name": "sourceDex", "type": "string"},
-                {"name": "destinationDex", "type": "string"},
-                {"name": "token", "type": "string"},
-                {"name": "amount", "type": "string"},
-                {"name": "fromSubAccount", "type": "string"},
-                {"name": "nonce", "type": "uint64"},
-            ],
-            "EIP712Domain": [
-                {"name": "name", "type": "string"},
-                {"name": "version", "type": "string"},
-                {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"},
-            ],
+            primary: send_asset_fields(field),
+            "EIP712Domain": eip712_domain_fields(),
         },
         "primaryType": primary,
         "message": action,
