@@ -138,10 +138,6 @@ class Services:
             self._spot_meta = await self.venue.spot_meta()
         return self._spot_meta
 
-    @property
-    def cached_spot_meta(self) -> SpotMeta | None:
-        return self._spot_meta
-
     # -- status tracking ---------------------------------------------------------------------
 
     @property
