@@ -1,4 +1,5 @@
-"""End to end: `crossdeck demo` in a real terminal (tmux, 120x36), driven by keys, read back with
+"""End to end: `crossdeck demo` in a real terminal (tmux, at 120x36 and at 80x24, where the
+panes stack), driven by keys, read back with
 `tmux capture-pane`: quote a native deposit into the venue, execute it, confirm the signature,
 and wait for SUCCESS on the screen. The tmux server is a private one (its own socket) and is
 killed at the end, whatever happens."""
@@ -59,8 +60,9 @@ class Tmux:
         raise AssertionError(f"{text!r} did not appear within {within}s; the screen:\n{screen}")
 
 
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
+@pytest.fixture(params=[(120, 36), (80, 24)], ids=["120x36", "80x24"])
+def tmux(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Tmux]:
+    columns, lines = (str(n) for n in request.param)
     assert shutil.which("tmux"), "tmux is required for the end-to-end test"
     assert CROSSDECK.exists(), f"{CROSSDECK} is not installed in this venv"
     config = tmp_path / "config.toml"
@@ -78,12 +80,13 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
     command = f"{CROSSDECK} demo --speed 0.2"
     env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
     # size the window first (a placeholder holds it), then start the app in it: the app must
-    # see 120x36 from its first frame
+    # see its size from its first frame
     tmux.run(
-        "-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", "120", "-y", "36", "sleep 600"
-    )
+        "-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", columns, "-y", lines,
+        "sleep 600",
+    )  # fmt: skip
     tmux.run("set-option", "-t", "demo", "status", "off")
-    tmux.run("resize-window", "-t", "demo", "-x", "120", "-y", "36")
+    tmux.run("resize-window", "-t", "demo", "-x", columns, "-y", lines)
     tmux.run("respawn-pane", "-k", "-t", "demo", *env_args, command)
     try:
         yield tmux
@@ -102,8 +105,11 @@ def test_demo_quote_confirm_execute_success(tmux: Tmux) -> None:
     tmux.wait_for("quoted ")
     tmux.keys("C-g")
     screen = tmux.wait_for("Sign (y)")
-    assert "What will be signed" in screen and "(the depository)" in screen
+    assert "What will be signed" in screen and "the depository" in screen
     tmux.keys("y")
     screen = tmux.wait_for("SUCCESS", within=120)
     assert "failReason N/A" in screen
+    tmux.keys("F2")  # the run has ended: a fresh form, the outcome said above it
+    screen = tmux.wait_for("ended: success")
+    assert "SUCCESS" not in screen
     tmux.keys("C-q")

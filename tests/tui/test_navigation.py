@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import DataTable, Footer, Input, Select, Static
 from textual.widgets._footer import FooterKey
 from tui_support import (
     chains_loaded,
@@ -206,7 +206,9 @@ async def test_every_key_of_every_screen_is_in_its_footer(
             assert last.region.right <= app.size.width, f"{mode}: the footer overflows"
 
 
-async def test_live_status_c_copies_the_selected_request_id(world: Any, tui_dir: Path) -> None:
+async def test_live_status_and_history_c_copy_the_selected_request_id(
+    world: Any, tui_dir: Path
+) -> None:
     request_id = await deposit_by_executor(world, tui_dir / "journal")
     app = make_app(world, tui_dir, start_mode="live")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -221,6 +223,21 @@ async def test_live_status_c_copies_the_selected_request_id(world: Any, tui_dir:
         links = app.screen.tx_links()
         origin = [link for link in links if link.chain_id == 8453]  # the venue has no explorer
         assert origin and all(link.url and link.hash in link.url for link in origin)
+
+        app.copy_to_clipboard("")
+        await pilot.press("f4")
+        history = await wait_until(
+            pilot,
+            lambda: app.current_mode == "history" and request_id in app.screen._ids and app.screen,
+            what="the request in History",
+        )
+        history.query_one(DataTable).move_cursor(row=history._ids.index(request_id))
+        await pilot.press("c")
+        assert app.clipboard == request_id
+        # the palette's copies: the request id and the addresses, each transaction's link
+        titles = [command.title for command in history.palette_commands()]
+        assert "Copy request id" in titles and "Copy user address" in titles
+        assert any(title.startswith("Copy explorer link of origin tx") for title in titles)
 
 
 def test_an_explorer_link_from_the_public_chains_answer() -> None:

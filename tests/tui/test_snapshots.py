@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
+from svg_text import cut_values, svg_lines
 from textual.widgets import Input
 from tui_support import (
     FROZEN_NOW,
@@ -38,10 +39,17 @@ from crossdeck.tui.screens.execute import ExecuteScreen
 from crossdeck.tui.screens.history import RowsLoaded
 from crossdeck.tui.services import Secrets
 
-SIZE = (120, 36)
+# every screen at the size the README suggests and at the smallest terminal it supports
+Size = tuple[int, int]
+SIZES = {"120x36": (120, 36), "80x24": (80, 24)}
 # slow polling: nothing tracked in a snapshot may change it while it is taken
 QUIET = TrackingSettings(poll_interval_seconds=60, poll_interval_cap_seconds=60)
 SNAPSHOT_DIR = Path("/tmp/crossdeck-snapshot")
+
+
+@pytest.fixture(params=list(SIZES))
+def size(request: pytest.FixtureRequest) -> tuple[int, int]:
+    return SIZES[request.param]
 
 
 @pytest.fixture(scope="module")
@@ -94,26 +102,28 @@ async def _show_quote(pilot: Any, name: str) -> None:
     await _settle(pilot)
 
 
-def test_quote_empty(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+def test_quote_empty(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size) -> None:
     async def ready(pilot: Any) -> None:
         await chains_loaded(pilot)
         await _settle(pilot)
 
-    assert snap_compare(_app(snap_world, tui_dir), terminal_size=SIZE, run_before=ready)
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=size, run_before=ready)
 
 
 @pytest.mark.parametrize("theme", ["crossdeck-dark", "crossdeck-light", "crossdeck-high-contrast"])
 def test_quote_with_a_quote_in_each_theme(
-    snap_world: Any, tui_dir: Path, snap_compare: Any, theme: str
+    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size, theme: str
 ) -> None:
     settings = world_settings(snap_world, tui_dir, tracking=QUIET, theme=theme)
     app = _app(snap_world, tui_dir, settings=settings)
-    assert snap_compare(app, terminal_size=SIZE, run_before=lambda p: _show_quote(p, "deposit"))
+    assert snap_compare(app, terminal_size=size, run_before=lambda p: _show_quote(p, "deposit"))
 
 
-def test_quote_of_a_venue_withdrawal(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+def test_quote_of_a_venue_withdrawal(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size
+) -> None:
     app = _app(snap_world, tui_dir)
-    assert snap_compare(app, terminal_size=SIZE, run_before=lambda p: _show_quote(p, "withdrawal"))
+    assert snap_compare(app, terminal_size=size, run_before=lambda p: _show_quote(p, "withdrawal"))
 
 
 def _replay(name: str, events_filter: Any = None) -> Any:
@@ -130,17 +140,23 @@ def _replay(name: str, events_filter: Any = None) -> Any:
     return run_before
 
 
-def test_execute_deposit_to_success(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+def test_execute_deposit_to_success(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size
+) -> None:
     app = _app(snap_world, tui_dir)
-    assert snap_compare(app, terminal_size=SIZE, run_before=_replay("deposit"))
+    assert snap_compare(app, terminal_size=size, run_before=_replay("deposit"))
 
 
-def test_execute_withdrawal_to_success(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+def test_execute_withdrawal_to_success(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size
+) -> None:
     app = _app(snap_world, tui_dir)
-    assert snap_compare(app, terminal_size=SIZE, run_before=_replay("withdrawal"))
+    assert snap_compare(app, terminal_size=size, run_before=_replay("withdrawal"))
 
 
-def test_execute_refused_by_a_guard(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+def test_execute_refused_by_a_guard(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size
+) -> None:
     from crossdeck.execute import events as ev
     from crossdeck.execute.errors import GuardRefused
     from crossdeck.execute.guards import check_quote, failures
@@ -164,12 +180,12 @@ def test_execute_refused_by_a_guard(snap_world: Any, tui_dir: Path, snap_compare
         ]
 
     app = _app(snap_world, tui_dir)
-    assert snap_compare(app, terminal_size=SIZE, run_before=_replay("deposit", refused))
+    assert snap_compare(app, terminal_size=size, run_before=_replay("deposit", refused))
 
 
 @pytest.mark.parametrize(("run", "index"), [("deposit", 3), ("withdrawal", 3), ("withdrawal", 7)])
 def test_confirm_dialog(
-    snap_world: Any, tui_dir: Path, snap_compare: Any, run: str, index: int
+    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size, run: str, index: int
 ) -> None:
     """The approve transaction, the NonceMapping and the SendAsset, each as confirmed."""
 
@@ -184,20 +200,20 @@ def test_confirm_dialog(
         await app.push_screen(ConfirmScreen(events[index].what))
         await _settle(pilot)
 
-    assert snap_compare(_app(snap_world, tui_dir), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=size, run_before=run_before)
 
 
-def test_venue(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+def test_venue(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size) -> None:
     async def ready(pilot: Any) -> None:
         app = pilot.app
         await wait_until(pilot, lambda: app.screen.data.get("spot") is not None, what="balances")
         await _settle(pilot)
 
     app = _app(snap_world, tui_dir, start_mode="venue")
-    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+    assert snap_compare(app, terminal_size=size, run_before=ready)
 
 
-def test_history(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+def test_history(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size) -> None:
     async def ready(pilot: Any) -> None:
         app = pilot.app
         await wait_until(
@@ -218,10 +234,10 @@ def test_history(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
         await _settle(pilot)
 
     app = _app(snap_world, tui_dir, start_mode="history")
-    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+    assert snap_compare(app, terminal_size=size, run_before=ready)
 
 
-def test_live_status(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+def test_live_status(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size) -> None:
     async def ready(pilot: Any) -> None:
         app = pilot.app
         await wait_until(pilot, lambda: app.services.tracker is not None, what="the tracker")
@@ -254,11 +270,11 @@ def test_live_status(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
     app = _app(
         snap_world, tui_dir, start_mode="live", secrets=Secrets(None, snap_world.wallet_address)
     )
-    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+    assert snap_compare(app, terminal_size=size, run_before=ready)
 
 
 def test_settings(
-    snap_world: Any, tui_dir: Path, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
+    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     shutil.rmtree(SNAPSHOT_DIR, ignore_errors=True)
     monkeypatch.setenv("CROSSDECK_CONFIG", str(SNAPSHOT_DIR / "config.toml"))
@@ -290,12 +306,12 @@ def test_settings(
         await _settle(pilot)
 
     try:
-        assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+        assert snap_compare(app, terminal_size=size, run_before=ready)
     finally:
         shutil.rmtree(SNAPSHOT_DIR, ignore_errors=True)
 
 
-def test_help(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+def test_help(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size) -> None:
     async def ready(pilot: Any) -> None:
         await chains_loaded(pilot)
         await pilot.press("f1")
@@ -304,10 +320,12 @@ def test_help(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
         pilot.app.screen.query_one("DataTable").focus()
         await pilot.pause()
 
-    assert snap_compare(_app(snap_world, tui_dir), terminal_size=SIZE, run_before=ready)
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=size, run_before=ready)
 
 
-def test_keyring_unlock_dialog(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+def test_keyring_unlock_dialog(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size
+) -> None:
     from crossdeck.tui.screens.unlock import UnlockScreen
 
     async def ready(pilot: Any) -> None:
@@ -317,4 +335,24 @@ def test_keyring_unlock_dialog(snap_world: Any, tui_dir: Path, snap_compare: Any
         )
         await _settle(pilot)
 
-    assert snap_compare(_app(snap_world, tui_dir), terminal_size=SIZE, run_before=ready)
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=size, run_before=ready)
+
+
+SNAPSHOTS = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
+
+
+def test_every_amount_balance_and_hash_in_the_snapshots_is_whole() -> None:
+    """Read back as text, no snapshot cuts a number or a hash with an ellipsis ("500…",
+    "0x8f3a…"); the short forms that keep both ends ("0xf39F…2266") are whole by design."""
+    pictures = sorted(SNAPSHOTS.glob("*.svg"))
+    assert {size for size in SIZES if any(f"[{size}" in p.name for p in pictures)} == set(SIZES)
+    cut = {p.name: found for p in pictures if (found := cut_values(svg_lines(p)))}
+    assert not cut, "\n".join(f"{name}:\n  " + "\n  ".join(v) for name, v in cut.items())
+
+
+def test_the_cut_check_finds_a_cut_balance_and_a_cut_hash() -> None:
+    lines = ["│ Perps withdrawable  500…   ││ 0xf39F…2266 │", "│ in tx 0xfd36cb…", "0x… id"]
+    assert [found.split(": ")[1].split(" in ")[0] for found in cut_values(lines)] == [
+        "'500…'",
+        "'0xfd36cb…'",
+    ]

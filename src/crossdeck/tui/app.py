@@ -31,7 +31,7 @@ from crossdeck.config import Settings, config_file_path
 from crossdeck.errors import CrossdeckError
 from crossdeck.tui.live import LiveBoard
 from crossdeck.tui.notices import describe_error
-from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.screens.base import TALL_SCREEN, WIDE_SCREEN, ModeScreen
 from crossdeck.tui.screens.help import HelpScreen, bindings_of
 from crossdeck.tui.services import Secrets, Services
 from crossdeck.tui.themes import ThemeCatalog, choose_theme, load_all_themes, user_theme_dir
@@ -145,7 +145,8 @@ class CrossdeckApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
     # screens stack their panes under 100 columns (app.tcss, "Narrow terminals"); textual
     # declares this on App as an instance variable, so it cannot be annotated ClassVar here
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_SCREEN, "-wide")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (TALL_SCREEN, "-tall")]  # noqa: RUF012
 
     BINDINGS: ClassVar = [
         Binding(

@@ -17,6 +17,15 @@ if TYPE_CHECKING:
     from crossdeck.tui.app import CrossdeckApp
 
 
+# from this many columns the screens lay their panes side by side (the app's "-wide" class);
+# under it ("-narrow", e.g. 80x24) app.tcss stacks them and tables drop the columns that
+# would push amounts and hashes off the screen
+WIDE_SCREEN = 100
+# under this many lines ("-short", e.g. 24) dialogs give their scrolling parts fewer lines, so
+# that their buttons stay on screen
+TALL_SCREEN = 30
+
+
 def selected_chain_id(value: object) -> int | None:
     """The chain a chain selector holds (its values are chain ids); None while it is blank."""
     return value if isinstance(value, int) else None

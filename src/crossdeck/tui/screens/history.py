@@ -36,7 +36,7 @@ from crossdeck.tui.copy_links import (
     tx_link,
 )
 from crossdeck.tui.copy_links import palette_commands as copy_commands
-from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen
 from crossdeck.tui.waits import service_at, within
 from crossdeck.tui.widgets.history_detail import HistoryDetail
 from crossdeck.tui.widgets.history_filters import OWN_API_KEY, HistoryFilterBar
@@ -71,7 +71,6 @@ LOAD_MORE_MARGIN = 5
 DETAIL_DELAY = 0.06
 CHILD_LOOKUP_DELAY = 0.25
 CHILD_CACHE_SIZE = 256
-WIDE_SCREEN = 100  # columns: the app's "-wide" breakpoint
 # the footer shows related keys together: "so Sort", "wfrx Quick", "thmej More" (F1 says
 # what each does)
 SORT_GROUP = Binding.Group("Sort", compact=True)

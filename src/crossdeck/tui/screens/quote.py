@@ -322,6 +322,13 @@ class QuoteScreen(ModeScreen):
         pending = self._pending or self._default_values()
         self._pending = None
         self.apply_values(pending)
+        # the amount is what is left to type: on a short pane (80x24) scroll it, with the
+        # units line under it, into view
+        self.call_after_refresh(self._show_amount)
+
+    def _show_amount(self) -> None:
+        if self.focused is self.query_one("#amount", Input):
+            self.query_one("#amount-units").scroll_visible(animate=False)
 
     def on_quote_ready(self, message: QuoteReady) -> None:
         self.quote, self.request = message.quote, message.request

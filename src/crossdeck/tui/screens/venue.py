@@ -23,7 +23,7 @@ from crossdeck.tui import describe
 from crossdeck.tui.messages import ChainsLoaded, VenueLoaded
 from crossdeck.tui.notices import describe_error
 from crossdeck.tui.quote_form import venue_deposit_values, venue_withdrawal_values
-from crossdeck.tui.screens.base import ModeScreen, selected_chain_id
+from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen, selected_chain_id
 from crossdeck.tui.waits import service_at, venue_at, within
 
 FIRST_SEND_WARNING = (
@@ -77,6 +77,7 @@ class VenueScreen(ModeScreen):
         super().__init__()
         self.chains: ChainsResponse | None = None
         self.data: dict[str, Any] = {}
+        self._token_column = True
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="venue-body"):
@@ -144,7 +145,12 @@ class VenueScreen(ModeScreen):
         spot = self.query_one("#venue-spot", DataTable)
         spot.add_columns("coin", "token id", "total", "hold", "available")
         forms = self.query_one("#venue-forms", DataTable)
-        forms.add_columns("currency", "form", "address (in quotes)", "sendAsset token")
+        forms.add_columns("currency", "form", "address (in quotes)")
+        # under 100 columns the token column would push the addresses' ends off the pane (the
+        # spot table above names each token id)
+        self._token_column = self.app.size.width >= WIDE_SCREEN
+        if self._token_column:
+            forms.add_column("sendAsset token")
         self.load()
 
     # -- workers -----------------------------------------------------------------------------
@@ -309,18 +315,19 @@ class VenueScreen(ModeScreen):
             try:
                 described = describe_venue_currency(address, meta)
             except VenueDataError:
-                table.add_row(currency.symbol or "?", "unknown", address, "-")
+                self._add_form_row(currency.symbol or "?", "unknown", address, "-")
                 continue
             form: str = described.kind
             if described.kind == "hip3":
                 form += f" {described.dex}"
             name, _, token_id = described.token_string.partition(":")
-            table.add_row(
-                currency.symbol or described.name,
-                form,
-                address,
-                f"{name}:{short(token_id, 6, 4)}",
+            self._add_form_row(
+                currency.symbol or described.name, form, address, f"{name}:{short(token_id, 6, 4)}"
             )
+
+    def _add_form_row(self, symbol: str, form: str, address: str, token: str) -> None:
+        table = self.query_one("#venue-forms", DataTable)
+        table.add_row(symbol, form, address, *([token] if self._token_column else []))
 
     # -- actions -----------------------------------------------------------------------------
 

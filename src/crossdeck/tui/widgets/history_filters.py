@@ -71,7 +71,8 @@ class HistoryFilterBar(Vertical):
 
     DEFAULT_CSS = """
     HistoryFilterBar { height: auto; }
-    HistoryFilterBar Grid { grid-size: 5 3; grid-gutter: 0 1; height: 3; }
+    /* three a row: each placeholder reads whole from 80 columns on */
+    HistoryFilterBar Grid { grid-size: 3 5; grid-gutter: 0 1; height: 5; }
     HistoryFilterBar Input, HistoryFilterBar Input:focus {
         border: none; height: 1; padding: 0 1; background: $boost;
     }

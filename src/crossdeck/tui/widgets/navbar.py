@@ -35,4 +35,5 @@ class NavBar(Horizontal):
     def compose(self) -> ComposeResult:
         for mode, key, title in TABS:
             yield NavTab(mode, key, title, active=mode == self.active)
-        yield Static(" F1 help · ^p commands ", id="nav-hint")
+        # F1 (help) is in every footer; the palette key only here
+        yield Static(" ^p commands ", id="nav-hint")
