@@ -8,8 +8,6 @@ are both kept so a test can assert that nothing was rejected.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import threading
 import time
@@ -17,14 +15,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-
-def signature_ok(secret: str, timestamp: str, body: bytes, signature: str) -> bool:
-    expected = hmac.new(
-        secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256
-    ).hexdigest()
-    if len(expected) != len(signature):
-        return False
-    return hmac.compare_digest(expected, signature)
+from helpers.webhook_signing import signature_ok
 
 
 @dataclass

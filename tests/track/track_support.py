@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import time
 from typing import Any
 
+from helpers.webhook_signing import independent_signature
+
 API_KEY = "test-api-key-0123456789"
-
-
-def independent_signature(key: str | bytes, timestamp: str, body: bytes) -> str:
-    raw_key = key.encode() if isinstance(key, str) else key
-    return hmac.new(raw_key, timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
 
 
 def signed_headers(

@@ -3,8 +3,6 @@ its own (hmac module, spec 6.3) and records what arrived."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import inspect
 import json
 from collections.abc import Awaitable, Callable
@@ -14,6 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from helpers.servers import start_app
+from helpers.webhook_signing import signature_ok
 
 
 @dataclass
@@ -39,11 +38,7 @@ class Arrival:
 
 def verify(api_key: str, headers: dict[str, str], body: bytes) -> bool:
     timestamp = headers.get("X-Signature-Timestamp", "")
-    given = headers.get("X-Signature-SHA256", "")
-    expected = hmac.new(
-        api_key.encode("utf-8"), f"{timestamp}.{body.decode()}".encode(), hashlib.sha256
-    ).hexdigest()
-    return len(given) == len(expected) and hmac.compare_digest(given, expected)
+    return signature_ok(api_key, timestamp, body, headers.get("X-Signature-SHA256", ""))
 
 
 # decide(receiver, arrival) -> HTTP status to answer once the HMAC verified (may be async)
