@@ -33,7 +33,9 @@ async def test_success_on_the_second_look_comes_after_the_nudge() -> None:
     tracker = tracker_of(script, slow)
     seen: list[str] = []
     async with tracker, asyncio.timeout(20):  # the test's own bound, far below the minute
-        async for update in until_final(tracker, RID, tracker.follow(RID)):
+        updates = tracker.follow(RID)  # followed anew: no look before the client acts
+        tracker.nudge(RID)
+        async for update in until_final(tracker, RID, updates):
             seen.append(str(update.status))
             tracker.nudge(RID)  # as the executor does after its own action
     assert seen == ["waiting", "success"]
@@ -117,6 +119,7 @@ async def test_a_nudge_during_a_poll_polls_again_once_it_is_back() -> None:
     tracker = tracker_of(Held(), slow)
     async with tracker, asyncio.timeout(20):  # the test's own bound, far below the minute
         updates = tracker.follow(RID)
+        tracker.nudge(RID)  # the first look
         await asked.wait()
         tracker.nudge(RID)
         release.set()

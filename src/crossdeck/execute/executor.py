@@ -1,7 +1,6 @@
 """`Executor`: runs a quote's steps in order and follows the request to a final status.
 
-    executor = Executor(Collaborators(service, venue, signer, gateways, journal, tracker),
-                        confirm=ask_user)
+    executor = Executor(Collaborators(service, venue, signer, gateways, journal), confirm=ask)
     async for event in executor.run(quote):
         render(event)
 
@@ -231,6 +230,8 @@ class Executor:
                         yield event
                 step_index += 1
             self.journal.set_run_state(run.request_id, "tracking")
+            if not run.acted:  # resumed with everything done before: look now
+                self.follower.nudge(run.request_id)
             # everything was sent: however following ends without a final status, it is a
             # TrackingTimeout (exit 10) naming the commands that follow the request on
             async for event in status_events(self.follower, run.request_id, updates):

@@ -85,6 +85,8 @@ class Run:
     request: QuoteRequest | None
     signing_chain_id: int
     deposit_amount: int | None
+    acted: bool = False
+    """The client acted on the request in this call (sent, posted, submitted something)."""
 
 
 @dataclass
@@ -213,6 +215,7 @@ class Workshop:
 
     def acted(self, run: Run) -> None:
         """The client just acted on the request: the follower looks again soon."""
+        run.acted = True
         self.follower.nudge(run.request_id)
 
 

@@ -281,9 +281,10 @@ class StatusTracker:
 
     # -- what is tracked ---------------------------------------------------------------------
 
-    def track(self, request_id: str) -> StatusUpdate | None:
+    def track(self, request_id: str, *, poll_now: bool = True) -> StatusUpdate | None:
         """Follow `request_id` (a no-op when already followed). Returns its last-known status
-        from the store, if any; an unfinished request is polled right away."""
+        from the store, if any; an unfinished request is polled right away (`poll_now`), or
+        after the policy's interval."""
         rid = normalise_request_id(request_id)
         existing = self._requests.get(rid)
         if existing is not None and existing.given_up is None:
@@ -302,7 +303,7 @@ class StatusTracker:
         if not req.finished:
             self._open.add(rid)
             self._done.clear()
-            self._schedule(req, now)
+            self._schedule(req, now if poll_now else self._next_poll(req, now))
         self._check_done()
         return req.latest
 
@@ -391,8 +392,12 @@ class StatusTracker:
 
     def follow(self, request_id: str) -> Subscription:
         """`stream(request_id)` with the scheduler started: what a run reads its request's
-        statuses from (`crossdeck.execute.follow.Follower`)."""
+        statuses from (`crossdeck.execute.follow.Follower`). A request followed anew is first
+        polled after the policy's interval, not at once: it is `waiting` until the client acts,
+        and its `nudge` then brings the look forward (webhooks count from now on)."""
         self.start()
+        if normalise_request_id(request_id) not in self._requests:
+            self.track(request_id, poll_now=False)
         return self.stream(request_id)
 
     def nudge(self, request_id: str) -> None:
