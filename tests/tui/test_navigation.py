@@ -138,6 +138,9 @@ async def test_f2_on_an_ended_run_and_the_venue_withdraw_key_open_the_form(
             second.apply(event)
         await pilot.press("f3")
         await wait_until(pilot, lambda: app.screen.data.get("spot") is not None, what="venue")
+        app.screen.set_focus(None)
+        await pilot.press("c")  # outside a text field: the venue account's address
+        assert app.clipboard == world.wallet_address
         app.screen.query_one("#wd-amount", Input).value = "7"
         await pilot.press("ctrl+y")
         await wait_until(

@@ -27,6 +27,8 @@ from crossdeck.models import (
     QuoteRequestError,
 )
 from crossdeck.tui import describe
+from crossdeck.tui.copy_links import Copyable
+from crossdeck.tui.copy_links import palette_commands as copy_commands
 from crossdeck.tui.messages import ChainsLoaded, QuoteReady
 from crossdeck.tui.quote_form import (
     BASE_FEE_COMPONENTS,
@@ -659,3 +661,6 @@ class QuoteScreen(ModeScreen):
         )
         yield SystemCommand("Swap origin and destination", "ctrl+o", self.action_swap_sides)
         yield SystemCommand("Reset the quote form", "ctrl+n", self.action_reset_form)
+        if self.quote is not None and self.quote.request_id:
+            copy = Copyable("request id of the quote", self.quote.request_id)
+            yield from copy_commands(self.app, [copy], [])

@@ -20,6 +20,8 @@ from textual.worker import Worker
 from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
 from crossdeck.models.text import short
 from crossdeck.tui import describe
+from crossdeck.tui.copy_links import Copyable, copy_text
+from crossdeck.tui.copy_links import palette_commands as copy_commands
 from crossdeck.tui.messages import ChainsLoaded, VenueLoaded
 from crossdeck.tui.notices import describe_error
 from crossdeck.tui.quote_form import venue_deposit_values, venue_withdrawal_values
@@ -70,6 +72,14 @@ class VenueScreen(ModeScreen):
             id="venue.withdraw",
             priority=True,
             tooltip="Open the withdraw form in the Quote screen (out of the venue)",
+        ),
+        Binding(
+            "c",
+            "copy",
+            "Copy",
+            id="venue.copy",
+            tooltip="Copy the venue account's address (outside a text field; the palette copies "
+            "each currency's address form too)",
         ),
     ]
 
@@ -386,3 +396,18 @@ class VenueScreen(ModeScreen):
         yield SystemCommand(
             "Withdraw from the venue", "Open the withdrawal in Quote (ctrl+y)", self.action_withdraw
         )
+        yield from copy_commands(self.app, self.copyables(), [])
+
+    def copyables(self) -> list[Copyable]:
+        user = self.data.get("user") or self.crossdeck.services.wallet_address
+        items = [Copyable("venue account address", user)] if user else []
+        venue = self.chains.venue if self.chains else None
+        for currency in venue.currencies if venue else []:
+            if currency.address:
+                label = describe.currency_label(venue, currency)
+                items.append(Copyable(f"address of {label}", currency.address))
+        return items
+
+    def action_copy(self) -> None:
+        items = self.copyables()
+        copy_text(self.app, items[0] if items else None, "this profile has no wallet address")
