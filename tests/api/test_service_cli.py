@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from crossdeck.cli import main
-from crossdeck.execute.describe import local_time
 from crossdeck.exitcodes import ExitCode
+from crossdeck.models.display import local_time
 from helpers.keys import DEV_KEYS
 
 from . import fixtures as fx

@@ -27,12 +27,8 @@ from crossdeck.execute import AwaitingConfirmation, AwaitingSignature
 from crossdeck.execute.describe import (
     Currencies,
     Line,
-    RecordUnits,
-    Unit,
     label_width,
-    local_time,
     message_lines,
-    native_text,
     out_leg,
     post_lines,
     quote_sections,
@@ -40,11 +36,11 @@ from crossdeck.execute.describe import (
     time_line,
     transaction_lines,
     typed_data_lines,
-    units_text,
-    usd,
 )
 from crossdeck.execute.guards.calldata import SELECTORS
+from crossdeck.history.units import RecordUnits
 from crossdeck.models import ChainsResponse, PaymentDetails, RequestsPage
+from crossdeck.models.display import Unit, local_time, native_text, units_text, usd
 
 REALDATA = Path("/work/shared/realdata")
 DEPOSITORY = to_checksum_address("0x4cd00e387622c35bddb9b4c962c136462338bc31")

@@ -14,31 +14,26 @@ appears only to round a USD string for display.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Literal
 
 from crossdeck.models import (
     NATIVE_ADDRESS,
     NATIVE_DECIMALS,
     VENUE_CHAIN_ID,
-    ChainInfo,
     ChainsResponse,
     CurrencyAmount,
     PaymentDetails,
     Quote,
     QuoteRequest,
-    RequestRecord,
     SignatureData,
     Step,
     StepItem,
     TransactionData,
     VenueDepositData,
-    format_units,
 )
-from crossdeck.models.requests_v3 import RequestRecordV3
+from crossdeck.models.display import Unit, gwei_text, local_time, native_text, units_text, usd
 from crossdeck.models.text import short
 from crossdeck.models.units import quantity
 
@@ -47,7 +42,6 @@ if TYPE_CHECKING:
 
 LABEL_WIDTH = 10
 
-HistoryRecord = RequestRecord | RequestRecordV3
 LineKind = Literal["text", "amount", "address", "hash", "calldata", "json", "time", "warning"]
 
 
@@ -107,56 +101,7 @@ def text_lines(sections: Iterable[Section], indent: str = "  ") -> list[str]:
     return out
 
 
-# -- figures ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A currency's symbol and decimals."""
-
-    symbol: str
-    decimals: int
-
-
-def units_text(value: int, unit: Unit | None, *, raw_name: str = "") -> str:
-    """'10 USDC (10000000)'; with no known unit, the integer and what it is not known as."""
-    if unit is None:
-        return f"{value} (smallest unit, currency unknown)"
-    suffix = f" {raw_name}" if raw_name else ""
-    return f"{format_units(value, unit.decimals)} {unit.symbol} ({value}{suffix})"
-
-
-def native_text(wei: int, unit: Unit | None = None) -> str:
-    """'0.01 ETH (10000000000000000 wei)'."""
-    return units_text(wei, unit or Unit("native", NATIVE_DECIMALS), raw_name="wei")
-
-
-def gwei_text(wei: int) -> str:
-    return f"{format_units(wei, 9)} gwei"
-
-
-def usd(text: str | None) -> str:
-    """'3000.000000' -> '$3,000.00', to the cent; keeps the sign; '-' when absent."""
-    if text is None:
-        return "-"
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        return text
-    if not value.is_finite():
-        return text
-    cents = abs(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-    sign = "-" if value < 0 and cents else ""
-    return f"{sign}${cents:,.2f}"
-
-
-def local_time(millis: int | None) -> str:
-    """A Unix time in milliseconds as local ISO 8601 ('2026-11-23T23:28:35.688+00:00')."""
-    if millis is None:
-        return "-"
-    seconds, rest = divmod(int(millis), 1000)
-    moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=rest * 1000)
-    return moment.astimezone().isoformat(timespec="milliseconds")
+# -- figures (written as models.display writes them) -------------------------------------------
 
 
 def time_line(label: str, millis: int | None) -> Line:
@@ -436,9 +381,7 @@ def _field_types(typed: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [(f.get("name", "?"), f.get("type", "?")) for f in fields if isinstance(f, dict)]
 
 
-def typed_data_lines(
-    typed: Mapping[str, Any], currencies: Currencies | None = None
-) -> list[Line]:
+def typed_data_lines(typed: Mapping[str, Any], currencies: Currencies | None = None) -> list[Line]:
     """The domain as JSON and every message field (`message`, or the quote's `value`) as JSON,
     in the order of its type; members the type does not list are shown as not signed. With
     `currencies`, a token's own typed data (an EIP-3009 authorisation: the domain's
@@ -815,90 +758,10 @@ def _route(quote: Quote, currencies: Currencies) -> list[Line]:
     return lines
 
 
-# -- after the signing: a request's record and legs ----------------------------------------------
-
-# the fees of a GET /requests/v2 record: integers of the request's currency (`data.currency`,
-# a symbol: 'usdc' fees of 3807 are $0.0038 in the recorded public answers)
-_RECORD_FEES = ("gas", "fixed", "price", "gateway")
-_AMOUNT_KEYS = ("amount", "minimumAmount")
-
-
-class RecordUnits:
-    """How the leaves of a request record read in units, by their dotted path as the History
-    detail pane names them ('data.fees.gas', 'data.inTxs[0].fee'):
-
-    - an amount beside its currency object ({"currency": {symbol, decimals}, "amount": ...}),
-      and the v3 `data.fees` components in `data.fees.currency`, in that currency's units;
-    - the v2 `data.fees` in the request's currency (`data.currency`, a symbol whose decimals
-      come from the record's own amounts or from /chains through `chain`);
-    - every USD value to the cent, beside the value sent."""
-
-    def __init__(self, record: HistoryRecord, chain: Callable[[int], ChainInfo | None]) -> None:
-        self.units: dict[str, Unit] = {}
-        wire = record.to_wire()
-        self._walk("", wire, None)
-        self.fee_unit = _v2_fee_unit(record, chain)
-
-    def _walk(self, path: str, node: Any, inherited: Unit | None) -> None:
-        if isinstance(node, dict):
-            unit = _unit_of(node.get("currency")) or inherited
-            for key, inner in node.items():
-                inner_path = f"{path}.{key}" if path else key
-                if key in _AMOUNT_KEYS and unit is not None:
-                    self.units[inner_path] = unit
-                # the v3 fee components carry no currency: theirs is data.fees.currency
-                passed = unit if path == "data.fees" or inherited is not None else None
-                self._walk(inner_path, inner, passed)
-        elif isinstance(node, list):
-            for at, inner in enumerate(node):
-                self._walk(f"{path}[{at}]", inner, inherited)
-
-    def text(self, path: str, value: Any) -> str | None:
-        """`value` at `path` in units, or None to show it as sent."""
-        key = path.rsplit(".", 1)[-1]
-        if path.startswith("data.feesUsd.") or key == "usd" or key.endswith("Usd"):
-            return f"{usd(str(value))} ({value})" if isinstance(value, str | int) else None
-        amount = quantity(value)
-        if amount is None:
-            return None
-        unit = self.units.get(path)
-        if unit is not None:
-            return units_text(amount, unit)
-        if path.startswith("data.fees.") and key in _RECORD_FEES and "." not in path[10:]:
-            if self.fee_unit is None:
-                return f"{amount} (smallest unit of the request's currency, decimals unknown)"
-            return units_text(amount, self.fee_unit)
-        return None
-
-
-def _unit_of(currency: Any) -> Unit | None:
-    if not isinstance(currency, dict):
-        return None
-    decimals, symbol = currency.get("decimals"), currency.get("symbol")
-    if isinstance(decimals, int) and not isinstance(decimals, bool) and isinstance(symbol, str):
-        return Unit(symbol, decimals)
-    return None
-
-
-def _v2_fee_unit(record: HistoryRecord, chain: Callable[[int], ChainInfo | None]) -> Unit | None:
-    from crossdeck.history.summary import currency_in, currency_out, origin_chain_id
-
-    symbol = record.data.currency if isinstance(record, RequestRecord) and record.data else None
-    if not symbol:
-        return None
-    for amount in (currency_in(record), currency_out(record)):
-        if amount and (amount.symbol or "").lower() == symbol.lower() and amount.decimals:
-            return Unit(amount.symbol or symbol.upper(), amount.decimals)
-    origin = origin_chain_id(record)
-    info = chain(origin) if origin is not None else None
-    for currency in info.currencies if info else ():
-        if (currency.symbol or "").lower() == symbol.lower() and currency.decimals is not None:
-            return Unit(currency.symbol or symbol.upper(), currency.decimals)
-    return None
+# -- after the signing: a request's legs ----------------------------------------------------------
 
 
 def out_leg(status: str | None) -> str:
-
     """What the destination-side transactions of a request are: a refund's are refunds (a failed
     request's too: what goes out then is the refund attempt), a success's the fill."""
     if status in ("refund", "fallback", "failure", "refunded"):

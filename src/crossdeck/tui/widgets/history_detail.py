@@ -17,9 +17,9 @@ from textual.widgets import Static
 from crossdeck.tui.widgets.status_style import status_text
 
 if TYPE_CHECKING:
-    from crossdeck.execute.describe import RecordUnits
     from crossdeck.history import Children, ExplorerLinks, HistoryRow
     from crossdeck.history.summary import HistoryRecord
+    from crossdeck.history.units import RecordUnits
 
 # shown first, in this order; every other field follows as the record has it
 LEADING = ("id", "status", "user", "recipient", "depositAddress", "createdAt", "updatedAt")
@@ -56,9 +56,9 @@ def record_fields(wire: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def _record_units(record: HistoryRecord, links: ExplorerLinks | None) -> RecordUnits:
-    """The describer's reading of the record's fees and USD values (the chains from /chains
+    """The record's amounts in units and USD values to the cent (the chains from /chains
     once they are loaded)."""
-    from crossdeck.execute.describe import RecordUnits
+    from crossdeck.history.units import RecordUnits
 
     return RecordUnits(record, links.chain if links is not None else lambda _: None)
 

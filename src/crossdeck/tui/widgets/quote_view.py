@@ -36,7 +36,7 @@ def _user_balance(details: Details) -> str | None:
     paid = details.currency_in
     if paid is None or paid.decimals is None or not balance.strip().lstrip("-").isdigit():
         return balance
-    from crossdeck.execute.describe import Unit, units_text
+    from crossdeck.models.display import Unit, units_text
 
     return units_text(int(balance), Unit(paid.symbol or "?", paid.decimals))
 

@@ -1,0 +1,65 @@
+"""How figures read wherever crossdeck shows them: an amount in its currency's units beside the
+integer the wire carries ('10 USDC (10000000)'), USD to the cent, a Unix time in milliseconds
+as local ISO 8601. Money stays integers; `Decimal` only rounds a USD string for display.
+
+The describer (`crossdeck.execute.describe`) and the History detail pane's reading of request
+records (`crossdeck.history.units`) both write their figures with these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from crossdeck.models.chains import NATIVE_DECIMALS
+from crossdeck.models.units import format_units
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A currency's symbol and decimals."""
+
+    symbol: str
+    decimals: int
+
+
+def units_text(value: int, unit: Unit | None, *, raw_name: str = "") -> str:
+    """'10 USDC (10000000)'; with no known unit, the integer and what it is not known as."""
+    if unit is None:
+        return f"{value} (smallest unit, currency unknown)"
+    suffix = f" {raw_name}" if raw_name else ""
+    return f"{format_units(value, unit.decimals)} {unit.symbol} ({value}{suffix})"
+
+
+def native_text(wei: int, unit: Unit | None = None) -> str:
+    """'0.01 ETH (10000000000000000 wei)'."""
+    return units_text(wei, unit or Unit("native", NATIVE_DECIMALS), raw_name="wei")
+
+
+def gwei_text(wei: int) -> str:
+    return f"{format_units(wei, 9)} gwei"
+
+
+def usd(text: str | None) -> str:
+    """'3000.000000' -> '$3,000.00', to the cent; keeps the sign; '-' when absent."""
+    if text is None:
+        return "-"
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return text
+    if not value.is_finite():
+        return text
+    cents = abs(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    sign = "-" if value < 0 and cents else ""
+    return f"{sign}${cents:,.2f}"
+
+
+def local_time(millis: int | None) -> str:
+    """A Unix time in milliseconds as local ISO 8601 ('2026-11-23T23:28:35.688+00:00')."""
+    if millis is None:
+        return "-"
+    seconds, rest = divmod(int(millis), 1000)
+    moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=rest * 1000)
+    return moment.astimezone().isoformat(timespec="milliseconds")
