@@ -33,7 +33,15 @@ from crossdeck.models import (
     TransactionData,
     VenueDepositData,
 )
-from crossdeck.models.display import Unit, gwei_text, local_time, native_text, units_text, usd
+from crossdeck.models.display import (
+    Unit,
+    chain_label,
+    gwei_text,
+    local_time,
+    native_text,
+    units_text,
+    usd,
+)
 from crossdeck.models.text import short
 from crossdeck.models.units import quantity
 
@@ -158,11 +166,7 @@ class Currencies:
 
     def chain_name(self, chain_id: int | None) -> str:
         """'Base (8453)', or 'chain 8453' when /chains does not name it."""
-        if chain_id is None:
-            return "chain ?"
-        chain = self.chains.by_id(chain_id) if self.chains else None
-        name = (chain.display_name or chain.name) if chain else None
-        return f"{name} ({chain_id})" if name else f"chain {chain_id}"
+        return "chain ?" if chain_id is None else chain_label(self.chains, chain_id)
 
 
 def _quote_amounts(quote: Quote | None) -> list[CurrencyAmount]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from crossdeck.models.chains import NATIVE_DECIMALS
+from crossdeck.models.chains import NATIVE_DECIMALS, ChainsResponse
 from crossdeck.models.units import format_units
 
 
@@ -63,3 +63,10 @@ def local_time(millis: int | None) -> str:
     seconds, rest = divmod(int(millis), 1000)
     moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=rest * 1000)
     return moment.astimezone().isoformat(timespec="milliseconds")
+
+
+def chain_label(chains: ChainsResponse | None, chain_id: int) -> str:
+    """'Base (8453)', or 'chain 8453' when /chains does not name it."""
+    chain = chains.by_id(chain_id) if chains else None
+    name = (chain.display_name or chain.name) if chain else None
+    return f"{name} ({chain_id})" if name else f"chain {chain_id}"

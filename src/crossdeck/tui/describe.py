@@ -19,6 +19,7 @@ from crossdeck.models import (
     Quote,
     StepItem,
 )
+from crossdeck.models.display import chain_label
 from crossdeck.models.text import short
 
 if TYPE_CHECKING:
@@ -40,11 +41,7 @@ __all__ = [
 
 def chain_name(chains: ChainsResponse | None, chain_id: int | None) -> str:
     """'Base (8453)', 'chain 8453' when /chains does not name it, '?' for none."""
-    if chain_id is None:
-        return "?"
-    chain = chains.by_id(chain_id) if chains else None
-    name = (chain.display_name or chain.name) if chain else None
-    return f"{name} ({chain_id})" if name else f"chain {chain_id}"
+    return "?" if chain_id is None else chain_label(chains, chain_id)
 
 
 def venue_kind(currency: ChainCurrency | str) -> str:
