@@ -500,7 +500,9 @@ class HistoryScreen(ModeScreen):
         self._update_status()
         self._tell_deprecation()
         if message.reset:
-            self._show_detail()
+            # after the frame that draws the rows: the detail pane (a table measured for its
+            # height) would otherwise hold the first rows back by as long as it takes to lay out
+            self.call_after_refresh(self._show_detail)
 
     def _add_rows(self, table: DataTable[Any], rows: Iterable[HistoryRow]) -> None:
         for row in rows:
