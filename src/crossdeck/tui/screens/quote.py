@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -18,7 +18,6 @@ from textual.widgets.selection_list import Selection
 from textual.worker import Worker, WorkerState
 
 from crossdeck.errors import CrossdeckError
-from crossdeck.execute.guards import GuardResult
 from crossdeck.models import (
     VENUE_CHAIN_ID,
     ChainsResponse,
@@ -41,6 +40,10 @@ from crossdeck.tui.quote_form import (
 from crossdeck.tui.screens.base import ModeScreen, selected_chain_id
 from crossdeck.tui.waits import service_at, within
 from crossdeck.tui.widgets.quote_view import render_quote
+
+if TYPE_CHECKING:
+    # only annotated here: the guards import eth-abi and httpx, kept off the app's start path
+    from crossdeck.execute.guards import GuardResult
 
 NO_QUOTE_YET = "No quote yet: pick what to move, type an amount and press ctrl+r."
 
