@@ -27,7 +27,7 @@ from crossdeck.tui.copy_links import (
 )
 from crossdeck.tui.copy_links import palette_commands as copy_commands
 from crossdeck.tui.live import TrackedRequest, clock_text, updated_text
-from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen
 from crossdeck.tui.waits import service_at, within
 from crossdeck.tui.widgets.status_style import status_text
 
@@ -59,6 +59,7 @@ class LiveScreen(ModeScreen):
         super().__init__()
         self._order: list[str] = []
         self._selected: str | None = None
+        self._updated_column = True
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="live-webhooks")
@@ -76,7 +77,13 @@ class LiveScreen(ModeScreen):
         requests = self.query_one("#live-requests", DataTable)
         requests.add_columns("request", "status", "updates", "last seen")
         timeline = self.query_one("#live-timeline", DataTable)
-        timeline.add_columns("seen", "status", "source", "updatedAt", "in tx", "out tx", "reason")
+        # under 100 columns the service's updatedAt gives way (the seen time is beside it), so
+        # that both transactions and the reason stay on screen
+        self._updated_column = self.app.size.width >= WIDE_SCREEN
+        columns = ["seen", "status", "source", "updatedAt", "in tx", "out tx", "reason"]
+        if not self._updated_column:
+            columns.remove("updatedAt")
+        timeline.add_columns(*columns)
         self.crossdeck.live_changed.subscribe(self, self._board_changed)
         self.refresh_board()
         self.load_chains()
@@ -144,11 +151,12 @@ class LiveScreen(ModeScreen):
             if update.refund_fail_reason and update.refund_fail_reason != "N/A":
                 reasons.append(f"refund fail {update.refund_fail_reason}")
             status = str(update.status) + (" (final)" if update.final else "")
+            updated = [updated_text(update.updated_at_ms)] if self._updated_column else []
             timeline.add_row(
                 clock_text(update.observed_at),
                 status_text(str(update.status), status),
                 update.source.value,
-                updated_text(update.updated_at_ms),
+                *updated,
                 short(update.in_tx_hashes[0]) if update.in_tx_hashes else "-",
                 short(update.tx_hashes[0]) if update.tx_hashes else "-",
                 ", ".join(reasons) or "-",
