@@ -93,7 +93,7 @@ def test_info_constructs_and_reads_the_metadata_it_needs(world: Any, loopback_on
     info = Info(world.venue_url, skip_ws=True)
     # at start it read spotMeta and meta and mapped every coin to an asset number
     assert info.coin_to_asset["ETH"] == 0 and info.coin_to_asset["HYPE"] == 1
-    assert info.name_to_coin["USDe/USDC"] == "@0"  # spot pairs from spotMeta, as the SDK names them
+    assert info.name_to_coin["USDE/USDC"] == "@0"  # spot pairs from spotMeta, as the SDK names them
     assert info.coin_to_asset["@0"] == 10_000
     meta, ctxs = info.meta_and_asset_ctxs()
     assert [a["name"] for a in meta["universe"]] == ["ETH", "HYPE"] and len(ctxs) == 2
@@ -148,11 +148,11 @@ def test_signed_send_asset_is_accepted_and_moves_the_balance(world: Any, wallet:
 
 
 @pytest.mark.usefixtures("signs_for_the_world")
-def test_token_spelled_as_the_public_venue_spells_it_is_accepted(world: Any, wallet: LocalAccount):
+def test_token_spelled_as_wallets_spell_it_is_accepted(world: Any, wallet: LocalAccount):
     receiver = Account.create().address
     exchange = Exchange(wallet, world.venue_url)
-    # the public venue lists this token as 'USDE'; the world lists it as 'USDe'
-    answer = exchange.send_asset(receiver, "spot", "spot", f"USDE:{USDE_TOKEN_ID}", 1.25)
+    # the world lists this token as the public venue does ('USDE'); wallets write 'USDe'
+    answer = exchange.send_asset(receiver, "spot", "spot", f"USDe:{USDE_TOKEN_ID}", 1.25)
     assert answer == OK
     assert world.ledger.balance(receiver, USDE_TOKEN_ID) == 125_000_000
 

@@ -66,9 +66,9 @@ class WorldVenue:
         """Credit `user` with perps USDC and spot tokens by name (amounts in whole units)."""
         if perps != "0":
             self.ledger.credit(user, PERPS_USDC_ADDRESS, parse_units(perps, USDC_DECIMALS))
-        tokens = {token.name: token for token in SPOT_TOKENS}
+        tokens = {token.name.casefold(): token for token in SPOT_TOKENS}
         for name, amount in spot.items():
-            token = tokens[name]
+            token = tokens[name.casefold()]
             self.ledger.credit(user, token.token_id, parse_units(amount, token.wei_decimals))
 
     def fail(self, path: str, *faults: Fault) -> None:

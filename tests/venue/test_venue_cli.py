@@ -57,7 +57,7 @@ async def test_balance_of_the_wallet_in_words(
     assert f"venue account {wallet.address}" in result.stdout
     assert "perps withdrawable  1234.5 USDC" in result.stdout
     assert "USDC       total 7.25" in result.stdout
-    assert "USDe       total 3.0" in result.stdout  # the figure as the venue writes it
+    assert "USDE       total 3.0" in result.stdout  # the name and figure as the venue writes them
     bodies = [json.loads(raw) for raw in venue.received["/info"]]
     assert bodies == [
         {"type": "clearinghouseState", "user": wallet.address},

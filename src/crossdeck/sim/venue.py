@@ -74,6 +74,12 @@ class SpotToken:
     wei_decimals: int
     sz_decimals: int
     full_name: str
+    # the service's symbol for it in /chains, where it differs from the venue's token name
+    service_symbol: str | None = None
+
+    @property
+    def symbol(self) -> str:
+        return self.service_symbol or self.name
 
     @property
     def wire(self) -> str:
@@ -113,7 +119,8 @@ class PerpAsset:
 
 
 USDC = SpotToken("USDC", SPOT_USDC_TOKEN_ID, 0, USDC_DECIMALS, 8, "USD Coin")
-USDE = SpotToken("USDe", USDE_TOKEN_ID, 1, 8, 2, "Ethena USDe")
+# named as the public venue's spotMeta names it ("USDE", full name "USDe")
+USDE = SpotToken("USDE", USDE_TOKEN_ID, 1, 8, 2, "USDe", service_symbol="USDe")
 USDH = SpotToken("USDH", USDH_TOKEN_ID, 2, 8, 2, "USDH")
 SPOT_TOKENS: tuple[SpotToken, ...] = (USDC, USDE, USDH)
 HIP3_DEXES: tuple[PerpDex, ...] = (PerpDex(HIP3_DEX_NAME, "XYZ demo DEX", USDC, "0x" + "88" * 20),)
@@ -140,7 +147,7 @@ def _build_currencies() -> dict[str, VenueCurrency]:
         )
     ]
     out += [
-        VenueCurrency(t.token_id, t.name, t.full_name, t.wei_decimals, SPOT_DEX, t)
+        VenueCurrency(t.token_id, t.symbol, t.full_name, t.wei_decimals, SPOT_DEX, t)
         for t in SPOT_TOKENS
     ]
     out += [
@@ -629,8 +636,8 @@ def _perp_currency(dex: str) -> VenueCurrency | None:
 
 
 def _token_from_wire(token: str) -> SpotToken:
-    # The name is matched without case: the public venue writes 'USDE' where others write
-    # 'USDe', and the token id (matched exactly, as hex) is what identifies the token.
+    # The name is matched without case: the public venue writes 'USDE' where wallets and the
+    # service write 'USDe', and the token id (matched exactly, as hex) is what identifies the token.
     name, sep, token_id = token.partition(":")
     for t in SPOT_TOKENS:
         if sep and t.name.casefold() == name.casefold() and t.token_id == token_id.lower():

@@ -113,9 +113,9 @@ async def test_spot_send_debits_spot_balance_and_fee_from_spot_usdc(venue) -> No
     assert venue.ledger.balance(PAYER.address, SPOT_USDC_ID) == 1 * USDC_UNIT
 
 
-@pytest.mark.parametrize("name", ["USDE", "usde"])
+@pytest.mark.parametrize("name", ["USDe", "usde"])
 async def test_token_name_is_matched_without_case_the_id_decides(venue, name: str) -> None:
-    # The public venue spells it 'USDE' where the seed writes 'USDe': same token, same id.
+    # The public venue spells it 'USDE' where wallets write 'USDe': same token, same id.
     venue.ledger.credit(PAYER.address, USDE_TOKEN_ID, 5 * 10**8)
     venue.ledger.credit(PAYER.address, SPOT_USDC_ID, 2 * USDC_UNIT)
     token = f"{name}:{USDE_TOKEN_ID.upper().replace('0X', '0x')}"

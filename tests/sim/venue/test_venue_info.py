@@ -25,7 +25,7 @@ async def test_spot_meta_lists_usdc_at_index_0_with_its_public_token_id(venue) -
         "deployerTradingFeeShare": "0.0",
     }
     names = [t["name"] for t in meta["tokens"]]
-    assert names == ["USDC", "USDe", "USDH"]
+    assert names == ["USDC", "USDE", "USDH"]
     for token in meta["tokens"]:
         assert len(token["tokenId"]) == 2 + 32 and int(token["tokenId"], 16) >= 0
     assert [t["index"] for t in meta["tokens"]] == [0, 1, 2]
@@ -83,7 +83,7 @@ async def test_spot_clearinghouse_state_lists_held_tokens(venue) -> None:
     resp = await venue.info({"type": "spotClearinghouseState", "user": PAYER.address.lower()})
     assert resp.json()["balances"] == [
         {"coin": "USDC", "token": 0, "total": "25.00000001", "hold": "0.0", "entryNtl": "0.0"},
-        {"coin": "USDe", "token": 1, "total": "3.0", "hold": "0.0", "entryNtl": "0.0"},
+        {"coin": "USDE", "token": 1, "total": "3.0", "hold": "0.0", "entryNtl": "0.0"},
     ]
     assert resp.json()["tokenToAvailableAfterMaintenance"] == [[0, "25.00000001"], [1, "3.0"]]
 
@@ -120,7 +120,7 @@ async def test_spot_meta_and_asset_ctxs_reports_supply_from_the_ledger(venue) ->
     spot_meta, ctxs = (await venue.info({"type": "spotMetaAndAssetCtxs"})).json()
     assert spot_meta == (await venue.info({"type": "spotMeta"})).json()
     assert [c["coin"] for c in ctxs] == [p["name"] for p in spot_meta["universe"]]
-    assert ctxs[0]["totalSupply"] == ctxs[0]["circulatingSupply"] == "5.00000005"  # USDe
+    assert ctxs[0]["totalSupply"] == ctxs[0]["circulatingSupply"] == "5.00000005"  # USDE
     assert ctxs[1]["totalSupply"] == "0.0"  # USDH: nobody holds any
 
 
