@@ -46,7 +46,9 @@ class SignatureRunner(ItemRunner):
                 typed["domain"]["chainId"] = item.run.signing_chain_id
                 body["signatureChainId"] = item.run.signing_chain_id
             title = describe.signature_title(sign.primary_type, step.id)
-            lines = describe.typed_data_lines(typed)
+            # with the run's currencies an EIP-3009 authorisation says its value in units
+            currencies = describe.Currencies(item.run.quote, self.shop.chains)
+            lines = describe.typed_data_lines(typed, currencies)
             payload = typed
             kind = "typed_data"
         else:
@@ -55,7 +57,7 @@ class SignatureRunner(ItemRunner):
             lines = describe.message_lines(message)
             payload = {"message": message}
             kind = "message"
-        lines += describe.post_lines(data.post.endpoint, body)
+        lines += describe.post_lines(data.post.endpoint, body, data.post.method)
         request = SignRequest(
             kind=kind,
             step_id=step.id,
