@@ -207,12 +207,11 @@ def executor(
     venue: VenueClient,
     signer: Signer,
     confirm: Confirm,
-    follower: Follower | None = None,
+    follower: Follower,
     trust_quote: bool = False,
 ) -> Executor:
     """An executor for one run: its gateways and journal are its own (`Executor.aclose` and
-    `executor.journal.close()`); the clients, the signer and the follower are the caller's
-    (without a follower the executor follows with a tracker of its own over `service`)."""
+    `executor.journal.close()`); the clients, the signer and the follower are the caller's."""
     from crossdeck.execute.executor import Collaborators, Executor, RunOptions
 
     parts = Collaborators(

@@ -141,6 +141,7 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
     from crossdeck.execute.gateways import GatewayPool
     from crossdeck.execute.journal import Journal
     from crossdeck.models import QuoteRequest
+    from crossdeck.track.tracker import StatusTracker
     from crossdeck.venue.client import VenueClient
     from crossdeck.wallet.signer import Signer
 
@@ -165,6 +166,7 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
             Signer(SecretStr(world.wallet_key)),
             GatewayPool(dict(world.rpc)),
             Journal(journal_dir / "journal.sqlite3"),
+            follower := StatusTracker(service),
         ),
         confirm=approve_all,
     )
@@ -172,6 +174,7 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
         events = [event async for event in executor.run(quote, request=request)]
     finally:
         await executor.aclose()
+        await follower.aclose()
         executor.journal.close()
         await service.aclose()
         await venue.aclose()

@@ -55,7 +55,6 @@ from crossdeck.execute.signature_runner import SignatureRunner
 from crossdeck.execute.tx_runner import TransactionRunner
 from crossdeck.execute.venue_runner import VenueRunner
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest
-from crossdeck.track.tracker import StatusTracker
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
@@ -75,16 +74,13 @@ class Executor:
     def __init__(
         self, parts: Collaborators, *, confirm: Confirm, options: RunOptions | None = None
     ) -> None:
-        """`parts.follower` None: the run is followed by a `StatusTracker` of its own (default
-        policy), closed with the executor; a follower handed in is the caller's to close."""
+        """The collaborators, the follower among them, are the caller's to close; the
+        executor closes only the gateways it opened."""
         options = options or RunOptions()
         chain_id = options.signing_chain_id
         if isinstance(chain_id, bool) or chain_id <= 0:
             raise InputError(f"signing chain id must be a positive integer, not {chain_id}")
-        self._own_tracker = StatusTracker(parts.service) if parts.follower is None else None
-        follower = parts.follower or self._own_tracker
-        assert follower is not None
-        self._shop = Workshop(parts, follower, confirm, options)
+        self._shop = Workshop(parts, parts.follower, confirm, options)
         self._runners: dict[str, ItemRunner] = {
             "transaction": TransactionRunner(self._shop),
             "signature": SignatureRunner(self._shop),
@@ -122,8 +118,6 @@ class Executor:
 
     async def aclose(self) -> None:
         await self.gateways.aclose()
-        if self._own_tracker is not None:
-            await self._own_tracker.aclose()
 
     # -- entry points ------------------------------------------------------------------------
 

@@ -52,15 +52,15 @@ GAS_MARGIN_PERCENT = 20
 
 @dataclass
 class Collaborators:
-    """What an executor works with (built once from the settings by the caller). `follower`
-    None: the executor follows with a `StatusTracker` of its own over `service`."""
+    """What an executor works with (built once from the settings by the composition root);
+    `follower` is the one status engine (`track.StatusTracker`) the caller runs."""
 
     service: ServiceClient
     venue: VenueClient
     signer: Signer
     gateways: Gateways
     journal: Journal
-    follower: Follower | None = None
+    follower: Follower
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,8 @@ class Services:
         self.chains_settled = asyncio.Event()
         self._tracker: StatusTracker | None = None
         self._tracker_client: ServiceClient | None = None
+        self._tracker_lock = asyncio.Lock()
+        self._on_problem: Callable[[Problem], None] | None = None
         self._receiver: WebhookReceiver | None = None
 
     def __repr__(self) -> str:
@@ -93,9 +95,9 @@ class Services:
         """A new executor for one run (its journal and chain gateways are its own; close it
         with `close_executor`). Imported in a thread: eth-account is heavy."""
         signer = await self.signer()
-        # the app's tracker (polls merged with webhooks) follows the run: one poller, not two
-        # (before it started, the executor follows with a tracker of its own)
-        follower = self._tracker
+        # the app's tracker (polls merged with webhooks) follows the run: one poller, not two;
+        # a run started before Live status started it starts it now
+        follower = await self.start_tracking()
 
         def build() -> Executor:
             return compose.executor(
@@ -144,21 +146,31 @@ class Services:
     def tracker(self) -> StatusTracker | None:
         return self._tracker
 
-    async def start_tracking(self, on_problem: Callable[[Problem], None]) -> StatusTracker:
-        """The status tracker (v3 polls, and webhooks when an API key is set), started once."""
-        if self._tracker is not None:
-            return self._tracker
-        # the tracker paces itself on 429s, so its client must not sleep them out
-        self._tracker_client = compose.service_client(
-            self.settings, self._api_key, for_tracker=True
-        )
-        store = await asyncio.to_thread(compose.status_store, self.settings)
-        tracker = compose.status_tracker(
-            self.settings, self._tracker_client, store=store, on_problem=on_problem
-        )
-        tracker.start()
-        self._tracker = tracker
-        return tracker
+    async def start_tracking(
+        self, on_problem: Callable[[Problem], None] | None = None
+    ) -> StatusTracker:
+        """The status tracker (v3 polls, and webhooks when an API key is set), started once;
+        its problems go to the latest `on_problem` handed in (whoever starts it first)."""
+        if on_problem is not None:
+            self._on_problem = on_problem
+        async with self._tracker_lock:  # two callers at once must not build two trackers
+            if self._tracker is not None:
+                return self._tracker
+            # the tracker paces itself on 429s, so its client must not sleep them out
+            self._tracker_client = compose.service_client(
+                self.settings, self._api_key, for_tracker=True
+            )
+            store = await asyncio.to_thread(compose.status_store, self.settings)
+            tracker = compose.status_tracker(
+                self.settings, self._tracker_client, store=store, on_problem=self._problem
+            )
+            tracker.start()
+            self._tracker = tracker
+            return tracker
+
+    def _problem(self, problem: Problem) -> None:
+        if self._on_problem is not None:
+            self._on_problem(problem)
 
     async def start_webhooks(self) -> str:
         """Receive status webhooks (verified with the API key); returns the receiver's URL.
