@@ -85,6 +85,14 @@ async def test_f2_after_a_run_shows_a_fresh_form_and_c_copies_the_request_id(
         links = execute.tx_links()
         assert links[0].hash == sent[0].hash
         assert links[0].url == base["explorerUrl"].rstrip("/") + path
+        # the palette copies it ("Copy explorer link of transaction 0x…")
+        copy_link = next(
+            command
+            for command in execute.palette_commands()
+            if command.title.startswith("Copy explorer link of transaction")
+        )
+        copy_link.callback()
+        assert app.clipboard == links[0].url
 
         await pilot.press("f3")
         await wait_until(pilot, lambda: app.current_mode == "venue", what="Venue")
