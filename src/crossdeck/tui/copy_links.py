@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -17,6 +17,8 @@ from textual.binding import Binding
 from crossdeck.models.text import short
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from crossdeck.models import ChainsResponse
 
 # "cb Copy/open" in the footer
@@ -122,3 +124,34 @@ def palette_commands(
                 copier(Copyable(f"explorer link of {link.what}", link.url)),
             )
             yield SystemCommand(f"Open {label} in the explorer", link.url, opener(link))
+
+
+class CopiesAndLinks:
+    """`c`, `b` and the palette's copies for a screen (mixed into it): the screen says what it
+    can copy (`copyables`, the first is what `c` copies) and which transactions it can link
+    (`tx_links`, `b` opens the latest), and the words for when there is nothing yet."""
+
+    NOTHING_TO_COPY: ClassVar[str] = "there is nothing to copy here yet"
+    NO_TRANSACTION: ClassVar[str] = "there is no transaction yet"
+
+    def copyables(self) -> list[Copyable]:
+        return []
+
+    def tx_links(self) -> list[TxLink]:
+        return []
+
+    @property
+    def _app(self) -> App[object]:
+        app: App[object] = cast("Screen[Any]", self).app
+        return app
+
+    def action_copy(self) -> None:
+        items = self.copyables()
+        copy_text(self._app, items[0] if items else None, self.NOTHING_TO_COPY)
+
+    def action_explorer(self) -> None:
+        links = self.tx_links()
+        open_link(self._app, links[-1] if links else None, self.NO_TRANSACTION)
+
+    def copy_commands(self) -> Iterable[SystemCommand]:
+        return palette_commands(self._app, self.copyables(), self.tx_links())

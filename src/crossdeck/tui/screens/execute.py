@@ -23,15 +23,13 @@ from crossdeck.models import ChainsResponse, Quote, QuoteRequest, Step
 from crossdeck.models.text import short
 from crossdeck.tui import describe
 from crossdeck.tui.copy_links import (
+    CopiesAndLinks,
     Copyable,
     TxLink,
     copy_binding,
-    copy_text,
     explorer_binding,
-    open_link,
     tx_link,
 )
-from crossdeck.tui.copy_links import palette_commands as copy_commands
 from crossdeck.tui.messages import ExecutionEvent
 from crossdeck.tui.screens.base import ReportsWorkerErrors
 from crossdeck.tui.screens.confirm import ConfirmScreen
@@ -62,8 +60,10 @@ def _reason(text: str | None) -> str | None:
     return None if text in (None, "", "N/A") else text
 
 
-class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
+class ExecuteScreen(CopiesAndLinks, ReportsWorkerErrors, Screen[Any]):
     HELP_TITLE = "Execute"
+    NOTHING_TO_COPY = "this quote has no request id"
+    NO_TRANSACTION = "no transaction has been sent yet"
     BINDINGS: ClassVar = [
         Binding("escape", "back", "Back", id="execute.back",
                 tooltip="Back to the quote (only once the run has ended)"),
@@ -457,16 +457,8 @@ class ExecuteScreen(ReportsWorkerErrors, Screen[Any]):
             links += [tx_link(self.chains, leg, destination, h) for h in self.outcome.tx_hashes]
         return links
 
-    def action_copy(self) -> None:
-        items = self.copyables()
-        copy_text(self.app, items[0] if items else None, "this quote has no request id")
-
-    def action_explorer(self) -> None:
-        links = self.tx_links()
-        open_link(self.app, links[-1] if links else None, "no transaction has been sent yet")
-
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Back to the quote", "escape (once the run has ended)",
                             self.action_back)  # fmt: skip
         yield SystemCommand("Open Live status", "ctrl+l", self.action_live)
-        yield from copy_commands(self.app, self.copyables(), self.tx_links())
+        yield from self.copy_commands()

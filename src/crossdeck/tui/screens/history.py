@@ -27,15 +27,13 @@ from textual.message import Message
 from textual.widgets import Checkbox, DataTable, Input, Static
 
 from crossdeck.tui.copy_links import (
+    CopiesAndLinks,
     Copyable,
     TxLink,
     copy_binding,
-    copy_text,
     explorer_binding,
-    open_link,
     tx_link,
 )
-from crossdeck.tui.copy_links import palette_commands as copy_commands
 from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen
 from crossdeck.tui.waits import service_at, within
 from crossdeck.tui.widgets.history_detail import HistoryDetail
@@ -103,8 +101,10 @@ class RowsLoaded(Message):
         self.top_read = top_read
 
 
-class HistoryScreen(ModeScreen):
+class HistoryScreen(CopiesAndLinks, ModeScreen):
     MODE = "history"
+    NOTHING_TO_COPY = "highlight a request first"
+    NO_TRANSACTION = "this request has no transaction yet"
     AUTO_FOCUS = "#history-table"
     DEFAULT_CSS = """
     HistoryScreen #history-table { height: 1fr; }
@@ -801,7 +801,7 @@ class HistoryScreen(ModeScreen):
         yield SystemCommand(
             "Export history to JSON", "Every request of the filter (j)", self.action_export_json
         )
-        yield from copy_commands(self.app, self.copyables(), self.tx_links())
+        yield from self.copy_commands()
 
     def copyables(self) -> list[Copyable]:
         row = self._rows.get(self.selected_request_id() or "")
@@ -826,14 +826,6 @@ class HistoryScreen(ModeScreen):
                           ("destination tx", data.out_txs if data else None)):  # fmt: skip
             links += [tx_link(chains, what, tx.chain_id, tx.hash) for tx in txs or [] if tx.hash]
         return links
-
-    def action_copy(self) -> None:
-        items = self.copyables()
-        copy_text(self.app, items[0] if items else None, "highlight a request first")
-
-    def action_explorer(self) -> None:
-        links = self.tx_links()
-        open_link(self.app, links[-1] if links else None, "this request has no transaction yet")
 
     def action_export_csv(self) -> None:
         self.action_export("csv")

@@ -17,23 +17,23 @@ from textual.widgets import DataTable, Input, Static
 from crossdeck.errors import CrossdeckError
 from crossdeck.models.text import short
 from crossdeck.tui.copy_links import (
+    CopiesAndLinks,
     Copyable,
     TxLink,
     copy_binding,
-    copy_text,
     explorer_binding,
-    open_link,
     tx_link,
 )
-from crossdeck.tui.copy_links import palette_commands as copy_commands
 from crossdeck.tui.live import TrackedRequest, clock_text, updated_text
 from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen
 from crossdeck.tui.waits import service_at, within
 from crossdeck.tui.widgets.status_style import status_text
 
 
-class LiveScreen(ModeScreen):
+class LiveScreen(CopiesAndLinks, ModeScreen):
     MODE = "live"
+    NOTHING_TO_COPY = "select a request first"
+    NO_TRANSACTION = "no transaction of it is known yet"
     # the list, not the id field: a focused text field would take x, c and b as typing
     AUTO_FOCUS = "#live-requests"
     BINDINGS: ClassVar = [
@@ -226,15 +226,7 @@ class LiveScreen(ModeScreen):
             for h in latest.tx_hashes
         ]
 
-    def action_copy(self) -> None:
-        items = self.copyables()
-        copy_text(self.app, items[0] if items else None, "select a request first")
-
-    def action_explorer(self) -> None:
-        links = self.tx_links()
-        open_link(self.app, links[-1] if links else None, "no transaction of it is known yet")
-
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Track a request id", "Type it in (/)", self.action_focus_add)
         yield SystemCommand("Stop tracking the selected request", "x", self.action_untrack)
-        yield from copy_commands(self.app, self.copyables(), self.tx_links())
+        yield from self.copy_commands()

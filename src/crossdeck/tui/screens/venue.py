@@ -20,8 +20,7 @@ from textual.worker import Worker
 from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
 from crossdeck.models.text import short
 from crossdeck.tui import describe
-from crossdeck.tui.copy_links import Copyable, copy_text
-from crossdeck.tui.copy_links import palette_commands as copy_commands
+from crossdeck.tui.copy_links import CopiesAndLinks, Copyable
 from crossdeck.tui.messages import ChainsLoaded, VenueLoaded
 from crossdeck.tui.notices import describe_error
 from crossdeck.tui.quote_form import venue_deposit_values, venue_withdrawal_values
@@ -38,8 +37,9 @@ def _row(label: str, widget: Any) -> Horizontal:
     return Horizontal(Label(label, classes="field-label"), widget, classes="field-row")
 
 
-class VenueScreen(ModeScreen):
+class VenueScreen(CopiesAndLinks, ModeScreen):
     MODE = "venue"
+    NOTHING_TO_COPY = "this profile has no wallet address"
     BINDINGS: ClassVar = [
         Binding(
             "ctrl+r",
@@ -396,7 +396,7 @@ class VenueScreen(ModeScreen):
         yield SystemCommand(
             "Withdraw from the venue", "Open the withdrawal in Quote (ctrl+y)", self.action_withdraw
         )
-        yield from copy_commands(self.app, self.copyables(), [])
+        yield from self.copy_commands()
 
     def copyables(self) -> list[Copyable]:
         user = self.data.get("user") or self.crossdeck.services.wallet_address
@@ -408,6 +408,3 @@ class VenueScreen(ModeScreen):
                 items.append(Copyable(f"address of {label}", currency.address))
         return items
 
-    def action_copy(self) -> None:
-        items = self.copyables()
-        copy_text(self.app, items[0] if items else None, "this profile has no wallet address")
