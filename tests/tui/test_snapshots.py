@@ -71,6 +71,9 @@ def _run(name: str) -> tuple[QuoteRequest, Quote, list[Any]]:
 
 async def _settle(pilot: Any) -> None:
     app = pilot.app
+    # what the screens do after their next refresh (the Quote screen scrolls its amount into
+    # view on a short pane) is done before the picture, not raced by it
+    await pilot.pause(0.1)
     app.set_focus(None)
     # a focused input's cursor blinks every 0.5 s: on a slow machine the picture caught it off
     for field in app.screen.query(Input):
