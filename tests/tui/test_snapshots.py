@@ -161,8 +161,7 @@ def test_execute_refused_by_a_guard(
     snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size
 ) -> None:
     from crossdeck.execute import events as ev
-    from crossdeck.execute.errors import GuardRefused
-    from crossdeck.execute.guards import check_quote, failures
+    from crossdeck.execute.guards import GuardRefused, check_quote, failures
 
     def refused(events: list[Any]) -> list[Any]:
         import httpx

@@ -1,18 +1,19 @@
 """The quote options of `crossdeck quote`, shared by every command that asks for a quote.
 
-`@quote_options` adds the very same click options `crossdeck quote` has (taken from that
-command, so the two can never drift apart), and `quote_fields` turns their values into
-`QuoteRequest` fields exactly as `crossdeck quote` does.
+`@quote_options` adds the quote's click options, defined here once for `crossdeck quote` and
+`crossdeck bridge` alike, and `quote_fields` turns their values into `QuoteRequest` fields.
 """
 
 from __future__ import annotations
 
-import copy
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from crossdeck.cli.option_types import ADDRESS, CHAIN_ID, CURRENCY, POSITIVE, WholeNumber, shown
+from crossdeck.cli.support import wallet_address
 from crossdeck.errors import InputError
 
 if TYPE_CHECKING:
@@ -22,16 +23,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# options of `crossdeck quote` that are not quote fields
-_NOT_QUOTE_OPTIONS = frozenset({"json_"})
-_BOOL_FIELDS = (
-    "topup_gas",
-    "subsidize_fees",
-    "use_deposit_address",
-    "strict",
-    "use_permit",
-    "refund_on_origin",
-)
+BPS = WholeNumber(minimum=0, maximum=10_000)
 
 
 # each currency field, its chain field and its option
@@ -49,22 +41,125 @@ _STAND_INS = {
 _VENUE_STAND_IN = "0x" + "0" * 32  # perps USDC
 
 
-def _quote_params() -> list[click.Parameter]:
-    from crossdeck.cli.commands.service import quote_command
+_BOOL_OPTIONS = {
+    "topup_gas": "--topup-gas/--no-topup-gas",
+    "subsidize_fees": "--subsidize-fees/--no-subsidize-fees",
+    "use_deposit_address": "--use-deposit-address/--no-use-deposit-address",
+    "strict": "--strict/--no-strict",
+    "use_permit": "--use-permit/--no-use-permit",
+    "refund_on_origin": "--refund-on-origin/--no-refund-on-origin",
+}
+_BOOL_FIELDS = tuple(_BOOL_OPTIONS)
 
-    return [copy.copy(p) for p in quote_command.params if p.name not in _NOT_QUOTE_OPTIONS]
+
+def _bool_options(func: F) -> F:
+    helps = {
+        "topup_gas": "Add a destination gas topup for the recipient.",
+        "subsidize_fees": "Have the sponsor pay the fees.",
+        "use_deposit_address": "Use a deposit address (native-currency bridges only).",
+        "strict": "With a deposit address: a strict one, tied to this order.",
+        "use_permit": "Pay with an EIP-3009 permit (e.g. USDC).",
+        "refund_on_origin": "Always refund on the origin chain.",
+    }
+    for name, decl in reversed(_BOOL_OPTIONS.items()):
+        func = click.option(decl, name, default=None, help=helps[name])(func)
+    return func
+
+
+# the options in the order --help lists them (applied bottom-up, as decorators are)
+_OPTIONS: tuple[Callable[[Any], Any], ...] = (
+    click.option(
+        "--origin-chain", type=CHAIN_ID, required=True, help="Origin chain id (1337 = venue)."
+    ),
+    click.option(
+        "--origin-currency",
+        type=CURRENCY,
+        required=True,
+        help="Currency on the origin chain: its address, or its symbol as `crossdeck chains` "
+        "lists it (USDC, ETH; on the venue perps:USDC, spot:USDC).",
+    ),
+    click.option("--destination-chain", type=CHAIN_ID, required=True, help="Destination chain id."),
+    click.option(
+        "--destination-currency",
+        type=CURRENCY,
+        required=True,
+        help="Currency at destination: its address or its symbol, as for --origin-currency.",
+    ),
+    click.option("--amount", help="Amount in the currency's smallest unit (digits only)."),
+    click.option(
+        "--amount-human",
+        help="Amount in human units (e.g. 1.5), converted exactly with the currency's decimals "
+        "(the origin currency for EXACT_INPUT, else the destination currency).",
+    ),
+    click.option(
+        "--trade-type",
+        type=click.Choice(["EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT"]),
+        default="EXACT_INPUT",
+        show_default=True,
+    ),
+    click.option("--user", type=ADDRESS, help="Depositing address. Default: the profile's wallet."),
+    click.option("--recipient", type=ADDRESS, help="Receiver at destination. Default: the user."),
+    click.option(
+        "--refund-to", type=ADDRESS, help="Refund receiver. Default: recipient, else user."
+    ),
+    click.option(
+        "--protocol-version",
+        type=click.Choice(["v2"]),
+        help="Protocol version; set to v2 automatically for venue withdrawals (origin 1337).",
+    ),
+    _bool_options,
+    click.option("--topup-gas-amount", help="Gas topup in USD decimal format (1000000 = $1)."),
+    click.option(
+        "--sponsor-component",
+        "sponsor_components",
+        multiple=True,
+        help="Fee component to sponsor (repeatable): execution, swap, app, or the service's own.",
+    ),
+    click.option("--max-subsidization", help="Sponsorship cap in USDC units (1000000 = $1)."),
+    click.option("--permit-expiry", type=POSITIVE, help="Permit validity in seconds."),
+    click.option(
+        "--slippage-bps", type=BPS, help="Slippage tolerance in basis points (50 = 0.5%)."
+    ),
+    click.option("--referrer", help="Referrer label."),
+    click.option(
+        "--extra",
+        "extras",
+        multiple=True,
+        metavar="KEY=JSON",
+        help="Any other body field by its wire name, value as JSON (repeatable), "
+        "e.g. --extra useFallbacks=true.",
+    ),
+)
 
 
 def quote_options(func: F) -> F:
-    """Decorate a click command with every quote option of `crossdeck quote`."""
-    params = getattr(func, "__click_params__", [])
-    # click builds a command's parameters from this list in reverse (decorators apply
-    # bottom-up), so reversing keeps `crossdeck quote`'s order in --help
-    params.extend(reversed(_quote_params()))
-    # click's own decorators keep pending options in this attribute of the function, which
-    # a plain callable's type does not declare
-    func.__click_params__ = params  # type: ignore[attr-defined]
+    """Decorate a click command with every quote option (`crossdeck quote`, `bridge`)."""
+    for option in reversed(_OPTIONS):
+        func = option(func)
     return func
+
+
+def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
+    from crossdeck.track.payload import MAX_NESTING, nesting_depth
+
+    extra: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError(f"--extra {shown(pair)} is not KEY=JSON", hint="e.g. --extra ttl=600")
+        # before json.loads: its C decoder recurses once per level, and with eth-account
+        # imported (recursion limit 100,000) a deep value overflows the C stack
+        if nesting_depth(raw) > MAX_NESTING:
+            raise InputError(f"--extra {key}: the JSON nests deeper than {MAX_NESTING} levels")
+        try:
+            extra[key] = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise InputError(
+                f"--extra {key}: {shown(raw)} is not JSON",
+                hint="quote strings: --extra referrer='\"me\"'",
+            ) from None
+    return extra
 
 
 def quote_fields(
@@ -74,7 +169,6 @@ def quote_fields(
 
     `user` is the default depositor (the profile's wallet); an explicit --user wins.
     """
-    from crossdeck.cli.commands.service import _parse_extra, _wallet_address
     from crossdeck.models import required_protocol_version
 
     amount, amount_human = options.get("amount"), options.get("amount_human")
@@ -82,7 +176,7 @@ def quote_fields(
         raise InputError("give exactly one of --amount and --amount-human")
     origin_chain = options["origin_chain"]
     fields: dict[str, Any] = {
-        "user": options.get("user") or user or _wallet_address(settings, "--user"),
+        "user": options.get("user") or user or wallet_address(settings, "--user"),
         "origin_chain_id": origin_chain,
         "destination_chain_id": options["destination_chain"],
         "origin_currency": options["origin_currency"],
@@ -139,8 +233,7 @@ async def complete_quote_fields(
         chains = chains or await client.chains()
         found = resolve_symbol(chains, fields[chain], fields[field], option)
         click.echo(
-            f"{option} {fields[field]} is {found.symbol} {found.address} on chain "
-            f"{fields[chain]}",
+            f"{option} {fields[field]} is {found.symbol} {found.address} on chain {fields[chain]}",
             err=True,
         )
         fields[field] = found.address
@@ -157,9 +250,7 @@ async def complete_quote_fields(
     return chains
 
 
-def _human_amount(
-    text: str, chains: ChainsResponse | None, chain_id: int, address: str
-) -> int:
+def _human_amount(text: str, chains: ChainsResponse | None, chain_id: int, address: str) -> int:
     """--amount-human in the currency's smallest unit, with its decimals from /chains, or
     the native EVM currency's 18 when `chains` is None."""
     from crossdeck.models import NATIVE_DECIMALS, parse_units

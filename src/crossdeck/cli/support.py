@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.errors import CrossdeckError, InputError
 from crossdeck.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -53,3 +53,18 @@ def service_client(settings: Settings) -> ServiceClient:
     if problem is not None:
         click.echo(f"warning: continuing without an API key ({problem})", err=True)
     return compose.service_client(settings, api_key)
+
+
+def wallet_address(settings: Settings, what: str) -> str:
+    """The address `what` defaults to: the profile's wallet, else an input error saying
+    what to pass."""
+    from crossdeck.credentials import resolve_wallet_address
+
+    address = resolve_wallet_address(settings)
+    if not address:
+        raise InputError(
+            f"no {what} given and profile {settings.profile!r} has no wallet",
+            hint=f"pass {what if what.startswith('--') else what.upper()} "
+            "or run `crossdeck wallet import`",
+        )
+    return address

@@ -13,7 +13,6 @@ from crossdeck.execute.errors import (
     AlreadyStarted,
     Declined,
     ExecutionError,
-    GuardRefused,
     NonceTakenError,
     NothingToResume,
     TrackingTimeout,
@@ -38,7 +37,7 @@ from crossdeck.execute.events import (
     VenueSubmitted,
     exit_code_of,
 )
-from crossdeck.execute.guards import GuardResult, check_item, check_quote
+from crossdeck.execute.guards import GuardRefused, GuardResult, check_item, check_quote
 from crossdeck.execute.journal import Journal
 
 if TYPE_CHECKING:

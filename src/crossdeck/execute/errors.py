@@ -1,35 +1,18 @@
-"""Errors of executing a quote. Each maps to the exit code a script branches on."""
+"""Errors of executing a quote. Each maps to the exit code a script branches on.
+
+(A guard's refusal, `GuardRefused`, lives with the guards' results in `execute.guards.base`.)
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
 from crossdeck.errors import CrossdeckError
 from crossdeck.exitcodes import ExitCode
-
-if TYPE_CHECKING:
-    from crossdeck.execute.guards import GuardResult
 
 
 class ExecutionError(CrossdeckError):
     """A step could not be carried out (a revert, a refused post, an unusable item)."""
 
     exit_code = ExitCode.FAILED
-
-
-class GuardRefused(CrossdeckError):
-    """One or more pre-sign guards failed; nothing was signed."""
-
-    exit_code = ExitCode.GUARD_REFUSED
-
-    def __init__(self, failures: Sequence[GuardResult]) -> None:
-        self.failures = tuple(failures)
-        lines = "; ".join(f"{f.name}: {f.message}" for f in self.failures)
-        super().__init__(
-            f"refused before signing, {len(self.failures)} guard(s) failed: {lines}",
-            hint="nothing was signed or sent; do not execute this quote",
-        )
 
 
 class Declined(CrossdeckError):

@@ -25,10 +25,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from crossdeck.errors import CrossdeckError, InputError
-from crossdeck.execute.errors import (
-    ExecutionError,
-    GuardRefused,
-)
+from crossdeck.execute.errors import ExecutionError
 from crossdeck.execute.events import (
     Finished,
     GuardsChecked,
@@ -38,7 +35,7 @@ from crossdeck.execute.events import (
     SignRequest,
 )
 from crossdeck.execute.follow import Follower, status_events
-from crossdeck.execute.guards import GuardResult, require
+from crossdeck.execute.guards import GuardRefused, GuardResult, require
 from crossdeck.execute.items import (
     Collaborators,
     Confirm,

@@ -21,7 +21,7 @@ import httpx
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.execute.crash import crash_point
-from crossdeck.execute.errors import Declined, ExecutionError, GuardRefused
+from crossdeck.execute.errors import Declined, ExecutionError
 from crossdeck.execute.events import (
     AwaitingConfirmation,
     AwaitingSignature,
@@ -33,7 +33,13 @@ from crossdeck.execute.events import (
 )
 from crossdeck.execute.follow import Follower
 from crossdeck.execute.gateways import Gateways
-from crossdeck.execute.guards import GuardResult, check_item, check_quote, payment_chain
+from crossdeck.execute.guards import (
+    GuardRefused,
+    GuardResult,
+    check_item,
+    check_quote,
+    payment_chain,
+)
 from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE
 from crossdeck.execute.guards.funds import funds_guard, venue_funds_guard
 from crossdeck.execute.guards.request import no_request_guard

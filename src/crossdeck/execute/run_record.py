@@ -7,12 +7,12 @@ from __future__ import annotations
 from crossdeck.errors import CrossdeckError, InputError
 from crossdeck.execute.errors import (
     ExecutionError,
-    GuardRefused,
     NonceTakenError,
     NothingToResume,
     TrackingTimeout,
 )
 from crossdeck.execute.events import Failed
+from crossdeck.execute.guards import GuardRefused
 from crossdeck.execute.items import Run
 from crossdeck.execute.journal import Journal
 from crossdeck.models import Quote, QuoteRequest

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from crossdeck.errors import CrossdeckError
 from crossdeck.execute import describe
 from crossdeck.execute.crash import crash_point
-from crossdeck.execute.errors import ExecutionError, GuardRefused, NonceTakenError
+from crossdeck.execute.errors import ExecutionError, NonceTakenError
 from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
-from crossdeck.execute.guards import GuardResult, require, rpc_chain_guard
+from crossdeck.execute.guards import GuardRefused, GuardResult, require, rpc_chain_guard
 from crossdeck.execute.guards.chain import chain_guards
 from crossdeck.execute.items import Item, ItemRunner, Prepared
 from crossdeck.execute.journal import ItemRecord

@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 
 from crossdeck.config import Settings, config_file_path
 from crossdeck.errors import CrossdeckError
+from crossdeck.tui.host import Clock, CrossdeckHost
 from crossdeck.tui.live import LiveBoard
 from crossdeck.tui.notices import describe_error
 from crossdeck.tui.screens.base import TALL_SCREEN, WIDE_SCREEN, ModeScreen
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from crossdeck.tui.quote_form import QuoteFormValues
     from crossdeck.tui.screens.quote import QuoteScreen
 
-Clock = Callable[[], datetime]
 
 # how long live tracking waits at start-up for the first screen's chains to load
 TRACKER_START_WAIT_SECONDS = 2.0
@@ -614,3 +614,10 @@ def run_app(profile: str | None, world: Path | None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(int(exc.exit_code))
     CrossdeckApp(settings).run()
+
+
+if TYPE_CHECKING:
+
+    def _hosts_the_screens(app: CrossdeckApp) -> CrossdeckHost:
+        # mypy checks here that the app gives the screens all that `CrossdeckHost` promises
+        return app

@@ -7,22 +7,17 @@ Every command prints words by default and the contract's JSON with `--json` (glo
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from crossdeck.cli.option_types import (
     ADDRESS,
-    CHAIN_ID,
-    CURRENCY,
-    POSITIVE,
     REQUEST_ID,
-    WholeNumber,
-    shown,
 )
-from crossdeck.cli.support import handles_errors, print_json, service_client
-from crossdeck.errors import CrossdeckError, InputError
+from crossdeck.cli.quote_options import quote_options
+from crossdeck.cli.support import handles_errors, print_json, service_client, wallet_address
+from crossdeck.errors import CrossdeckError
 
 if TYPE_CHECKING:
     from crossdeck.cli import CliContext
@@ -31,7 +26,6 @@ if TYPE_CHECKING:
     from crossdeck.models import ChainsResponse, Quote, QuoteRequest
 
 JSON_HELP = "Print the JSON answer (same as the global --json)."
-BPS = WholeNumber(minimum=0, maximum=10_000)
 
 
 # -- shared plumbing ---------------------------------------------------------------------------
@@ -47,45 +41,7 @@ def _wants_json(obj: CliContext, local: bool) -> bool:
     return bool(local or obj.json)
 
 
-def _wallet_address(settings: Settings, what: str) -> str:
-    from crossdeck.credentials import resolve_wallet_address
-
-    address = resolve_wallet_address(settings)
-    if not address:
-        raise InputError(
-            f"no {what} given and profile {settings.profile!r} has no wallet",
-            hint=f"pass {what if what.startswith('--') else what.upper()} "
-            "or run `crossdeck wallet import`",
-        )
-    return address
-
-
 # -- quote ---------------------------------------------------------------------------------
-
-
-def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
-    from crossdeck.track.payload import MAX_NESTING, nesting_depth
-
-    extra: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise InputError(
-                f"--extra {shown(pair)} is not KEY=JSON", hint="e.g. --extra ttl=600"
-            )
-        # before json.loads: its C decoder recurses once per level, and with eth-account
-        # imported (recursion limit 100,000) a deep value overflows the C stack
-        if nesting_depth(raw) > MAX_NESTING:
-            raise InputError(f"--extra {key}: the JSON nests deeper than {MAX_NESTING} levels")
-        try:
-            extra[key] = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise InputError(
-                f"--extra {key}: {shown(raw)} is not JSON",
-                hint="quote strings: --extra referrer='\"me\"'",
-            ) from None
-    return extra
 
 
 def render_quote(
@@ -113,88 +69,8 @@ async def _quote(
         return await client.quote(request), request, chains
 
 
-_BOOL_OPTIONS = {
-    "topup_gas": "--topup-gas/--no-topup-gas",
-    "subsidize_fees": "--subsidize-fees/--no-subsidize-fees",
-    "use_deposit_address": "--use-deposit-address/--no-use-deposit-address",
-    "strict": "--strict/--no-strict",
-    "use_permit": "--use-permit/--no-use-permit",
-    "refund_on_origin": "--refund-on-origin/--no-refund-on-origin",
-}
-
-
-def _bool_options(func: Any) -> Any:
-    helps = {
-        "topup_gas": "Add a destination gas topup for the recipient.",
-        "subsidize_fees": "Have the sponsor pay the fees.",
-        "use_deposit_address": "Use a deposit address (native-currency bridges only).",
-        "strict": "With a deposit address: a strict one, tied to this order.",
-        "use_permit": "Pay with an EIP-3009 permit (e.g. USDC).",
-        "refund_on_origin": "Always refund on the origin chain.",
-    }
-    for name, decl in reversed(_BOOL_OPTIONS.items()):
-        func = click.option(decl, name, default=None, help=helps[name])(func)
-    return func
-
-
 @click.command("quote")
-@click.option(
-    "--origin-chain", type=CHAIN_ID, required=True, help="Origin chain id (1337 = venue)."
-)
-@click.option(
-    "--origin-currency",
-    type=CURRENCY,
-    required=True,
-    help="Currency on the origin chain: its address, or its symbol as `crossdeck chains` "
-    "lists it (USDC, ETH; on the venue perps:USDC, spot:USDC).",
-)
-@click.option("--destination-chain", type=CHAIN_ID, required=True, help="Destination chain id.")
-@click.option(
-    "--destination-currency",
-    type=CURRENCY,
-    required=True,
-    help="Currency at destination: its address or its symbol, as for --origin-currency.",
-)
-@click.option("--amount", help="Amount in the currency's smallest unit (digits only).")
-@click.option(
-    "--amount-human",
-    help="Amount in human units (e.g. 1.5), converted exactly with the currency's decimals "
-    "(the origin currency for EXACT_INPUT, else the destination currency).",
-)
-@click.option(
-    "--trade-type",
-    type=click.Choice(["EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT"]),
-    default="EXACT_INPUT",
-    show_default=True,
-)
-@click.option("--user", type=ADDRESS, help="Depositing address. Default: the profile's wallet.")
-@click.option("--recipient", type=ADDRESS, help="Receiver at destination. Default: the user.")
-@click.option("--refund-to", type=ADDRESS, help="Refund receiver. Default: recipient, else user.")
-@click.option(
-    "--protocol-version",
-    type=click.Choice(["v2"]),
-    help="Protocol version; set to v2 automatically for venue withdrawals (origin 1337).",
-)
-@_bool_options
-@click.option("--topup-gas-amount", help="Gas topup in USD decimal format (1000000 = $1).")
-@click.option(
-    "--sponsor-component",
-    "sponsor_components",
-    multiple=True,
-    help="Fee component to sponsor (repeatable): execution, swap, app, or the service's own.",
-)
-@click.option("--max-subsidization", help="Sponsorship cap in USDC units (1000000 = $1).")
-@click.option("--permit-expiry", type=POSITIVE, help="Permit validity in seconds.")
-@click.option("--slippage-bps", type=BPS, help="Slippage tolerance in basis points (50 = 0.5%).")
-@click.option("--referrer", help="Referrer label.")
-@click.option(
-    "--extra",
-    "extras",
-    multiple=True,
-    metavar="KEY=JSON",
-    help="Any other body field by its wire name, value as JSON (repeatable), "
-    "e.g. --extra useFallbacks=true.",
-)
+@quote_options
 @click.option("--json", "json_", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 @handles_errors
@@ -331,7 +207,7 @@ def venue_group() -> None:
 def venue_balance_command(obj: CliContext, address: str | None, json_: bool) -> None:
     """Perps withdrawable and spot balances of ADDRESS (default: the profile's wallet)."""
     settings = _settings(obj)
-    user = address or _wallet_address(settings, "address")
+    user = address or wallet_address(settings, "address")
 
     async def fetch() -> Any:
         from crossdeck import compose

@@ -39,6 +39,7 @@ What is checked, and why:
 
 from crossdeck.execute.guards.base import (
     NONCE_MAPPING,
+    GuardRefused,
     GuardResult,
     PaymentChain,
     failures,
@@ -56,6 +57,7 @@ from crossdeck.venue.currencies import expected_token_id
 
 __all__ = [
     "NONCE_MAPPING",
+    "GuardRefused",
     "GuardResult",
     "PaymentChain",
     "built_domain_guard",

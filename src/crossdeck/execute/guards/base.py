@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from crossdeck.execute.errors import GuardRefused
+from crossdeck.errors import CrossdeckError
+from crossdeck.exitcodes import ExitCode
 from crossdeck.models import (
     ChainsResponse,
     Quote,
@@ -58,6 +59,20 @@ class GuardResult:
         mark = "ok" if self.ok else "FAILED"
         where = f" [{self.where}]" if self.where else ""
         return f"{self.name}: {mark}{where}: {self.message}"
+
+
+class GuardRefused(CrossdeckError):
+    """One or more pre-sign guards failed; nothing was signed."""
+
+    exit_code = ExitCode.GUARD_REFUSED
+
+    def __init__(self, failures: Sequence[GuardResult]) -> None:
+        self.failures = tuple(failures)
+        lines = "; ".join(f"{f.name}: {f.message}" for f in self.failures)
+        super().__init__(
+            f"refused before signing, {len(self.failures)} guard(s) failed: {lines}",
+            hint="nothing was signed or sent; do not execute this quote",
+        )
 
 
 def failures(results: Collection[GuardResult]) -> list[GuardResult]:

@@ -14,7 +14,7 @@ from textual.worker import Worker
 from crossdeck.tui.widgets.navbar import NavBar
 
 if TYPE_CHECKING:
-    from crossdeck.tui.app import CrossdeckApp
+    from crossdeck.tui.host import CrossdeckHost
 
 
 # from this many columns the screens lay their panes side by side (the app's "-wide" class);
@@ -31,9 +31,10 @@ def selected_chain_id(value: object) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _crossdeck_app(screen: Screen[Any]) -> CrossdeckApp:
-    # every crossdeck screen runs inside CrossdeckApp; textual types `app` as App[object]
-    return cast("CrossdeckApp", screen.app)
+def _crossdeck_app(screen: Screen[Any]) -> CrossdeckHost:
+    # every crossdeck screen runs inside CrossdeckApp (a CrossdeckHost); textual types `app`
+    # as App[object]
+    return cast("CrossdeckHost", screen.app)
 
 
 class ReportsWorkerErrors:
@@ -51,7 +52,7 @@ class ModeScreen(ReportsWorkerErrors, Screen[None]):
     MODE: ClassVar[str] = ""
 
     @property
-    def crossdeck(self) -> CrossdeckApp:
+    def crossdeck(self) -> CrossdeckHost:
         return _crossdeck_app(self)
 
     def compose(self) -> ComposeResult:

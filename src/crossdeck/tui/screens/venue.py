@@ -384,9 +384,8 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         self._open_quote(values)
 
     def _open_quote(self, values: Any) -> None:
-        app = self.crossdeck
-        app.switch_mode("quote")
-        app.call_after_refresh(app.prefill_quote, values)
+        self.app.switch_mode("quote")
+        self.app.call_after_refresh(self.crossdeck.prefill_quote, values)
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Refresh venue balances", "ctrl+r", self.action_refresh)
