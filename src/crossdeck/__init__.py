@@ -1,1 +1,15 @@
+"""crossdeck: a keyboard-first terminal wallet companion for cross-chain transfers."""
+
+import sys
+import types
+
 __version__ = "0.1.0"
+
+# httpx imports its own command-line client (`httpx._main`: click, rich.syntax, pygments,
+# about 45 ms) whenever those are installed, and textual installs rich and pygments.
+# crossdeck never runs that client, so an empty stand-in takes its place before httpx is
+# first imported; it only costs a process that imports crossdeck and then calls `httpx.main`.
+if "httpx" not in sys.modules:
+    _cli = types.ModuleType("httpx._main", "httpx's command-line client, not loaded by crossdeck")
+    _cli.__dict__["main"] = lambda: sys.exit("httpx's command-line client is not loaded here")
+    sys.modules.setdefault("httpx._main", _cli)
