@@ -1,6 +1,7 @@
 """`Executor`: runs a quote's steps in order and follows the request to a final status.
 
-    executor = Executor(Collaborators(service, venue, signer, gateways, journal), confirm=ask)
+    parts = Collaborators(service, venue, signer, gateways, journal, follower)
+    executor = Executor(parts, confirm=ask)
     async for event in executor.run(quote):
         render(event)
 
