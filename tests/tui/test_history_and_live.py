@@ -4,6 +4,7 @@ timelines, from polls and from webhooks (the world posts them to the app's recei
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from tui_support import (
     world_settings,
 )
 
+from crossdeck import compose
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.execute import ExecuteScreen
 
@@ -101,12 +103,22 @@ async def test_typed_in_id_is_checked_and_tracked(
         await wait_until(pilot, lambda: app.live.get(finished_request) is None, what="untrack")
 
 
-async def test_webhooks_reach_live_status_with_their_source(own_world: Any, tui_dir: Path) -> None:
+async def test_webhooks_reach_live_status_with_their_source(
+    own_world: Any, tui_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the suite's 0.2 s polls would race the world's deliveries (and under load win them all);
-    # polling slowly here lets each status change arrive by webhook first, by design
+    # polling slowly here lets each status change arrive by webhook first, by design. The
+    # look the tracker takes at once after the client's own action (the nudge) would win them
+    # too on a world at speed 0, so it waits as long as the polls here
     settings = world_settings(own_world, tui_dir)
     slow = settings.tracking.model_copy(
         update={"poll_interval_seconds": 5.0, "poll_interval_cap_seconds": 5.0}
+    )
+    policy_of = compose.poll_policy
+    monkeypatch.setattr(
+        compose,
+        "poll_policy",
+        lambda s, **kw: dataclasses.replace(policy_of(s, **kw), first=5.0, nudge_delay=5.0),
     )
     app = make_app(own_world, tui_dir, settings=settings.model_copy(update={"tracking": slow}))
     async with app.run_test(size=(120, 36)) as pilot:
