@@ -1,7 +1,10 @@
 """The layers the app talks to, built lazily from the settings by the composition root.
 
 Nothing here imports textual, and the heavy layers (the signer's eth-account, the webhook
-receiver's aiohttp) are imported on first use only, so opening the app stays quick. Clients are
+receiver's aiohttp) are imported on first use only, so opening the app stays quick. The
+service client (httpx) is the exception: the first screen's chain pickers need it at once, and
+imported in a thread it competes with the first frame for the interpreter, so that the pickers
+filled 0.2 s after the frame instead of 0.05 s (bench/tui_startup.py). Clients are
 made by `crossdeck.compose` (as the CLI's are) the first time a worker asks for them, inside the
 app's running loop, and closed by `aclose()`.
 """
@@ -14,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from crossdeck import compose
+from crossdeck.api.client import ServiceClient
 from crossdeck.compose import Secrets, read_secrets
 from crossdeck.config import Settings
 from crossdeck.errors import CrossdeckError
@@ -22,7 +26,6 @@ from crossdeck.models import ChainsResponse
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
-    from crossdeck.api.client import ServiceClient
     from crossdeck.execute.events import SignRequest
     from crossdeck.execute.executor import Executor
     from crossdeck.models.venue import SpotMeta
@@ -122,10 +125,6 @@ class Services:
         async with self._chains_lock:
             try:
                 if self._chains is None or refresh:
-                    if self._service is None:
-                        # httpx and the client's models: imported in a thread, so the first
-                        # frame (which asks for the chains) is drawn while they load
-                        await asyncio.to_thread(importlib.import_module, "crossdeck.api.client")
                     self._chains = await self.service.chains()
                 return self._chains
             finally:
