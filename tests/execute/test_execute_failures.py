@@ -30,15 +30,9 @@ from crossdeck.execute import Failed, TxConfirmed, TxSent
 from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet.gateway import EvmGateway
 from crossdeck.wallet.signer import Signer
+from helpers.typed_data import transfer_authorization_fields
 
-TRANSFER_AUTHORIZATION = [
-    {"name": "from", "type": "address"},
-    {"name": "to", "type": "address"},
-    {"name": "value", "type": "uint256"},
-    {"name": "validAfter", "type": "uint256"},
-    {"name": "validBefore", "type": "uint256"},
-    {"name": "nonce", "type": "bytes32"},
-]
+TRANSFER_AUTHORIZATION = transfer_authorization_fields()
 
 
 async def _run_a_reverted_deposit(kit: Kit) -> tuple[Any, list[Any]]:

@@ -41,3 +41,15 @@ def nonce_mapping_fields() -> list[dict[str, str]]:
         {"name": "id", "type": "bytes32"},
         {"name": "nonce", "type": "uint256"},
     ]
+
+
+def transfer_authorization_fields() -> list[dict[str, str]]:
+    """EIP-3009 Transfer/ReceiveWithAuthorization: what a USDC permit (`usePermit`) signs."""
+    return [
+        {"name": "from", "type": "address"},
+        {"name": "to", "type": "address"},
+        {"name": "value", "type": "uint256"},
+        {"name": "validAfter", "type": "uint256"},
+        {"name": "validBefore", "type": "uint256"},
+        {"name": "nonce", "type": "bytes32"},
+    ]

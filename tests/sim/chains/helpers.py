@@ -12,6 +12,7 @@ from web3 import AsyncHTTPProvider, AsyncWeb3
 
 from crossdeck.sim.chains import ChainNode, load_artifact
 from helpers.keys import DEV_KEYS
+from helpers.typed_data import transfer_authorization_fields
 
 # anvil/hardhat dev account #0: the demo wallet of the world.
 DEMO_KEY = DEV_KEYS[0]
@@ -20,14 +21,7 @@ DEMO_NATIVE = 10 * 10**18
 DEMO_USDC = 1_000 * 10**6
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 
-AUTH_FIELDS = [
-    {"name": "from", "type": "address"},
-    {"name": "to", "type": "address"},
-    {"name": "value", "type": "uint256"},
-    {"name": "validAfter", "type": "uint256"},
-    {"name": "validBefore", "type": "uint256"},
-    {"name": "nonce", "type": "bytes32"},
-]
+AUTH_FIELDS = transfer_authorization_fields()
 PERMIT_FIELDS = [
     {"name": "owner", "type": "address"},
     {"name": "spender", "type": "address"},
