@@ -18,8 +18,8 @@ from .byhand import NATIVE, Hand, only_item, request_id
 ETH = 10**18
 
 
-def _move(hand: Hand, recipient: str) -> str:
-    """A small native move 8453 -> 999 to `recipient`, paid by hand, run to success."""
+def _pay_move(hand: Hand, recipient: str) -> str:
+    """A small native move 8453 -> 999 to `recipient`, quoted and paid by hand; its id."""
     quote = hand.quote(
         {
             "user": hand.wallet.address,
@@ -33,7 +33,12 @@ def _move(hand: Hand, recipient: str) -> str:
         }
     )
     hand.rpc[8453].send(hand.wallet, only_item(quote, "deposit"))
-    rid = request_id(quote)
+    return request_id(quote)
+
+
+def _move(hand: Hand, recipient: str) -> str:
+    """A small native move 8453 -> 999 to `recipient`, paid by hand, run to success."""
+    rid = _pay_move(hand, recipient)
     assert hand.wait_final(rid)["status"] == "success"
     return rid
 
@@ -89,20 +94,7 @@ def test_a_deposit_paid_just_before_the_stop_is_filled_after_the_restart(
     recipient = Hand.new_address()
     with start_world("py-evm", state_dir=state, speed=0.5) as world:
         hand = Hand(world.info)
-        quote = hand.quote(
-            {
-                "user": hand.wallet.address,
-                "originChainId": 8453,
-                "destinationChainId": 999,
-                "originCurrency": NATIVE,
-                "destinationCurrency": NATIVE,
-                "amount": str(ETH // 100),
-                "tradeType": "EXACT_INPUT",
-                "recipient": recipient,
-            }
-        )
-        hand.rpc[8453].send(hand.wallet, only_item(quote, "deposit"))
-        rid = request_id(quote)
+        rid = _pay_move(hand, recipient)
     with start_world("py-evm", state_dir=state) as world:
         hand = Hand(world.info)
         assert hand.wait_final(rid)["status"] == "success"
