@@ -6,7 +6,9 @@ ratio printed is the median receiver rate over the median anchor rate at each se
 (issue 15 asks for >= 0.9 at 1, 8 and 32 senders, and a stream p99 under 5 ms at 8).
 
 The receiver (`crossdeck.track.receiver.WebhookReceiver`) runs in its own process, feeding a
-`StatusTracker` (as `crossdeck watch --webhooks` and the app do); the senders run here, each
+`StatusTracker` set up as `crossdeck watch --webhooks` and the app set theirs up: a
+`StatusStore` file (every accepted update is written down), and every request id tracked before
+its deliveries come (the app tracks the requests it started); the senders run here, each
 signing and POSTing its deliveries over keep-alive connections. For every delivery we record when
 its POST started, when its 2xx came back ("answer"), when the event came out of the receiver's
 queue ("queue") and when the tracker announced it in its merged update stream ("stream", the
@@ -28,10 +30,12 @@ import json
 import multiprocessing as mp
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -39,6 +43,7 @@ from aiohttp import web
 
 from crossdeck.track.hmac_sig import sign
 from crossdeck.track.receiver import WebhookReceiver
+from crossdeck.track.store import StatusStore
 from crossdeck.track.tracker import StatusTracker
 from crossdeck.track.webhook_defaults import DEFAULT_WEBHOOK_PATH
 
@@ -69,15 +74,22 @@ class _QueueTap:
             yield item
 
 
+def _request_ids(deliveries: int) -> list[str]:
+    return [f"0x{n:064x}" for n in range(deliveries)]
+
+
 def _receiver_process(conn: Connection, expected: int, timeout: float) -> None:
-    async def main() -> None:
+    async def main(data_dir: str) -> None:
         rx = WebhookReceiver(API_KEY, queue_size=expected + 10)
+        store = StatusStore.in_data_dir(Path(data_dir))
+        tracker = StatusTracker(_NeverAnswers(), store=store)
+        for request_id in _request_ids(expected):
+            tracker.track(request_id, poll_now=False)
         await rx.start()
         conn.send(rx.port)
         cpu_start = time.process_time()
         queued: dict[str, float] = {}
         streamed: dict[str, float] = {}
-        tracker = StatusTracker(_NeverAnswers(), track_unknown_webhooks=True)
         updates = tracker.updates()
         try:
             tracker.start()
@@ -92,10 +104,12 @@ def _receiver_process(conn: Connection, expected: int, timeout: float) -> None:
         finally:
             await tracker.aclose()
             await rx.stop()
+            store.close()
         cpu = time.process_time() - cpu_start
         conn.send((queued, streamed, rx.stats.accepted, dict(rx.stats.rejected), cpu))
 
-    asyncio.run(main())
+    with tempfile.TemporaryDirectory(prefix="webhook-bench-") as data_dir:
+        asyncio.run(main(data_dir))
 
 
 def _bare_process(conn: Connection, expected: int, timeout: float) -> None:
@@ -180,7 +194,7 @@ async def _send_all(
     port: int, deliveries: int, concurrency: int, pad: int, limit_seconds: float
 ) -> tuple[dict[str, float], list[float], int, float]:
     url = f"http://127.0.0.1:{port}{DEFAULT_WEBHOOK_PATH}"
-    ids = [f"0x{n:064x}" for n in range(deliveries)]
+    ids = _request_ids(deliveries)
     started: dict[str, float] = {}
     answer_ms: list[float] = []
     delivered = 0
