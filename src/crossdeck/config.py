@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from contextvars import ContextVar
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -41,16 +41,10 @@ from pydantic import (
     SecretStr,
     ValidationError,
 )
-from pydantic.fields import FieldInfo
-from pydantic_settings import (
-    BaseSettings,
-    EnvSettingsSource,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-)
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.exitcodes import ExitCode
+from crossdeck.json_depth import MAX_NESTING, nests_too_deep
 from crossdeck.track.webhook_defaults import DEFAULT_WEBHOOK_PATH
 
 APP_NAME = "crossdeck"
@@ -90,8 +84,11 @@ def _check_http_url(value: str) -> str:
 HttpUrlStr = Annotated[str, AfterValidator(_check_http_url)]
 
 
+# The attribute docstrings below document each setting for readers of this file (and a test
+# checks every field has one); they are not read at run time, so the models do not ask pydantic
+# to parse this module's source for them on every start.
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 # how often a transient failure is retried, by the service's and the venue's client alike
@@ -171,16 +168,10 @@ class WorldInfo(_Section):
     """The world's solver address."""
 
 
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """All settings of one profile."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="CROSSDECK_",
-        env_nested_delimiter="__",
-        env_ignore_empty=True,
-        extra="forbid",
-        use_attribute_docstrings=True,
-    )
+    model_config = ConfigDict(extra="forbid")
 
     profile: str
     """The profile these settings belong to; it also namespaces the keyring entries."""
@@ -207,48 +198,52 @@ class Settings(BaseSettings):
     world: WorldInfo | None = None
     """Set when the settings come from a demo world file."""
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        file_layer, default_layer = _LAYERS.get()
-        return (
-            init_settings,
-            _EnvWithoutWorld(settings_cls),
-            _DictSource(settings_cls, file_layer),
-            _DictSource(settings_cls, default_layer),
-        )
+
+ENV_PREFIX = "CROSSDECK_"
+ENV_NESTING = "__"
+# read by `load_settings` itself (paths and names), never as values of a setting
+_ENV_NOT_SETTINGS = ("profile", "world")
 
 
-class _EnvWithoutWorld(EnvSettingsSource):
-    # CROSSDECK_WORLD is a path that `load_settings` reads, not a JSON value for `world`;
-    # CROSSDECK_PROFILE is resolved by `load_settings` too.
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        if field_name in ("world", "profile"):
-            return None, field_name, False
-        return super().get_field_value(field, field_name)
+def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The settings `CROSSDECK_<FIELD>` variables give: a section or table as a JSON object
+    (`CROSSDECK_SERVICE='{"url": ...}'`) or one key at a time (`CROSSDECK_SERVICE__URL`,
+    `CROSSDECK_RPC__8453`), names in any case; empty values and names that are no setting
+    (`CROSSDECK_CONFIG`, `CROSSDECK_ANVIL`) are left alone."""
+    fields = Settings.model_fields
+    layer: dict[str, Any] = {}
+    nested: list[tuple[str, str, str]] = []
+    for name, value in environ.items():
+        if not value or not name.upper().startswith(ENV_PREFIX):
+            continue
+        field, _, key = name[len(ENV_PREFIX) :].lower().partition(ENV_NESTING)
+        if field not in fields or field in _ENV_NOT_SETTINGS:
+            continue
+        if key:
+            nested.append((field, key, value))
+        elif _is_table(fields[field].annotation):
+            try:
+                layer[field] = json.loads(value)
+            except ValueError as exc:
+                raise ConfigError(
+                    f"{name} is not a JSON object: {exc}",
+                    hint=f"set one key at a time instead, e.g. {name}{ENV_NESTING}<KEY>=...",
+                ) from None
+        else:
+            layer[field] = value
+    for field, key, value in sorted(nested):  # one key at a time goes over a JSON object
+        table = layer.get(field)
+        if not isinstance(table, dict):
+            table = layer[field] = {}
+        table[key] = value
+    return layer
 
 
-class _DictSource(PydanticBaseSettingsSource):
-    def __init__(self, settings_cls: type[BaseSettings], data: dict[str, Any]) -> None:
-        super().__init__(settings_cls)
-        self._data = data
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return self._data.get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return self._data
-
-
-_LAYERS: ContextVar[tuple[dict[str, Any], dict[str, Any]]] = ContextVar(
-    "crossdeck_settings_layers", default=({}, {})
-)
+def _is_table(annotation: object) -> bool:
+    """A section (a model) or a table (a dict), as opposed to one value."""
+    if getattr(annotation, "__origin__", None) is dict:  # dict[int, str] and the like
+        return True
+    return isinstance(annotation, type) and issubclass(annotation, (BaseModel, dict))
 
 
 def config_file_path() -> Path:
@@ -263,9 +258,7 @@ def load_json(text: str) -> Any:
     """`json.loads` for a file a user gives, refusing (`ValueError`) a document nested deeper
     than a file of ours ever is, before it is parsed: the C decoder recurses once per level,
     and with eth-account imported (recursion limit 100,000) a deep one overflows the C stack."""
-    from crossdeck.track.payload import MAX_NESTING, nesting_depth
-
-    if text.count("[") + text.count("{") > MAX_NESTING and nesting_depth(text) > MAX_NESTING:
+    if nests_too_deep(text):
         raise ValueError(f"the JSON nests deeper than {MAX_NESTING} levels")
     return json.loads(text)
 
@@ -442,9 +435,9 @@ def load_settings(profile: str | None = None, world: Path | str | None = None) -
             "--world PATH (or CROSSDECK_WORLD)",
         )
 
-    token = _LAYERS.set((file_layer, default_layer))
+    layers = _deep_merge(_deep_merge(default_layer, file_layer), _env_layer(os.environ))
     try:
-        return Settings(profile=name)
+        return Settings.model_validate({**layers, "profile": name})
     except ValidationError as exc:
         from crossdeck.models.errors import error_summary  # the models load only on an error
 
@@ -453,8 +446,6 @@ def load_settings(profile: str | None = None, world: Path | str | None = None) -
             f"{error_summary(exc, limit=None, root='(top level)')}",
             hint=f"check {path} and the CROSSDECK_* environment variables",
         ) from None
-    finally:
-        _LAYERS.reset(token)
 
 
 def redacted_dump(settings: Settings) -> dict[str, Any]:

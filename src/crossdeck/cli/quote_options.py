@@ -140,7 +140,7 @@ def quote_options(func: F) -> F:
 
 
 def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
-    from crossdeck.track.payload import MAX_NESTING, nesting_depth
+    from crossdeck.json_depth import MAX_NESTING, nesting_depth
 
     extra: dict[str, Any] = {}
     for pair in pairs:

@@ -2,52 +2,27 @@
 
 from __future__ import annotations
 
-import re
-from itertools import accumulate
-
 from pydantic import ValidationError
 
+from crossdeck.json_depth import MAX_NESTING, nesting_depth
+from crossdeck.json_depth import nests_too_deep as _nests_too_deep
 from crossdeck.models.errors import error_summary
 from crossdeck.models.webhook import STATUS_UPDATED_EVENT, WebhookEvent
+
+# MAX_NESTING and nesting_depth are named here too: the receiver and its tests check bodies
+# through this module
+__all__ = [
+    "MAX_NESTING",
+    "PayloadError",
+    "decode_body",
+    "delivery_key",
+    "nesting_depth",
+    "parse_event",
+]
 
 
 class PayloadError(ValueError):
     """The body is not a 6.1 payload; the message says which part is wrong."""
-
-
-MAX_NESTING = 64
-"""Deepest array/object nesting accepted. A 6.1 payload needs 3 (plus what `details` holds).
-
-Checked before parsing, so a deep body is refused in words whatever reader parses it (`json.loads`
-elsewhere recurses in C once per level, and in a process that imported eth-account, whose py_ecc
-raises the recursion limit to 100,000, a deeply nested body overflowed the C stack)."""
-
-# One JSON string, from its opening quote to its closing one, or to the end of the text when it
-# is never closed. The quantifiers are possessive and the pattern matches at every '"' it starts
-# on, so the scan never backtracks and never retries inside a string: linear in the body's
-# length. (The pattern it replaces failed on an unclosed string and was retried at every later
-# quote: quadratic, 11 s for 48 KB of `\"`.)
-_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)', re.DOTALL)
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]++")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
-def nesting_depth(body: str | bytes) -> int:
-    """How deep arrays and objects nest in `body` (brackets inside strings do not count).
-
-    Linear time. Bytes are read as Latin-1, which keeps every ASCII quote, backslash and
-    bracket of a UTF-8 body where it is, so the depth is that of the UTF-8 text."""
-    text = body.decode("latin-1") if isinstance(body, bytes) else body
-    brackets = _NOT_BRACKETS.sub("", _STRING.sub("", text))
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
-
-
-def _nests_too_deep(text: str) -> bool:
-    # A body with at most MAX_NESTING opening brackets cannot nest deeper, wherever they are:
-    # two C-speed counts settle every ordinary delivery; only the others pay for the full scan.
-    if text.count("[") + text.count("{") <= MAX_NESTING:
-        return False
-    return nesting_depth(text) > MAX_NESTING
 
 
 def decode_body(body: bytes) -> str:
