@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 
 from crossdeck.config import Settings, config_file_path
 from crossdeck.errors import CrossdeckError
+from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.host import Clock, CrossdeckHost
 from crossdeck.tui.live import LiveBoard
 from crossdeck.tui.notices import describe_error
@@ -254,6 +255,7 @@ class CrossdeckApp(App[None]):
             self.notify(warning, title="Settings", severity="warning", timeout=15)
         self.sub_title = self._sub_title()
         self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.theme_changed_signal.subscribe(self, self._relight_panes)
         self.switch_mode(self.start_mode)
         self.load_secrets()
 
@@ -515,6 +517,13 @@ class CrossdeckApp(App[None]):
         """Our themes first, then Textual's own."""
         ours = sorted(self.theme_catalog.themes)
         return ours + sorted(n for n in self.available_themes if n not in ours)
+
+    def _relight_panes(self, theme: object) -> None:
+        # a lit pane's border is set inline (tui/focus_panes.py): CSS does not recolour it
+        for stack in getattr(self, "_screen_stacks", {}).values():
+            for screen in stack:
+                if isinstance(screen, LightsFocusedPane):
+                    screen.light_pane(screen.lit_pane)
 
     def _remember_theme(self, theme: object) -> None:
         name = self.theme

@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 from textual.worker import Worker
 
+from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.widgets.navbar import NavBar
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ class ReportsWorkerErrors:
             _crossdeck_app(self).report_worker_state(event)
 
 
-class ModeScreen(ReportsWorkerErrors, Screen[None]):
+class ModeScreen(LightsFocusedPane, ReportsWorkerErrors, Screen[None]):
     """A top-level screen (one per app mode)."""
 
     MODE: ClassVar[str] = ""

@@ -30,6 +30,7 @@ from crossdeck.tui.copy_links import (
     explorer_binding,
     tx_link,
 )
+from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.messages import ExecutionEvent
 from crossdeck.tui.screens.base import ReportsWorkerErrors
 from crossdeck.tui.screens.confirm import ConfirmScreen
@@ -60,7 +61,7 @@ def _reason(text: str | None) -> str | None:
     return None if text in (None, "", "N/A") else text
 
 
-class ExecuteScreen(CopiesAndLinks, ReportsWorkerErrors, Screen[Any]):
+class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Screen[Any]):
     HELP_TITLE = "Execute"
     NOTHING_TO_COPY = "this quote has no request id"
     NO_TRANSACTION = "no transaction has been sent yet"
