@@ -368,3 +368,28 @@ async def test_the_quote_says_whether_the_wallet_holds_what_it_takes(
         assert "but the wallet holds" in verdict.message
         await wait_until(pilot, lambda: "funds ✗ it needs" in screen_text(app), what="✗ line")
         assert screen.quote is not None  # shown, not refused
+
+
+async def test_the_pane_holding_the_focus_is_lit_and_only_it(world: Any, tui_dir: Path) -> None:
+    from textual.color import Color
+
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        screen = app.screen
+        form, result = screen.query_one("#quote-form"), screen.query_one("#quote-result")
+
+        def colour(pane: Any) -> Color:
+            return pane.styles.border_top[1]
+
+        lit = Color.parse(app.theme_variables["border"])
+        await pilot.pause()
+        assert screen.focused is not None and screen.focused.id == "amount"
+        assert colour(form) == lit and colour(result) != lit
+        result.can_focus = True  # the Result pane scrolls: focusing it moves the light over
+        result.focus()
+        await pilot.pause()
+        assert colour(result) == lit and colour(form) != lit
+        await pilot.press("ctrl+t")  # another theme: the lit pane takes its colour
+        await pilot.pause()
+        assert colour(result) == Color.parse(app.theme_variables["border"])
