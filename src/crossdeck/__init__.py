@@ -3,6 +3,8 @@
 import sys
 import types
 
+from crossdeck import eth_import_trims
+
 __version__ = "0.1.0"
 
 # httpx imports its own command-line client (`httpx._main`: click, rich.syntax, pygments,
@@ -13,3 +15,6 @@ if "httpx" not in sys.modules:
     _cli = types.ModuleType("httpx._main", "httpx's command-line client, not loaded by crossdeck")
     _cli.__dict__["main"] = lambda: sys.exit("httpx's command-line client is not loaded here")
     sys.modules.setdefault("httpx._main", _cli)
+
+# eth-account is imported without the parts no signature needs (eth_import_trims says which)
+eth_import_trims.apply()
