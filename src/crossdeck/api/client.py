@@ -117,7 +117,7 @@ class ServiceClient:
             timeout=timeout,
             transport=transport,
             headers={"accept": "application/json", "user-agent": f"crossdeck/{__version__}"},
-            verify=client_context(),
+            verify=client_context(self.base_url),
         )
 
     def __repr__(self) -> str:

@@ -76,7 +76,10 @@ class VenueClient:
         self.base_url = base_url.rstrip("/")
         self.retry = retry or RetryPolicy()
         self._http = httpx.AsyncClient(
-            base_url=self.base_url, timeout=timeout, transport=transport, verify=client_context()
+            base_url=self.base_url,
+            timeout=timeout,
+            transport=transport,
+            verify=client_context(self.base_url),
         )
 
     def __repr__(self) -> str:

@@ -116,7 +116,7 @@ class EvmGateway:
         parts = urlsplit(rpc_url)
         # Only scheme and host in messages: RPC URLs often carry an API key in the path.
         self._where = f"{parts.scheme}://{parts.netloc}"
-        self._http = httpx.AsyncClient(timeout=timeout, verify=client_context())
+        self._http = httpx.AsyncClient(timeout=timeout, verify=client_context(rpc_url))
         self._retries = max(0, retries)
         self._ids = itertools.count(1)
         self._chain_verified = False
