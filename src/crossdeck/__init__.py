@@ -3,7 +3,10 @@
 import sys
 import types
 
-from crossdeck import eth_import_trims
+from crossdeck import eth_import_trims, start_gc
+
+# no cyclic collection while the process starts (start_gc says why)
+start_gc.hold_collector_during_start()
 
 __version__ = "0.1.0"
 
