@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from crossdeck.tui.screens.quote import QuoteScreen
 
 
-# how long live tracking waits at start-up for the first screen's chains to load
+# how long live tracking waits at start-up for the first screen's data to be shown
 TRACKER_START_WAIT_SECONDS = 2.0
 
 MODE_TITLES = {
@@ -212,6 +212,8 @@ class CrossdeckApp(App[None]):
         self._on_first_frame = on_first_frame
         self._first_frame_seen = False
         self.services_ready = asyncio.Event()
+        # set once the first screen shows what it loads at start (or gave up on it)
+        self.first_screen_settled = asyncio.Event()
         self.startup_warnings: list[str] = []
         self.quote_screen: QuoteScreen | None = None
         self.pending_prefill: QuoteFormValues | None = None
@@ -257,7 +259,6 @@ class CrossdeckApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.theme_changed_signal.subscribe(self, self._relight_panes)
         self.switch_mode(self.start_mode)
-        self.load_secrets()
 
     def _sub_title(self) -> str:
         wallet = self.services.wallet_address
@@ -325,11 +326,11 @@ class CrossdeckApp(App[None]):
     @work(group="tracker", exclusive=True, exit_on_error=False, name="Live status")
     async def run_tracker(self) -> None:
         await self.services_ready.wait()
-        # the first screen's chains come first: the tracker's imports and the webhook
-        # receiver's (aiohttp) would compete with them for the interpreter
+        # the first screen's data comes first (the Quote screen's chain pickers): the tracker's
+        # client, store and the webhook receiver's aiohttp would compete with it
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(TRACKER_START_WAIT_SECONDS):
-                await self.services.chains_settled.wait()
+                await self.first_screen_settled.wait()
         tracker = await self.services.start_tracking(self._post_tracking_problem)
         # before Live status lists anything: runs that sent nothing are not followed, and
         # what the tracker saw end is ended in the journal too
@@ -490,7 +491,12 @@ class CrossdeckApp(App[None]):
         """Called once the first screen has painted (the start-up benchmark's mark)."""
         if not self._first_frame_seen:
             self._first_frame_seen = True
-            self.run_tracker()  # after the first frame: start-up draws before it tracks
+            if not getattr(self.screen, "LOADS_AT_START", False):
+                self.first_screen_settled.set()
+            # after the first frame: start-up draws before it reads the keyring (its backends
+            # are a heavy import) or tracks; the screens' first requests wait for the secrets
+            self.load_secrets()
+            self.run_tracker()
             if self._on_first_frame is not None:
                 self._on_first_frame()
 

@@ -32,6 +32,7 @@ class CrossdeckHost(Protocol):
     services: Services
     clock: Clock
     services_ready: asyncio.Event
+    first_screen_settled: asyncio.Event
     live: LiveBoard
     live_changed: Signal[str | None]
     secrets_loaded: Signal[None]

@@ -1,12 +1,10 @@
 """The layers the app talks to, built lazily from the settings by the composition root.
 
-Nothing here imports textual, and the heavy layers (the signer's eth-account, the webhook
-receiver's aiohttp) are imported on first use only, so opening the app stays quick. The
-service client (httpx) is the exception: the first screen's chain pickers need it at once, and
-imported in a thread it competes with the first frame for the interpreter, so that the pickers
-filled 0.2 s after the frame instead of 0.05 s (bench/tui_startup.py). Clients are
-made by `crossdeck.compose` (as the CLI's are) the first time a worker asks for them, inside the
-app's running loop, and closed by `aclose()`.
+Nothing here imports textual, and every layer is imported on first use only, so opening the app
+stays quick: the service client (httpx, the models) by the first screen's /chains read, which
+starts once the first frame is drawn; the signer's eth-account and the webhook receiver's
+aiohttp later still. Clients are made by `crossdeck.compose` (as the CLI's are) the first time
+a worker asks for them, inside the app's running loop, and closed by `aclose()`.
 """
 
 from __future__ import annotations
@@ -17,17 +15,17 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from crossdeck import compose
-from crossdeck.api.client import ServiceClient
 from crossdeck.compose import Secrets, read_secrets
 from crossdeck.config import Settings
 from crossdeck.errors import CrossdeckError
-from crossdeck.models import ChainsResponse
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
 
+    from crossdeck.api.client import ServiceClient
     from crossdeck.execute.events import SignRequest
     from crossdeck.execute.executor import Executor
+    from crossdeck.models import ChainsResponse
     from crossdeck.models.venue import SpotMeta
     from crossdeck.track.receiver import WebhookReceiver
     from crossdeck.track.tracker import Problem, StatusTracker
@@ -48,8 +46,6 @@ class Services:
         self._chains: ChainsResponse | None = None
         self._spot_meta: SpotMeta | None = None
         self._chains_lock = asyncio.Lock()
-        # set once the first /chains read has ended (loaded or failed)
-        self.chains_settled = asyncio.Event()
         self._tracker: StatusTracker | None = None
         self._tracker_client: ServiceClient | None = None
         self._tracker_lock = asyncio.Lock()
@@ -123,12 +119,9 @@ class Services:
 
     async def chains(self, *, refresh: bool = False) -> ChainsResponse:
         async with self._chains_lock:
-            try:
-                if self._chains is None or refresh:
-                    self._chains = await self.service.chains()
-                return self._chains
-            finally:
-                self.chains_settled.set()
+            if self._chains is None or refresh:
+                self._chains = await self.service.chains()
+            return self._chains
 
     @property
     def cached_chains(self) -> ChainsResponse | None:

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from textual import events
 from textual.app import ComposeResult, SystemCommand
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 from textual.worker import Worker
 
 from crossdeck.tui.focus_panes import LightsFocusedPane
+from crossdeck.tui.widgets.footer import KeysFooter
 from crossdeck.tui.widgets.navbar import NavBar
 
 if TYPE_CHECKING:
@@ -51,6 +52,9 @@ class ModeScreen(LightsFocusedPane, ReportsWorkerErrors, Screen[None]):
     """A top-level screen (one per app mode)."""
 
     MODE: ClassVar[str] = ""
+    # True: the screen tells the app when what it loads at start is shown (or failed), and
+    # live tracking starts after that; else it starts after the first frame
+    LOADS_AT_START: ClassVar[bool] = False
 
     @property
     def crossdeck(self) -> CrossdeckHost:
@@ -61,7 +65,7 @@ class ModeScreen(LightsFocusedPane, ReportsWorkerErrors, Screen[None]):
         yield NavBar(self.MODE)
         yield from self.compose_body()
         # the palette's key is in the screen tabs' row: the footer keeps its width for keys
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeysFooter(compact=True, show_command_palette=False)
 
     def _on_mount(self, event: events.Mount) -> None:
         # the first mode screen to paint marks the app's first frame (then tracking starts)

@@ -84,6 +84,7 @@ def _row(label: str, *widgets: Widget, tooltip: str | None = None) -> Horizontal
 
 class QuoteScreen(ModeScreen):
     MODE = "quote"
+    LOADS_AT_START = True  # the chain pickers
     AUTO_FOCUS = "#amount"  # the defaults name a route; what is left to type is how much
     BINDINGS: ClassVar = [
         Binding(
@@ -245,7 +246,8 @@ class QuoteScreen(ModeScreen):
         app.quote_screen = self
         if app.pending_prefill is not None:
             self._pending, app.pending_prefill = app.pending_prefill, None
-        self.load_chains()
+        # after the frame: the read imports the service client (httpx, the models)
+        self.call_after_refresh(self.load_chains)
 
     # -- workers -----------------------------------------------------------------------------
 
@@ -301,6 +303,7 @@ class QuoteScreen(ModeScreen):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "chains" and event.state is WorkerState.ERROR:
+            self.crossdeck.first_screen_settled.set()
             self._status("The chains did not load; press ctrl+r to try again.")
             return
         if event.worker.group != "quote":
@@ -330,6 +333,8 @@ class QuoteScreen(ModeScreen):
         # the amount is what is left to type: on a short pane (80x24) scroll it, with the
         # units line under it, into view
         self.call_after_refresh(self._show_amount)
+        # once the pickers are painted
+        self.call_after_refresh(self.crossdeck.first_screen_settled.set)
 
     def _show_amount(self) -> None:
         if self.focused is self.query_one("#amount", Input):
