@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from textual.widgets import Checkbox, DataTable, Input
+from textual.widgets._footer import FooterKey
 from tui_support import make_app, wait_until
 
 from crossdeck.tui.screens.history import (
@@ -28,6 +29,7 @@ from crossdeck.tui.screens.history import (
     WINDOW_ROWS,
     HistoryScreen,
 )
+from crossdeck.tui.widgets.footer import KeysFooter
 from crossdeck.tui.widgets.history_detail import HistoryDetail
 
 SEEDED = 150
@@ -615,3 +617,33 @@ async def test_end_then_home_gets_back_to_the_first_row(
         detail = screen.query_one(HistoryDetail)
         await wait_until(pilot, lambda: f"id {every[0]}" in detail.text, what="its detail")
         assert f"{PAGE_SIZE} request(s)" in str(screen.query_one("#history-status").render())
+
+
+async def test_the_footer_is_rebuilt_only_when_the_keys_it_shows_change(
+    seeded: tuple[Any, list[Any]], tui_dir: Path
+) -> None:
+    """Focus moving from the table to the detail pane and back keeps the same keys: the footer
+    keeps its key widgets. A filter input takes the letter keys (they type there): the footer
+    drops them and shows them again back on the table; a keymap that renames a key shows it."""
+    world, _ = seeded
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
+        footer = screen.query_one(KeysFooter)
+
+        def keys() -> list[str]:
+            return [key.key for key in footer.query(FooterKey)]
+
+        await wait_until(pilot, lambda: "s" in keys(), what="the footer's keys")
+        before = list(footer.query(FooterKey))
+        screen.query_one(HistoryDetail).focus()
+        await pilot.pause(0.1)
+        _table(app).focus()
+        await pilot.pause(0.1)
+        assert list(footer.query(FooterKey)) == before  # the same widgets: nothing rebuilt
+        screen.query_one("#history-filter-status", Input).focus()
+        await wait_until(pilot, lambda: "s" not in keys(), what="the letter keys to go")
+        assert "ctrl+r" in keys()
+        _table(app).focus()
+        await wait_until(pilot, lambda: "s" in keys(), what="the letter keys back")
+        app.set_keymap({"history.refresh": "ctrl+t"})
+        await wait_until(pilot, lambda: "ctrl+t" in keys(), what="the renamed key")
+        assert "ctrl+r" not in keys()
