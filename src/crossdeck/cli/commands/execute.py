@@ -25,7 +25,9 @@ from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from crossdeck.api.client import ServiceClient
     from crossdeck.cli import CliContext
+    from crossdeck.compose import Confirm
     from crossdeck.config import Settings
     from crossdeck.execute import Event, Executor, Journal, SignRequest
     from crossdeck.execute.events import RunEvent
@@ -43,14 +45,21 @@ def _settings(obj: CliContext) -> Settings:
 
 
 def _executor(
-    settings: Settings, confirm: Any, timeout: float | None, *, trust_quote: bool = False
+    settings: Settings,
+    confirm: Any,
+    timeout: float | None,
+    *,
+    trust_quote: bool = False,
+    service: ServiceClient | None = None,
 ) -> Executor:
+    """The run's executor; `service`: the service client it is to use (and close), when the
+    command already made one."""
     from crossdeck import compose
     from crossdeck.cli.support import service_client
 
     policy = compose.poll_policy(settings, timeout=timeout)  # --timeout checked first
     signer = compose.signer(settings)
-    service = service_client(settings)
+    service = service or service_client(settings)
     return compose.executor(
         settings,
         service=service,
@@ -255,8 +264,19 @@ async def _drain(events: Any, as_json: bool, total_items: int | None = None) -> 
 # -- bridge --------------------------------------------------------------------------------
 
 
-def _quoted_items(quote: Any) -> set[tuple[str | None, int]]:
-    return {(step.id, index) for step in quote.steps for index, _ in enumerate(step.items)}
+def _confirm_added_steps(quote: Any, yes: bool) -> Confirm:
+    """The run's `confirm`: the whole quote was shown and confirmed up front; a step that a
+    POST answer added was not, so it is asked for separately unless --yes."""
+    shown = {(step.id, index) for step in quote.steps for index, _ in enumerate(step.items)}
+
+    async def confirm(what: SignRequest) -> bool:
+        if yes or (what.step_id, what.item_index) in shown:
+            return True
+        return await asyncio.to_thread(
+            prompts.confirm, f"The service added step {what.step_id!r}. Sign it?", instead="--yes"
+        )
+
+    return confirm
 
 
 @click.command("bridge")
@@ -312,30 +332,31 @@ async def _bridge(
     deposit_amount: int | None,
     tracking_timeout: float | None,
 ) -> ExitCode:
-    from crossdeck.cli.commands.service import _quote, render_quote
+    from crossdeck.cli.commands.service import quote_with, render_quote
+    from crossdeck.cli.support import service_client
 
-    quote, request, asked = await _quote(settings, fields, amount_human)
-    shown = _quoted_items(quote)
-
-    async def confirm(what: SignRequest) -> bool:
-        # the whole quote was shown and confirmed up front; a step that a POST answer added
-        # was not, so it is asked for separately unless --yes
-        if yes or (what.step_id, what.item_index) in shown:
-            return True
-        return await asyncio.to_thread(
-            prompts.confirm, f"The service added step {what.step_id!r}. Sign it?", instead="--yes"
-        )
-
-    executor = _executor(settings, confirm, tracking_timeout)
+    # one service client for the quote and the run (one key read, one connection)
+    service = service_client(settings)
+    try:
+        quote, request, asked = await quote_with(service, fields, amount_human)
+        confirm = _confirm_added_steps(quote, yes)
+        executor = _executor(settings, confirm, tracking_timeout, service=service)
+    except BaseException:
+        await service.aclose()
+        raise
     try:
         # maps the payment's chain name, when it has one, and names chains and currencies
         chains = await executor.chains_for(quote, known=asked)
-        guards = executor.check(quote, request)
-        if deposit_amount is None:
-            guards += await executor.check_funds(quote)
         if as_json:
             print_json({"event": "Quote", "quote": quote.to_wire()})
+        if as_json and yes:
+            # nothing shows or asks before the run, whose first event is these very checks
+            guards = []
         else:
+            guards = executor.check(quote, request)
+            if deposit_amount is None:
+                guards += await executor.check_funds(quote)
+        if not as_json:
             for line in render_quote(quote, request, chains):
                 click.echo(line)
             if deposit_amount is not None:

@@ -20,6 +20,7 @@ from crossdeck.cli.support import handles_errors, print_json, service_client, wa
 from crossdeck.errors import CrossdeckError
 
 if TYPE_CHECKING:
+    from crossdeck.api.client import ServiceClient
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
     from crossdeck.execute.guards import GuardResult
@@ -58,15 +59,22 @@ def render_quote(
 async def _quote(
     settings: Settings, fields: dict[str, Any], amount_human: str | None
 ) -> tuple[Quote, QuoteRequest, ChainsResponse | None]:
+    """`quote_with` a service client of its own."""
+    async with service_client(settings) as client:
+        return await quote_with(client, fields, amount_human)
+
+
+async def quote_with(
+    client: ServiceClient, fields: dict[str, Any], amount_human: str | None
+) -> tuple[Quote, QuoteRequest, ChainsResponse | None]:
     """The quote for `fields`, its request, and the /chains answer when one was needed for
     currency symbols or the amount's decimals (so that the guards need not ask for it again)."""
     from crossdeck.cli.quote_options import complete_quote_fields
     from crossdeck.models import QuoteRequest
 
-    async with service_client(settings) as client:
-        chains = await complete_quote_fields(client, fields, amount_human)
-        request = QuoteRequest.build(**fields)
-        return await client.quote(request), request, chains
+    chains = await complete_quote_fields(client, fields, amount_human)
+    request = QuoteRequest.build(**fields)
+    return await client.quote(request), request, chains
 
 
 @click.command("quote")
