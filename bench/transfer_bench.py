@@ -87,8 +87,16 @@ def _run(command: list[str], **kwargs: Any) -> tuple[subprocess.CompletedProcess
     return done, Took(wall, cpu)
 
 
+def _crossdeck_env(config: Path) -> dict[str, str]:
+    """The environment of a crossdeck process: its own config, and bytecode written (an
+    installed crossdeck has it, compiled at install; with PYTHONDONTWRITEBYTECODE inherited,
+    every module edited since the last write would be compiled again in every run)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "CROSSDECK_CONFIG": str(config)}
+
+
 def _crossdeck(world_file: Path, config: Path, options: list[str]) -> Took:
-    env = {**os.environ, "CROSSDECK_CONFIG": str(config)}
+    env = _crossdeck_env(config)
     done, took = _run(
         [CROSSDECK, "--world", str(world_file), "bridge", "--yes", "--json", *options],
         env=env,
@@ -144,8 +152,7 @@ def main() -> int:
         config.write_text(f'data_dir = "{Path(tmp) / "data"}"\n')
         chains = subprocess.run(
             [CROSSDECK, "--world", str(world_file), "chains", "--json"],
-            capture_output=True, text=True, check=True,
-            env={**os.environ, "CROSSDECK_CONFIG": str(config)},
+            capture_output=True, text=True, check=True, env=_crossdeck_env(config),
         )  # fmt: skip
         listing = json.loads(chains.stdout)
         usdc = next(
@@ -161,7 +168,7 @@ def main() -> int:
             print("  anchor missing: node is not on PATH")
         for flow in args.flows.split(","):
             options = flows[flow]
-            _crossdeck(world_file, config, options)  # warm caches
+            _crossdeck(world_file, config, options)  # warm caches (bytecode included)
             _sdk(info, flow)
             ours: list[Took] = []
             anchors: list[Took] = []
