@@ -14,6 +14,11 @@ README's install compiles it); `--no-bytecode` runs both without one, as on a ma
 nothing was compiled. The child also reports which heavy modules were already imported at the
 first frame: none should be, they are deferred to first use. Goals (issue 15): first frame and
 peak memory <= 1.5x the anchor, pickers filled <= 0.2 s after the first frame.
+
+Also measured, as a floor: the Quote screen's widgets (their textual classes, ids, classes and
+nesting, read from crossdeck's warm-up run) with crossdeck's stylesheet in a bare textual app
+with no crossdeck code: what textual itself takes to draw this screen. crossdeck cannot go below
+it without drawing fewer or cheaper widgets.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ HEAVY = (
     "crossdeck.tui.screens.confirm",
 )
 GOAL = 1.5
+STYLESHEET = Path(__file__).resolve().parent.parent / "src" / "crossdeck" / "tui" / "app.tcss"
 PICKERS_GOAL_S = 0.2
 
 REPORT = r"""
@@ -70,6 +76,7 @@ class OneWidget(App):
 
     def first_frame(self):
         marks["first_frame_s"] = time.time() - start_mark
+        marks["widgets"] = len(list(self.screen.walk_children(with_self=True)))
         self.exit()
 
 OneWidget().run(headless=True, size=(120, 36))
@@ -84,9 +91,27 @@ from crossdeck.tui.app import CrossdeckApp
 
 marks = {}
 
+def widget_tree(node):
+    # the node's nearest textual class, its id and classes, and what crossdeck composed in it
+    # (a textual widget's own parts, e.g. a Select's overlay, it makes itself when rebuilt)
+    base = next(c for c in type(node).__mro__ if c.__module__.startswith("textual."))
+    composed = base.__module__ in ("textual.containers", "textual.screen", "textual.widget")
+    children = [c for c in node.children if not (c.id or "").startswith("textual-")]
+    return {
+        "cls": [base.__module__, base.__name__],
+        "id": node.id,
+        "classes": sorted(node.classes),
+        "children": [widget_tree(child) for child in children] if composed else [],
+    }
+
 def first_frame():
     marks["first_frame_s"] = time.time() - start_mark
     marks["heavy_at_first_frame"] = sorted(m for m in %(heavy)r if m in sys.modules)
+    marks["widgets"] = len(list(app.screen.walk_children(with_self=True)))
+    if len(sys.argv) > 3:  # the warm-up run: what the floor app rebuilds
+        import json
+        with open(sys.argv[3], "w") as out:
+            json.dump(widget_tree(app.screen), out)
     app.set_interval(0.005, wait_for_chains)
 
 def wait_for_chains():
@@ -97,6 +122,54 @@ def wait_for_chains():
 
 app = CrossdeckApp(load_settings(None, sys.argv[2]), on_first_frame=first_frame)
 app.run(headless=True, size=(120, 36))
+report(marks)
+"""
+
+
+# The floor: the Quote screen's widgets (the same textual classes, ids, classes and nesting, read
+# from crossdeck's first frame) with crossdeck's stylesheet, in a bare textual app with no
+# crossdeck code. What crossdeck cannot go below without drawing fewer or cheaper widgets.
+FLOOR = REPORT + r"""
+import importlib, json, sys, time
+start_mark = float(sys.argv[1])
+from textual.app import App
+from textual.screen import Screen
+
+marks = {}
+with open(sys.argv[2]) as tree_file:
+    tree = json.load(tree_file)
+
+def build(node):
+    module, name = node["cls"]
+    cls = getattr(importlib.import_module(module), name)
+    children = [build(child) for child in node["children"]]
+    if name == "Select":
+        widget = cls([], id=node["id"], compact=True)
+    else:
+        widget = cls(*children, id=node["id"]) if children else cls(id=node["id"])
+    widget.add_class(*node["classes"])
+    return widget
+
+class Floor(Screen):
+    def compose(self):
+        for child in tree["children"]:
+            yield build(child)
+
+    def on_mount(self):
+        self.call_after_refresh(self.app.first_frame)
+
+class FloorApp(App):
+    CSS_PATH = sys.argv[3]
+
+    def on_mount(self):
+        self.push_screen(Floor())
+
+    def first_frame(self):
+        marks["first_frame_s"] = time.time() - start_mark
+        marks["widgets"] = len(list(self.screen.walk_children(with_self=True)))
+        self.exit()
+
+FloorApp().run(headless=True, size=(120, 36))
 report(marks)
 """
 
@@ -122,7 +195,7 @@ def _child(code: str, args: list[str], env: dict[str, str]) -> dict:
         timeout=120,
         check=False,
     )
-    if done.returncode != 0 or not done.stdout.strip():
+    if done.returncode != 0 or "first_frame_s" not in done.stdout:
         raise SystemExit(f"a run failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -149,13 +222,18 @@ def main() -> int:
         config.write_text(f'data_dir = "{Path(tmp) / "data"}"\n')
         env = _env(config, args.no_bytecode)
         ours_code = CROSSDECK % {"heavy": HEAVY}
-        # warm the file cache (and, by default, the bytecode cache)
+        # warm the file cache (and, by default, the bytecode cache); the warm-up run of
+        # crossdeck writes the Quote screen's widget tree for the floor
+        tree = Path(tmp) / "quote-screen.json"
+        floor_args = [str(tree), str(STYLESHEET)]
         _child(ANCHOR, [], env)
-        _child(ours_code, [str(world_file)], env)
-        anchors, ours = [], []
+        _child(ours_code, [str(world_file), str(tree)], env)
+        _child(FLOOR, floor_args, env)
+        anchors, ours, floors = [], [], []
         for _ in range(args.runs):
             anchors.append(_child(ANCHOR, [], env))
             ours.append(_child(ours_code, [str(world_file)], env))
+            floors.append(_child(FLOOR, floor_args, env))
 
     def med(runs: list[dict], key: str) -> float:
         return statistics.median(r[key] for r in runs)
@@ -167,6 +245,12 @@ def main() -> int:
         _line("first frame", med(anchors, "first_frame_s"), med(ours, "first_frame_s"), "s"),
         _line("peak RSS", med(anchors, "peak_rss_mb"), med(ours, "peak_rss_mb"), "MB"),
     )
+    floor_frame, floor_rss = med(floors, "first_frame_s"), med(floors, "peak_rss_mb")
+    anchor_frame, anchor_rss = med(anchors, "first_frame_s"), med(anchors, "peak_rss_mb")
+    print(f"  floor: the Quote screen's widgets ({med(floors, 'widgets'):.0f}; crossdeck's: "
+          f"{med(ours, 'widgets'):.0f}) and stylesheet in a bare textual app: first frame "
+          f"{floor_frame:.3f} s ({floor_frame / anchor_frame:.2f}x), peak RSS "
+          f"{floor_rss:.1f} MB ({floor_rss / anchor_rss:.2f}x)")
     pickers = statistics.median(r["chains_s"] - r["first_frame_s"] for r in ours)
     print(f"  pickers filled {pickers:.3f} s after the first frame (goal <= {PICKERS_GOAL_S} s)")
     heavy = sorted({m for r in ours for m in r["heavy_at_first_frame"]})
