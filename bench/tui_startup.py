@@ -5,15 +5,16 @@ never assert times).
 
     .venv/bin/python bench/tui_startup.py [--runs 7] [--no-bytecode]
 
-Each run is a fresh interpreter (imports included, as a user would see them), headless at
-120x36, on a demo world that this script starts once. Anchor and crossdeck runs alternate, so
-load from other processes on the machine falls on both alike; figures are medians. The first
-frame is marked the same way in both: `call_after_refresh` from the first screen's mount. Peak
-memory is the child's peak RSS (VmHWM). By default the bytecode cache is what the install wrote (the
-README's install compiles it); `--no-bytecode` runs both without one, as on a machine where
-nothing was compiled. The child also reports which heavy modules were already imported at the
-first frame: none should be, they are deferred to first use. Goals (issue 15): first frame and
-peak memory <= 1.5x the anchor, pickers filled <= 0.2 s after the first frame.
+Each run is a fresh interpreter running the CLI's entry point as `crossdeck --world FILE` does
+(imports included, as a user would see them), headless at 120x36, on a demo world that this
+script starts once. Anchor and crossdeck runs alternate, so load from other processes on the
+machine falls on both alike; figures are medians. The first frame is marked the same way in
+both: `call_after_refresh` from the first screen's mount. Peak memory is the child's peak RSS
+(VmHWM). By default the bytecode cache is what the install wrote (the README's install compiles
+it); `--no-bytecode` runs both without one, as on a machine where nothing was compiled. The
+child also reports which heavy modules were already imported at the first frame: none should
+be, they are deferred to first use. Goals (issue 15): first frame and peak memory <= 1.5x the
+anchor, pickers filled <= 0.2 s after the first frame.
 
 Also measured, as a floor: the Quote screen's widgets (their textual classes, ids, classes and
 nesting, read from crossdeck's warm-up run) with crossdeck's stylesheet in a bare textual app
@@ -83,13 +84,28 @@ OneWidget().run(headless=True, size=(120, 36))
 report(marks)
 """
 
+# crossdeck as a user starts it, `crossdeck --world FILE` (the CLI's entry point, which opens the
+# app), with two hooks: the app runs headless at 120x36, and its first frame is marked.
 CROSSDECK = REPORT + r"""
 import sys, time
 start_mark = float(sys.argv[1])
-from crossdeck.config import load_settings
 from crossdeck.tui.app import CrossdeckApp
 
 marks = {}
+app = None
+_run, _first_frame = CrossdeckApp.run, CrossdeckApp.first_frame
+
+def run_headless(self, **options):
+    global app
+    app = self
+    return _run(self, headless=True, size=(120, 36))
+
+def mark_first_frame(self):
+    if "first_frame_s" not in marks:
+        first_frame()
+    _first_frame(self)
+
+CrossdeckApp.run, CrossdeckApp.first_frame = run_headless, mark_first_frame
 
 def widget_tree(node):
     # the node's nearest textual class, its id and classes, and what crossdeck composed in it
@@ -108,9 +124,9 @@ def first_frame():
     marks["first_frame_s"] = time.time() - start_mark
     marks["heavy_at_first_frame"] = sorted(m for m in %(heavy)r if m in sys.modules)
     marks["widgets"] = len(list(app.screen.walk_children(with_self=True)))
-    if len(sys.argv) > 3:  # the warm-up run: what the floor app rebuilds
+    if tree_file:  # the warm-up run: what the floor app rebuilds
         import json
-        with open(sys.argv[3], "w") as out:
+        with open(tree_file, "w") as out:
             json.dump(widget_tree(app.screen), out)
     app.set_interval(0.005, wait_for_chains)
 
@@ -120,8 +136,14 @@ def wait_for_chains():
         marks["chains_s"] = time.time() - start_mark
         app.exit()
 
-app = CrossdeckApp(load_settings(None, sys.argv[2]), on_first_frame=first_frame)
-app.run(headless=True, size=(120, 36))
+from crossdeck.cli import main
+tree_file = sys.argv[3] if len(sys.argv) > 3 else None
+sys.argv = ["crossdeck", "--world", sys.argv[2]]
+try:
+    main()
+except SystemExit as done:
+    if done.code:
+        raise
 report(marks)
 """
 
