@@ -45,7 +45,29 @@ def test_durable_settings(tmp_path: Path) -> None:
     with Journal(tmp_path / "j.sqlite3") as journal:
         db = journal._db
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL between writes
+
+
+def test_a_signed_artefact_is_synced_to_the_device_before_it_is_sent(tmp_path: Path) -> None:
+    """Every write is in the file when it returns (a killed process loses nothing); the signed
+    one commits under synchronous=FULL (a power cut loses nothing about to leave either)."""
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        db = journal._db
+        commits: list[int] = []  # the synchronous level each COMMIT ran under
+
+        def trace(statement: str) -> None:
+            if statement == "COMMIT":
+                commits.append(db.execute("PRAGMA synchronous").fetchone()[0])
+
+        db.set_trace_callback(trace)
+        start(journal)
+        journal.record(RID, 0, 0, "intent", step_id="deposit", kind="transaction", from_nonce=7)
+        journal.record(RID, 0, 0, "signed", raw_tx="0x02f8", tx_hash="0x" + "cd" * 32)
+        journal.record(RID, 0, 0, "sent")
+        journal.record(RID, 0, 0, "done")
+        db.set_trace_callback(None)
+        assert commits == [1, 1, 2, 1, 1]  # start, intent, SIGNED (FULL), sent, done
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 1
 
 
 def test_a_request_starts_once(tmp_path: Path) -> None:
