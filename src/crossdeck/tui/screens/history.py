@@ -103,6 +103,7 @@ class RowsLoaded(Message):
 
 class HistoryScreen(CopiesAndLinks, ModeScreen):
     MODE = "history"
+    LOADS_AT_START = True  # the first page: live tracking starts once its rows are painted
     NOTHING_TO_COPY = "highlight a request first"
     NO_TRANSACTION = "this request has no transaction yet"
     AUTO_FOCUS = "#history-table"
@@ -362,12 +363,16 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
             reading = loader.load_previous()
         else:
             reading = loader.load_next()
-        await within(
-            reading,
-            what="the service (the request listing)",
-            where=service_at(self.crossdeck.settings),
-            retry="ctrl+r",
-        )
+        try:
+            await within(
+                reading,
+                what="the service (the request listing)",
+                where=service_at(self.crossdeck.settings),
+                retry="ctrl+r",
+            )
+        except BaseException:
+            self._settled()  # no page to wait for: tracking need not wait either
+            raise
         self.post_message(
             RowsLoaded(
                 list(loader.rows),
@@ -483,7 +488,7 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
         return cells
 
     def on_rows_loaded(self, message: RowsLoaded) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one(HistoryTable)
         if message.reset:
             table.clear()
             self._ids = []
@@ -500,9 +505,15 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
         self._update_status()
         self._tell_deprecation()
         if message.reset:
-            # after the frame that draws the rows: the detail pane (a table measured for its
-            # height) would otherwise hold the first rows back by as long as it takes to lay out
-            self.call_after_refresh(self._show_detail)
+            # after the frame that paints the rows: the detail pane (a table measured for its
+            # height, about as long to draw as the rows) would otherwise hold them back
+            table.call_after_rows_painted(self._show_detail)
+            table.call_after_rows_painted(self._settled)
+
+    def _settled(self) -> None:
+        """The first page is shown (or did not come): the app may start live tracking, whose
+        start would have competed with the page for the interpreter."""
+        self.crossdeck.first_screen_settled.set()
 
     def _add_rows(self, table: DataTable[Any], rows: Iterable[HistoryRow]) -> None:
         for row in rows:

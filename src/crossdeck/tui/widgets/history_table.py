@@ -3,14 +3,21 @@
 DataTable binds Home/End to the leftmost and rightmost column, which does nothing a person
 paging through requests wants; ctrl+home/ctrl+end keep working as well. The table holds a
 window of the listing, so going to its first row also says so (`FirstRow`): the screen reads
-the listing's first page again when that page is no longer held."""
+the listing's first page again when that page is no longer held.
+
+Rows added are drawn a frame or more later (a DataTable sizes new rows when it is next idle),
+so `call_after_rows_painted` waits for the frame that paints them: work queued for after the
+rows (the detail pane) then cannot be drawn in that frame and hold it back."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import DataTable
 
 
@@ -36,6 +43,29 @@ class HistoryTable(DataTable[Any]):
 
     class FirstRow(Message):
         """Home / ctrl+home: the cursor went to the first row the table holds."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._after_rows_painted: list[Callable[[], object]] = []
+
+    def call_after_rows_painted(self, callback: Callable[[], object]) -> None:
+        """Run `callback` once a frame has painted the rows the table holds now (at once, after
+        the next refresh, when it holds none)."""
+        if not self.row_count:
+            self.call_after_refresh(callback)
+        elif callback not in self._after_rows_painted:
+            self._after_rows_painted.append(callback)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        # the rows are sized (their height is in the virtual size) once the table was idle
+        # after adding them: this frame paints them, and the callbacks run after it
+        sized = self.virtual_size.height > (self.header_height if self.show_header else 0)
+        if self._after_rows_painted and sized:
+            waiting, self._after_rows_painted = self._after_rows_painted, []
+            for callback in waiting:
+                self.call_after_refresh(callback)
+        return lines
 
     def action_scroll_top(self) -> None:
         super().action_scroll_top()
