@@ -8,10 +8,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.css.styles import RulesMap
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, RichVisual
+from textual.widget import Widget
 from textual.widgets import Static
 
 from crossdeck.tui.widgets.status_style import status_text
@@ -67,6 +72,29 @@ def _link(url: str | None, text: str) -> Text:
     if not url:
         return Text(text)
     return Text(url, style=f"link {url}")
+
+
+class _RenderedOnce(RichVisual):
+    """A Rich renderable drawn once per width and style. textual draws a Static's Rich content
+    twice when its height is auto, once to count its lines and again to paint them; the detail
+    pane (a grid of every field of a record) costs about 20 ms a time, on each cursor move."""
+
+    def __init__(self, widget: Widget, renderable: RenderableType) -> None:
+        super().__init__(widget, renderable)
+        self._drawn: tuple[int, Style, list[Strip]] | None = None
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        drawn = self._drawn
+        if drawn is None or drawn[:2] != (width, style):
+            drawn = self._drawn = (width, style, super().render_strips(width, None, style, options))
+        return drawn[2] if height is None else drawn[2][:height]
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        widget = self._widget
+        options = RenderOptions(widget._get_style, rules)
+        return len(self.render_strips(width, None, widget.visual_style, options))
 
 
 class HistoryDetail(VerticalScroll, can_focus=True):
@@ -182,7 +210,7 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         else:
             parts.append(Text(f"\nExplorer links: {self._links_note}", style="dim"))
             plain.append(f"Explorer links: {self._links_note}")
-        body.update(Group(*parts))
+        body.update(_RenderedOnce(body, Group(*parts)))
         self._plain = "\n".join(plain)
 
     def _children_parts(self, plain: list[str]) -> list[Any]:
