@@ -92,3 +92,34 @@ def test_opening_the_profile_store_prunes_old_finished_requests_only(tmp_path: P
         assert [s.request_id for s in store.unfinished()] == [C]
         assert store.prune() == 0
         assert store.prune(older_than_s=-1) == 1  # D, once its time has come
+
+
+def test_updates_written_behind_are_read_back_and_written_at_close(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    with StatusStore(path) as store:
+        store.add(A)
+        store.save_later(update(A, "pending"))
+        store.save_later(update(A, "success", final=True))  # the later one wins
+        store.save_later(update(B, "waiting"))
+        # not in the file yet: another connection (a process after a crash) sees neither
+        with sqlite3.connect(path) as db:
+            rows = dict(db.execute("SELECT request_id, latest FROM tracked").fetchall())
+        assert rows == {A: None}
+        # every read of this store flushes first
+        stored = store.get(A)
+        assert stored is not None and stored.final and stored.latest is not None
+        assert stored.latest.status is RequestStatus.SUCCESS
+        assert [s.request_id for s in store.unfinished()] == [B]
+        store.save_later(update(C, "pending"))
+    with StatusStore(path) as store:  # close() wrote C
+        stored_c = store.get(C)
+        assert stored_c is not None and stored_c.latest is not None
+
+
+def test_removing_an_id_drops_its_update_still_to_be_written(tmp_path: Path) -> None:
+    with StatusStore(tmp_path / "t.sqlite3") as store:
+        store.add(A)
+        store.save_later(update(A, "pending"))
+        store.remove(A)
+        store.flush()
+        assert store.get(A) is None and store.all() == []
