@@ -1,7 +1,10 @@
-"""`WebhookReceiver`: an aiohttp endpoint that verifies status deliveries (spec 6) and queues them.
+"""`WebhookReceiver`: an aiohttp endpoint that verifies status deliveries (spec 6), passes them on.
 
-A delivery is answered as soon as it is verified, parsed and queued; whoever iterates `events()`
-processes it afterwards, so a slow consumer never makes the sender time out and retry.
+A delivery is answered as soon as it is verified, parsed and passed on: queued for whoever
+iterates `events()`, who processes it afterwards, so a slow consumer never makes the sender time
+out and retry; or, once a sink is set (`deliver_to`, which `StatusTracker.attach` uses), handed
+to the sink in the handler, before the answer: no task switch per delivery, and a 200 means the
+sink has it.
 
 Status codes:
 - 200 accepted, or a duplicate of an accepted delivery (answered 2xx so the sender stops
@@ -13,7 +16,8 @@ Status codes:
 - 413 a body larger than `max_body_bytes`;
 - 503 the queue is full (the consumer is behind), the replay window holds `replay_memory`
   changes, or too many connections are open: the sender retries later;
-- 500 anything unexpected; the server keeps serving.
+- 500 anything unexpected (a sink that raises, too: the delivery is not remembered, so the
+  sender's retry is taken again); the server keeps serving.
 
 Limits, so that nobody who can reach the port starves it (see `crossdeck.track.conn_guard`):
 headers must arrive within `read_timeout` of the connection opening and the body within
@@ -37,7 +41,7 @@ import hmac
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -172,6 +176,7 @@ class WebhookReceiver:
         self._log = LimitedLog(log)
         self._guard: ConnectionGuard | None = None
         self._queue: asyncio.Queue[ReceivedEvent | _Stop] = asyncio.Queue()
+        self._sink: Callable[[ReceivedEvent], None] | None = None
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
         self._host = "127.0.0.1"
@@ -262,6 +267,18 @@ class WebhookReceiver:
             self._queue.put_nowait(item)
             raise EOFError("webhook receiver stopped")
         return item
+
+    def deliver_to(self, sink: Callable[[ReceivedEvent], None] | None) -> None:
+        """Hand each accepted delivery to `sink` in the handler, before answering it, instead
+        of queueing it for `events()`; `None` queues again. What was queued before goes to the
+        sink first, in order. The sink must not block: the event loop waits for it."""
+        self._sink = sink
+        while sink is not None and not self._queue.empty():
+            item = self._queue.get_nowait()
+            if isinstance(item, _Stop):
+                self._queue.put_nowait(item)
+                return
+            sink(item)
 
     @property
     def replay_window(self) -> ReplayWindow:
@@ -366,18 +383,21 @@ class WebhookReceiver:
             self.stats.duplicates += 1
             return _ok(_DUPLICATE)
         # Neither refusal below remembers the change: the sender's retry must get in later.
-        if self._queue.qsize() >= self._queue_size:
+        sink = self._sink
+        if sink is None and self._queue.qsize() >= self._queue_size:
             return self._busy(request, "queue_full", "consumer is behind, retry later")
         if self._recent.full(now):
             return self._busy(
                 request, "replay_memory_full", "too many status changes in the replay window"
             )
-        self._recent.add(key, signed_at)
-        self._queue.put_nowait(
-            ReceivedEvent(
-                event=event, received_at=now, delivery_key=key, signed_at=signed_at, raw=body
-            )
+        received = ReceivedEvent(
+            event=event, received_at=now, delivery_key=key, signed_at=signed_at, raw=body
         )
+        if sink is None:
+            self._queue.put_nowait(received)
+        else:
+            sink(received)  # if it raises: answered 500, and not remembered for the retry
+        self._recent.add(key, signed_at)
         self.stats.accepted += 1
         return _ok(_ACCEPTED)
 

@@ -24,6 +24,12 @@ How it works:
   starting again from there (`crossdeck.execute` follows its runs this way, through `follow`).
 - With a `StatusStore`, every tracked id and each accepted update is written down, so a new
   tracker calling `resume()` picks up the unfinished requests and their last-known status.
+  An id is written when tracking begins; updates are written together `STORE_FLUSH_SECONDS`
+  after the first of them (one transaction for many, not one per webhook on the event loop).
+  A crash in between loses only those updates, which the resumed tracker's polls find again.
+- `attach(receiver)`: a `WebhookReceiver` hands each verified delivery to `feed_webhook` in its
+  handler, before answering it (no queue and no task switch per delivery; a delivery is
+  answered 200 once the tracker has taken it).
 
 The `ServiceClient` handed in should not retry by itself (`retry=NO_RETRY`): a client that
 sleeps out a 429's Retry-After inside one poll hides it from the budget, and the other polls
@@ -39,7 +45,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from crossdeck.api.errors import (
     MalformedResponseError,
@@ -69,6 +75,9 @@ Clock = Callable[[], float]
 DEFAULT_RATE = 5.0
 """Status requests per second when no budget is given; keep it below the key's limit."""
 
+STORE_FLUSH_SECONDS = 0.1
+"""How long accepted updates wait to be written to the store together (see the module's note)."""
+
 
 class StatusSource(Protocol):
     """What the tracker needs of the service: `ServiceClient` fits."""
@@ -77,9 +86,16 @@ class StatusSource(Protocol):
 
 
 class EventSource(Protocol):
-    """What `attach` needs: `WebhookReceiver` fits (items with `.event` and `.received_at`)."""
+    """What `attach` needs at least: items with `.event` and `.received_at`."""
 
     def events(self) -> AsyncIterator[Any]: ...
+
+
+@runtime_checkable
+class PushingSource(Protocol):
+    """A source that hands each item to a function as it comes: `WebhookReceiver` fits."""
+
+    def deliver_to(self, sink: Callable[[Any], None] | None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -229,6 +245,8 @@ class StatusTracker:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
         self._last_webhook_at: float | None = None
+        self._flush_timer: asyncio.TimerHandle | None = None
+        self._detach: list[Callable[[], None]] = []
         self.stats = TrackerStats()
 
     def __repr__(self) -> str:
@@ -262,6 +280,9 @@ class StatusTracker:
         """Stop polling and consuming webhooks; every subscription ends. The store stays open
         (whoever made it closes it)."""
         self._closed = True
+        for detach in self._detach:
+            detach()
+        self._detach.clear()
         tasks = list(self._tasks)
         if self._runner is not None:
             tasks.append(self._runner)
@@ -269,6 +290,7 @@ class StatusTracker:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
+        self._flush_store()
         for sub in list(self._subscriptions):
             sub._close()
 
@@ -451,16 +473,25 @@ class StatusTracker:
             self._schedule(req, self._next_poll(req, now))
         return verdict
 
-    def attach(self, receiver: EventSource) -> asyncio.Task[None]:
-        """Feed every event of `receiver` (a started `WebhookReceiver`) into the tracker."""
+    def attach(self, receiver: EventSource | PushingSource) -> None:
+        """Feed every event of `receiver` (a started `WebhookReceiver`) into the tracker, until
+        `aclose()`.
+
+        A receiver that can push (`deliver_to`) calls `feed_webhook` from its handler, before
+        it answers the delivery; any other source's `events()` is read by a task."""
+        if isinstance(receiver, PushingSource):
+            receiver.deliver_to(self._take_delivery)
+            self._detach.append(lambda: receiver.deliver_to(None))
+            return
 
         async def consume() -> None:
             async for item in receiver.events():
-                self.feed_webhook(item.event, received_at=getattr(item, "received_at", None))
+                self._take_delivery(item)
 
-        task = asyncio.get_running_loop().create_task(consume(), name="status-webhooks")
-        self._keep(task)
-        return task
+        self._keep(asyncio.get_running_loop().create_task(consume(), name="status-webhooks"))
+
+    def _take_delivery(self, item: Any) -> None:
+        self.feed_webhook(item.event, received_at=getattr(item, "received_at", None))
 
     # -- merging -----------------------------------------------------------------------------
 
@@ -495,11 +526,34 @@ class StatusTracker:
             req.final = True
             self._open.discard(req.request_id)
         if self.store is not None:
-            self.store.save(update)
+            self._save(update)
         self.stats.emitted += 1
         for sub in list(self._subscriptions):
             sub._push(update)
         self._check_done()
+
+    def _save(self, update: StatusUpdate) -> None:
+        assert self.store is not None
+        self.store.save_later(update)
+        if self._flush_timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # fed outside a loop: no timer would ever write it
+            self._flush_store()
+            return
+        self._flush_timer = loop.call_later(STORE_FLUSH_SECONDS, self._flush_store)
+
+    def _flush_store(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
+        if self.store is None:
+            return
+        try:
+            self.store.flush()
+        except Exception:  # kept for the next flush; the tracker goes on
+            log.exception("writing tracked statuses to %r failed", self.store)
 
     def _settle(self, req: _Request) -> None:
         """`failure` held for the settle period: announce it as final."""

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
+import time
 from pathlib import Path
+
+import httpx
 
 from crossdeck.models.status import RequestStatus
 from crossdeck.sim.world import World
 from crossdeck.track.policy import PollPolicy
+from crossdeck.track.receiver import WebhookReceiver
 from crossdeck.track.store import StatusStore
 from crossdeck.track.tracker import Problem, StatusUpdate
 from crossdeck.track.updates import Source
+from helpers.webhook_signing import independent_signature
 
 from .support import (
     FAST,
@@ -369,3 +375,83 @@ async def test_closing_in_the_tick_a_new_request_wakes_the_scheduler_still_stops
         polls_at_close = tracker.stats.polls
         await asyncio.sleep(1.5)
         assert tracker.stats.polls == polls_at_close
+
+
+async def test_an_attached_receiver_hands_the_tracker_each_delivery_before_its_200(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport, tmp_path: Path
+) -> None:
+    """The tracker has a delivery when its 200 comes back; the store writes it a moment later,
+    and a crash in between loses that update only: the id is in the file, unfinished, and the
+    resumed tracker polls the status back."""
+    from crossdeck.sim.service import webhook_data
+    from crossdeck.sim.webhooks import build_status_payload
+
+    world = no_webhooks
+    (rid,) = maker.make(1)
+    advance(world, rid, "pending", in_tx=tx(8453))
+    advance(world, rid, "submitted", out_tx=tx(999))
+    data = webhook_data(advance(world, rid, "success"))
+    body = json.dumps(
+        build_status_payload(
+            request_id=data["requestId"],
+            status=data["status"],
+            origin_chain_id=data["originChainId"],
+            destination_chain_id=data["destinationChainId"],
+            in_tx_hashes=data["inTxHashes"],
+            tx_hashes=data["txHashes"],
+            updated_at_ms=data["updatedAt"],
+            refund_fail_reason=data["refundFailReason"],
+        )
+    ).encode()
+    ts = str(int(time.time()))
+    headers = {
+        "Content-Type": "application/json",
+        "X-Signature-Timestamp": ts,
+        "X-Signature-SHA256": independent_signature(world.api_key, ts, body),
+    }
+    path = tmp_path / "tracking.sqlite3"
+    rare = PollPolicy(fast=30.0, active_cap=30.0, idle_cap=30.0)  # no poll in this test's time
+    with StatusStore(path) as store:
+        async with WebhookReceiver(world.api_key) as receiver, httpx.AsyncClient() as http:
+            async with running(tracker_for(world, transport, store=store, policy=rare)) as tracker:
+                tracker.track(rid, poll_now=False)
+                tracker.attach(receiver)
+                resp = await http.post(receiver.url, content=body, headers=headers)
+                assert resp.json() == {"status": "accepted"}
+                latest = tracker.latest(rid)  # nothing awaited since the answer
+                assert latest is not None and latest.final and latest.source is Source.WEBHOOK
+
+                # the process dies now: what another process finds in the file
+                with StatusStore(path) as after_crash:
+                    (left,) = after_crash.unfinished()
+                    assert (left.request_id, left.latest) == (rid, None)
+                    second_transport = CountingTransport()
+                    async with running(
+                        tracker_for(world, second_transport, store=after_crash)
+                    ) as resumed:
+                        assert resumed.resume() == [None]
+                        await asyncio.wait_for(resumed.wait_done(), 10)
+                        polled = resumed.latest(rid)
+                    await second_transport.aclose()
+                assert polled is not None and polled.source is Source.POLL
+                assert polled.status is RequestStatus.SUCCESS and polled.final
+                assert polled.updated_at_ms == latest.updated_at_ms
+
+                # the first tracker's write comes a moment after the answer, by itself
+                def written() -> bool:
+                    with sqlite3.connect(path) as db:
+                        row = db.execute(
+                            "SELECT final FROM tracked WHERE request_id = ?", (rid,)
+                        ).fetchone()
+                    return row == (1,)
+
+                await wait_until(written, "the update to be in the file")
+                assert transport.status_polls(rid) == []
+
+            # closed, the tracker let go of the receiver: the next delivery is queued
+            again = body.replace(b'"success"', b'"refund"')
+            headers["X-Signature-SHA256"] = independent_signature(world.api_key, ts, again)
+            assert (await http.post(receiver.url, content=again, headers=headers)).is_success
+            queued = await asyncio.wait_for(receiver.next_event(), 5)
+            assert queued.event.data is not None and queued.event.data.status == "refund"
+            assert tracker.latest(rid) == latest
