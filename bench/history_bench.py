@@ -22,8 +22,9 @@ First rows: from the first page's answer in hand (`ServiceClient.list_requests` 
 in the child) to the frame that draws its rows: the first frame the app puts out (App._display,
 which every frame passes, headless too) whose picture shows the page's first row in the table
 (its id as the table shows it, inside the table's region).
-- anchor: a one-widget Textual app (a bare DataTable with the same columns), warmed up, given
-  the same first page: summarized and added, to its frame (median of 5 pages);
+- anchor: a one-widget Textual app (a bare DataTable with the same columns, as wide and tall as
+  the History table on the same terminal, so it paints as many rows), warmed up, given the same
+  first page: summarized and added, to its frame (median of 5 pages);
 - screen: the same span in the real app opening on History; the goal is 0.1 s.
 Also printed for each: the process's CPU time in that span (time.process_time: what other
 work on the machine does not stretch), and the span to the app's first idle after that frame
@@ -256,16 +257,23 @@ def _time_listing(arrivals: list[float], cpu_arrivals: list[float]) -> None:
 # -- the anchor for first rows: a bare DataTable given the same page -----------------------------
 
 
-def _bare_child(conn: Connection, url: str, api_key: str, wallet: str) -> None:
+def _bare_child(
+    conn: Connection, url: str, api_key: str, wallet: str, table_size: tuple[int, int]
+) -> None:
     import traceback
 
     try:
-        conn.send(asyncio.run(_bare_run(url, api_key, wallet)))
+        conn.send(asyncio.run(_bare_run(url, api_key, wallet, table_size)))
     except BaseException:
         conn.send({"error": traceback.format_exc()})
 
 
-async def _bare_run(url: str, api_key: str, wallet: str) -> dict[str, Any]:
+async def _bare_run(
+    url: str, api_key: str, wallet: str, table_size: tuple[int, int]
+) -> dict[str, Any]:
+    """`table_size`: the History table's (width, height) on the same terminal, so that the bare
+    table paints as many rows as the screen's (a whole-terminal table paints about three times
+    as many: an anchor slower for what the screen never does)."""
     from textual.app import App, ComposeResult
     from textual.widgets import DataTable
 
@@ -274,7 +282,9 @@ async def _bare_run(url: str, api_key: str, wallet: str) -> dict[str, Any]:
 
     class Bare(App[None]):
         def compose(self) -> ComposeResult:
-            yield DataTable(cursor_type="row")
+            table: DataTable[Any] = DataTable(cursor_type="row")
+            table.styles.width, table.styles.height = table_size
+            yield table
 
     spans: list[float] = []
     cpu_spans: list[float] = []
@@ -477,6 +487,7 @@ async def _screen_run(
         screen = app.screen
         table = history_table()
         rows_at_first = table.row_count
+        table_size = (table.region.width, table.region.height)
         await drawn(table)
         first_idle = time.perf_counter()
         ready = first_idle - started
@@ -565,6 +576,7 @@ async def _screen_run(
         "first_page_to_frame_cpu": first_page_to_frame_cpu,
         "first_page_to_idle": first_page_to_idle,
         "rows_at_first": rows_at_first,
+        "table_size": table_size,
         "total": total,
         "paging": paging,
         "rows": passed(),
@@ -628,19 +640,24 @@ def main() -> None:
                 )
             )
             cli["all"].append(_cli_run(world_file, env, ["--json", "--all"], args.run_timeout))
-            bare.append(
-                _spawn(
-                    _bare_child,
-                    (world.service_url, world.api_key, world.wallet_address),
-                    "bare DataTable run",
-                    args.run_timeout,
-                )
-            )
             screens.append(
                 _spawn(
                     _screen_child,
                     (*screen_args, False, budget),
                     "History screen run",
+                    args.run_timeout,
+                )
+            )
+            bare.append(
+                _spawn(
+                    _bare_child,
+                    (
+                        world.service_url,
+                        world.api_key,
+                        world.wallet_address,
+                        tuple(screens[-1]["table_size"]),
+                    ),
+                    "bare DataTable run",
                     args.run_timeout,
                 )
             )
