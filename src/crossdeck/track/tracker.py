@@ -517,7 +517,8 @@ class StatusTracker:
             req.failure_since = None
         final = status is not None and status.is_final
         req.changed_at = now
-        self._accept(req, update.with_final(final))
+        # read from the service, an update says so already (a copy costs a third of a webhook)
+        self._accept(req, update if update.final is final else update.with_final(final))
         return verdict
 
     def _accept(self, req: _Request, update: StatusUpdate) -> None:

@@ -100,7 +100,8 @@ class StatusUpdate:
     origin_chain_id: int | None = None
     destination_chain_id: int | None = None
     final: bool = False
-    """Set by the tracker: success/refund, or failure after its settle period."""
+    """success/refund (set when read from the service), or failure after its settle period (set
+    by the tracker)."""
 
     @property
     def known_status(self) -> RequestStatus | None:
@@ -163,9 +164,10 @@ class StatusUpdate:
     ) -> StatusUpdate:
         if body.status is None:
             raise ValueError("the v3 status body has no status")
+        known = body.known_status
         return cls(
             request_id=request_id,
-            status=body.known_status or body.status,
+            status=known or body.status,
             updated_at_ms=body.updated_at,
             source=Source.POLL,
             observed_at=time.time() if observed_at is None else observed_at,
@@ -176,6 +178,7 @@ class StatusUpdate:
             details=body.details,
             origin_chain_id=body.origin_chain_id,
             destination_chain_id=body.destination_chain_id,
+            final=known is not None and known.is_final,
         )
 
     @classmethod
@@ -183,9 +186,10 @@ class StatusUpdate:
         data = event.data
         if data is None or not data.request_id or data.status is None:
             raise ValueError("the webhook event has no data.requestId or data.status")
+        known = data.known_status
         return cls(
             request_id=data.request_id.lower(),
-            status=data.known_status or data.status,
+            status=known or data.status,
             updated_at_ms=data.updated_at,
             source=Source.WEBHOOK,
             observed_at=time.time() if observed_at is None else observed_at,
@@ -196,6 +200,7 @@ class StatusUpdate:
             details=data.details,
             origin_chain_id=data.origin_chain_id,
             destination_chain_id=data.destination_chain_id,
+            final=known is not None and known.is_final,
         )
 
 
