@@ -44,6 +44,24 @@ async def test_a_callback_runs_after_the_frame_that_paints_the_rows() -> None:
         assert len(seen) == 1 and "row-00" in seen[0] and "row-05" in seen[0]
 
 
+async def test_after_a_clear_a_callback_waits_for_the_new_rows() -> None:
+    app = _OneTable()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(HistoryTable)
+        table.add_columns("ID", "STATUS")
+        for n in range(20):
+            table.add_row(f"old-{n:02}", "success")
+        await pilot.pause()
+        seen: list[str] = []
+        table.clear()
+        for n in range(20):
+            table.add_row(f"new-{n:02}", "refund")
+        table.call_after_rows_painted(lambda: seen.append(_table_text(app, table)))
+        await pilot.pause()
+        await pilot.pause()
+        assert len(seen) == 1 and "new-00" in seen[0] and "old-" not in seen[0]
+
+
 async def test_with_no_rows_a_callback_runs_after_the_next_refresh() -> None:
     app = _OneTable()
     async with app.run_test(size=(60, 12)) as pilot:

@@ -58,9 +58,10 @@ class HistoryTable(DataTable[Any]):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         lines = super().render_lines(crop)
-        # the rows are sized (their height is in the virtual size) once the table was idle
-        # after adding them: this frame paints them, and the callbacks run after it
-        sized = self.virtual_size.height > (self.header_height if self.show_header else 0)
+        # DataTable (textual 8) sizes rows added or cleared when it is next idle, and until then
+        # keeps the sizes of the rows it held before (a cleared table's too): once it has, this
+        # frame paints the rows it holds, and the callbacks run after it
+        sized = not self._require_update_dimensions
         if self._after_rows_painted and sized:
             waiting, self._after_rows_painted = self._after_rows_painted, []
             for callback in waiting:
