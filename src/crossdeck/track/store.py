@@ -137,11 +137,13 @@ class StatusStore:
             self._pending[update.request_id] = update
             self._flush_locked()
 
-    def save_later(self, update: StatusUpdate) -> None:
+    def save_later(self, update: StatusUpdate) -> int:
         """Record `update` at the next `flush()` (or read, or `close()`); a later update of
-        the same request replaces it. See the module's note on what a crash loses."""
+        the same request replaces it. Returns how many updates wait. See the module's note on
+        what a crash loses."""
         with self._lock:
             self._pending[update.request_id] = update
+            return len(self._pending)
 
     def flush(self) -> None:
         """Write every update `save_later` holds, in one transaction."""

@@ -455,3 +455,57 @@ async def test_an_attached_receiver_hands_the_tracker_each_delivery_before_its_2
             queued = await asyncio.wait_for(receiver.next_event(), 5)
             assert queued.event.data is not None and queued.event.data.status == "refund"
             assert tracker.latest(rid) == latest
+
+
+async def test_a_burst_of_updates_is_written_at_once_in_bounded_batches(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport, tmp_path: Path
+) -> None:
+    """The store's write waits for the flush delay, unless STORE_FLUSH_ROWS updates wait: then
+    they are written on the next turn of the loop, so no write holds the loop up for long; what
+    waits is written when the tracker closes."""
+    from crossdeck.sim.webhooks import build_status_payload
+    from crossdeck.track.payload import parse_event
+    from crossdeck.track.tracker import STORE_FLUSH_ROWS
+
+    ids = maker.make(STORE_FLUSH_ROWS + 1)
+    events = [
+        parse_event(
+            json.dumps(
+                build_status_payload(
+                    request_id=rid,
+                    status="pending",
+                    origin_chain_id=8453,
+                    destination_chain_id=999,
+                    in_tx_hashes=[tx(8453).hash],
+                    tx_hashes=[],
+                    updated_at_ms=1_770_000_000_000,
+                )
+            ).encode()
+        )
+        for rid in ids
+    ]
+    path = tmp_path / "tracking.sqlite3"
+
+    def written() -> int:
+        with sqlite3.connect(path) as db:
+            return db.execute("SELECT count(*) FROM tracked WHERE latest IS NOT NULL").fetchone()[0]
+
+    rare = PollPolicy(fast=30.0, active_cap=30.0, idle_cap=30.0)
+    with StatusStore(path) as store:
+        async with running(
+            tracker_for(no_webhooks, transport, store=store, policy=rare, store_flush_seconds=60)
+        ) as t:
+            for rid in ids:
+                t.track(rid, poll_now=False)
+            for event in events[: STORE_FLUSH_ROWS - 1]:
+                t.feed_webhook(event)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            assert written() == 0  # a few waiting: they wait for the delay
+            t.feed_webhook(events[STORE_FLUSH_ROWS - 1])
+            await asyncio.sleep(0)
+            assert written() == STORE_FLUSH_ROWS  # enough waiting: written at the next turn
+            t.feed_webhook(events[-1])
+            await asyncio.sleep(0)
+            assert written() == STORE_FLUSH_ROWS
+        assert written() == len(ids)
