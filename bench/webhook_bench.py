@@ -14,7 +14,10 @@ its POST started, when its 2xx came back ("answer"), when the tracker took the e
 receiver ("taken"; the receiver hands it over in its handler, as it does for the app) and when
 the tracker announced it in its merged update stream ("stream", the number a user feels). Both
 processes read `time.monotonic()`, which on Linux is one system-wide clock. The tracker's polls
-go to a service that never answers, so every update it streams came from a webhook.
+go to a service that never answers, so every update it streams came from a webhook. Both servers
+start serving once crossdeck's start-up hold of the garbage collector is over
+(`crossdeck.start_gc`), so every run measures the steady state of a process that has been up a
+while, as the app's receiver is when deliveries come.
 
     .venv/bin/python bench/webhook_bench.py                 # defaults: 2000 x [1, 8, 32], 5 runs
     .venv/bin/python bench/webhook_bench.py --deliveries 500 --concurrency 4 --runs 2
@@ -40,6 +43,7 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
+from crossdeck.start_gc import START_SECONDS, wait_start_over
 from crossdeck.track.hmac_sig import sign
 from crossdeck.track.receiver import ReceivedEvent, WebhookReceiver
 from crossdeck.track.store import StatusStore
@@ -92,6 +96,7 @@ def _receiver_process(conn: Connection, expected: int, timeout: float) -> None:
         for request_id in _request_ids(expected):
             tracker.track(request_id, poll_now=False)
         await rx.start()
+        wait_start_over(START_SECONDS + 5)  # the steady state (see above)
         conn.send(rx.port)
         cpu_start = time.process_time()
         taken: dict[str, float] = {}
@@ -138,6 +143,7 @@ def _bare_process(conn: Connection, expected: int, timeout: float) -> None:
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
+        wait_start_over(START_SECONDS + 5)
         conn.send(runner.addresses[0][1])
         cpu_start = time.process_time()
         try:

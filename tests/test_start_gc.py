@@ -32,3 +32,26 @@ def test_the_collector_is_off_while_the_process_starts_and_on_after() -> None:
 
 def test_a_collector_turned_off_before_stays_off() -> None:
     assert _seen("gc.disable()") == "[False, False]"
+
+
+_FROZEN = """
+import gc
+import crossdeck
+from crossdeck.start_gc import wait_start_over
+frozen_before = gc.get_freeze_count()
+over = wait_start_over(5)
+print([frozen_before, over, gc.isenabled(), gc.get_freeze_count() > 1_000])
+"""
+
+
+def test_the_start_up_heap_is_frozen_when_the_hold_ends() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _FROZEN], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[0, True, True, True]"
+
+
+def test_a_process_that_keeps_the_collector_off_is_over_its_start_at_once() -> None:
+    code = "import gc; gc.disable(); import crossdeck.start_gc as s; print(s.wait_start_over(0))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "True"
