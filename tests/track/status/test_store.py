@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from crossdeck.models.status import RequestStatus
@@ -123,3 +124,22 @@ def test_removing_an_id_drops_its_update_still_to_be_written(tmp_path: Path) -> 
         store.remove(A)
         store.flush()
         assert store.get(A) is None and store.all() == []
+
+
+def test_details_of_any_json_shape_are_read_back_as_they_were_given(tmp_path: Path) -> None:
+    details = {
+        "text": 'é \u2028 \U0001f600 "quoted"',
+        "big": 2**80,
+        "nested": [{"a": [1, 2.5, None, True]}],
+        "nan": float("nan"),
+    }
+    with StatusStore(tmp_path / "t.sqlite3") as store:
+        store.save(replace(update(A, "pending"), details=details))
+    with StatusStore(tmp_path / "t.sqlite3") as store:
+        stored = store.get(A)
+    assert stored is not None and stored.latest is not None
+    back = stored.latest.details
+    assert back["nan"] != back["nan"]  # NaN, as json.dumps wrote it
+    assert {k: v for k, v in back.items() if k != "nan"} == {
+        k: v for k, v in details.items() if k != "nan"
+    }
