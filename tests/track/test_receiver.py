@@ -362,13 +362,15 @@ async def test_only_post_on_the_configured_path(client: httpx.AsyncClient) -> No
     async with WebhookReceiver(API_KEY, path="/hooks/relay") as rx:
         assert rx.url.endswith("/hooks/relay")
         body = body_of(status_payload("0xpath"))
-        assert (await client.get(rx.url)).status_code == 405
+        got = await client.get(rx.url)
+        assert (got.status_code, got.headers["Allow"]) == (405, "POST")
+        assert got.json()["error"] == "method_not_allowed"
         other = rx.url.replace("/hooks/relay", "/webhooks")
-        assert (
-            await client.post(other, content=body, headers=signed_headers(body))
-        ).status_code == 404
-        resp = await client.post(rx.url, content=body, headers=signed_headers(body))
-        assert resp.status_code == 200
+        elsewhere = await client.post(other, content=body, headers=signed_headers(body))
+        assert (elsewhere.status_code, elsewhere.json()["error"]) == (404, "not_found")
+        query = await client.post(rx.url + "?a=1", content=body, headers=signed_headers(body))
+        assert query.status_code == 200  # the path is matched, not the query
+        assert rx.stats.accepted == 1 and not rx.stats.rejected  # not deliveries: not counted
 
 
 async def test_full_queue_answers_503_and_the_retry_gets_in(client: httpx.AsyncClient) -> None:
