@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 from pydantic import SecretStr
 from track_support import API_KEY, independent_signature
 
-from crossdeck.track.hmac_sig import Reason, sign, signature_headers, signed_message, verify
+from crossdeck.track.hmac_sig import (
+    Reason,
+    SigningKey,
+    sign,
+    signature_headers,
+    signed_message,
+    verify,
+)
 
 NOW = 1_800_000_000
 BODY = b'{"event":"request.status.updated","data":{}}'
@@ -62,15 +69,31 @@ def test_valid_delivery_is_ok() -> None:
         (str(NOW), "sha256=" + "0" * 64, Reason.BAD_LENGTH),
         (str(NOW), "g" * 64, Reason.BAD_HEX),
         (str(NOW), "é" * 64, Reason.BAD_HEX),
+        (str(NOW), "0" * 63 + "\n", Reason.BAD_HEX),
         (str(NOW), "0" * 64, Reason.MISMATCH),
     ],
 )
+@pytest.mark.parametrize("keyed", [False, True], ids=["key", "signing-key"])
 def test_malformed_or_wrong_headers(
-    timestamp: str | None, signature: str | None, reason: Reason
+    timestamp: str | None, signature: str | None, reason: Reason, keyed: bool
 ) -> None:
-    verdict = verify(API_KEY, timestamp, BODY, signature, now=NOW)
+    key = SigningKey(API_KEY) if keyed else API_KEY
+    verdict = verify(key, timestamp, BODY, signature, now=NOW)
     assert not verdict.ok
     assert verdict.reason is reason, verdict
+
+
+@pytest.mark.parametrize("key", [API_KEY, "ключ-é", ""])
+@pytest.mark.parametrize("body", [BODY, b"", bytes(range(256)) * 4])
+def test_a_signing_key_signs_as_sign_does_and_again_the_same(key: str, body: bytes) -> None:
+    signing_key = SigningKey(SecretStr(key))
+    expected = independent_signature(key, str(NOW), body)
+    assert signing_key.sign(str(NOW), body) == expected == sign(key, NOW, body)
+    assert signing_key.sign(str(NOW), body) == expected  # each message on a fresh copy
+    assert verify(signing_key, str(NOW), body, expected, now=NOW).ok
+    assert verify(signing_key, str(NOW), body + b" ", expected, now=NOW).reason is Reason.MISMATCH
+    if key:
+        assert key not in repr(signing_key)
 
 
 def test_upper_case_hex_is_refused_with_its_own_reason() -> None:

@@ -59,6 +59,7 @@ from crossdeck.track.hmac_sig import (
     DEFAULT_TOLERANCE_SECONDS,
     SIGNATURE_HEADER,
     TIMESTAMP_HEADER,
+    SigningKey,
     verify,
 )
 from crossdeck.track.log_limit import LimitedLog, RepeatFilter
@@ -163,8 +164,8 @@ class WebhookReceiver:
         self._api_key = api_key if isinstance(api_key, SecretStr) else SecretStr(api_key)
         if not self._api_key.get_secret_value():
             raise ValueError("api_key is empty")
-        # encoded once, not per delivery; private, and the repr never shows it
-        self._key_bytes = _as_bytes(self._api_key)
+        # keyed once, not per delivery; private, and the repr never shows it
+        self._signing_key = SigningKey(_as_bytes(self._api_key))
         self.path = path
         # Values are compared as bytes in constant time; names are case-insensitive in HTTP.
         self._required = [
@@ -393,7 +394,7 @@ class WebhookReceiver:
         if isinstance(body, web.Response):
             return body
         verdict = verify(
-            self._key_bytes,
+            self._signing_key,
             headers.get(TIMESTAMP_HEADER),
             body,
             headers.get(SIGNATURE_HEADER),
