@@ -143,3 +143,32 @@ def test_details_of_any_json_shape_are_read_back_as_they_were_given(tmp_path: Pa
     assert {k: v for k, v in back.items() if k != "nan"} == {
         k: v for k, v in details.items() if k != "nan"
     }
+
+
+def test_updates_saved_while_another_thread_writes_land_newest_last(tmp_path: Path) -> None:
+    """The store is thread-safe: with flushes in another thread while updates are saved,
+    whatever the interleaving, each id's row ends as its newest update and none is lost."""
+    import threading
+
+    ids = ["0x" + f"{n:064x}" for n in range(40)]
+    statuses = ["waiting", "pending", "submitted", "success"]
+    with StatusStore(tmp_path / "t.sqlite3") as store:
+        for rid in ids:
+            store.add(rid)
+        stop = threading.Event()
+
+        def keep_writing() -> None:
+            while not stop.is_set():
+                store.flush()
+
+        writer = threading.Thread(target=keep_writing)
+        writer.start()
+        try:
+            for status in statuses:
+                for rid in ids:
+                    store.save_later(update(rid, status, final=status == "success"))
+        finally:
+            stop.set()
+            writer.join()
+        rows = {s.request_id: s.latest for s in store.all()}
+    assert rows == {rid: update(rid, "success", final=True) for rid in ids}
