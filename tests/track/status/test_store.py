@@ -172,3 +172,35 @@ def test_updates_saved_while_another_thread_writes_land_newest_last(tmp_path: Pa
             writer.join()
         rows = {s.request_id: s.latest for s in store.all()}
     assert rows == {rid: update(rid, "success", final=True) for rid in ids}
+
+
+def test_the_write_ahead_log_is_copied_into_the_file_beside_the_writer(tmp_path: Path) -> None:
+    """SQLite's own checkpoint ran inside a commit (and held the event loop ~10 ms); the store
+    checkpoints every CHECKPOINT_WRITES rows in a thread of its own, while it stays open."""
+    import shutil
+    from contextlib import closing
+
+    from crossdeck.track.store import CHECKPOINT_WRITES
+
+    path = tmp_path / "t.sqlite3"
+    ids = ["0x" + f"{n:064x}" for n in range(CHECKPOINT_WRITES + 10)]
+
+    def rows_in_the_file_alone() -> int:
+        alone = tmp_path / "alone.sqlite3"  # the file without its log: what was checkpointed
+        shutil.copyfile(path, alone)
+        try:
+            with closing(sqlite3.connect(alone)) as db:
+                return db.execute("SELECT count(*) FROM tracked").fetchone()[0]
+        except sqlite3.DatabaseError:  # not checkpointed yet (no table), or copied mid-way
+            return 0
+
+    with StatusStore(path) as store:
+        for rid in ids:
+            store.save_later(update(rid, "pending"))
+        store.flush()
+        assert (tmp_path / "t.sqlite3-wal").stat().st_size > 0
+        deadline = time.monotonic() + 10
+        while rows_in_the_file_alone() < len(ids) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert rows_in_the_file_alone() == len(ids)
+        assert len(store.unfinished()) == len(ids)
