@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from crossdeck.execute.errors import AlreadyStarted
+from crossdeck.sqlite_tx import immediate
 
 JOURNAL_FILE = "journal.sqlite3"
 
@@ -175,13 +176,8 @@ class Journal:
         if synced:
             self._db.execute("PRAGMA synchronous=FULL")
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+            with immediate(self._db) as db:
+                yield db
         finally:
             if synced:
                 self._db.execute("PRAGMA synchronous=NORMAL")

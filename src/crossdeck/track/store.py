@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pydantic_core
 
+from crossdeck.sqlite_tx import immediate
 from crossdeck.track.updates import StatusUpdate
 
 log = logging.getLogger(__name__)
@@ -134,13 +135,8 @@ class StatusStore:
     @contextmanager
     def _tx_held(self) -> Iterator[sqlite3.Connection]:
         """A transaction, for a caller that holds the lock."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        with immediate(self._db) as db:
+            yield db
         self._wrote(1)
 
     def _wrote(self, rows: int) -> None:
