@@ -152,25 +152,12 @@ async def test_an_older_poll_answer_arriving_after_a_webhook_is_dropped(
 async def test_a_webhook_delivered_twice_is_announced_once(
     status_world: World, maker: RequestMaker, transport: CountingTransport
 ) -> None:
-    from crossdeck.sim.service import webhook_data
-    from crossdeck.sim.webhooks import build_status_payload
     from crossdeck.track.payload import parse_event
     from crossdeck.track.updates import Verdict
 
     world = status_world
     (rid,) = maker.make(1)
-    record = advance(world, rid, "pending", in_tx=tx(8453))
-    data = webhook_data(record)
-    payload = build_status_payload(
-        request_id=data["requestId"],
-        status=data["status"],
-        origin_chain_id=data["originChainId"],
-        destination_chain_id=data["destinationChainId"],
-        in_tx_hashes=data["inTxHashes"],
-        tx_hashes=data["txHashes"],
-        updated_at_ms=data["updatedAt"],
-        refund_fail_reason=data["refundFailReason"],
-    )
+    payload = World.status_payload(advance(world, rid, "pending", in_tx=tx(8453)))
     event = parse_event(json.dumps(payload).encode())
     async with running(tracker_for(world, transport)) as tracker:
         tracker.track(rid)
@@ -383,26 +370,12 @@ async def test_an_attached_receiver_hands_the_tracker_each_delivery_before_its_2
     """The tracker has a delivery when its 200 comes back; the store writes it a moment later,
     and a crash in between loses that update only: the id is in the file, unfinished, and the
     resumed tracker polls the status back."""
-    from crossdeck.sim.service import webhook_data
-    from crossdeck.sim.webhooks import build_status_payload
 
     world = no_webhooks
     (rid,) = maker.make(1)
     advance(world, rid, "pending", in_tx=tx(8453))
     advance(world, rid, "submitted", out_tx=tx(999))
-    data = webhook_data(advance(world, rid, "success"))
-    body = json.dumps(
-        build_status_payload(
-            request_id=data["requestId"],
-            status=data["status"],
-            origin_chain_id=data["originChainId"],
-            destination_chain_id=data["destinationChainId"],
-            in_tx_hashes=data["inTxHashes"],
-            tx_hashes=data["txHashes"],
-            updated_at_ms=data["updatedAt"],
-            refund_fail_reason=data["refundFailReason"],
-        )
-    ).encode()
+    body = json.dumps(World.status_payload(advance(world, rid, "success"))).encode()
     ts = str(int(time.time()))
     headers = {
         "Content-Type": "application/json",
