@@ -115,6 +115,13 @@ def test_evm_fixture_needs_a_deposit_call_the_abi_reads() -> None:
     )
     [failed] = failures(guards(other, rpc_chain_ids={8453}))
     assert "credits depositor 0x2222222222222222222222222222222222222222" in failed.message
+    # the depositor's word with a high byte set is no address (the ABI's strict reading)
+    dirty = copy.deepcopy(wire)
+    dirty["steps"][1]["items"][0]["data"]["data"] = deposit["data"].replace(
+        "00" * 12 + WALLET[2:].lower(), "01" + "00" * 11 + WALLET[2:].lower(), 1
+    )
+    [failed] = failures(guards(dirty, rpc_chain_ids={8453}))
+    assert "depositor is not an address: high bytes set" in failed.message
     assert failures(guards(wire, rpc_chain_ids={8453})) == []
     assert [f.name for f in failures(guards(wire, rpc_chain_ids={999}))] == [
         "rpc-configured",

@@ -18,10 +18,10 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
-from eth_utils.address import to_checksum_address
-from eth_utils.crypto import keccak
 
 from crossdeck.errors import InputError
+from crossdeck.keccak import keccak256
+from crossdeck.models.addresses import to_checksum_address
 from crossdeck.models.units import tx_int
 from crossdeck.tls import client_context
 from crossdeck.wallet.errors import (
@@ -275,7 +275,7 @@ class EvmGateway:
         A node that already has it (a retried send) is not an error: the hash is the same.
         """
         await self._ensure_chain()
-        own_hash = _hex(keccak(raw))
+        own_hash = _hex(keccak256(raw))
         try:
             sent = await self._read("eth_sendRawTransaction", _tx_hash, _hex(raw))
         except RpcError as exc:

@@ -1,9 +1,14 @@
 """Calldata decoded by ABI, never searched for substrings.
 
 The functions a deposit needs (ERC-20 `approve`/`transfer`, the depository's `depositNative` and
-`depositErc20`, as the public depository and the world's both define them) are decoded with
-`eth_abi` into named arguments; any other selector, or arguments that do not decode to exactly
-the function's static layout, is an unknown call.
+`depositErc20`, as the public depository and the world's both define them) are decoded into
+named arguments; any other selector, or arguments that are not exactly the function's static
+layout, is an unknown call.
+
+Each of their arguments is static (address, uint256, bytes32): one 32-byte word in order, so
+they are read here word by word, with the ABI's strict rule that an address's 12 high bytes are
+zero. eth-abi's decoder would add 0.1 s of imports to every process with a guarded step (issue
+15); tests/execute/test_execute_guards_unit.py encodes with eth-abi and decodes here.
 """
 
 from __future__ import annotations
@@ -11,10 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from eth_abi.abi import decode
-from eth_abi.exceptions import DecodingError
-from eth_utils.abi import function_signature_to_4byte_selector
-from eth_utils.address import to_checksum_address
+from crossdeck.keccak import keccak256
+from crossdeck.models.addresses import to_checksum_address
 
 # name -> (argument types, argument names)
 _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -27,7 +30,7 @@ _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
 }
 _BY_SELECTOR = {
-    "0x" + function_signature_to_4byte_selector(f"{name}({','.join(types)})").hex(): name
+    "0x" + keccak256(f"{name}({','.join(types)})".encode("ascii"))[:4].hex(): name
     for name, (types, _) in _FUNCTIONS.items()
 }
 SELECTORS = {name: selector for selector, name in _BY_SELECTOR.items()}
@@ -63,16 +66,15 @@ def decode_call(data: str | None) -> Call | None:
         raise CalldataError(
             f"{name} calldata is {len(body)} bytes of arguments, not {32 * len(types)}"
         )
-    try:
-        values = decode(list(types), body, strict=True)
-    except DecodingError as exc:
-        raise CalldataError(f"{name} arguments do not decode ({exc})") from None
     args: dict[str, Any] = {}
-    for kind, key, value in zip(types, names, values, strict=True):
+    for index, (kind, key) in enumerate(zip(types, names, strict=True)):
+        word = body[32 * index : 32 * (index + 1)]
         if kind == "address":
-            args[key] = to_checksum_address(value)
+            if any(word[:12]):
+                raise CalldataError(f"{name} argument {key} is not an address: high bytes set")
+            args[key] = to_checksum_address(word[12:])
         elif kind == "bytes32":
-            args[key] = "0x" + bytes(value).hex()
+            args[key] = "0x" + word.hex()
         else:
-            args[key] = int(value)
+            args[key] = int.from_bytes(word, "big")
     return Call(name, args)
