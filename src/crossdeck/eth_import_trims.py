@@ -1,7 +1,8 @@
 """What eth-account's import loads that a signature does not need, left out (issue 15).
 
-Signing EIP-712 typed data with eth-account costs its whole import, and two parts of it serve
-nothing crossdeck signs or hashes:
+Signing a transaction costs eth-account's whole import (typed data and personal messages no
+longer load it: crossdeck.wallet.typed_data), and two parts of it serve nothing crossdeck signs
+or hashes:
 
 - eth-account imports eth-keyfile (keystore JSON files) for `Account.encrypt` / `decrypt`, and
   eth-keyfile imports pycryptodome's AES, scrypt and cffi's C parser. crossdeck reads a keystore
@@ -14,8 +15,9 @@ nothing crossdeck signs or hashes:
   with eth-tester's py-evm extra on CPython, is one C extension. `prefer_c_keccak` names it in
   `ETH_HASH_BACKEND`, eth-hash's own switch, unless the user set that switch.
 
-Together about 40 ms of every process that signs (`python -X importtime`). `apply` runs both; it
-is called from `crossdeck/__init__.py`, so it precedes any import of eth-account by crossdeck.
+Together about 40 ms of every process that signs a transaction (`python -X importtime`).
+`apply` runs both; it is called from `crossdeck/__init__.py`, so it precedes any import of
+eth-account by crossdeck.
 """
 
 from __future__ import annotations

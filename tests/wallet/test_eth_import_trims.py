@@ -1,5 +1,7 @@
-"""eth-account without eth-keyfile and pycryptodome (crossdeck.eth_import_trims): a signature
-loads neither, gives the signature eth-account gives with them, and a keystore still works."""
+"""eth-account without eth-keyfile and pycryptodome (crossdeck.eth_import_trims): a transaction
+signature loads neither, gives the signature eth-account gives with them, and a keystore still
+works. Typed data and personal messages load no eth-account at all (crossdeck.wallet.typed_data).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 KEY = "0x" + "4c" * 32
 
@@ -23,14 +27,20 @@ typed = {
     "primaryType": "Ping",
     "message": {"who": signer.address, "n": 7},
 }
-print(json.dumps({
+signed = {
     "typed": signer.sign_typed_data(typed).hex(),
     "message": signer.sign_eip191("hello").hex(),
     "recovered": Signer.recover_typed_data(typed, signer.sign_typed_data(typed)),
     "address": signer.address,
-    "loaded": sorted(m for m in sys.modules if m.split(".")[0] in ("Crypto", "cffi", "eth_keyfile")
-                     and type(sys.modules[m]).__name__ != "_KeyfileStandIn"),
-}))
+    "eth_stack_after_typed": sorted(m for m in sys.modules if m.split(".")[0] in (
+        "eth_account", "eth_abi", "eth_utils", "eth_keys", "eth_hash")),
+}
+tx = {"to": "0x" + "11" * 20, "value": 1, "gas": 21000, "nonce": 0, "chainId": 8453,
+      "maxFeePerGas": 10**9, "maxPriorityFeePerGas": 1}
+signed["transaction"] = signer.sign_transaction(tx).raw.hex()
+signed["loaded"] = sorted(m for m in sys.modules if m.split(".")[0] in (
+    "Crypto", "cffi", "eth_keyfile") and type(sys.modules[m]).__name__ != "_KeyfileStandIn")
+print(json.dumps(signed))
 """
 
 
@@ -52,6 +62,7 @@ def _sign(backend: str | None = None, preamble: str = "") -> dict:
 
 def test_a_signature_loads_neither_keyfile_nor_pycryptodome() -> None:
     result = _sign()
+    assert result["eth_stack_after_typed"] == []
     assert result["loaded"] == []
     assert result["recovered"] == result["address"]
 
@@ -63,6 +74,7 @@ def test_the_signatures_are_those_of_eth_account_with_everything_loaded() -> Non
     assert "eth_keyfile.keyfile" in untrimmed["loaded"]
     assert any(m.startswith("Crypto") for m in untrimmed["loaded"])
     assert (trimmed["typed"], trimmed["message"]) == (untrimmed["typed"], untrimmed["message"])
+    assert trimmed["transaction"] == untrimmed["transaction"]
     assert len(bytes.fromhex(trimmed["typed"])) == 65
 
 
@@ -94,3 +106,36 @@ def test_a_backend_the_user_chose_is_kept() -> None:
         env={**os.environ, "ETH_HASH_BACKEND": "pycryptodome"},
     )
     assert done.stdout.strip() == "pycryptodome"
+
+
+# a `crossdeck` process that prints, when it exits, which modules of the eth stack it loaded
+_CROSSDECK_REPORTING_IMPORTS = """
+import atexit, json, sys
+def report():
+    loaded = sorted({m.split(".")[0] for m in sys.modules} & {
+        "eth_account", "eth_abi", "eth_utils", "eth_keys", "eth_hash", "web3", "parsimonious"})
+    sys.stderr.write("ETH-STACK " + json.dumps(loaded) + "\\n")
+atexit.register(report)
+from crossdeck.cli import main
+sys.argv = ["crossdeck", *sys.argv[1:]]
+sys.exit(main())
+"""
+
+
+def test_a_venue_withdrawal_through_the_cli_loads_no_eth_stack(world: Any, tmp_path: Path) -> None:
+    world_file = tmp_path / "world.json"
+    world_file.write_text(json.dumps(world.info))
+    (tmp_path / "config.toml").write_text(f'data_dir = "{tmp_path / "data"}"\n')
+    done = subprocess.run(
+        [sys.executable, "-c", _CROSSDECK_REPORTING_IMPORTS,
+         "--world", str(world_file), "bridge", "--yes", "--json",
+         "--origin-chain", "1337", "--origin-currency", "0x" + "0" * 32,
+         "--destination-chain", "8453", "--destination-currency", world.chains[8453].usdc,
+         "--amount-human", "2"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "CROSSDECK_CONFIG": str(tmp_path / "config.toml")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1])["status"] == "success"
+    [report] = [line for line in done.stderr.splitlines() if line.startswith("ETH-STACK ")]
+    assert json.loads(report.removeprefix("ETH-STACK ")) == []

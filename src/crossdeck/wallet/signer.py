@@ -1,24 +1,32 @@
 """Signing with a local private key: transactions, EIP-712 typed data and EIP-191 messages.
 
-The key lives only inside a `SecretStr` and the eth-account object built from it; nothing here
-prints, logs or returns it.
+Typed data and messages are hashed by `typed_data` and signed with libsecp256k1 (coincurve):
+RFC 6979 nonces and low-s signatures, byte for byte what eth-account gives (its eth-keys uses
+the same library). eth-account, whose import costs about 0.1 s, is loaded only to sign a
+transaction, so a venue withdrawal never loads it (issue 15).
+
+The key lives only inside a `SecretStr` and the key objects built from it; nothing here prints,
+logs or returns it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from eth_account import Account
-from eth_account.messages import SignableMessage, encode_defunct, encode_typed_data
-from eth_account.signers.local import LocalAccount
-from eth_utils.address import to_checksum_address
+from coincurve import PrivateKey, PublicKey
 from pydantic import SecretStr
 
 from crossdeck.errors import InputError
+from crossdeck.keccak import keccak256
+from crossdeck.models.addresses import to_checksum_address
 from crossdeck.models.units import tx_int
 from crossdeck.wallet.errors import InvalidKeyError
+from crossdeck.wallet.typed_data import eip191_digest, typed_data_digest
+
+if TYPE_CHECKING:
+    from eth_account.signers.local import LocalAccount
 
 _HEX32 = re.compile(r"0x[0-9a-fA-F]{64}")
 
@@ -53,8 +61,9 @@ class SignedTransaction:
 
 
 def new_private_key() -> SecretStr:
-    """A fresh random secp256k1 key as a 0x-prefixed hex string."""
-    return SecretStr("0x" + bytes(Account.create().key).hex())
+    """A fresh random secp256k1 key (from the OS's random source) as a 0x-prefixed hex
+    string."""
+    return SecretStr("0x" + PrivateKey().secret.hex())
 
 
 def normalise_private_key(key: str | SecretStr) -> SecretStr:
@@ -70,8 +79,8 @@ def normalise_private_key(key: str | SecretStr) -> SecretStr:
             hint=f"got {len(body)} characters" if body else "got nothing",
         )
     try:
-        Account.from_key("0x" + body)
-    except Exception:  # eth-keys rejects zero and keys beyond the curve order
+        PrivateKey(bytes.fromhex(body))
+    except ValueError:  # zero, or not below the curve order
         raise InvalidKeyError("that value is not a valid secp256k1 private key") from None
     return SecretStr("0x" + body.lower())
 
@@ -102,21 +111,27 @@ def full_typed_data(typed_data: dict[str, Any]) -> dict[str, Any]:
     return {"types": types, "primaryType": primary_type, "domain": domain, "message": message}
 
 
-def _eip191_message(message: str) -> SignableMessage:
+def _eip191_digest(message: str) -> bytes:
     if _HEX32.fullmatch(message):
-        return encode_defunct(hexstr=message)
-    return encode_defunct(text=message)
+        return eip191_digest(bytes.fromhex(message[2:]))
+    return eip191_digest(message.encode("utf-8"))
+
+
+def _address_of(public_key: PublicKey) -> str:
+    """The address of a public key: the last 20 bytes of the hash of its 64-byte point."""
+    return to_checksum_address(keccak256(public_key.format(compressed=False)[1:])[-20:])
 
 
 class Signer:
     """Signs with one private key. `repr` shows the address only."""
 
-    __slots__ = ("_account", "_key")
+    __slots__ = ("_account", "_address", "_key", "_private")
 
     def __init__(self, private_key: SecretStr) -> None:
         self._key = normalise_private_key(private_key)
-        # eth-account's from_key is a combomethod, which its type hints leave untyped
-        self._account: LocalAccount = Account.from_key(self._key.get_secret_value())
+        self._private = PrivateKey(bytes.fromhex(self._key.get_secret_value()[2:]))
+        self._address = _address_of(self._private.public_key)
+        self._account: LocalAccount | None = None  # eth-account's, built to sign a transaction
 
     def __repr__(self) -> str:
         return f"Signer(address={self.address}, private_key=SecretStr('**********'))"
@@ -124,7 +139,20 @@ class Signer:
     @property
     def address(self) -> str:
         """The checksum address of the key."""
-        return self._account.address
+        return self._address
+
+    def _sign_digest(self, digest: bytes) -> bytes:
+        """r || s || v over a 32-byte digest, v 27/28 (libsecp256k1 gives the recovery id)."""
+        signature = self._private.sign_recoverable(digest, hasher=None)
+        return signature[:64] + bytes([signature[64] + 27])
+
+    def _transaction_account(self) -> LocalAccount:
+        if self._account is None:
+            from eth_account import Account
+
+            # eth-account's from_key is a combomethod, which its type hints leave untyped
+            self._account = Account.from_key(self._key.get_secret_value())
+        return self._account
 
     def sign_transaction(self, tx: dict[str, Any]) -> SignedTransaction:
         """Sign a transaction dict (EIP-1559 when it has maxFeePerGas).
@@ -148,24 +176,19 @@ class Signer:
             fields["to"] = to_checksum_address(fields["to"])
         fields.setdefault("data", "0x")
         try:
-            signed = self._account.sign_transaction(fields)
+            signed = self._transaction_account().sign_transaction(fields)
         except (TypeError, ValueError) as exc:
             raise InputError(f"cannot sign the transaction: {exc}") from None
         return SignedTransaction(raw=bytes(signed.raw_transaction), hash="0x" + signed.hash.hex())
 
     def sign_typed_data(self, typed_data: dict[str, Any]) -> bytes:
         """Sign an EIP-712 message; returns the 65-byte r || s || v signature (v 27/28)."""
-        full = full_typed_data(typed_data)
-        try:
-            signed = self._account.sign_typed_data(full_message=full)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"cannot sign the typed data: {exc}") from None
-        return bytes(signed.signature)
+        return self._sign_digest(typed_data_digest(full_typed_data(typed_data)))
 
     def sign_eip191(self, message: str) -> bytes:
         """Sign a personal message. `0x` + 64 hex characters is signed as those 32 raw bytes,
         anything else as UTF-8 text."""
-        return bytes(self._account.sign_message(_eip191_message(message)).signature)
+        return self._sign_digest(_eip191_digest(message))
 
     @staticmethod
     def recover_typed_data(typed_data: dict[str, Any], signature: bytes | str) -> str:
@@ -180,15 +203,28 @@ class Signer:
 
 def recover_typed_data(typed_data: dict[str, Any], signature: bytes | str) -> str:
     """The checksum address that produced `signature` over `typed_data`."""
-    return recover_message(encode_typed_data(full_message=full_typed_data(typed_data)), signature)
+    return recover_digest(typed_data_digest(full_typed_data(typed_data)), signature)
 
 
 def recover_eip191(message: str, signature: bytes | str) -> str:
     """The checksum address that produced `signature` over the personal `message`."""
-    return recover_message(_eip191_message(message), signature)
+    return recover_digest(_eip191_digest(message), signature)
 
 
-def recover_message(message: SignableMessage, signature: bytes | str) -> str:
-    """The checksum address that signed `message` (eth-account's combomethod, typed here)."""
-    signer: str = Account.recover_message(message, signature=signature)
-    return signer
+def recover_digest(digest: bytes, signature: bytes | str) -> str:
+    """The checksum address that signed the 32-byte `digest`; `InputError` when `signature` is
+    not 65 bytes (or their hex) with v 27/28 or 0/1, or recovers no key."""
+    if isinstance(signature, str):
+        try:
+            signature = bytes.fromhex(signature.removeprefix("0x"))
+        except ValueError:
+            raise InputError("a signature is hex digits, 0x-prefixed or not") from None
+    if len(signature) != 65 or signature[64] not in (0, 1, 27, 28):
+        raise InputError("a signature is 65 bytes, r || s || v with v 27/28 (or 0/1)")
+    try:
+        public_key = PublicKey.from_signature_and_message(
+            signature[:64] + bytes([signature[64] % 27]), digest, hasher=None
+        )
+    except ValueError:  # r or s zero or beyond the curve order, or no point recovers
+        raise InputError("that signature recovers no public key") from None
+    return _address_of(public_key)
