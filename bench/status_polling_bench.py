@@ -43,7 +43,7 @@ import httpx
 from crossdeck.api import NO_RETRY, ServiceClient
 from crossdeck.api.errors import ServiceError
 from crossdeck.models.status import RequestStatus
-from crossdeck.sim.service.state import Tx, new_order_id, new_request_id
+from crossdeck.sim.service.state import Tx
 from crossdeck.sim.world import World
 from crossdeck.track.budget import RateBudget
 from crossdeck.track.policy import PollPolicy
@@ -89,7 +89,7 @@ def lifetimes(n: int, seed: int) -> list[Lifetime]:
 
 def make_requests(world: World, n: int, key_name: str) -> list[str]:
     """`waiting` requests: copies of one real quote's record, made with the service's own
-    `create_request` (a quote costs ~40 ms of route work; a copy is one row)."""
+    `copy_request` (a quote costs ~40 ms of route work; a copy is one row)."""
     state = world.state
     assert state is not None
     reply = httpx.post(
@@ -107,20 +107,8 @@ def make_requests(world: World, n: int, key_name: str) -> list[str]:
         timeout=30,
     )
     reply.raise_for_status()
-    base = state.get(reply.json()["steps"][0]["requestId"])
-    ids = []
-    for _ in range(n):
-        now = state.now()
-        record = replace(
-            base,
-            id=new_request_id(),
-            order_id=new_order_id(),
-            created_at=now,
-            updated_at=now,
-            api_key_name=key_name,
-        )
-        ids.append(state.create_request(record).id)
-    return ids
+    base = reply.json()["steps"][0]["requestId"]
+    return [state.copy_request(base, api_key_name=key_name).id for _ in range(n)]
 
 
 def _tx(chain_id: int) -> Tx:

@@ -19,13 +19,13 @@ import socket
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from crossdeck.api import NO_RETRY, ServiceClient
-from crossdeck.sim.service.state import Status, Tx, new_order_id, new_request_id
+from crossdeck.sim.service.state import Status, Tx
 from crossdeck.sim.world import World
 from crossdeck.track.budget import RateBudget
 from crossdeck.track.policy import PollPolicy
@@ -86,21 +86,7 @@ class RequestMaker:
         state = self.world.state
         assert state is not None
         base = self._base()
-        ids = []
-        for _ in range(n):
-            now = state.now()
-            record = replace(
-                base,
-                id=new_request_id(),
-                order_id=new_order_id(),
-                created_at=now,
-                updated_at=now,
-                api_key_name=key_name,
-                in_txs=(),
-                out_txs=(),
-            )
-            ids.append(state.create_request(record).id)
-        return ids
+        return [state.copy_request(base.id, api_key_name=key_name).id for _ in range(n)]
 
 
 def tx(chain_id: int = 8453) -> Tx:

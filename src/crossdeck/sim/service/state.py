@@ -529,6 +529,24 @@ class ServiceState:
             self._write(conn, record, insert=True)
         return record
 
+    def copy_request(self, request_id: str, *, api_key_name: str) -> RequestRecord:
+        """A fresh ``waiting`` request like ``request_id`` (its quote, route and amounts) with
+        new ids, created now, no transactions yet, owned by ``api_key_name``: many requests to
+        follow at once without quoting each (the status tests and the polling benchmark)."""
+        now = self.clock()
+        record = replace(
+            self.get(request_id),
+            id=new_request_id(),
+            order_id=new_order_id(),
+            status=Status.WAITING,
+            created_at=now,
+            updated_at=now,
+            api_key_name=api_key_name,
+            in_txs=(),
+            out_txs=(),
+        )
+        return self.create_request(record)
+
     def create_child(
         self,
         parent_id: str,
