@@ -6,6 +6,8 @@ and the directory refuses the other chain backend."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +73,11 @@ def test_a_restarted_world_keeps_requests_balances_and_chains(
         rid = _move(hand, recipient)
         before = _snapshot(hand, rid, recipient)
         assert before["fill_block"] is not None and before["recipient_balance"] > 0
+        # a second world on the same directory is refused before it touches anything
+        busy = rf"a demo world is already running on {re.escape(str(state))} \(pid {os.getpid()}\)"
+        with pytest.raises(WorldError, match=busy):
+            World(backend=backend, speed=0, state_dir=state).start_blocking()
+        assert _snapshot(hand, rid, recipient) == before
 
     with start_world(backend, state_dir=state) as world:
         hand = Hand(world.info)

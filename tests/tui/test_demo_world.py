@@ -167,3 +167,28 @@ def test_a_restarted_demo_keeps_its_world_and_webhooks_reach_live_status(
     with Journal.in_data_dir(home / "app") as journal:
         assert journal.runs() == []
     assert "CROSSDECK_DATA_DIR" not in os.environ and "CROSSDECK_WEBHOOK__PORT" not in os.environ
+
+
+def test_a_second_demo_on_the_same_home_is_refused_and_touches_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from crossdeck.sim.dir_lock import DirectoryLock
+
+    home = tmp_path / "home"
+    kept = home / "world" / "service.sqlite3"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("the first demo's world")
+    first = DirectoryLock(home, "crossdeck demo")  # what the running demo holds
+    first.acquire()
+
+    def launch(obj: Any) -> None:
+        raise AssertionError("a refused demo must not open the app")
+
+    monkeypatch.setattr("crossdeck.cli.app_launch.launch_app", launch)
+    try:
+        result = CliRunner().invoke(main, ["demo", "--fresh", "--state-dir", str(home)])
+    finally:
+        first.release()
+    assert result.exit_code == 1, result.output
+    assert f"crossdeck demo is already running on {home} (pid {os.getpid()})" in result.output
+    assert kept.read_text() == "the first demo's world"  # --fresh deleted nothing

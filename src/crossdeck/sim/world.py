@@ -44,6 +44,7 @@ from eth_account import Account
 
 from crossdeck.sim.brand import BRANDS
 from crossdeck.sim.chains import DEFAULT_OPERATOR_KEY, ChainNode, start_chain
+from crossdeck.sim.dir_lock import DirectoryLock
 from crossdeck.sim.service import (
     ChainDirectory,
     EvmChain,
@@ -145,6 +146,8 @@ class World:
         self._webhook_headers = {k: dict(v) for k, v in (webhook_headers or {}).items()}
         self._own_state_dir = state_dir is None
         self.state_dir = Path(state_dir) if state_dir is not None else None
+        self._state_lock: DirectoryLock | None = None
+        """Held while this world runs on a state dir it was given (one world per dir)."""
 
         self.info: dict[str, Any] = {}
         self.service_url = ""
@@ -301,6 +304,8 @@ class World:
             self.state_dir = Path(tempfile.mkdtemp(prefix="crossdeck-world-"))
         self.state_dir.mkdir(parents=True, exist_ok=True)
         if not self._own_state_dir:
+            self._state_lock = DirectoryLock(self.state_dir, "a demo world")
+            self._state_lock.acquire()
             claim_state_dir(self.state_dir, self.backend)
 
         # A task group: when one chain fails to start, the other is cancelled (and stopped).
@@ -476,6 +481,8 @@ class World:
             self.ledger.close()
         if self._own_state_dir and self.state_dir is not None:
             shutil.rmtree(self.state_dir, ignore_errors=True)
+        if self._state_lock is not None:  # last: the files are closed and written
+            self._state_lock.release()
 
 
 STATE_META_FILE = "world-state.json"

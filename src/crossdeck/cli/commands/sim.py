@@ -191,26 +191,40 @@ def demo(
         path = Path(tmp) / "world.json"
         settings = _settings_for(obj, path)
         home = DemoHome(state_dir or settings.data_dir / DEMO_DIR)
-        if fresh:
-            home.forget()
-        # the app keeps the demo's journal and tracked requests beside its world: they go
-        # (and stay) together, and the demo's requests never mix with a real profile's
-        for_app = {ENV_DATA_DIR: str(home.app)}
-        endpoints: dict[str, str] = {}
-        if webhooks:
-            endpoints, for_app[ENV_WEBHOOK_PORT] = _demo_webhooks(settings)
-        world = _make_world(chain_backend, home.world, speed, brand, "127.0.0.1", endpoints, {})
-        try:
-            info = _start(world)
-            _write_world_file(path, info)
-            from dataclasses import replace
+        with home.held():  # before --fresh: never delete a running demo's world
+            if fresh:
+                home.forget()
+            _run_demo(obj, home, path, settings, chain_backend, speed, brand, webhooks)
 
-            from crossdeck.cli.app_launch import launch_app
 
-            with _environment(for_app):
-                launch_app(replace(obj, world=path))
-        finally:
-            world.stop()
+def _run_demo(
+    obj: CliContext,
+    home: DemoHome,
+    path: Path,
+    settings: Settings,
+    chain_backend: str,
+    speed: float,
+    brand: str,
+    webhooks: bool,
+) -> None:
+    # the app keeps the demo's journal and tracked requests beside its world: they go
+    # (and stay) together, and the demo's requests never mix with a real profile's
+    for_app = {ENV_DATA_DIR: str(home.app)}
+    endpoints: dict[str, str] = {}
+    if webhooks:
+        endpoints, for_app[ENV_WEBHOOK_PORT] = _demo_webhooks(settings)
+    world = _make_world(chain_backend, home.world, speed, brand, "127.0.0.1", endpoints, {})
+    try:
+        info = _start(world)
+        _write_world_file(path, info)
+        from dataclasses import replace
+
+        from crossdeck.cli.app_launch import launch_app
+
+        with _environment(for_app):
+            launch_app(replace(obj, world=path))
+    finally:
+        world.stop()
 
 
 commands = [sim, demo]
@@ -228,9 +242,27 @@ class DemoHome:
     the demo: journal, tracked requests, remembered theme)."""
 
     def __init__(self, root: Path) -> None:
+        from crossdeck.sim.dir_lock import DirectoryLock
+
         self.root = root
         self.world = root / "world"
         self.app = root / "app"
+        self._lock = DirectoryLock(root, "crossdeck demo")
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """One demo per home: a second gets a clear error (the pid of the first) and touches
+        nothing, neither its world nor its app's journal."""
+        from crossdeck.sim.dir_lock import DirectoryBusy
+
+        try:
+            self._lock.acquire()
+        except DirectoryBusy as exc:
+            raise click.ClickException(str(exc)) from None
+        try:
+            yield
+        finally:
+            self._lock.release()
 
     def forget(self) -> None:
         """--fresh: only the two directories the demo made; anything else in root stays."""
