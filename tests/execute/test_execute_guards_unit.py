@@ -172,6 +172,19 @@ def test_signed_and_posted_nonce_must_agree() -> None:
     assert failed.name == "venue-nonce" and "the body posts nonce" in failed.message
 
 
+def test_typed_data_the_wallet_cannot_hash_is_refused_before_anyone_is_asked() -> None:
+    for change, says in [
+        (lambda sign: sign["value"].pop("id"), "message.id (bytes32) is missing"),
+        (lambda sign: sign["value"].update(id="0x1234"), "message.id should be 32 bytes"),
+        (lambda sign: sign["value"].update(nonce="soon"), "message.nonce should be a whole"),
+    ]:
+        wire = load("quote_venue_withdrawal.json")
+        change(_authorize(wire)["sign"])
+        typed = [r for r in failures(guards(wire)) if r.name == "typed-data"]
+        assert len(typed) == 1, failures(guards(wire))
+        assert f"refusing to sign the NonceMapping: {says}" in typed[0].message
+
+
 def test_check_item_covers_the_cross_step_nonce() -> None:
     wire = load("quote_venue_withdrawal.json")
     wire["steps"][1]["items"][0]["data"]["nonce"] += 1

@@ -15,8 +15,13 @@ from eth_account.messages import encode_defunct, encode_typed_data
 from pydantic import SecretStr
 
 from crossdeck.errors import InputError
-from crossdeck.wallet.signer import Signer, full_typed_data, recover_digest
-from crossdeck.wallet.typed_data import eip191_digest, encode_type, typed_data_digest
+from crossdeck.wallet.signer import Signer, recover_digest
+from crossdeck.wallet.typed_data import (
+    eip191_digest,
+    encode_type,
+    full_typed_data,
+    typed_data_digest,
+)
 from helpers.keys import DEV_KEYS
 
 REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"

@@ -11,11 +11,11 @@ from crossdeck.errors import InputError
 from crossdeck.wallet.errors import InvalidKeyError
 from crossdeck.wallet.signer import (
     Signer,
-    full_typed_data,
     new_private_key,
     recover_eip191,
     recover_typed_data,
 )
+from crossdeck.wallet.typed_data import full_typed_data
 from helpers.keys import DEV_KEYS
 from helpers.typed_data import eip712_domain_fields, send_asset_fields
 

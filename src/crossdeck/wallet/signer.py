@@ -23,22 +23,12 @@ from crossdeck.keccak import keccak256
 from crossdeck.models.addresses import to_checksum_address
 from crossdeck.models.units import tx_int
 from crossdeck.wallet.errors import InvalidKeyError
-from crossdeck.wallet.typed_data import eip191_digest, typed_data_digest
+from crossdeck.wallet.typed_data import eip191_digest, full_typed_data, typed_data_digest
 
 if TYPE_CHECKING:
     from eth_account.signers.local import LocalAccount
 
 _HEX32 = re.compile(r"0x[0-9a-fA-F]{64}")
-
-# EIP-712 orders the domain fields like this; a domain type is derived from the fields present
-# when the caller hands over a domain without its `EIP712Domain` type (as a quote's `sign` does).
-_DOMAIN_FIELD_TYPES = (
-    ("name", "string"),
-    ("version", "string"),
-    ("chainId", "uint256"),
-    ("verifyingContract", "address"),
-    ("salt", "bytes32"),
-)
 
 _INT_TX_FIELDS = (
     "value",
@@ -83,32 +73,6 @@ def normalise_private_key(key: str | SecretStr) -> SecretStr:
     except ValueError:  # zero, or not below the curve order
         raise InvalidKeyError("that value is not a valid secp256k1 private key") from None
     return SecretStr("0x" + body.lower())
-
-
-def full_typed_data(typed_data: dict[str, Any]) -> dict[str, Any]:
-    """The complete EIP-712 message: `types` with `EIP712Domain`, `primaryType`, `domain`,
-    `message`.
-
-    Accepts the quote's `sign` shape too (`value` instead of `message`, no domain type).
-    """
-    try:
-        domain = dict(typed_data["domain"])
-        types = {name: list(fields) for name, fields in typed_data["types"].items()}
-        primary_type = typed_data["primaryType"]
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise InputError(
-            f"typed data is missing {exc}: need domain, types and primaryType"
-        ) from None
-    message = typed_data.get("message", typed_data.get("value"))
-    if not isinstance(message, dict):
-        raise InputError("typed data has no message (or value) object to sign")
-    if primary_type not in types:
-        raise InputError(f"typed data's primaryType {primary_type!r} has no entry in types")
-    if "EIP712Domain" not in types:
-        types["EIP712Domain"] = [
-            {"name": name, "type": kind} for name, kind in _DOMAIN_FIELD_TYPES if name in domain
-        ]
-    return {"types": types, "primaryType": primary_type, "domain": domain, "message": message}
 
 
 def _eip191_digest(message: str) -> bytes:

@@ -32,6 +32,42 @@ _ATOMIC = frozenset({"address", "bool", "string", "bytes"})
 
 Types = dict[str, list[dict[str, str]]]
 
+# EIP-712 orders the domain fields like this; a domain type is derived from the fields present
+# when the caller hands over a domain without its `EIP712Domain` type (as a quote's `sign` does).
+_DOMAIN_FIELD_TYPES = (
+    ("name", "string"),
+    ("version", "string"),
+    ("chainId", "uint256"),
+    ("verifyingContract", "address"),
+    ("salt", "bytes32"),
+)
+
+
+def full_typed_data(typed_data: dict[str, Any]) -> dict[str, Any]:
+    """The complete EIP-712 message: `types` with `EIP712Domain`, `primaryType`, `domain`,
+    `message`.
+
+    Accepts the quote's `sign` shape too (`value` instead of `message`, no domain type).
+    """
+    try:
+        domain = dict(typed_data["domain"])
+        types = {name: list(fields) for name, fields in typed_data["types"].items()}
+        primary_type = typed_data["primaryType"]
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise InputError(
+            f"typed data is missing {exc}: need domain, types and primaryType"
+        ) from None
+    message = typed_data.get("message", typed_data.get("value"))
+    if not isinstance(message, dict):
+        raise InputError("typed data has no message (or value) object to sign")
+    if primary_type not in types:
+        raise InputError(f"typed data's primaryType {primary_type!r} has no entry in types")
+    if "EIP712Domain" not in types:
+        types["EIP712Domain"] = [
+            {"name": name, "type": kind} for name, kind in _DOMAIN_FIELD_TYPES if name in domain
+        ]
+    return {"types": types, "primaryType": primary_type, "domain": domain, "message": message}
+
 
 def typed_data_digest(full: dict[str, Any]) -> bytes:
     """keccak256(0x19 0x01 || hashStruct(domain) || hashStruct(message)) of the complete typed

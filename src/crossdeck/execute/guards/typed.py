@@ -9,6 +9,7 @@ typed data can move funds without any further prompt.
 
 from __future__ import annotations
 
+from crossdeck.errors import InputError
 from crossdeck.execute.guards.base import (
     NONCE_MAPPING,
     PERMIT2_TYPES,
@@ -21,6 +22,7 @@ from crossdeck.execute.guards.base import (
 )
 from crossdeck.models import ChainsResponse, SignPayload, VenueDepositData
 from crossdeck.models.text import short
+from crossdeck.wallet.typed_data import full_typed_data, typed_data_digest
 
 SIGNED_KINDS = (NONCE_MAPPING, *sorted(PERMIT_TYPES))
 # the venue network crossdeck signs for (the venue's '<venue>Chain' field)
@@ -33,6 +35,9 @@ def typed_kind_guard(sign: SignPayload, where: str) -> GuardResult:
     primary = sign.primary_type
     domain = sign.domain or {}
     if primary in SIGNED_KINDS:
+        problem = _unsignable(sign)
+        if problem is not None:
+            return _fail("typed-data", f"refusing to sign the {primary}: {problem}", where)
         return _ok(
             "typed-data", f"a {primary} signature, a kind crossdeck checks field by field", where
         )
@@ -48,6 +53,23 @@ def typed_kind_guard(sign: SignPayload, where: str) -> GuardResult:
         f"{', '.join(SIGNED_KINDS)}; such a signature could move funds without another prompt",
         where,
     )
+
+
+def _unsignable(sign: SignPayload) -> str | None:
+    """Why the typed data cannot be hashed as EIP-712 reads it (a field missing, a value of
+    the wrong form; the wallet refuses those rather than coerce them), or None. Asked here so
+    the refusal comes before the user is asked to sign, not after."""
+    typed = {
+        "domain": sign.domain or {},
+        "types": sign.types or {},
+        "primaryType": sign.primary_type,
+        "message": sign.value or {},
+    }
+    try:
+        typed_data_digest(full_typed_data(typed))
+    except InputError as exc:
+        return str(exc)
+    return None
 
 
 def nonce_mapping_fields(
