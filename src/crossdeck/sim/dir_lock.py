@@ -26,7 +26,7 @@ class DirectoryLock:
     def __init__(self, directory: Path, what: str) -> None:
         self.directory = directory
         self.what = what
-        """Who holds it, in words: "a demo world", "the demo"."""
+        """Who holds it, in words ("a demo world", "crossdeck demo"), for the message."""
         self._file: IO[str] | None = None
 
     def acquire(self) -> None:
