@@ -55,3 +55,18 @@ def test_a_wrong_checksum_is_named_and_never_corrected() -> None:
     assert "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" not in problem
     with pytest.raises(ValueError, match="wrong EIP-55 checksum"):
         checked_checksum(mistyped)
+
+
+def test_keccak256_without_safe_pysha3_falls_back_to_pycryptodome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    import crossdeck.keccak as module
+
+    monkeypatch.setitem(sys.modules, "sha3", None)  # importing it now raises ImportError
+    monkeypatch.setattr(module, "_keccak", None)
+    assert module.keccak256(b"abc").hex() == (
+        "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45"
+    )
+    assert module._keccak is not None and module._keccak.__name__ == "digest"
