@@ -35,12 +35,7 @@ class SignatureRunner(ItemRunner):
         body = copy.deepcopy(data.post.body or {})
         kind: SignKind
         if sign.signature_kind == "eip712":
-            typed: dict[str, Any] = {
-                "domain": copy.deepcopy(sign.domain or {}),
-                "types": copy.deepcopy(sign.types or {}),
-                "primaryType": sign.primary_type,
-                "message": copy.deepcopy(sign.value or {}),
-            }
+            typed = sign.typed_data()
             if sign.primary_type == NONCE_MAPPING:
                 # 4.4 chain id override: the domain and the body change together
                 typed["domain"]["chainId"] = item.run.signing_chain_id

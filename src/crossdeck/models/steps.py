@@ -8,6 +8,7 @@ clear message instead of crashing here.
 
 from __future__ import annotations
 
+import copy
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Discriminator, Field, Tag
@@ -47,6 +48,16 @@ class SignPayload(WireModel):
     primary_type: str | None = None
     value: dict[str, Any] | None = None
     message: str | None = None  # eip191 only
+
+    def typed_data(self) -> dict[str, Any]:
+        """The EIP-712 message this asks to be signed, as signers take it (`domain`, `types`,
+        `primaryType`, `message`), copied: changing it changes nothing here."""
+        return {
+            "domain": copy.deepcopy(self.domain or {}),
+            "types": copy.deepcopy(self.types or {}),
+            "primaryType": self.primary_type,
+            "message": copy.deepcopy(self.value or {}),
+        }
 
 
 class PostPayload(WireModel):

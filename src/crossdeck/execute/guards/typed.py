@@ -59,14 +59,8 @@ def _unsignable(sign: SignPayload) -> str | None:
     """Why the typed data cannot be hashed as EIP-712 reads it (a field missing, a value of
     the wrong form; the wallet refuses those rather than coerce them), or None. Asked here so
     the refusal comes before the user is asked to sign, not after."""
-    typed = {
-        "domain": sign.domain or {},
-        "types": sign.types or {},
-        "primaryType": sign.primary_type,
-        "message": sign.value or {},
-    }
     try:
-        typed_data_digest(full_typed_data(typed))
+        typed_data_digest(full_typed_data(sign.typed_data()))
     except InputError as exc:
         return str(exc)
     return None
