@@ -26,6 +26,7 @@ class TamperingProxy:
         self.upstream = upstream.rstrip("/")
         self.tamper: Tamper | None = None
         self.tampered = 0  # quotes altered so far
+        self.quote_bodies: list[Any] = []  # each POST /quote/v2 body, as the client sent it
         self._http = httpx.Client(timeout=30)
         proxy = self
 
@@ -62,6 +63,8 @@ class TamperingProxy:
         )
         content = answer.content
         path = handler.path.split("?")[0]
+        if path == "/quote/v2" and method == "POST" and body:
+            self.quote_bodies.append(json.loads(body))
         if path == "/quote/v2" and answer.status_code == 200 and self.tamper is not None:
             quote = answer.json()
             self.tamper(quote)

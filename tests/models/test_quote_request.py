@@ -385,9 +385,13 @@ def test_every_field_under_its_public_name() -> None:
     assert set(full) == {f.alias for f in QuoteRequest.model_fields.values()} - {"strict"}
 
 
-def test_unknown_fields_are_refused_by_name() -> None:
-    err = rejects("topUpGas", topUpGas=True)
-    assert "not a known field" in str(err)
+def test_unlisted_fields_are_kept_and_named() -> None:
+    req = QuoteRequest.build(**body(useReceiver=True, futureField={"a": [1]}))
+    assert req.unlisted_fields == ["futureField", "useReceiver"]
+    assert req.to_body()["useReceiver"] is True and req.to_body()["futureField"] == {"a": [1]}
+    assert QuoteRequest.build(**body()).unlisted_fields == []
+    err = rejects("body", **{"not a name": 1})
+    assert "is not a field name" in str(err)
 
 
 def test_nested_errors_name_the_path() -> None:

@@ -127,7 +127,8 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
         multiple=True,
         metavar="KEY=JSON",
         help="Any other body field by its wire name, value as JSON (repeatable), "
-        "e.g. --extra useFallbacks=true.",
+        "e.g. --extra useFallbacks=true. A field crossdeck does not know is sent as given, "
+        "with a note on stderr.",
     ),
 )
 
@@ -160,6 +161,22 @@ def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
                 hint="quote strings: --extra referrer='\"me\"'",
             ) from None
     return extra
+
+
+def _note_unlisted(extra: dict[str, Any]) -> None:
+    """Say on stderr which --extra fields crossdeck does not know: they are sent as given,
+    unchecked, for the service to judge (it adds fields faster than a client ships)."""
+    from crossdeck.models import QuoteRequest
+
+    known = {name for name, info in QuoteRequest.model_fields.items()}
+    known |= {info.alias for info in QuoteRequest.model_fields.values() if info.alias}
+    for key in extra:
+        if key not in known:
+            click.echo(
+                f"note: --extra {key} is not a field crossdeck knows; sent as given "
+                f"({json.dumps(extra[key])[:80]}), unchecked",
+                err=True,
+            )
 
 
 def quote_fields(
@@ -204,6 +221,7 @@ def quote_fields(
     if clash:
         raise InputError(f"--extra sets {clash} which an option already sets; use one of them")
     fields.update(extra)
+    _note_unlisted(extra)
     if amount_human is not None:
         fields.pop("amount", None)
     return fields, amount_human

@@ -33,6 +33,9 @@ _EVM_ADDRESS = re.compile(EVM_ADDRESS_PATTERN)
 _VENUE_CURRENCY = re.compile(r"^0x(?:[a-fA-F0-9]{2}){16,}$")
 _AMOUNT = re.compile(r"^[0-9]+$")
 _COMPONENT = re.compile(r"^[a-z]+$")
+# a body field this model does not list is sent as given (the service adds fields faster than
+# a client ships), but only under a name that could be a field's: letters, digits, underscores
+_FIELD_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 TradeType = Literal["EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT"]
 
@@ -140,6 +143,11 @@ class AppFee(_BodyModel):
 
 
 class QuoteRequest(_BodyModel):
+    """The body. Fields it does not list are kept and sent as given (`unlisted_fields` names
+    them, so a caller can say so); only their names are checked."""
+
+    model_config = ConfigDict(extra="allow")
+
     # named in the spec
     user: EvmAddress
     origin_chain_id: int
@@ -196,6 +204,12 @@ class QuoteRequest(_BodyModel):
 
     @model_validator(mode="after")
     def _rules(self) -> Self:
+        for name in self.unlisted_fields:
+            if not _FIELD_NAME.fullmatch(name):
+                raise RuleViolation(
+                    "body",
+                    f"{name[:64]!r} is not a field name (a letter, then letters, digits or _)",
+                )
         self._check_currency("originCurrency", self.origin_currency, self.origin_chain_id)
         self._check_currency(
             "destinationCurrency", self.destination_currency, self.destination_chain_id
@@ -288,6 +302,11 @@ class QuoteRequest(_BodyModel):
             else:
                 body[key] = value
         return self.from_body(body)
+
+    @property
+    def unlisted_fields(self) -> list[str]:
+        """The body fields this model does not list, sent as given."""
+        return sorted(self.model_extra or {})
 
     def effective_recipient(self) -> str:
         """Rule 2: recipient, else user."""
