@@ -96,8 +96,8 @@ WEBHOOK_SCOPE = [
 OMITTED = {
     "$.protocol.v2.orderData.output.calls[]": "the world runs no destination calls",
     "$.chains[].baseChainId": "the world has no settlement chain (no chain 1) to name",
-    "$.chains[].contracts.": "the world deploys none of the public helper contracts "
-    "(multicall, routers, receiver): deposits and approvals go to the depository",
+    "$.chains[].contracts.": "the world deploys Multicall3 only, none of the other public "
+    "helper contracts (routers, receiver): deposits and approvals go to the depository",
     "$.requests[].data.fees.gateway": "the world routes through no gateway",
     "$.requests[].data.feesUsd.gateway": "the world routes through no gateway",
     "$.requests[].data.inTxs[].stateChanges": "the world's chains keep no traces to diff",

@@ -390,6 +390,7 @@ class World:
             rpc_url=node.rpc_url,
             native_symbol=symbol,
             native_name=native_name,
+            multicall3=node.multicall3,
             relayer_key=RELAYER_KEY,
         )
 

@@ -218,9 +218,7 @@ async def test_venue_withdrawal_steps_exactly_as_4_4(
             "chainId": 1,
             "verifyingContract": "0x0000000000000000000000000000000000000000",
         },
-        "types": {
-            "NonceMapping": nonce_mapping_fields()
-        },
+        "types": {"NonceMapping": nonce_mapping_fields()},
         "value": {
             "chainId": b.venue_name.lower(),
             "wallet": USER,
@@ -265,9 +263,7 @@ async def test_venue_withdrawal_steps_exactly_as_4_4(
         quote["details"]["currencyIn"]["amountFormatted"]
     )
     assert data["eip712PrimaryType"] == primary
-    assert data["eip712Types"] == {
-        primary: send_asset_fields(chain_field)
-    }
+    assert data["eip712Types"] == {primary: send_asset_fields(chain_field)}
     assert data["check"] == deposit["items"][0]["check"]
     assert quote["protocol"]["v2"]["paymentDetails"] == {
         "chainId": b.venue_name.lower(),  # the venue chain's protocol name

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from eth_account import Account
 from eth_utils.address import is_hex_address, to_checksum_address
 
+from crossdeck.sim.chains.multicall3 import ensure_multicall3
 from crossdeck.sim.chains.provision import deployed, provision
 from crossdeck.sim.chains.rpc_client import ChainRpcClient
 
@@ -35,6 +36,7 @@ class ChainNode:
     backend: str
     usdc: str
     depository: str
+    multicall3: str
     operator_key: str = field(repr=False)
     operator: str
     _stop: Callable[[], Awaitable[None]] = field(repr=False, compare=False)
@@ -81,7 +83,8 @@ async def start_chain(
     block_time: float | None = None,
     state_file: Path | None = None,
 ) -> ChainNode:
-    """Start a chain on 127.0.0.1 (port chosen by the OS), deploy USDC and the depository.
+    """Start a chain on 127.0.0.1 (port chosen by the OS), deploy USDC and the depository,
+    and put Multicall3 at its canonical address.
 
     `funded` maps address -> (native wei, USDC smallest units) given at start; the operator
     (deployer, USDC owner) is funded generously on top. `block_time` switches from mining each
@@ -113,6 +116,7 @@ async def start_chain(
                 deployment = await deployed(client, chain_id, operator)
             else:
                 deployment = await provision(client, chain_id, key, usdc)
+            multicall3 = await ensure_multicall3(client)
     except BaseException:
         await stop()
         raise
@@ -122,6 +126,7 @@ async def start_chain(
         backend=backend,
         usdc=deployment.usdc,
         depository=deployment.depository,
+        multicall3=multicall3,
         operator_key=key,
         operator=operator,
         _stop=stop,

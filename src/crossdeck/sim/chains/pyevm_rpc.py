@@ -194,6 +194,19 @@ class PyEvmRpc:
 
     hardhat_setBalance = anvil_setBalance
 
+    def anvil_setCode(self, params: list[Any]) -> None:
+        account = fmt.address(param(params, 0, "address"), "address")
+        code = fmt.data_bytes(param(params, 1, "code"), "code")
+        state = self.chain.get_vm().state
+        state.set_code(to_canonical_address(account), code)
+        state.persist()
+        self.chain.header = self.chain.header.copy(state_root=state.state_root)
+        if self.auto_mine:
+            self.mine_block()  # as anvil: the code is there at 'latest' at once
+        return None
+
+    hardhat_setCode = anvil_setCode
+
     # ---- plain reads ----------------------------------------------------------------------
 
     def eth_chainId(self, params: list[Any]) -> str:

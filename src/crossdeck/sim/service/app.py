@@ -14,6 +14,8 @@ Routes (bodies JSON; errors ``{"message", "errorCode", "errorData"?}``):
 - ``GET /intents/status/v3?requestId=`` — {status, details, failReason, refundFailReason,
   inTxHashes, txHashes, updatedAt, originChainId, destinationChainId, quoteCreatedAt};
 - ``GET /chains`` — {chains: [...]} including chain 1337 and its currencies;
+- ``GET /currencies/token/price?address=&chainId=`` — {price}: the USD price of one currency
+  the service lists, a JSON number as the public endpoint answers (400 for any other);
 - ``POST /transactions/index`` {txHash, chainId} — tells the solver about a deposit early;
 - ``POST /execute/permits?signature=`` — EIP-3009 permit deposit, request -> ``depositing``;
 - ``POST /_sim/faults`` {kind, count, path?, delay?} — DEMO ONLY: arms ``state.faults``.
@@ -45,6 +47,7 @@ from crossdeck.sim.service.history import (
     list_requests_v3,
     record_v3,
 )
+from crossdeck.sim.service.money import MICRO_USD
 from crossdeck.sim.service.quotes import QuoteEngine
 from crossdeck.sim.service.ratelimit import RateLimiter
 from crossdeck.sim.service.records import history_record, status_v1, status_v3
@@ -242,8 +245,9 @@ async def _status_v3(request: web.Request) -> web.Response:
 def chains_payload(quotes: QuoteEngine, brand: Brand) -> dict[str, Any]:
     """GET /chains in the public shape. ``protocol.v2.chainId`` is the protocol's chain NAME
     (quotes' ``paymentDetails.chainId`` uses it); ``solverAddresses`` names who fills;
-    ``contracts`` is empty because the world deploys none of the public helper contracts
-    (multicall, routers, receiver): deposits and approvals go to the depository itself."""
+    ``contracts`` names Multicall3 where the chain has it, as the public answer does; the world
+    deploys none of the other public helper contracts (routers, receiver): deposits and
+    approvals go to the depository itself."""
     directory = quotes.directory
     solver = directory.venue.solver_address.lower()
     chains = []
@@ -270,6 +274,7 @@ def chains_payload(quotes: QuoteEngine, brand: Brand) -> dict[str, Any]:
                 protocol_chain_id=quotes.protocol_chain_id(chain.chain_id),
                 depository=chain.depository,
                 solver=solver,
+                contracts={"multicall3": chain.multicall3.lower()} if chain.multicall3 else {},
             )
         )
     venue_currencies = directory.currencies(VENUE_CHAIN_ID)
@@ -316,6 +321,7 @@ def _chain_entry(
     protocol_chain_id: str,
     depository: str,
     solver: str,
+    contracts: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     return {
         "id": chain_id,
@@ -345,7 +351,7 @@ def _chain_entry(
             for c in solver_currencies
         ],
         "iconUrl": f"https://assets.demo.invalid/icons/{chain_id}/light.png",
-        "contracts": {},
+        "contracts": contracts or {},
         "vmType": vm_type,
         "solverAddresses": [solver],
         "tags": [],
@@ -355,6 +361,21 @@ def _chain_entry(
 
 async def _chains(request: web.Request) -> web.Response:
     return web.json_response(chains_payload(request.app[_QUOTES], request.app[_CONFIG].brand))
+
+
+async def _token_price(request: web.Request) -> web.Response:
+    address, chain_text = request.query.get("address"), request.query.get("chainId", "")
+    if not address:
+        raise invalid("the address query parameter is required", field="address")
+    if not DIGITS_RE.fullmatch(chain_text) or len(chain_text) > 20:
+        raise invalid("chainId must be a chain id", field="chainId")
+    currency = request.app[_QUOTES].directory.currency(int(chain_text), address)
+    if currency is None:
+        raise invalid(f"no price for {address} on chain {chain_text}", "UNSUPPORTED_CURRENCY")
+    whole, micro = divmod(currency.price, MICRO_USD)
+    # a JSON number, as the public endpoint sends it (the client reads its exact text)
+    price: int | float = whole if micro == 0 else currency.price / MICRO_USD
+    return web.json_response({"price": price})
 
 
 async def _index(request: web.Request) -> web.Response:
@@ -414,6 +435,7 @@ def make_service_app(
     app.router.add_get("/intents/status", _status_v1)
     app.router.add_get("/intents/status/v3", _status_v3)
     app.router.add_get("/chains", _chains)
+    app.router.add_get("/currencies/token/price", _token_price)
     app.router.add_post("/transactions/index", _index)
     app.router.add_post("/execute/permits", _permits)
     if config.sim_routes:

@@ -55,6 +55,7 @@ class EvmChain:
     native_symbol: str = "ETH"
     native_name: str = "Ether"
     explorer_url: str = ""
+    multicall3: str | None = None  # Multicall3's address when the chain has it (/chains names it)
     # Key that pays for service-submitted transactions (permit deposits). Never printed.
     relayer_key: str | None = field(default=None, repr=False)
 
