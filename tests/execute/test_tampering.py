@@ -48,8 +48,14 @@ def cli(world: Any, tmp_path: Path) -> Cli:
     return Cli(world, tmp_path)
 
 
+# the world's own service URL, for tamperings that name it as "another host" (the CLI talks
+# to the proxy): set by the proxy fixture
+WORLD_SERVICE: list[str] = [""]
+
+
 @pytest.fixture
 def proxy(world: Any) -> Iterator[TamperingProxy]:
+    WORLD_SERVICE[0] = world.service_url
     with TamperingProxy(world.service_url) as running:
         yield running
 
@@ -113,8 +119,75 @@ def _to_other_deposit_address(wire: dict[str, Any]) -> None:
     item(wire, "deposit")["to"] = OTHER
 
 
+def _post_to(endpoint: Callable[[Any], str]) -> Tamper:
+    """The authorize step's post endpoint replaced by `endpoint(world)`."""
+
+    def tamper(wire: dict[str, Any]) -> None:
+        item(wire, "authorize")["post"]["endpoint"] = endpoint(wire)
+
+    return tamper
+
+
+def _check_at(endpoint: str) -> Tamper:
+    """The deposit item's check endpoint replaced (the status it is read from)."""
+
+    def tamper(wire: dict[str, Any]) -> None:
+        deposit = next(s for s in wire["steps"] if s["id"] == "deposit")
+        deposit["items"][0]["check"] = {"endpoint": endpoint, "method": "GET"}
+
+    return tamper
+
+
+def _no_request_id(wire: dict[str, Any]) -> None:
+    for step in wire["steps"]:
+        step.pop("requestId", None)
+
+
+def _no_steps(wire: dict[str, Any]) -> None:
+    wire["steps"] = []
+
+
+def _unknown_item(wire: dict[str, Any]) -> None:
+    wire["steps"][-1]["items"][0]["data"] = {"program": "ix", "accounts": []}
+
+
 # (flow, tamper, guard that must refuse it, words the refusal must contain)
 CASES: list[tuple[str, Tamper, str, str]] = [
+    # the signature posted to another host: here the world's own service, which would take it
+    (
+        "withdrawal",
+        _post_to(lambda w: WORLD_SERVICE[0] + "/authorize"),
+        "endpoint-host",
+        "is an absolute URL (scheme 'http')",
+    ),
+    ("withdrawal", _post_to(lambda w: "//evil.example/authorize"), "endpoint-host", "names a host"),
+    (
+        "withdrawal",
+        _post_to(lambda w: "/authorize?signature=0x" + "00" * 65),
+        "endpoint-host",
+        "sets the query parameter 'signature'",
+    ),
+    ("withdrawal", _post_to(lambda w: "/quote/../authorize"), "endpoint-host", "'..' or '.'"),
+    ("withdrawal", _post_to(lambda w: "/x/%2e%2E/authorize"), "endpoint-host", "'..' or '.'"),
+    ("withdrawal", _post_to(lambda w: "https:/authorize"), "endpoint-host", "absolute URL"),
+    ("withdrawal", _post_to(lambda w: "/authorize#x"), "endpoint-host", "carries a fragment"),
+    (
+        "native",
+        _check_at("http://evil.example/intents/status?requestId=0x" + "ab" * 32),
+        "endpoint-host",
+        "check endpoint",
+    ),
+    (
+        "native",
+        _check_at("/intents/status/v3?requestId=0x" + "ab" * 32),
+        "endpoint-host",
+        "not this step's request",
+    ),
+    # a quote that cannot be executed as given is a guard refusal (exit 7), not a failure
+    ("native", _no_request_id, "request-id", "no step carries a requestId"),
+    ("withdrawal", _no_request_id, "request-id", "no step carries a requestId"),
+    ("native", _no_steps, "steps", "the quote has no steps"),
+    ("native", _unknown_item, "step-kind", "item data of an unknown shape"),
     ("native", _no_protocol_to_dead, "tx-destination", f"goes to {DEAD}"),
     ("native", _inflate, "request-amount", "but you asked to send exactly 0.1 ETH"),
     ("native", _recipient, "request-recipient", f"the quote pays out to {OTHER}"),

@@ -19,6 +19,7 @@ import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from crossdeck import __version__
+from crossdeck.api.endpoints import endpoint_problem
 from crossdeck.api.errors import (
     MalformedResponseError,
     RateLimitedError,
@@ -339,6 +340,11 @@ class ServiceClient:
                 f"the quote names an invalid endpoint {endpoint!r}: {exc}", status=None
             ) from None
         if url.is_relative_url and endpoint.startswith("/") and not endpoint.startswith("//"):
+            problem = endpoint_problem(endpoint)
+            if problem is not None:
+                raise MalformedResponseError(
+                    f"refusing to follow endpoint {problem}", status=None
+                )
             return endpoint
         base_path = self._base.path.rstrip("/")
         if (

@@ -26,7 +26,6 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from crossdeck.errors import CrossdeckError, InputError
-from crossdeck.execute.errors import ExecutionError
 from crossdeck.execute.events import (
     Finished,
     GuardsChecked,
@@ -133,8 +132,12 @@ class Executor:
         request_id = quote.request_id
         owned = False
         try:
-            if request_id is None:
-                raise ExecutionError("the quote has no requestId: it cannot be executed")
+            if request_id is None or not quote.steps:
+                # a quote that cannot be executed as given (no request to track, nothing to
+                # do): refused by the guards that say why, before anything is journalled
+                async for event in self._unexecutable(quote, request):
+                    yield event
+                return
             if deposit_amount is not None:
                 check_deposit_amount(deposit_amount, request)
             chain_id = self._shop.options.signing_chain_id
@@ -162,6 +165,19 @@ class Executor:
                 yield event
         except CrossdeckError as exc:
             yield failed(self.journal, exc, request_id if owned else None, request_id)
+
+    async def _unexecutable(
+        self, quote: Quote, request: QuoteRequest | None
+    ) -> AsyncIterator[RunEvent]:
+        """The guards over a quote with no requestId or no steps, then their refusal: the
+        request-id and steps guards always fail on such a quote, so this never returns."""
+        await self.chains_for(quote)
+        results = self._shop.quote_guards(quote, request)
+        yield GuardsChecked(tuple(results))
+        refused = [r for r in results if not r.ok] or [
+            GuardResult("steps", False, "the quote has no steps to execute")
+        ]
+        raise GuardRefused(refused)
 
     async def resume(self, request_id: str) -> AsyncIterator[RunEvent]:
         """Continue a journalled run: whatever was already sent or posted is found (by hash, by

@@ -7,7 +7,11 @@ anything is signed (`require` raises `GuardRefused` listing every failure).
 
 What is checked, and why:
 
-- `request-id`: every step belongs to one request.
+- `request-id`: every step belongs to one request (a quote with none, or with no steps, is
+  refused here like any other guard failure, exit 7, before anything is journalled).
+- `endpoint-host`: every post and check endpoint is a path on the configured service (no
+  absolute URL, scheme, host, `..`, fragment, nor a query that sets the signature; a check
+  reads only its own request); `crossdeck.api.endpoints`.
 - `step-kind`: only item shapes this client understands, in steps of a matching kind, with a
   signature kind of eip712 or eip191; anything else is refused rather than guessed at.
 - `venue-nonce`: authorize value.nonce == authorize body.nonce == deposit item nonce ==

@@ -25,6 +25,7 @@ from crossdeck.execute.guards.base import (
     _where,
     payment_chain,
 )
+from crossdeck.execute.guards.endpoints import endpoint_guards
 from crossdeck.execute.guards.payment import (
     amount_words,
     depository_guard,
@@ -156,6 +157,7 @@ def check_quote(
         steps_guard(quote),
         address_checksum_guard(quote),
         *_venue_nonce_guard(quote),
+        *endpoint_guards(quote),
     ]
     if request is not None:
         results += request_guards(quote, request, wallet, paid)
@@ -190,6 +192,7 @@ def check_item(
         *depository_guard(quote, chains, paid.chain_id),
         steps_guard(quote),
         address_checksum_guard(quote),
+        *endpoint_guards(quote),
     ]
     if request is not None:  # shown beside each signature, so the dialog lists them too
         results += request_guards(quote, request, wallet, paid)

@@ -42,6 +42,8 @@ def _role(item: StepItem) -> str:
 
 
 def steps_guard(quote: Quote) -> GuardResult:
+    if not quote.steps:
+        return _fail("steps", "the quote has no steps: there is nothing crossdeck could execute")
     roles = Counter(_role(item) for _, _, _, item in _items(quote))
     payments = roles["deposit"] + roles["venue transfer"] + roles["permit"]
     payment = quote.payment_details
