@@ -71,7 +71,11 @@ async def sim(request: pytest.FixtureRequest) -> AsyncIterator[Sim]:
                 native_name="HYPE",
             ),
         ],
-        venue=VenueSide(solver_address=SOLVER_VENUE, balance=lambda user, cur: 10**14),
+        venue=VenueSide(
+            solver_address=SOLVER_VENUE,
+            depository="0x" + "5d" * 20,
+            balance=lambda user, cur: 10**14,
+        ),
         reader=reader,
     )
     config = ServiceConfig(brand=brand, anonymous_per_minute=3, keyed_per_minute=10_000)

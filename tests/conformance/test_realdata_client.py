@@ -60,8 +60,10 @@ WALLET = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 DEMO_KEY = DEV_KEYS[0]
 # protocol.v2.chainId -> id, as the public /chains answer lists them
 PUBLIC_CHAINS = {"ethereum": 1, "base": 8453, "hyperevm": 999, "hyperliquid": 1337}
-# the venue's depository is the solver's venue account (the hyperliquid-support quote pays it
-# and sends its sendAsset there); the EVM chains keep the recorded chain's depository
+# the venue's depository, as the service's public settlement config names it for Hyperliquid
+# (the hyperliquid-support quote's paymentDetails.depository and sendAsset destination); its
+# solver stays the recorded chain's solverAddresses (0xf70da9..., the quote's orderData.solver),
+# another account. The EVM chains keep the recorded chain's depository
 VENUE_DEPOSITORY = {"hyperliquid": "0x865eb9baa5492cef598adf7afb1038654fcb7081"}
 
 # -- what each file is -------------------------------------------------------------------------
@@ -312,7 +314,6 @@ def chains_answer() -> ChainsResponse:
         chain["protocol"]["v2"]["chainId"] = name
         if name in VENUE_DEPOSITORY:
             chain["protocol"]["v2"]["depository"] = VENUE_DEPOSITORY[name]
-            chain["solverAddresses"] = [VENUE_DEPOSITORY[name]]
         chains.append(chain)
     return ChainsResponse.from_wire({"chains": chains})
 
@@ -395,6 +396,42 @@ def test_a_chain_name_chains_does_not_know_is_refused(name: str) -> None:
 def test_the_real_paid_quotes_are_the_ones_the_issue_counts() -> None:
     evm_or_venue = [n for n in PAID_BY_NAME if load(n).get("steps")]
     assert len(evm_or_venue) == 14
+
+
+def test_the_real_withdrawal_pays_the_venue_depository_and_never_the_solver() -> None:
+    name = "quote/docs-hyperliquid-support-2026-06-03-1.json"
+    chains = chains_answer()
+    venue = chains.venue
+    assert venue is not None and venue.solver_addresses
+    [solver] = venue.solver_addresses
+    raw = with_wallet(load(name), recorded_users(load(name)), WALLET)
+    assert raw["protocol"]["v2"]["orderData"]["solver"] == solver != venue.depository
+    results = check_quote(Quote.from_wire(raw), wallet=WALLET, chains=chains)
+    [held] = [r for r in results if r.name == "send-asset-depository"]
+    assert held.ok and "pays the venue depository 0x865e" in held.message
+    assert "/chains names for chain 1337" in held.message
+
+    def refusals(destination: str, *, pay_it_too: bool) -> list[str]:
+        tampered = copy.deepcopy(raw)
+        tampered["steps"][1]["items"][0]["data"]["action"]["parameters"]["destination"] = (
+            destination
+        )
+        if pay_it_too:  # the quote's paymentDetails names the same address
+            tampered["protocol"]["v2"]["paymentDetails"]["depository"] = destination
+        refused = failures(check_quote(Quote.from_wire(tampered), wallet=WALLET, chains=chains))
+        return [f"{r.name}: {r.message}" for r in refused]
+
+    # to the solver: refused by name, even where the quote's paymentDetails names it
+    for pay_it_too in (False, True):
+        refused = refusals(solver, pay_it_too=pay_it_too)
+        [by_chains] = [r for r in refused if r.startswith("send-asset-depository")]
+        assert f"sendAsset pays {solver}, which is not the venue depository" in by_chains
+        assert "/chains lists it as a solver" in by_chains
+    # to anything else
+    other = "0x" + "12" * 20
+    refused = refusals(other, pay_it_too=True)
+    assert any(r.startswith(f"send-asset-depository: sendAsset pays {other}") for r in refused)
+    assert any(r.startswith("depository: the quote pays depository") for r in refused)
 
 
 @pytest.mark.parametrize("name", list(QUOTES_REFUSED))

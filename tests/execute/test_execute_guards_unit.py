@@ -47,7 +47,7 @@ def fixture_chains(wire: dict[str, Any]) -> ChainsResponse:
                 "id": chain_id,
                 "name": name,
                 "protocol": {"v2": {"chainId": name, "depository": depository}},
-                "solverAddresses": [solver or payment["depository"]],
+                "solverAddresses": [solver or "0x" + "5a" * 20],  # never the depository
                 "contracts": {},
             }
         )
@@ -84,6 +84,7 @@ def test_fixture_withdrawals_pass_every_guard(name: str) -> None:
         "authorize-terms",
         "verifying-contract",
         "send-asset-destination",
+        "send-asset-depository",
         "send-asset-token",
         "send-asset-amount",
     }
@@ -203,7 +204,7 @@ def test_refusal_lists_every_failure() -> None:
     with pytest.raises(GuardRefused) as caught:
         require(guards(wire))
     names = [f.name for f in caught.value.failures]
-    assert names == ["send-asset-destination", "send-asset-amount", "send-asset-solver"]
+    assert names == ["send-asset-destination", "send-asset-amount", "send-asset-depository"]
     assert "nothing was signed" in str(caught.value)
     assert caught.value.exit_code == 7
 

@@ -23,7 +23,7 @@ from .byhand import NATIVE, Hand, only_item, request_id
 from .webhook_receiver import WebhookReceiver
 
 CROSSDECK = str(Path(sys.executable).with_name("crossdeck"))  # the installed console script
-INFO_KEYS = {"service_url", "venue_url", "rpc", "wallet", "api_key", "solver"}
+INFO_KEYS = {"service_url", "venue_url", "rpc", "wallet", "api_key", "solver", "venue_depository"}
 ETH = 10**18
 
 

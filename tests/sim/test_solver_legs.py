@@ -74,7 +74,14 @@ def new_record(**changes: Any) -> RequestRecord:
 def new_solver(script: Script) -> tuple[ServiceState, Solver]:
     """A solver on a fresh service state, whose legs `script` answers."""
     state = ServiceState()
-    solver = Solver(state, {}, VenueLedger(), operator_key=OPERATOR_KEY, speed=0)
+    solver = Solver(
+        state,
+        {},
+        VenueLedger(),
+        operator_key=OPERATOR_KEY,
+        venue_depository="0x" + "5d" * 20,
+        speed=0,
+    )
     solver._deliver = script  # type: ignore[method-assign]
     return state, solver
 

@@ -80,7 +80,11 @@ def test_venue_withdrawal_to_8453(flow: Flow) -> None:
     payment = quote["protocol"]["v2"]["paymentDetails"]
     # the payment's chain is named as /chains names it (the protocol's name, not the id)
     assert payment["chainId"] == hand.protocol_chain(1337)["chainId"]
-    assert payment["depository"] == hand.info["solver"]
+    # the venue's depository: an account of its own, named by /chains, not the solver
+    assert payment["depository"] == hand.info["venue_depository"]
+    assert payment["depository"] == hand.protocol_chain(1337)["depository"]
+    assert payment["depository"].lower() != hand.info["solver"].lower()
+    assert quote["protocol"]["v2"]["orderData"]["solver"] == hand.info["solver"]
     params = deposit["action"]["parameters"]
     assert params["destination"] == payment["depository"]
     # the public forms: amountFormatted "25.0", the sendAsset amount with six places

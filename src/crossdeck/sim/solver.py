@@ -5,7 +5,8 @@ What it watches
 - Each EVM chain, from the block after the one current at start: the depository's ``Deposit``
   logs (matched to a request by ``id`` = the quote's ``protocol.v2.orderId``), USDC ``Transfer``
   logs and value-carrying transactions into deposit addresses (matched by address).
-- The venue: every accepted ``sendAsset`` whose destination is the solver's venue account,
+- The venue: every accepted ``sendAsset`` whose destination is the venue depository's account
+  (an account of its own, not the solver's),
   matched by (user, nonce) through the nonce mapping made by ``POST /authorize``. A sendAsset
   with no mapping stays in ``unmatched`` (the funds stay with the solver, nothing is refunded);
   it is matched if the mapping arrives later, since the nonce is what ties it to a request.
@@ -15,7 +16,7 @@ Rules (the amount compared is the quote's ``amount_in``)
 - Exact payment: ``waiting``/``depositing`` -> ``pending`` -> ``submitted`` -> ``success``.
   The fill is a real transaction from the solver's operator account on the destination chain
   (native or USDC, plus the quoted native gas top-up), or a credit on the venue ledger for
-  destination 1337 (debited from the solver's venue account). ``submitted`` carries the mined
+  destination 1337 (debited from the venue depository's account). ``submitted`` carries the mined
   fill; ``success`` follows when its receipt is ok. A subsidized request records
   ``feeSponsorship.actual`` with ``sponsorPayment`` on success.
 - Underpaid (depository or strict deposit address): ``pending`` then a refund of what arrived
@@ -134,6 +135,7 @@ class Solver:
         ledger: VenueLedger,
         *,
         operator_key: str,
+        venue_depository: str,
         speed: float = 1.0,
     ) -> None:
         if speed < 0 or math.isnan(speed):
@@ -142,7 +144,9 @@ class Solver:
         self.ledger = ledger
         self.speed = speed
         self.operator: LocalAccount = Account.from_key(operator_key)
-        self.address = self.operator.address  # the solver's venue account too
+        self.address = self.operator.address
+        # the venue account withdrawals pay and venue fills come from: not the solver's own
+        self.venue_depository = to_checksum_address(venue_depository)
         self.unmatched: list[SendAssetRecord] = []
         self._nodes = dict(chains)
         self._chains: dict[int, SolverChain] = {}
@@ -339,7 +343,7 @@ class Solver:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.poll_s):  # wait_for could swallow a stop
                     record = await self._inbox.get()
-            if record is not None and record.destination == self.address.lower():
+            if record is not None and record.destination == self.venue_depository.lower():
                 self.unmatched.append(record)
             # unmatched sends are tried again each round: a mapping may arrive after the send
             for send in list(self.unmatched):
@@ -361,7 +365,7 @@ class Solver:
                         hash=venue_hash("sendAsset", send.user, send.nonce),
                         chain_id=VENUE_CHAIN_ID,
                         from_=to_checksum_address(send.user),
-                        to=self.address,
+                        to=self.venue_depository,
                         value=send.amount,
                         timestamp=send.time_ms // 1000,
                     ),
@@ -595,14 +599,15 @@ class Solver:
     async def _deliver(
         self, chain_id: int, currency: str, to: str, amount: int, *, leg: str
     ) -> tuple[bool, Tx]:
-        """Pay `amount` of `currency` to `to` on `chain_id` from the solver's own funds."""
+        """Pay `amount` of `currency` to `to` on `chain_id` from the solver's own funds (on
+        the venue: from the venue depository's account)."""
         if chain_id == VENUE_CHAIN_ID:
-            self.ledger.debit(self.address, currency, amount)
+            self.ledger.debit(self.venue_depository, currency, amount)
             self.ledger.credit(to, currency, amount)
             return True, Tx(
                 hash=venue_hash(leg, to, amount),
                 chain_id=VENUE_CHAIN_ID,
-                from_=self.address,
+                from_=self.venue_depository,
                 to=to_checksum_address(to),
                 value=amount,
                 timestamp=self.ledger.now_ms() // 1000,

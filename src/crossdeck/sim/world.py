@@ -41,6 +41,8 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 from eth_account import Account
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 
 from crossdeck.sim.brand import BRANDS
 from crossdeck.sim.chains import DEFAULT_OPERATOR_KEY, ChainNode, start_chain
@@ -89,6 +91,10 @@ DEMO_API_KEY = "demo-key-of-the-crossdeck-demo-world"
 OTHER_API_KEY = "other-key-of-the-crossdeck-demo-world"
 API_KEYS = {"demo": DEMO_API_KEY, "other": OTHER_API_KEY}
 SOLVER_ADDRESS = Account.from_key(SOLVER_KEY).address
+# the venue's depository: the account venue withdrawals pay and venue fills come from. As on
+# the public service it is not the solver (a client that confused the two passed every test
+# while refusing every real withdrawal). Only the world's ledger moves its funds: no key.
+VENUE_DEPOSITORY_ADDRESS = to_checksum_address(keccak(text="crossdeck venue depository")[12:])
 RELAYER_ADDRESS = Account.from_key(RELAYER_KEY).address
 
 WALLET_NATIVE_WEI = 100 * 10**18
@@ -99,7 +105,7 @@ VENUE_WALLET = {  # chain-1337 currency -> smallest units (8 decimals)
     **{token.token_id: 10_000 * 10**8 for token in SPOT_TOKENS},
     hip3_address(SPOT_USDC_TOKEN_ID, HIP3_DEX_NAME): 5_000 * 10**8,
 }
-VENUE_SOLVER_UNITS = 100_000_000 * 10**8  # of every venue currency: fills of venue deposits
+VENUE_SOLVER_UNITS = 100_000_000 * 10**8  # in the venue depository, of every venue currency
 
 CHAIN_NAMES = {
     ORIGIN_CHAIN_ID: ("base", "Base", "ETH", "Ether"),
@@ -184,6 +190,11 @@ class World:
     def solver(self) -> str:
         """The solver's address (its venue account and operator on both chains)."""
         return self.engine.address if self.engine is not None else ""
+
+    @property
+    def venue_depository(self) -> str:
+        """The venue account withdrawals pay and venue fills come from (not the solver's)."""
+        return VENUE_DEPOSITORY_ADDRESS
 
     @property
     def faults(self) -> Any:
@@ -320,7 +331,11 @@ class World:
         self.state.subscribe(self._on_status_change)
         directory = ChainDirectory(
             [self._evm_chain(self.chains[cid]) for cid in CHAIN_IDS],
-            venue=VenueSide(solver_address=SOLVER_ADDRESS, balance=self.ledger.balance),
+            venue=VenueSide(
+                solver_address=SOLVER_ADDRESS,
+                depository=VENUE_DEPOSITORY_ADDRESS,
+                balance=self.ledger.balance,
+            ),
         )
         quotes = QuoteEngine(self.state, directory, self.brand)
         config = ServiceConfig(brand=self.brand)
@@ -334,7 +349,12 @@ class World:
         self.venue_url = await self._serve(make_venue_app(self.ledger, self.brand))
 
         self.engine = Solver(
-            self.state, self.chains, self.ledger, operator_key=SOLVER_KEY, speed=self.speed
+            self.state,
+            self.chains,
+            self.ledger,
+            operator_key=SOLVER_KEY,
+            venue_depository=VENUE_DEPOSITORY_ADDRESS,
+            speed=self.speed,
         )
         await self.engine.start(self._scanned())
         self.rpc = {cid: self.chains[cid].rpc_url for cid in CHAIN_IDS}
@@ -345,6 +365,7 @@ class World:
             "wallet": {"address": DEMO_WALLET_ADDRESS, "private_key": DEMO_WALLET_KEY},
             "api_key": DEMO_API_KEY,
             "solver": self.solver,
+            "venue_depository": VENUE_DEPOSITORY_ADDRESS,
         }
 
     def _open_stores(self) -> None:
@@ -354,12 +375,14 @@ class World:
         for name, secret in API_KEYS.items():
             self.state.register_api_key(name, secret)
         self.ledger = VenueLedger(self.state_dir / "venue.sqlite3")
-        if self.ledger.exists(DEMO_WALLET_ADDRESS):  # a restarted world keeps its balances
+        # a restarted world keeps its balances
+        if not self.ledger.exists(DEMO_WALLET_ADDRESS):
+            for currency, amount in VENUE_WALLET.items():
+                self.ledger.credit(DEMO_WALLET_ADDRESS, currency, amount)
+        if self.ledger.exists(VENUE_DEPOSITORY_ADDRESS):
             return
-        for currency, amount in VENUE_WALLET.items():
-            self.ledger.credit(DEMO_WALLET_ADDRESS, currency, amount)
         for currency in CURRENCIES:
-            self.ledger.credit(SOLVER_ADDRESS, currency, VENUE_SOLVER_UNITS)
+            self.ledger.credit(VENUE_DEPOSITORY_ADDRESS, currency, VENUE_SOLVER_UNITS)
 
     async def _start_chain(self, chain_id: int) -> None:
         funded = {

@@ -36,6 +36,8 @@ BASE_DEPOSITORY = "0x" + "d1" * 20
 HYPER_USDC = "0x" + "a2" * 20
 HYPER_DEPOSITORY = "0x" + "d2" * 20
 SOLVER_VENUE = "0x" + "5a" * 20
+# the venue depository: withdrawals pay it; an account apart from the solver
+VENUE_DEPOSITORY = "0x" + "5d" * 20
 NATIVE = "0x" + "00" * 20
 PERPS_USDC = "0x" + "0" * 32
 SPOT_USDC = "0x6d1e7cde53ba9467b783cb7c530ce054"
@@ -70,7 +72,9 @@ def make_directory(reader: StaticChainReader, venue_balance=None) -> ChainDirect
                 native_name="HYPE",
             ),
         ],
-        venue=VenueSide(solver_address=SOLVER_VENUE, balance=venue_balance),
+        venue=VenueSide(
+            solver_address=SOLVER_VENUE, depository=VENUE_DEPOSITORY, balance=venue_balance
+        ),
         reader=reader,
     )
 

@@ -29,7 +29,15 @@ from crossdeck.sim.service import (
 from crossdeck.sim.service.state import system_clock_ms
 from helpers.servers import start_app
 
-from .support import DEMO_KEY, OTHER_KEY, SOLVER_VENUE, USER, USER_KEY, Service
+from .support import (
+    DEMO_KEY,
+    OTHER_KEY,
+    SOLVER_VENUE,
+    USER,
+    USER_KEY,
+    VENUE_DEPOSITORY,
+    Service,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -93,7 +101,7 @@ async def service(node: ChainNode) -> AsyncIterator[Service]:
                 relayer_key=node.operator_key,
             )
         ],
-        venue=VenueSide(solver_address=SOLVER_VENUE),
+        venue=VenueSide(solver_address=SOLVER_VENUE, depository=VENUE_DEPOSITORY),
         reader=reader,
     )
     engine = QuoteEngine(state, directory, BRANDS["neutral"])
@@ -298,7 +306,7 @@ async def test_unreachable_chain_is_a_classified_error(node: ChainNode) -> None:
                 rpc_url="http://127.0.0.1:9",  # nothing listens on the discard port
             )
         ],
-        venue=VenueSide(solver_address=SOLVER_VENUE),
+        venue=VenueSide(solver_address=SOLVER_VENUE, depository=VENUE_DEPOSITORY),
         reader=Web3ChainReader(timeout=2),
     )
     engine = QuoteEngine(state, directory, BRANDS["neutral"])

@@ -14,6 +14,7 @@ from .support import (
     SOLVER_VENUE,
     SPOT_USDC,
     START_MS,
+    VENUE_DEPOSITORY,
     Service,
     body,
 )
@@ -167,7 +168,9 @@ async def test_chains(make_service, brand: str) -> None:
     assert {PERPS_USDC, SPOT_USDC, HIP3_USDC} <= addresses
     assert {c["symbol"] for c in venue["solverCurrencies"]} >= {"USDC", "USDe", "USDH"}
     assert all(c["decimals"] == 8 for c in venue["solverCurrencies"])
-    assert venue["protocol"]["v2"]["depository"] == SOLVER_VENUE
+    # the venue's depository is an account of its own; the solver is listed apart
+    assert venue["protocol"]["v2"]["depository"] == VENUE_DEPOSITORY
+    assert venue["solverAddresses"] == [SOLVER_VENUE]
 
 
 async def test_transactions_index(service: Service) -> None:

@@ -19,9 +19,9 @@ from .support import (
     NATIVE,
     PERPS_USDC,
     RECIPIENT,
-    SOLVER_VENUE,
     SPOT_USDC,
     USER,
+    VENUE_DEPOSITORY,
     Service,
     body,
 )
@@ -250,7 +250,7 @@ async def test_venue_withdrawal_steps_exactly_as_4_4(
         "type": "sendAsset",
         "parameters": {
             chain_field: "Mainnet",
-            "destination": to_checksum_address(SOLVER_VENUE),
+            "destination": to_checksum_address(VENUE_DEPOSITORY),
             "sourceDex": dex,
             "destinationDex": dex,
             "token": token,
@@ -267,7 +267,7 @@ async def test_venue_withdrawal_steps_exactly_as_4_4(
     assert data["check"] == deposit["items"][0]["check"]
     assert quote["protocol"]["v2"]["paymentDetails"] == {
         "chainId": b.venue_name.lower(),  # the venue chain's protocol name
-        "depository": to_checksum_address(SOLVER_VENUE),
+        "depository": to_checksum_address(VENUE_DEPOSITORY),
         "currency": currency,
         "amount": str(amount),
     }

@@ -3,9 +3,10 @@
 `sim serve` starts the world (two EVM chains, the venue, the service, the solver, webhooks) on
 free loopback ports and prints exactly one JSON line on stdout:
 `{"service_url", "venue_url", "rpc": {"8453", "999"}, "wallet": {"address", "private_key"},
-"api_key", "solver"}`; the wallet is a publicly known test key holding demo funds only. Logs go
-to stderr, with one "world ready: ... ctrl+c to stop" line for the person at the terminal. It
-serves until SIGINT or SIGTERM, then shuts everything down (anvil included) and exits 0.
+"api_key", "solver", "venue_depository"}`; the wallet is a publicly known test key holding demo
+funds only. Logs go to stderr, with one "world ready: ... ctrl+c to stop" line for the person at
+the terminal. It serves until SIGINT or SIGTERM, then shuts everything down (anvil included) and
+exits 0.
 `--world-file PATH` also writes that JSON to PATH (removed again at shutdown), for
 `crossdeck --world PATH ...` or `CROSSDECK_WORLD=PATH`.
 

@@ -20,6 +20,8 @@ What is checked, and why:
   its id is the quote's orderId.
 - `send-asset-destination` / `-token` / `-amount`: the venue transfer pays the quote's
   depository, in the quote's currencyIn, exactly currencyIn.amountFormatted.
+- `send-asset-depository`: that depository is the venue's `protocol.v2.depository` in /chains
+  (never a solver: the service's venue depository and its solver are different accounts).
 - `payment-chain`: paymentDetails.chainId is the protocol's NAME of the chain ("base"); it is
   mapped to a chain id through the `/chains` answer (each chain's `id` and `protocol.v2.chainId`),
   never through a table here, because the chain set changes. A name `/chains` does not know is

@@ -20,15 +20,15 @@ from crossdeck.execute.guards.base import (
     _int,
     _ok,
 )
-from crossdeck.models import ChainsResponse, SignPayload, VenueDepositData
+from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse, SignPayload, VenueDepositData
 from crossdeck.models.text import short
 from crossdeck.wallet.typed_data import full_typed_data, typed_data_digest
 
 SIGNED_KINDS = (NONCE_MAPPING, *sorted(PERMIT_TYPES))
 # the venue network crossdeck signs for (the venue's '<venue>Chain' field)
 VENUE_NETWORK = "Mainnet"
-# books a venue transfer may land on at the solver: perps (''), spot, or the one it left
-_SOLVER_BOOKS = ("", "spot")
+# books a venue transfer may land on at the depository: perps (''), spot, or the one it left
+_DEPOSITORY_BOOKS = ("", "spot")
 
 
 def typed_kind_guard(sign: SignPayload, where: str) -> GuardResult:
@@ -109,37 +109,54 @@ def nonce_mapping_fields(
     )
 
 
+def _depository_guard(
+    destination: str | None, chains: ChainsResponse | None, where: str
+) -> GuardResult:
+    """A venue withdrawal pays the venue's DEPOSITORY (`protocol.v2.depository` of the venue in
+    /chains), the account the service settles from; never a solver: the public service's
+    solver and its venue depository are different accounts, and a sendAsset is irrevocable."""
+    name = "send-asset-depository"
+    venue = chains.venue if chains is not None else None
+    if chains is None:
+        return _fail(name, "there is no /chains answer naming the venue's depository", where)
+    named = venue.depository if venue is not None else None
+    if not named:
+        return _fail(
+            name,
+            f"/chains names no depository (protocol.v2.depository) for the venue, chain "
+            f"{VENUE_CHAIN_ID}: nothing says where a withdrawal may go",
+            where,
+        )
+    sent = (destination or "").lower()
+    if sent == named.lower():
+        return _ok(
+            name,
+            f"pays the venue depository {short(named)}, the one /chains names for chain "
+            f"{VENUE_CHAIN_ID}",
+            where,
+        )
+    solvers = {s.lower() for s in (venue.solver_addresses or [])} if venue is not None else set()
+    why = (
+        "; /chains lists it as a solver, and a withdrawal pays the depository, not the solver"
+        if sent in solvers
+        else ""
+    )
+    return _fail(
+        name,
+        f"sendAsset pays {destination}, which is not the venue depository {named} that "
+        f"/chains names for chain {VENUE_CHAIN_ID}{why}",
+        where,
+    )
+
+
 def venue_fields(
     data: VenueDepositData, chains: ChainsResponse | None, where: str
 ) -> list[GuardResult]:
-    """The SendAsset fields beside token and amount: the solver it pays, the network, the
-    book it lands on, and the account it leaves."""
+    """The SendAsset fields beside token and amount: the venue depository it pays (as /chains
+    names it), the network, the book it lands on, and the account it leaves."""
     action = data.action
     assert action is not None  # the kind guard passed
-    results = []
-    venue = chains.venue if chains is not None else None
-    solvers = [s.lower() for s in (venue.solver_addresses or [])] if venue is not None else []
-    if chains is None:
-        results.append(
-            _fail("send-asset-solver", "there is no /chains answer listing the solver", where)
-        )
-    elif (action.destination or "").lower() in solvers:
-        results.append(
-            _ok(
-                "send-asset-solver",
-                f"pays solver {short(action.destination)}, listed by /chains",
-                where,
-            )
-        )
-    else:
-        results.append(
-            _fail(
-                "send-asset-solver",
-                f"sendAsset pays {action.destination}, which is not among the solver addresses "
-                f"/chains lists for the venue ({', '.join(solvers) or 'none'})",
-                where,
-            )
-        )
+    results = [_depository_guard(action.destination, chains, where)]
     primary = data.eip712_primary_type or ""
     if not primary.endswith(":SendAsset"):
         results.append(
@@ -158,7 +175,7 @@ def venue_fields(
     if action.chain_value != VENUE_NETWORK:
         problems.append(f"network {action.chain_value!r} is not {VENUE_NETWORK!r}")
     source, target = action.source_dex or "", action.destination_dex
-    if target is None or (target not in _SOLVER_BOOKS and target != source):
+    if target is None or (target not in _DEPOSITORY_BOOKS and target != source):
         problems.append(f"destinationDex {target!r} is none of '', 'spot' or {source!r}")
     if action.from_sub_account != "":
         problems.append(
@@ -171,7 +188,7 @@ def venue_fields(
         results.append(
             _ok(
                 "send-asset-fields",
-                f"{VENUE_NETWORK}, from your own account, landing on the solver's "
+                f"{VENUE_NETWORK}, from your own account, landing on the depository's "
                 f"{target or 'perps'} book",
                 where,
             )

@@ -7,7 +7,7 @@ Composition (what the World does)::
     state = ServiceState(state_dir / "service.sqlite3")          # or ":memory:"
     state.register_api_key("demo", demo_key); state.register_api_key("other", other_key)
     directory = ChainDirectory([EvmChain(...8453...), EvmChain(...999..., native_symbol="HYPE")],
-                               venue=VenueSide(solver_address=..., balance=ledger.balance))
+                               venue=VenueSide(solver_address=..., depository=..., balance=...))
     quotes = QuoteEngine(state, directory, brand)
     app = make_service_app(state, quotes, ServiceConfig(brand=brand))
     state.subscribe(lambda change: ...)   # webhooks: records.webhook_data(change.record)

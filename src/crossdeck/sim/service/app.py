@@ -207,7 +207,7 @@ async def _requests_v3(request: web.Request) -> web.Response:
 
     def depository(chain_id: int) -> str:
         chain = directory.evm.get(chain_id)
-        return chain.depository if chain is not None else solver
+        return chain.depository if chain is not None else directory.venue.depository
 
     records = [
         record_v3(
@@ -294,7 +294,7 @@ def chains_payload(quotes: QuoteEngine, brand: Brand) -> dict[str, Any]:
             solver_currencies=venue_currencies,
             vm_type="hypevm",
             protocol_chain_id=quotes.protocol_chain_id(VENUE_CHAIN_ID),
-            depository=directory.venue.solver_address,
+            depository=directory.venue.depository,
             solver=solver,
         )
     )

@@ -6,7 +6,7 @@ engine and the app::
     directory = ChainDirectory(
         [EvmChain(8453, "base", "Base", rpc_url=node.rpc_url, usdc=node.usdc,
                   depository=node.depository, relayer_key=node.operator_key), ...],
-        venue=VenueSide(solver_address=solver.address, balance=ledger.balance),
+        venue=VenueSide(solver_address=solver.address, depository=..., balance=...),
     )
 
 Chain reads (allowance, balances, fee parameters, block number) and the permit deposit
@@ -74,7 +74,10 @@ VenueBalance = Callable[[str, str], int]
 class VenueSide:
     """Chain 1337 as the service sees it."""
 
-    solver_address: str  # the solver's venue account: the depository of venue withdrawals
+    solver_address: str  # who fills (orderData.solver, /chains solverAddresses)
+    # the venue account withdrawals pay and venue fills come from (protocol.v2.depository of
+    # 1337); an account of its own, apart from the solver, as on the public service
+    depository: str
     balance: VenueBalance | None = None
     name: str = "venue"
     display_name: str = "Venue"

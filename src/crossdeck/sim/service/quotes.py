@@ -17,7 +17,8 @@ Flows and their steps:
 - Origin 1337 (venue withdrawal): 'authorize' (NonceMapping) then 'deposit' (sendAsset), 4.4.
 
 ``protocol.v2.paymentDetails`` names where the payment goes: the depository contract (EVM), the
-deposit address (deposit-address flow), or the solver's venue account (venue withdrawal).
+deposit address (deposit-address flow), or the venue's depository account (venue withdrawal),
+which is not the solver (``orderData.solver``).
 """
 
 from __future__ import annotations
@@ -160,14 +161,14 @@ class QuoteEngine:
         try:
             if p.origin_chain_id == VENUE_CHAIN_ID:
                 venue_nonce = self.state.next_venue_nonce()
-                depository: str = to_checksum_address(self.directory.venue.solver_address)
+                depository: str = to_checksum_address(self.directory.venue.depository)
                 steps = venue_withdrawal_steps(
                     self.brand,
                     request_id=request_id,
                     wallet=p.user,
                     nonce=venue_nonce,
                     order_id=order_id,
-                    solver_address=depository,
+                    depository=depository,
                     token=p.origin.venue_token or "",
                     source_dex=p.origin.venue_dex or "",
                     amount=b.amount_in,

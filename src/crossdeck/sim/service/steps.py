@@ -199,7 +199,7 @@ def venue_withdrawal_steps(
     wallet: str,
     nonce: int,
     order_id: str,
-    solver_address: str,
+    depository: str,
     token: str,
     source_dex: str,
     amount: int,
@@ -238,7 +238,7 @@ def venue_withdrawal_steps(
     chain_field = brand.venue_chain_field
     parameters = {
         chain_field: VENUE_CHAIN_VALUE,
-        "destination": solver_address,
+        "destination": depository,
         "sourceDex": source_dex,
         "destinationDex": source_dex,
         "token": token,
@@ -268,7 +268,7 @@ def venue_withdrawal_steps(
     deposit = step(
         "deposit",
         "Sign the venue transfer",
-        "Send the funds on the venue to the solver",
+        "Send the funds on the venue to the depository",
         "transaction",
         request_id,
         [item(request_id, deposit_data)],
