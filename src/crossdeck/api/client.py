@@ -21,6 +21,7 @@ from pydantic import BaseModel, SecretStr, ValidationError
 from crossdeck import __version__
 from crossdeck.api.endpoints import endpoint_problem
 from crossdeck.api.errors import (
+    HistoryNeedsApiKey,
     MalformedResponseError,
     RateLimitedError,
     ServiceConnectionError,
@@ -113,6 +114,7 @@ class ServiceClient:
         self.retry = retry or RetryPolicy()
         # why request listings go to /requests/v2 (None while v3 serves them)
         self.listing_fallback: str | None = None
+        self._v3_refused_status: int | None = None
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             timeout=timeout,
@@ -172,6 +174,7 @@ class ServiceClient:
                 if not v3_not_offered(exc):
                     raise
                 self.listing_fallback = f"GET /requests/v3: HTTP {exc.status} {exc.message}"
+                self._v3_refused_status = exc.status
                 log.info("falling back to GET /requests/v2 (%s)", self.listing_fallback)
             else:
                 return page
@@ -181,14 +184,8 @@ class ServiceClient:
             if self.listing_fallback is None or exc.status not in (404, 410):
                 raise
             # v2 is retired too: say why v3 was not used, that is what the user can change
-            raise ServiceError(
-                f"{exc.message} (and {self.listing_fallback})",
-                status=exc.status,
-                error_code=exc.error_code,
-                method="GET",
-                path="/requests/v2",
-                hint="GET /requests/v3 needs an API key the service accepts: "
-                "crossdeck apikey set",
+            raise HistoryNeedsApiKey(
+                has_key=self.has_api_key, v3_status=self._v3_refused_status, v2=exc
             ) from exc
 
     async def iter_pages(

@@ -159,6 +159,44 @@ class MalformedResponseError(ServiceError):
         super().__init__(message, **kwargs)
 
 
+class HistoryNeedsApiKey(ServiceError):
+    """No listing serves this caller: GET /requests/v3 wants an API key (none is set, or the
+    one set was refused) and GET /requests/v2, which served anyone, is gone (retired by the
+    public service on 2026-11-24). Without a key it exits as a missing secret (6), never as an
+    empty history."""
+
+    def __init__(self, *, has_key: bool, v3_status: int | None, v2: ServiceError) -> None:
+        if has_key:
+            message = (
+                f"request history is unavailable: the service refused this profile's API key "
+                f"for GET /requests/v3 (HTTP {v3_status}), and GET /requests/v2 is retired "
+                f"(HTTP {v2.status})"
+            )
+            hint = "store a key the service accepts: crossdeck apikey set"
+        else:
+            message = (
+                "request history needs an API key: the service's GET /requests/v3 asks for "
+                f"one (HTTP {v3_status}), and GET /requests/v2, which did not, is retired "
+                f"(HTTP {v2.status})"
+            )
+            hint = "store this profile's API key with: crossdeck apikey set"
+        super().__init__(
+            message,
+            status=v2.status,
+            error_code=v2.error_code,
+            raw_body=v2.raw_body,
+            method="GET",
+            path="/requests/v3",
+            hint=hint,
+        )
+        self.has_key = has_key
+        if not has_key:
+            self.exit_code = ExitCode.NO_SECRET
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.hint})"
+
+
 class ServiceConnectionError(CrossdeckError):
     """No answer: the connection failed or timed out (after the retries allowed)."""
 

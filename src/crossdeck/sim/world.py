@@ -129,9 +129,11 @@ class World:
         brand: str = "neutral",
         host: str = "127.0.0.1",
         rate_limits: tuple[int, int] | None = None,
+        requests_v2: bool = True,
     ) -> None:
         """`webhooks` maps an API key to its endpoint URL, `webhook_headers` an API key to
-        extra headers; `rate_limits` is (anonymous, keyed) requests per minute."""
+        extra headers; `rate_limits` is (anonymous, keyed) requests per minute; without
+        `requests_v2` the v2 listing answers 410, retired, as the public one is."""
         if brand not in BRANDS:
             raise ValueError(f"brand must be one of {', '.join(BRANDS)}; got {brand!r}")
         if speed < 0:
@@ -141,6 +143,7 @@ class World:
         self.speed = speed
         self.host = host
         self.rate_limits = rate_limits
+        self.requests_v2 = requests_v2
         self._webhooks = dict(webhooks or {})
         strangers = set(self._webhooks) - set(API_KEYS.values())
         if strangers:  # the keys themselves are secrets: only their number is logged
@@ -338,12 +341,13 @@ class World:
             ),
         )
         quotes = QuoteEngine(self.state, directory, self.brand)
-        config = ServiceConfig(brand=self.brand)
+        config = ServiceConfig(brand=self.brand, requests_v2=self.requests_v2)
         if self.rate_limits is not None:
             config = ServiceConfig(
                 brand=self.brand,
                 anonymous_per_minute=self.rate_limits[0],
                 keyed_per_minute=self.rate_limits[1],
+                requests_v2=self.requests_v2,
             )
         self.service_url = await self._serve(make_service_app(self.state, quotes, config))
         self.venue_url = await self._serve(make_venue_app(self.ledger, self.brand))

@@ -67,6 +67,8 @@ class ServiceConfig:
     keyed_per_minute: int = 6000
     sim_routes: bool = True  # /_sim/* (fault injection); the demo world keeps them on
     requests_v3: bool = True  # GET /requests/v3; off: only the deprecated v2 listing exists
+    requests_v2: bool = True  # GET /requests/v2; off: retired (410), as the public one is since
+    # 2026-11-24, so a caller without an API key (which v3 needs) has no listing at all
 
 
 _STATE = web.AppKey("service_state", ServiceState)
@@ -180,6 +182,10 @@ async def _permits(request: web.Request) -> web.Response:
 
 
 async def _requests(request: web.Request) -> web.Response:
+    if not request.app[_CONFIG].requests_v2:
+        raise ServiceError(
+            410, "GONE", "GET /requests/v2 was retired on 2026-11-24: use GET /requests/v3"
+        )
     caller = _caller(request)
     page = list_requests(request.app[_STATE], request.query, caller_key_name=caller)
     records = [

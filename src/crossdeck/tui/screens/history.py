@@ -370,8 +370,9 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
                 where=service_at(self.crossdeck.settings),
                 retry="ctrl+r",
             )
-        except BaseException:
+        except BaseException as exc:
             self._settled()  # no page to wait for: tracking need not wait either
+            self._say_no_listing(exc)
             raise
         self.post_message(
             RowsLoaded(
@@ -383,6 +384,18 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
                 top_read=earlier and not loader.has_earlier,
             )
         )
+
+    def _say_no_listing(self, error: BaseException) -> None:
+        """With no listing that serves this profile (no API key, v2 retired), the status line
+        says so and what to run, instead of an empty table or 'Loading' that never ends."""
+        from crossdeck.api.errors import HistoryNeedsApiKey
+
+        if isinstance(error, HistoryNeedsApiKey):  # two lines that fit 80 columns
+            why = "your API key was refused" if error.has_key else "it needs an API key"
+            self.query_one("#history-status", Static).update(
+                f"No history: {why} for /requests/v3, and /requests/v2 is retired\n"
+                "→ run `crossdeck apikey set` for this profile, then ctrl+r"
+            )
 
     @work(group="history-chains", exclusive=True, exit_on_error=False, name="Loading chains")
     async def load_links(self) -> None:
