@@ -26,6 +26,8 @@ def world(
     monkeypatch.setenv("CROSSDECK_CONFIG", str(config))
     for name in ("CROSSDECK_PROFILE", "CROSSDECK_WORLD", "CROSSDECK_VENUE__URL"):
         monkeypatch.delenv(name, raising=False)
+    # no service here: `venue balance` says once that it cannot name the HIP-3 DEXes
+    monkeypatch.setenv("CROSSDECK_SERVICE__MAX_RETRIES", "0")
     path = tmp_path / "world.json"
     path.write_text(
         json.dumps(
@@ -75,6 +77,9 @@ async def test_balance_of_another_address_as_json(
     assert data["address"] == other_wallet.address
     assert data["perps"]["withdrawable"] == "0.5"
     assert data["spot"]["balances"] == []
+    # no service to name the HIP-3 DEXes: unknown (null), said once on stderr, not "none"
+    assert data["dexes"] is None
+    assert "HIP-3 DEX balances left out" in result.stderr
 
 
 async def test_balance_errors(venue: WorldVenue, world: Path) -> None:

@@ -7,6 +7,8 @@ is resent only when the venue certainly did not act on it (see `exchange`). Both
 
 from __future__ import annotations
 
+import asyncio
+
 import json
 import logging
 import re
@@ -120,6 +122,11 @@ class VenueClient:
         if dex is not None:
             body["dex"] = dex
         return await self._info_model(body, ClearinghouseState)
+
+    async def dex_states(self, user: str, dexes: list[str]) -> dict[str, ClearinghouseState]:
+        """The perps account of `user` on each HIP-3 DEX of `dexes`, asked at once."""
+        states = await asyncio.gather(*(self.clearinghouse_state(user, dex) for dex in dexes))
+        return dict(zip(dexes, states, strict=True))
 
     async def spot_clearinghouse_state(self, user: str) -> SpotClearinghouseState:
         body = {"type": "spotClearinghouseState", "user": _check_user(user)}

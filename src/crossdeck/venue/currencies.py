@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from crossdeck.models.venue import SpotMeta, SpotToken
 from crossdeck.venue.errors import VenueDataError
@@ -26,6 +26,9 @@ SPOT_DEX = "spot"
 _SPOT_ADDRESS = re.compile(r"^0x[0-9a-f]{32}$")
 _HIP3_ADDRESS = re.compile(r"^(0x[0-9a-f]{32})((?:[0-9a-f]{2})+)$")
 _DEX_NAME = re.compile(r"^[\x21-\x7e]+$")  # printable ASCII without spaces
+
+if TYPE_CHECKING:
+    from crossdeck.models import ChainsResponse
 
 VenueCurrencyKind = Literal["perps", "spot", "hip3"]
 
@@ -109,6 +112,14 @@ def venue_place(address: str) -> tuple[VenueCurrencyKind, str] | None:
         return "spot", SPOT_DEX
     hip3 = parse_hip3(lowered)
     return ("hip3", hip3[1]) if hip3 is not None else None
+
+
+def hip3_dexes(chains: ChainsResponse) -> list[str]:
+    """The HIP-3 DEXes the service's /chains lists currencies of on the venue, sorted: the
+    DEXes whose balances the app and `crossdeck venue balance` show."""
+    venue = chains.venue
+    places = (venue_place(c.address or "") for c in (venue.currencies if venue else []))
+    return sorted({place[1] for place in places if place is not None and place[0] == "hip3"})
 
 
 def place_label(kind: VenueCurrencyKind, dex: str) -> str:

@@ -26,6 +26,7 @@ from crossdeck.tui.notices import describe_error
 from crossdeck.tui.quote_form import venue_deposit_values, venue_withdrawal_values
 from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen, selected_chain_id
 from crossdeck.tui.waits import service_at, venue_at, within
+from crossdeck.venue.currencies import hip3_dexes
 
 FIRST_SEND_WARNING = (
     "The venue charges about 1 USDC on an account's first outbound send: a withdrawal of the "
@@ -195,15 +196,7 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
                 venue.clearinghouse_state(user), venue.spot_clearinghouse_state(user)
             )
             data["perps"], data["spot"] = perps, spot
-            dexes = sorted(
-                {
-                    kind.removeprefix("HIP-3 dex ")
-                    for kind in self._venue_kinds(chains)
-                    if kind.startswith("HIP-3")
-                }
-            )
-            states = await asyncio.gather(*(venue.clearinghouse_state(user, dex) for dex in dexes))
-            data["dexes"] = dict(zip(dexes, states, strict=True))
+            data["dexes"] = await venue.dex_states(user, hip3_dexes(chains))
         return data
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -213,11 +206,6 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
             text = Text("The venue could not be read\n", style="bold red")
             text.append(describe_error(error).message)
             self.query_one("#venue-account", Static).update(text)
-
-    @staticmethod
-    def _venue_kinds(chains: ChainsResponse) -> list[str]:
-        venue = chains.venue
-        return [describe.venue_kind(c) for c in (venue.currencies if venue else [])]
 
     # -- messages ----------------------------------------------------------------------------
 
