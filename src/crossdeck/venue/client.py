@@ -8,7 +8,6 @@ is resent only when the venue certainly did not act on it (see `exchange`). Both
 from __future__ import annotations
 
 import asyncio
-
 import json
 import logging
 import re
