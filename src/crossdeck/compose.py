@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from crossdeck.track.store import StatusStore
     from crossdeck.track.tracker import Problem, StatusTracker
     from crossdeck.venue.client import VenueClient
-    from crossdeck.wallet.signer import Signer
+    from crossdeck.wallet.signers import EvmSigner
 
 Confirm = Callable[["SignRequest"], Awaitable[bool]]
 
@@ -132,12 +132,70 @@ def venue_client(settings: Settings) -> VenueClient:
     )
 
 
-def signer(settings: Settings) -> Signer:
-    """The wallet's signer (reads the key from the keyring or the world; imports eth-account)."""
+def signer(settings: Settings) -> EvmSigner:
+    """The signer the settings choose, for the signers that need no event loop: a read-only
+    address (`--from`), a Foundry keystore (unlocked with its password file, or a prompt on
+    the terminal), the world's demo key under --world, else the profile's keyring key. The
+    browser wallet is opened with `open_signer`. Blocking: call it in a thread from a loop."""
     from crossdeck.credentials import resolve_wallet_key
     from crossdeck.wallet.signer import Signer
+    from crossdeck.wallet.signers import KeySigner, ReadOnlySigner, SignerKind
 
-    return Signer(resolve_wallet_key(settings))
+    chosen = settings.signer
+    if chosen.kind == "read-only":
+        if not chosen.address:
+            raise InputError("a read-only signer needs its address", hint="pass --from ADDRESS")
+        return ReadOnlySigner(chosen.address)
+    if chosen.kind == "browser":
+        raise InputError("the browser wallet is opened with open_signer (it serves a page)")
+    key = Signer(resolve_wallet_key(settings))
+    kind: SignerKind = "keyring"
+    where = ""
+    if chosen.kind == "keystore":
+        from crossdeck.credentials import keystore_file
+
+        kind, where = "keystore", str(keystore_file(settings)[0])
+    elif settings.world is not None:
+        kind, where = "world", str(settings.world.file)
+    _expect_address(settings, key.address)
+    return KeySigner(key, kind, where)
+
+
+def _expect_address(settings: Settings, address: str) -> None:
+    """`--from` beside a signer names the address it must sign as (as in cast)."""
+    expected = settings.signer.address
+    if settings.signer.kind != "read-only" and expected and expected.lower() != address.lower():
+        raise InputError(
+            f"the signer is {address}, not {expected} (--from)",
+            hint="drop --from, or choose the signer of that address",
+        )
+
+
+async def open_signer(
+    settings: Settings, announce: Callable[[str], None] | None = None
+) -> EvmSigner:
+    """The signer the settings choose, ready to sign. The browser wallet serves its page on
+    127.0.0.1, `announce`s its URL (with its token: show it to the user only, never log it),
+    opens it in the system browser unless told not to, and returns once the wallet has
+    connected; the others are `signer`'s, built in a thread."""
+    import asyncio
+
+    if settings.signer.kind != "browser":
+        return await asyncio.to_thread(signer, settings)
+    from crossdeck.wallet.browser import BrowserSigner
+
+    chosen = settings.signer
+    browser = await BrowserSigner.start(
+        port=chosen.browser_port,
+        announce=announce,
+        open_browser=chosen.browser_open,
+    )
+    try:
+        _expect_address(settings, browser.address)
+    except InputError:
+        await browser.aclose()
+        raise
+    return browser
 
 
 def gateways(settings: Settings) -> GatewayPool:
@@ -200,12 +258,20 @@ def webhook_receiver(settings: Settings, api_key: SecretStr) -> WebhookReceiver:
     return WebhookReceiver(api_key, path=settings.webhook.path)
 
 
+def signing_chain_id(settings: Settings, signer: EvmSigner) -> int:
+    """The chain id the venue's and the authorize signatures name: the setting, or the chain
+    the browser wallet is on when it connected (a wallet signs typed data only for its active
+    chain; the seed's chain-id override, 4.4, lets the domain name any)."""
+    active = getattr(signer, "active_chain_id", None)
+    return active if isinstance(active, int) and active > 0 else settings.signing_chain_id
+
+
 def executor(
     settings: Settings,
     *,
     service: ServiceClient,
     venue: VenueClient,
-    signer: Signer,
+    signer: EvmSigner,
     confirm: Confirm,
     follower: Follower,
     trust_quote: bool = False,
@@ -218,7 +284,7 @@ def executor(
         service, venue, signer, gateways(settings), journal(settings), follower=follower
     )
     options = RunOptions(
-        signing_chain_id=settings.signing_chain_id,
+        signing_chain_id=signing_chain_id(settings, signer),
         trust_quote=trust_quote,
         fee_cap_multiple=settings.guards.fee_cap_multiple,
     )

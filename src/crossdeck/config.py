@@ -30,7 +30,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import platformdirs
 from pydantic import (
@@ -153,6 +153,33 @@ class GuardSettings(_Section):
     base fee plus tip (a quote's fee fields are the service's word; the chain's are not)."""
 
 
+SignerKind = Literal["keyring", "keystore", "browser", "read-only"]
+
+
+class SignerSettings(_Section):
+    """Who signs: the profile's keyring key (or, under --world, the world's demo key), a Foundry
+    keystore, the browser wallet, or nobody (a read-only address). The global options
+    `--account`, `--keystore`, `--password-file`, `--browser` and `--from` set this section for
+    one run, with the meanings they have in Foundry's cast. No secret is kept here: a password
+    file is named, never read into the settings."""
+
+    kind: SignerKind = "keyring"
+    """keyring (the default), keystore, browser or read-only."""
+    account: str | None = None
+    """With kind keystore: the keystore `~/.foundry/keystores/NAME` (`--account NAME`)."""
+    keystore: Path | None = None
+    """With kind keystore: the V3 keystore file anywhere (`--keystore PATH`)."""
+    password_file: Path | None = None
+    """With kind keystore: a file whose first line is the keystore's password; without one the
+    password is asked at a hidden prompt."""
+    address: str | None = None
+    """With kind read-only: the address to quote and watch for (`--from ADDRESS`)."""
+    browser_open: bool = True
+    """With kind browser: open the signing page in the system browser (else only print it)."""
+    browser_port: int = Field(default=0, ge=0, le=65535)
+    """With kind browser: the loopback port of the signing page (0: a free one)."""
+
+
 class WorldInfo(_Section):
     """What a demo world file says beyond URLs: its wallet and demo secrets."""
 
@@ -195,6 +222,8 @@ class Settings(BaseModel):
     """Status tracking."""
     guards: GuardSettings = Field(default_factory=GuardSettings)
     """The pre-sign checks."""
+    signer: SignerSettings = Field(default_factory=SignerSettings)
+    """Who signs (see `SignerSettings`)."""
     world: WorldInfo | None = None
     """Set when the settings come from a demo world file."""
 
@@ -390,9 +419,14 @@ def available_profiles(path: Path | None = None) -> list[str]:
     return sorted(set(_BUILTIN_PROFILES) | set(data.get("profiles", {})))
 
 
-def load_settings(profile: str | None = None, world: Path | str | None = None) -> Settings:
+def load_settings(
+    profile: str | None = None,
+    world: Path | str | None = None,
+    signer: Mapping[str, Any] | None = None,
+) -> Settings:
     """Settings of `profile` (else CROSSDECK_PROFILE, the file's `profile`, `demo` when a
-    world is given, `mainnet`), layered as the module docstring says."""
+    world is given, `mainnet`), layered as the module docstring says; `signer`: the signer the
+    global options chose, over every layer."""
     path = config_file_path()
     data = _read_config_file(path)
     if world is None and os.environ.get(ENV_WORLD):
@@ -436,6 +470,8 @@ def load_settings(profile: str | None = None, world: Path | str | None = None) -
         )
 
     layers = _deep_merge(_deep_merge(default_layer, file_layer), _env_layer(os.environ))
+    if signer:  # the command line's choice replaces the whole section, not field by field
+        layers["signer"] = dict(signer)
     try:
         return Settings.model_validate({**layers, "profile": name})
     except ValidationError as exc:

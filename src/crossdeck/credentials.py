@@ -7,9 +7,12 @@ keyrings.alt: ~0.07 s) is imported only when a secret is read from it, never for
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import SecretStr
 
 from crossdeck.config import Settings
+from crossdeck.errors import InputError
 from crossdeck.wallet.errors import NoSecretError
 
 
@@ -22,8 +25,34 @@ def resolve_api_key(settings: Settings) -> SecretStr | None:
     return keystore.load_api_key(settings.profile)
 
 
+def keystore_file(settings: Settings) -> tuple[Path, str]:
+    """The keystore the signer settings name, and the option that named it."""
+    from crossdeck.wallet.foundry_keystore import account_path
+
+    chosen = settings.signer
+    if chosen.account:
+        return account_path(chosen.account), "--account"
+    if chosen.keystore is not None:
+        return chosen.keystore.expanduser(), "--keystore"
+    raise InputError(
+        "the keystore signer needs a keystore", hint="pass --account NAME or --keystore PATH"
+    )
+
+
+def unlock_keystore(settings: Settings) -> SecretStr:
+    """The keystore's key, decrypted with the password file or a prompt (for this run only)."""
+    from crossdeck.wallet.foundry_keystore import unlock
+
+    path, option = keystore_file(settings)
+    password_file = settings.signer.password_file
+    return unlock(path, password_file.expanduser() if password_file else None, option)
+
+
 def resolve_wallet_key(settings: Settings) -> SecretStr:
-    """The private key to sign with: the world's demo key, else the profile's keyring entry."""
+    """The private key to sign with: the keystore's when one is chosen, else the world's demo
+    key, else the profile's keyring entry."""
+    if settings.signer.kind == "keystore":
+        return unlock_keystore(settings)
     if settings.world is not None:
         return settings.world.wallet_key
     from crossdeck.wallet import keystore
@@ -38,7 +67,19 @@ def resolve_wallet_key(settings: Settings) -> SecretStr:
 
 
 def resolve_wallet_address(settings: Settings) -> str | None:
-    """The wallet address for display (no key needed): the world's, else the keyring's."""
+    """The wallet address for display (no key needed): the chosen signer's when it is known
+    without a key (`--from`, a keystore naming its address in the clear; a browser wallet's is
+    known once it connects), else the world's, else the keyring's."""
+    chosen = settings.signer
+    if chosen.kind == "read-only":
+        return chosen.address
+    if chosen.kind == "browser":
+        return None
+    if chosen.kind == "keystore":
+        from crossdeck.wallet.foundry_keystore import keystore_address, read_keystore
+
+        path, option = keystore_file(settings)
+        return keystore_address(read_keystore(path, option))
     if settings.world is not None:
         return settings.world.wallet_address
     from crossdeck.wallet import keystore

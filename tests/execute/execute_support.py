@@ -37,6 +37,7 @@ from crossdeck.track.tracker import StatusTracker
 from crossdeck.venue import VenueClient
 from crossdeck.wallet.gateway import EvmGateway
 from crossdeck.wallet.signer import Signer
+from crossdeck.wallet.signers import KeySigner
 
 NATIVE = "0x0000000000000000000000000000000000000000"
 PERPS_USDC = "0x" + "0" * 32
@@ -135,7 +136,7 @@ class Kit:
         parts = Collaborators(
             self.service,
             self.venue,
-            self.signer,
+            KeySigner(self.signer),
             GatewayPool(dict(rpc)),
             self.journal,
             follower=follower,

@@ -144,6 +144,7 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
     from crossdeck.track.tracker import StatusTracker
     from crossdeck.venue.client import VenueClient
     from crossdeck.wallet.signer import Signer
+    from crossdeck.wallet.signers import KeySigner
 
     service = ServiceClient(world.service_url, api_key=world.api_key)
     venue = VenueClient(world.venue_url)
@@ -163,7 +164,7 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
         Collaborators(
             service,
             venue,
-            Signer(SecretStr(world.wallet_key)),
+            KeySigner(Signer(SecretStr(world.wallet_key))),
             GatewayPool(dict(world.rpc)),
             Journal(journal_dir / "journal.sqlite3"),
             follower := StatusTracker(service),

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.execute.gateways import Gateways
     from crossdeck.venue.client import VenueClient
-    from crossdeck.wallet.signer import Signer
+    from crossdeck.wallet.signers import EvmSigner
 
 __all__ = ["Collaborators", "Executor", "RunOptions", "approve_all"]
 
@@ -95,7 +95,7 @@ class Executor:
         return self._shop.parts.venue
 
     @property
-    def signer(self) -> Signer:
+    def signer(self) -> EvmSigner:
         return self._shop.parts.signer
 
     @property

@@ -49,7 +49,7 @@ from crossdeck.models import ChainsResponse, Quote, QuoteRequest, StatusV3, Step
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.venue.client import VenueClient
-    from crossdeck.wallet.signer import Signer
+    from crossdeck.wallet.signers import EvmSigner
 
 Confirm = Callable[[SignRequest], Awaitable[bool]]
 
@@ -63,7 +63,7 @@ class Collaborators:
 
     service: ServiceClient
     venue: VenueClient
-    signer: Signer
+    signer: EvmSigner
     gateways: Gateways
     journal: Journal
     follower: Follower
@@ -280,7 +280,7 @@ class ItemRunner(ABC):
             yield AwaitingSignature(request)
         await self.shop.ask(request)
         self.journal.record(*item.key, "intent", step_id=item.step.id, **prepared.intent)
-        signed = self.sign(prepared)
+        signed = await self.sign(prepared)
         self.journal.record(*item.key, "signed", **signed)
         yield Signed(item.step.id, item.item_index, request.kind)
         crash_point("after-sign", item.step.id)
@@ -292,8 +292,9 @@ class ItemRunner(ABC):
         """Guards, then exactly what will be signed; raises `GuardRefused` first."""
 
     @abstractmethod
-    def sign(self, prepared: Prepared) -> dict[str, Any]:
-        """Sign; the journal fields of the `signed` record (written before anything leaves)."""
+    async def sign(self, prepared: Prepared) -> dict[str, Any]:
+        """Sign; the journal fields of the `signed` record (written before anything leaves;
+        for a wallet that sends itself, the hash it returned, written at once)."""
 
     @abstractmethod
     def send(

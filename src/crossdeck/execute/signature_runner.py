@@ -69,16 +69,21 @@ class SignatureRunner(ItemRunner):
             detail={"endpoint": data.post.endpoint, "body": body},
         )
 
-    def sign(self, prepared: Prepared) -> dict[str, Any]:
+    async def sign(self, prepared: Prepared) -> dict[str, Any]:
         signer, payload = self.shop.parts.signer, prepared.request.payload
+        words = prepared.request.describe().splitlines()
         if prepared.request.kind == "typed_data":
-            raw = signer.sign_typed_data(payload)
+            raw = await signer.sign_typed_data(payload, words)
             recovered = recover_typed_data(payload, raw)
         else:
-            raw = signer.sign_eip191(payload["message"])
+            raw = await signer.sign_message(payload["message"], words)
             recovered = recover_eip191(payload["message"], raw)
-        if recovered != signer.address:  # a broken signer must not post garbage
-            raise ExecutionError(f"the signature recovers to {recovered}, not {signer.address}")
+        if recovered != signer.address:  # a broken or foreign signer must not post garbage
+            raise ExecutionError(
+                f"the signature recovers to {recovered}, not {signer.address}; nothing was "
+                "posted",
+                hint=f"sign as {signer.address} ({signer.source.words()})",
+            )
         detail = prepared.detail
         endpoint, body = detail["endpoint"], detail["body"]
         return {"signed": {"endpoint": endpoint, "body": body, "signature": "0x" + raw.hex()}}

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from crossdeck.errors import CrossdeckError
-from crossdeck.execute import describe
+from crossdeck.execute import describe, wallet_sent
 from crossdeck.execute.crash import crash_point
 from crossdeck.execute.errors import ExecutionError, NonceTakenError
 from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
@@ -121,11 +121,15 @@ class TransactionRunner(ItemRunner):
             detail={"unsigned": unsigned, "from": tx.from_ or address, "gateway": gateway},
         )
 
-    def sign(self, prepared: Prepared) -> dict[str, Any]:
-        unsigned = prepared.detail["unsigned"]
-        signed = self.shop.parts.signer.sign_transaction(
-            {**unsigned, "from": prepared.detail["from"]}
-        )
+    async def sign(self, prepared: Prepared) -> dict[str, Any]:
+        unsigned, signer = prepared.detail["unsigned"], self.shop.parts.signer
+        tx = {**unsigned, "from": prepared.detail["from"]}
+        words = prepared.request.describe().splitlines()
+        if signer.wallet_sends:
+            # the wallet signs and sends in one go: its hash is journalled as soon as it is
+            # back (the caller writes it), so a crash from here on finds the transaction
+            return {"tx_hash": await signer.send_transaction(tx, words)}
+        signed = await signer.sign_transaction(tx, words)
         return {"raw_tx": "0x" + signed.raw.hex(), "tx_hash": signed.hash}
 
     async def send(
@@ -134,8 +138,14 @@ class TransactionRunner(ItemRunner):
         gateway: EvmGateway = prepared.detail["gateway"]
         unsigned = prepared.detail["unsigned"]
         chain_id, nonce = unsigned["chainId"], unsigned["nonce"]
-        tx_hash = await gateway.send_raw(bytes.fromhex(signed["raw_tx"].removeprefix("0x")))
-        self.journal.record(*item.key, "sent", tx_hash=tx_hash)
+        if "raw_tx" in signed:
+            tx_hash = await gateway.send_raw(bytes.fromhex(signed["raw_tx"].removeprefix("0x")))
+            self.journal.record(*item.key, "sent", tx_hash=tx_hash)
+        else:  # the wallet sent it: hold what it sent to what the guards passed
+            tx_hash = signed["tx_hash"]
+            self.journal.record(*item.key, "sent", tx_hash=tx_hash)
+            guarded = {**unsigned, "from": prepared.detail["from"]}
+            nonce = await self._held(gateway, guarded, chain_id, tx_hash)
         yield TxSent(tx_hash, chain_id, nonce, item.step.id, item.item_index)
         crash_point("after-send", item.step.id)
         async for event in self._mined(item, gateway, tx_hash, chain_id):
@@ -144,8 +154,16 @@ class TransactionRunner(ItemRunner):
     async def finish(self, item: Item, record: ItemRecord) -> AsyncIterator[RunEvent]:
         """A transaction journalled as signed or sent: find it, or re-send the same bytes."""
         gateway = self.gateway(item.data.as_transaction().chain_id, item.where)
-        assert record.tx_hash is not None and record.raw_tx is not None
+        assert record.tx_hash is not None
         tx_hash, chain_id = record.tx_hash, record.chain_id or gateway.expected_chain_id
+        if record.raw_tx is None:  # the wallet sent it: found by hash, never sent from here
+            guarded = self._guarded_again(item)
+            await self._held(gateway, guarded, chain_id, tx_hash)
+            yield Note(f"transaction {tx_hash} the wallet sent is on chain {chain_id}")
+            self.journal.record(item.run.request_id, record.step_index, item.item_index, "sent")
+            async for event in self._mined(item, gateway, tx_hash, chain_id):
+                yield event
+            return
         receipt = await gateway.get_receipt(tx_hash)
         if receipt is None and await gateway.get_transaction(tx_hash) is None:
             used = await gateway.nonce(self.shop.parts.signer.address)
@@ -171,6 +189,31 @@ class TransactionRunner(ItemRunner):
             self.journal.record(item.run.request_id, record.step_index, item.item_index, "sent")
         async for event in self._mined(item, gateway, tx_hash, chain_id):
             yield event
+
+    async def _held(
+        self, gateway: EvmGateway, guarded: dict[str, Any], chain_id: int, tx_hash: str
+    ) -> int:
+        """Fetch what the wallet sent by its hash and hold it to `guarded`; its nonce."""
+        options = self.shop.options
+        found = await wallet_sent.fetch_sent(
+            gateway, tx_hash, options.receipt_timeout, options.receipt_poll
+        )
+        wallet_sent.hold(guarded, found, chain_id, tx_hash)
+        return int(found.get("nonce") or 0)
+
+    def _guarded_again(self, item: Item) -> dict[str, Any]:
+        """The guarded transaction's terms from the journalled quote (resume): what it must
+        be, whatever gas the wallet chose."""
+        tx = item.data.as_transaction()
+        value = tx.value or 0
+        if _deposit_address_terms(item, tx) is not None and item.run.deposit_amount is not None:
+            value = item.run.deposit_amount
+        return {
+            "to": tx.to,
+            "value": value,
+            "data": tx.data or "0x",
+            "from": tx.from_ or self.shop.parts.signer.address,
+        }
 
     async def _mined(
         self, item: Item, gateway: EvmGateway, tx_hash: str, chain_id: int

@@ -11,6 +11,7 @@ from typing import Any
 
 from crossdeck.execute import describe
 from crossdeck.execute.crash import crash_point
+from crossdeck.execute.errors import ExecutionError
 from crossdeck.execute.events import ItemSkipped, RunEvent, SignRequest, VenueSubmitted
 from crossdeck.execute.guards import built_domain_guard, require
 from crossdeck.execute.items import Item, ItemRunner, Prepared, Run
@@ -18,6 +19,7 @@ from crossdeck.execute.journal import ItemRecord
 from crossdeck.models.venue import VenueSignature
 from crossdeck.venue.errors import VenueError
 from crossdeck.venue.signing import build_send_asset_typed_data, split_signature
+from crossdeck.wallet.signer import recover_typed_data
 
 DUPLICATE_NONCE = "duplicate nonce"
 
@@ -48,9 +50,17 @@ class VenueRunner(ItemRunner):
         assert data.nonce is not None
         return Prepared(request, intent={"kind": "venue_deposit", "venue_nonce": data.nonce})
 
-    def sign(self, prepared: Prepared) -> dict[str, Any]:
-        typed = prepared.request.payload
-        signature = split_signature(self.shop.parts.signer.sign_typed_data(typed))
+    async def sign(self, prepared: Prepared) -> dict[str, Any]:
+        typed, signer = prepared.request.payload, self.shop.parts.signer
+        raw = await signer.sign_typed_data(typed, prepared.request.describe().splitlines())
+        recovered = recover_typed_data(typed, raw)
+        if recovered != signer.address:  # the venue would move another account's funds
+            raise ExecutionError(
+                f"the signature recovers to {recovered}, not {signer.address}; nothing was "
+                "posted to the venue",
+                hint=f"sign as {signer.address} ({signer.source.words()})",
+            )
+        signature = split_signature(raw)
         nonce = prepared.intent["venue_nonce"]
         return {
             "signed": {"action": typed["message"], "nonce": nonce, "signature": signature.to_wire()}

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from crossdeck.track.receiver import WebhookReceiver
     from crossdeck.track.tracker import Problem, StatusTracker
     from crossdeck.venue.client import VenueClient
-    from crossdeck.wallet.signer import Signer
+    from crossdeck.wallet.signers import EvmSigner
 
 # the app names Secrets and read_secrets through this module; the composition root defines them
 __all__ = ["Secrets", "Services", "read_secrets"]
@@ -42,7 +42,9 @@ class Services:
         self.secrets = secrets
         self._service: ServiceClient | None = None
         self._venue: VenueClient | None = None
-        self._signer: Signer | None = None
+        self._signer: EvmSigner | None = None
+        self.announce_signer: Callable[[str], None] | None = None
+        """Told the browser wallet page's URL (with its token: shown, never logged)."""
         self._chains: ChainsResponse | None = None
         self._spot_meta: SpotMeta | None = None
         self._chains_lock = asyncio.Lock()
@@ -84,11 +86,18 @@ class Services:
             self._venue = compose.venue_client(self.settings)
         return self._venue
 
-    async def signer(self) -> Signer:
-        """The wallet's signer (imports eth-account on first use, in a thread)."""
+    async def signer(self) -> EvmSigner:
+        """The signer the settings choose, opened on first use (the keyring key, a keystore,
+        the browser wallet's page, or a read-only address)."""
         if self._signer is None:
-            self._signer = await asyncio.to_thread(compose.signer, self.settings)
+            self._signer = await compose.open_signer(self.settings, self.announce_signer)
         return self._signer
+
+    async def close_signer(self) -> None:
+        """Let the signer go (the browser page stops serving); the next run opens it again."""
+        signer, self._signer = self._signer, None
+        if signer is not None:
+            await signer.aclose()
 
     async def executor(self, confirm: Callable[[SignRequest], Awaitable[bool]]) -> Executor:
         """A new executor for one run (its journal and chain gateways are its own; close it
@@ -186,6 +195,7 @@ class Services:
         return receiver.url
 
     async def aclose(self) -> None:
+        await self.close_signer()
         if self._tracker is not None:
             await self._tracker.aclose()
             if self._tracker.store is not None:
