@@ -8,14 +8,16 @@ summary; a module is imported only when one of its commands runs or shows its ow
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import click
 
 from crossdeck import __version__
 from crossdeck.cli.guard import GuardedGroup
 from crossdeck.cli.lazy_group import LazyCommand
+from crossdeck.cli.signer_options import chosen_signer, signer_options
 
 _MODULE = "crossdeck.cli.commands."
 COMMANDS = {
@@ -74,6 +76,8 @@ class CliContext:
     profile: str | None
     json: bool
     world: Path | None
+    signer: dict[str, Any] = field(default_factory=dict)
+    """The signer the global options chose (`config.SignerSettings`), empty for the default."""
 
 
 @click.group(
@@ -92,14 +96,24 @@ class CliContext:
     envvar="CROSSDECK_WORLD",
     help="Talk to the demo world described by this file (see `sim serve --world-file`).",
 )
+@signer_options
 @click.version_option(__version__, prog_name="crossdeck")
 @click.pass_context
-def main(ctx: click.Context, profile: str | None, json_: bool, world: Path | None) -> None:
+def main(
+    ctx: click.Context,
+    /,
+    profile: str | None,
+    json_: bool,
+    world: Path | None,
+    **signer: Any,
+) -> None:
     """crossdeck: a keyboard-first terminal companion for cross-chain transfers.
 
-    With no command, opens the app on the current profile.
+    With no command, opens the app on the current profile. Who signs, as in Foundry's cast:
+    the profile's keyring key by default, or --account / --keystore (with --password-file or a
+    prompt), --browser, or --from for a read-only address.
     """
-    ctx.obj = CliContext(profile=profile, json=json_, world=world)
+    ctx.obj = CliContext(profile=profile, json=json_, world=world, signer=chosen_signer(**signer))
     if ctx.invoked_subcommand is None:
         from crossdeck.cli.app_launch import launch_app
 

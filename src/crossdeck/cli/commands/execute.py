@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from crossdeck.config import Settings
     from crossdeck.execute import Event, Executor, Journal, SignRequest
     from crossdeck.execute.events import RunEvent
+    from crossdeck.wallet.signers import EvmSigner
 
 JSON_HELP = "JSON lines of events (same as the global --json)."
 
@@ -41,24 +42,39 @@ JSON_HELP = "JSON lines of events (same as the global --json)."
 def _settings(obj: CliContext) -> Settings:
     from crossdeck.config import load_settings
 
-    return load_settings(obj.profile, obj.world)
+    return load_settings(obj.profile, obj.world, obj.signer)
+
+
+def _announce_page(url: str) -> None:
+    """The browser wallet's page, on stderr only (its token is for the user's eyes)."""
+    click.echo(
+        f"browser wallet: open {url} in the browser that has your wallet "
+        "(waiting for it to connect; ctrl+c stops)",
+        err=True,
+    )
+
+
+async def _open_signer(settings: Settings) -> EvmSigner:
+    from crossdeck import compose
+
+    return await compose.open_signer(settings, _announce_page)
 
 
 def _executor(
     settings: Settings,
     confirm: Any,
     timeout: float | None,
+    signer: EvmSigner,
     *,
     trust_quote: bool = False,
     service: ServiceClient | None = None,
 ) -> Executor:
     """The run's executor; `service`: the service client it is to use (and close), when the
-    command already made one."""
+    command already made one. The signer stays the caller's to close."""
     from crossdeck import compose
     from crossdeck.cli.support import service_client
 
     policy = compose.poll_policy(settings, timeout=timeout)  # --timeout checked first
-    signer = compose.signer(settings)
     service = service or service_client(settings)
     return compose.executor(
         settings,
@@ -301,46 +317,74 @@ def bridge_command(
     json_: bool,
     **options: Any,
 ) -> None:
-    """Interrupted runs continue with `crossdeck resume`; nothing is sent twice.
-    """
-    from crossdeck.cli.quote_options import quote_fields
-    from crossdeck.credentials import resolve_wallet_address
+    """Interrupted runs continue with `crossdeck resume`; nothing is sent twice."""
+    from crossdeck.wallet.signers import ReadOnlySigner
 
     as_json = bool(json_ or obj.json)
     settings = _settings(obj)
-    wallet = resolve_wallet_address(settings)
-    fields, amount_human = quote_fields(settings, options, user=wallet)
-    if wallet is not None and fields["user"].lower() != wallet.lower():
-        raise InputError(
-            f"--user {fields['user']} is not this profile's wallet {wallet}",
-            hint="bridge signs with the profile's wallet; use `crossdeck quote` to just look",
+    if settings.signer.kind == "read-only" and settings.signer.address:
+        refusal = ReadOnlySigner(settings.signer.address).refuse("this transfer")
+        refusal.hint = (
+            "`crossdeck quote --from ADDRESS` shows it; sign with the keyring key, "
+            "--account NAME, --keystore PATH or --browser"
         )
-    if deposit_amount is not None and not fields.get("use_deposit_address"):
+        raise refusal
+    if deposit_amount is not None and not options.get("use_deposit_address"):
         raise InputError("--deposit-amount applies with --use-deposit-address only")
-    code = asyncio.run(
-        _bridge(settings, fields, amount_human, yes, as_json, deposit_amount, timeout)
-    )
+    code = asyncio.run(_bridge(settings, options, yes, as_json, deposit_amount, timeout))
     sys.exit(int(code))
 
 
 async def _bridge(
     settings: Settings,
-    fields: dict[str, Any],
-    amount_human: str | None,
+    options: dict[str, Any],
+    yes: bool,
+    as_json: bool,
+    deposit_amount: int | None,
+    tracking_timeout: float | None,
+) -> ExitCode:
+    """The signer is opened first (a keystore unlocked, the browser wallet connected): the
+    quote is asked for its address."""
+    signer = await _open_signer(settings)
+    try:
+        return await _bridge_as(
+            settings, signer, options, yes, as_json, deposit_amount, tracking_timeout
+        )
+    finally:
+        await signer.aclose()
+
+
+async def _bridge_as(
+    settings: Settings,
+    signer: EvmSigner,
+    options: dict[str, Any],
     yes: bool,
     as_json: bool,
     deposit_amount: int | None,
     tracking_timeout: float | None,
 ) -> ExitCode:
     from crossdeck.cli.commands.service import quote_with, render_quote
+    from crossdeck.cli.quote_options import quote_fields
     from crossdeck.cli.support import service_client
 
+    wallet = signer.address
+    fields, amount_human = quote_fields(settings, options, user=wallet)
+    if fields["user"].lower() != wallet.lower():
+        whose = (
+            "this profile's wallet"
+            if signer.source.kind in ("keyring", "world")
+            else f"the signer's address ({signer.source.kind})"
+        )
+        raise InputError(
+            f"--user {fields['user']} is not {whose} {wallet}",
+            hint="bridge signs as its signer; use `crossdeck quote` to just look",
+        )
     # one service client for the quote and the run (one key read, one connection)
     service = service_client(settings)
     try:
         quote, request, asked = await quote_with(service, fields, amount_human)
         confirm = _confirm_added_steps(quote, yes)
-        executor = _executor(settings, confirm, tracking_timeout, service=service)
+        executor = _executor(settings, confirm, tracking_timeout, signer, service=service)
     except BaseException:
         await service.aclose()
         raise
@@ -348,7 +392,9 @@ async def _bridge(
         # maps the payment's chain name, when it has one, and names chains and currencies
         chains = await executor.chains_for(quote, known=asked)
         if as_json:
-            print_json({"event": "Quote", "quote": quote.to_wire()})
+            print_json(
+                {"event": "Quote", "quote": quote.to_wire(), "signer": signer.source.to_json()}
+            )
         if as_json and yes:
             # nothing shows or asks before the run, whose first event is these very checks
             guards = []
@@ -361,6 +407,7 @@ async def _bridge(
                 click.echo(line)
             if deposit_amount is not None:
                 click.echo(f"Deposit      sending {deposit_amount} instead of the quoted amount")
+            click.echo(f"Signer       {signer.source.words()}")
             bad = [g for g in guards if not g.ok]
             if bad:
                 click.echo(
@@ -447,15 +494,22 @@ def resume_command(
         # it signs was just printed with the event that announced it)
         return await asyncio.to_thread(prompts.confirm, f"{what.title}?", instead="--yes")
 
-    executor = _executor(settings, approve_all if yes else ask, timeout, trust_quote=trust_quote)
-
     async def main() -> ExitCode:
+        signer = await _open_signer(settings)
         try:
-            record = executor.journal.run(request_id)
-            total = _item_count(record.quote) if record is not None else None
-            return await _drain(executor.resume(request_id), as_json, total)
+            executor = _executor(
+                settings, approve_all if yes else ask, timeout, signer, trust_quote=trust_quote
+            )
+            try:
+                record = executor.journal.run(request_id)
+                total = _item_count(record.quote) if record is not None else None
+                if not as_json:
+                    click.echo(f"signer: {signer.source.words()}", err=True)
+                return await _drain(executor.resume(request_id), as_json, total)
+            finally:
+                await _close(executor)
         finally:
-            await _close(executor)
+            await signer.aclose()
 
     sys.exit(int(asyncio.run(main())))
 

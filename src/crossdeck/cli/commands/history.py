@@ -274,7 +274,7 @@ def requests_command(
         raise InputError("give either --api-key-filter or --own-api-key, not both")
     filters = {name: options[name] for name in _FILTER_OPTIONS if name != "id"}
     query = build_query(id=id_, api_key_filter=api_key_filter, **filters)
-    settings = load_settings(obj.profile, obj.world)
+    settings = load_settings(obj.profile, obj.world, obj.signer)
     if own_api_key:
         query = query.model_copy(update={"api_key": _own_api_key(settings).get_secret_value()})
     asyncio.run(_stream(settings, query, fmt, max_pages))

@@ -35,7 +35,7 @@ JSON_HELP = "Print the JSON answer (same as the global --json)."
 def _settings(obj: CliContext) -> Settings:
     from crossdeck.config import load_settings
 
-    return load_settings(obj.profile, obj.world)
+    return load_settings(obj.profile, obj.world, obj.signer)
 
 
 def _wants_json(obj: CliContext, local: bool) -> bool:

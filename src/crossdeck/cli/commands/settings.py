@@ -31,7 +31,7 @@ STDIN_HELP = "Read the secret from the first line of stdin instead of a hidden p
 def _settings(obj: CliContext) -> Settings:
     from crossdeck.config import load_settings
 
-    return load_settings(obj.profile, obj.world)
+    return load_settings(obj.profile, obj.world, obj.signer)
 
 
 def _abort(message: str) -> NoReturn:

@@ -303,7 +303,7 @@ def watch(
     from crossdeck.track.updates import normalise_request_id
 
     ids = list(dict.fromkeys(normalise_request_id(rid) for rid in request_ids))
-    settings = load_settings(obj.profile, obj.world)
+    settings = load_settings(obj.profile, obj.world, obj.signer)
     if timeout is None:
         timeout = settings.tracking.timeout_seconds
     code = asyncio.run(

@@ -54,7 +54,7 @@ def _api_key(obj: CliContext, env_var: str | None) -> SecretStr:
     from crossdeck.config import load_settings
     from crossdeck.credentials import resolve_api_key
 
-    key = resolve_api_key(load_settings(obj.profile, obj.world))
+    key = resolve_api_key(load_settings(obj.profile, obj.world, obj.signer))
     if key is None or not key.get_secret_value():
         raise NoSecretError(
             "no API key is stored for this profile",
