@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from crossdeck.execute.follow import Follower
     from crossdeck.execute.gateways import GatewayPool
     from crossdeck.execute.journal import Journal
+    from crossdeck.portfolio import ChainBalanceReader
     from crossdeck.retry import RetryPolicy
     from crossdeck.track.budget import RateBudget
     from crossdeck.track.policy import PollPolicy
@@ -130,6 +131,19 @@ def venue_client(settings: Settings) -> VenueClient:
         timeout=settings.venue.timeout_seconds,
         retry=retry_policy(settings, venue=True),
     )
+
+
+def portfolio_readers(settings: Settings, venue: VenueClient) -> dict[str, ChainBalanceReader]:
+    """The balance reader of each chain family a portfolio reads (`crossdeck balances`, the
+    Portfolio screen): EVM chains over their RPC (the config's `rpc`, else /chains'), the venue
+    over its client."""
+    from crossdeck.portfolio.evm_reader import EvmChainReader
+    from crossdeck.portfolio.venue_reader import VenueChainReader
+
+    return {
+        "evm": EvmChainReader({cid: str(url) for cid, url in settings.rpc.items()}),
+        "venue": VenueChainReader(venue),
+    }
 
 
 def signer(settings: Settings) -> EvmSigner:

@@ -13,6 +13,7 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
+from decimal import Decimal
 from typing import Any, Self, TypeVar
 
 import httpx
@@ -256,6 +257,26 @@ class ServiceClient:
     async def chains(self) -> ChainsResponse:
         """GET /chains: chains and their currencies (incl. the venue, chain 1337)."""
         return await self._read("GET", "/chains", ChainsResponse)
+
+    async def token_price(self, chain_id: int, address: str) -> Decimal:
+        """GET /currencies/token/price: the USD price of one currency, exactly as the answer
+        writes its number (never through a float). A price that is absent, not a number or
+        negative is a `MalformedResponseError`: nothing here stands in for a missing one."""
+        params = {"address": address, "chainId": str(chain_id)}
+
+        def read(response: httpx.Response) -> Decimal:
+            try:
+                data = json.loads(response.content, parse_float=Decimal, parse_int=Decimal)
+            except ValueError:
+                data = None
+            price = data.get("price") if isinstance(data, dict) else None
+            if not isinstance(price, Decimal) or not price.is_finite() or price < 0:
+                raise _malformed(
+                    response, f"expected {{price: <USD number>}}, got {preview(response.content)!r}"
+                )
+            return price
+
+        return await self._call("GET", "/currencies/token/price", read, params=params)
 
     async def index_transaction(self, tx_hash: str, chain_id: int) -> dict[str, Any]:
         """POST /transactions/index: tell the service about a deposit early. Telling it twice

@@ -24,6 +24,10 @@ COMMANDS = {
     "apikey": LazyCommand(
         _MODULE + "settings", "The profile's service API key, kept in the keyring."
     ),
+    "balances": LazyCommand(
+        _MODULE + "portfolio",
+        "What an address holds on every chain and on the venue, in units and USD.",
+    ),
     "bridge": LazyCommand(
         _MODULE + "execute",
         "Quote a transfer, show it, ask to confirm, execute every step and track it to the end.",
@@ -118,4 +122,3 @@ def main(
         from crossdeck.cli.app_launch import launch_app
 
         launch_app(ctx.obj)
-

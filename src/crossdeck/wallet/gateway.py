@@ -210,7 +210,12 @@ class EvmGateway:
 
     async def chain_id(self) -> int:
         """The node's chain id; `ChainMismatchError` when it is not the expected one."""
-        actual = await self._read("eth_chainId", _quantity)
+        return self.confirm_chain(await self._read("eth_chainId", _quantity))
+
+    def confirm_chain(self, actual: int) -> int:
+        """Take `actual` as the node's chain id, read some other way (a batched read asks for
+        it in the same call: Multicall3's getChainId); `ChainMismatchError` when it is not the
+        expected one."""
         if actual != self.expected_chain_id:
             raise ChainMismatchError(
                 f"the RPC at {self._where} serves chain {actual}, "
@@ -251,9 +256,13 @@ class EvmGateway:
         await self._ensure_chain()
         return await self._read("eth_estimateGas", _quantity, self._call_params(tx))
 
-    async def call(self, tx: Mapping[str, Any], block: str = "latest") -> bytes:
-        """`eth_call`: the return data of `tx` without sending it."""
-        await self._ensure_chain()
+    async def call(
+        self, tx: Mapping[str, Any], block: str = "latest", *, chain_checked: bool = False
+    ) -> bytes:
+        """`eth_call`: the return data of `tx` without sending it. `chain_checked`: the caller
+        reads the chain id within this very call and hands it to `confirm_chain` itself."""
+        if not chain_checked:
+            await self._ensure_chain()
         return await self._read(
             "eth_call", lambda r: bytes.fromhex(r.removeprefix("0x")), self._call_params(tx), block
         )

@@ -1,0 +1,202 @@
+"""What a portfolio reading is: holdings per chain, the chains that could not be read, prices.
+
+Amounts are integers in the currency's smallest unit; a USD value is a `Decimal` of the
+holding's units times the service's price, rounded to micro-dollars, and None where the service
+gave no price (nothing stands in for a missing price, a stablecoin's included). Totals add the
+rounded values, so the grand total is exactly the sum of the rows it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any
+
+from crossdeck.models.units import format_units, to_decimal
+
+USD_PLACES = Decimal("0.000001")  # micro-dollars, the service's USD scale
+
+
+@dataclass(frozen=True)
+class Holding:
+    """One currency on one chain: `amount` in its smallest unit."""
+
+    chain_id: int
+    currency: str  # the address /chains gives it (the zero address for an EVM native currency)
+    symbol: str
+    decimals: int
+    amount: int
+    place: str | None = None  # on the venue: 'perps', 'spot' or 'HIP-3 <dex>'
+    account_value: Decimal | None = None  # on the venue's perps: the account value, USD
+    price_usd: Decimal | None = None
+    price_problem: str | None = None  # why there is no price
+
+    @property
+    def units(self) -> Decimal:
+        return to_decimal(self.amount, self.decimals)
+
+    @property
+    def amount_text(self) -> str:
+        return format_units(self.amount, self.decimals)
+
+    @property
+    def amount_usd(self) -> Decimal | None:
+        if self.price_usd is None:
+            return None
+        return (self.units * self.price_usd).quantize(USD_PLACES, rounding=ROUND_HALF_EVEN)
+
+    @property
+    def asset(self) -> str:
+        """What rows are grouped by across chains: the symbol, without regard to case."""
+        return self.symbol.upper()
+
+    def priced(self, price: Decimal | None, problem: str | None = None) -> Holding:
+        return replace(self, price_usd=price, price_problem=None if price is not None else problem)
+
+    def to_json(self, chain_name: str | None = None) -> dict[str, Any]:
+        usd = self.amount_usd
+        out: dict[str, Any] = {
+            "chainId": self.chain_id,
+            "chainName": chain_name,
+            "currency": self.currency,
+            "symbol": self.symbol,
+            "decimals": self.decimals,
+            "amount": str(self.amount),
+            "amountFormatted": self.amount_text,
+            "priceUsd": _text(self.price_usd),
+            "amountUsd": _text(usd),
+        }
+        if self.price_problem:
+            out["priceProblem"] = self.price_problem
+        if self.place is not None:
+            out["venue"] = self.place
+        if self.account_value is not None:
+            out["accountValueUsd"] = _text(self.account_value)
+        return out
+
+
+@dataclass(frozen=True)
+class ChainReading:
+    """One chain's holdings, or why they could not be read (`error`, at `url`)."""
+
+    chain_id: int
+    name: str
+    url: str  # where it was read: scheme://host[:port] of the RPC, or the venue's
+    via: str  # 'multicall3', 'single calls', 'venue', or '' when not read
+    holdings: tuple[Holding, ...] = ()
+    error: str | None = None
+    notes: tuple[str, ...] = ()  # what was read but left out (a token that did not answer)
+
+    @property
+    def reachable(self) -> bool:
+        return self.error is None
+
+
+@dataclass(frozen=True)
+class AssetTotal:
+    asset: str
+    units: Decimal
+    usd: Decimal | None  # None when no row of it has a price
+    unpriced: int  # rows without a price (their value is not in `usd`)
+    holdings: tuple[Holding, ...]
+
+
+@dataclass(frozen=True)
+class Portfolio:
+    owner: str
+    chains: tuple[ChainReading, ...]
+    names: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def holdings(self) -> list[Holding]:
+        return [h for chain in self.chains for h in chain.holdings]
+
+    @property
+    def unreachable(self) -> list[ChainReading]:
+        return [chain for chain in self.chains if not chain.reachable]
+
+    @property
+    def unpriced(self) -> list[Holding]:
+        return [h for h in self.holdings if h.price_usd is None]
+
+    def assets(self) -> list[AssetTotal]:
+        """One total per asset across chains, the largest USD value first."""
+        groups: dict[str, list[Holding]] = {}
+        for holding in self.holdings:
+            groups.setdefault(holding.asset, []).append(holding)
+        totals = [_asset_total(asset, rows) for asset, rows in groups.items()]
+        return sorted(totals, key=lambda t: (-(t.usd or Decimal(0)), t.asset))
+
+    @property
+    def total_usd(self) -> Decimal:
+        return sum((h.amount_usd for h in self.holdings if h.amount_usd is not None), Decimal(0))
+
+    def to_json(self) -> dict[str, Any]:
+        name = self.names.get
+        return {
+            "address": self.owner,
+            "holdings": [h.to_json(name(h.chain_id)) for h in self.holdings],
+            "assets": [
+                {
+                    "symbol": total.asset,
+                    "amount": _text(total.units),
+                    "amountUsd": _text(total.usd),
+                    "unpriced": total.unpriced,
+                    "chainIds": sorted({h.chain_id for h in total.holdings}),
+                }
+                for total in self.assets()
+            ],
+            "totalUsd": _text(self.total_usd),
+            "unpriced": [
+                {
+                    "chainId": h.chain_id,
+                    "currency": h.currency,
+                    "symbol": h.symbol,
+                    "reason": h.price_problem,
+                }
+                for h in self.unpriced
+            ],
+            "chains": [
+                {
+                    "chainId": c.chain_id,
+                    "chainName": c.name,
+                    "url": c.url,
+                    "readVia": c.via or None,
+                    "state": "ok" if c.reachable else "unreachable",
+                    **({"error": c.error} if c.error else {}),
+                }
+                for c in self.chains
+            ],
+            "unreachable": [
+                {"chainId": c.chain_id, "chainName": c.name, "url": c.url, "error": c.error}
+                for c in self.unreachable
+            ],
+        }
+
+
+def _asset_total(asset: str, rows: Iterable[Holding]) -> AssetTotal:
+    held = tuple(sorted(rows, key=lambda h: (-(h.amount_usd or Decimal(0)), h.chain_id)))
+    values = [h.amount_usd for h in held if h.amount_usd is not None]
+    return AssetTotal(
+        asset=asset,
+        units=sum((h.units for h in held), Decimal(0)),
+        usd=sum(values, Decimal(0)) if values else None,
+        unpriced=sum(1 for h in held if h.amount_usd is None),
+        holdings=held,
+    )
+
+
+def _text(value: Decimal | None) -> str | None:
+    """A decimal as plain text (no exponent), None as None."""
+    if value is None:
+        return None
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def usd_text(value: Decimal | None) -> str:
+    """'$1,234.56' for display; '—' for no value."""
+    if value is None:
+        return "no price"
+    return f"${value.quantize(Decimal('0.01'), rounding=ROUND_HALF_EVEN):,}"

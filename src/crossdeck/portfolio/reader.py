@@ -1,0 +1,105 @@
+"""Read a whole portfolio: every chain of /chains the owner can hold on, all at once, each by
+the reader of its family, each priced as soon as it is read.
+
+A family is what decides how a chain is read and which of the owner's addresses holds on it:
+'evm' (JSON-RPC, Multicall3), 'venue' (chain 1337, the venue's /info). A new family (Solana's
+'svm') adds a reader with the same `read(chain, owner)` beside these and its address in
+`owners`; nothing else changes. A chain that cannot be read comes back as a `ChainReading` with
+its error and URL, never as an exception, so the other chains still show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from typing import Protocol
+
+from crossdeck.api.client import ServiceClient
+from crossdeck.errors import CrossdeckError, InputError
+from crossdeck.models.chains import VENUE_CHAIN_ID, ChainInfo, ChainsResponse
+from crossdeck.portfolio.model import ChainReading, Portfolio
+from crossdeck.portfolio.prices import priced
+
+
+class ChainBalanceReader(Protocol):
+    family: str
+
+    async def read(self, chain: ChainInfo, owner: str) -> ChainReading: ...
+
+
+def chain_family(chain: ChainInfo) -> str:
+    """'venue' for chain 1337, else the chain's vmType ('evm', 'svm', 'bvm', ...)."""
+    if chain.id == VENUE_CHAIN_ID:
+        return "venue"
+    return (chain.vm_type or "evm").lower()
+
+
+def chains_to_read(
+    chains: ChainsResponse,
+    owners: Mapping[str, str],
+    readers: Mapping[str, ChainBalanceReader],
+    only: Iterable[int] = (),
+) -> list[ChainInfo]:
+    """The chains to read: those of a family with a reader and an owner address, not disabled;
+    `only` narrows them (an id /chains does not list, or none of those, is an `InputError`)."""
+    wanted = set(only)
+    listed = {c.id for c in chains.chains if c.id is not None}
+    unknown = sorted(wanted - listed)
+    if unknown:
+        raise InputError(
+            f"--chain {', '.join(map(str, unknown))}: not a chain the service lists",
+            hint="`crossdeck chains` lists them",
+        )
+    picked = [
+        chain
+        for chain in chains.chains
+        if chain.id is not None
+        and not chain.disabled
+        and chain_family(chain) in readers
+        and chain_family(chain) in owners
+        and (not wanted or chain.id in wanted)
+    ]
+    if wanted and not picked:
+        raise InputError(
+            f"--chain {', '.join(map(str, sorted(wanted)))}: none of these can be read for "
+            f"this address (families read: {', '.join(sorted(set(readers) & set(owners)))})"
+        )
+    return picked
+
+
+async def read_portfolio(
+    chains: ChainsResponse,
+    owners: Mapping[str, str],
+    *,
+    service: ServiceClient,
+    readers: Mapping[str, ChainBalanceReader],
+    only: Iterable[int] = (),
+) -> Portfolio:
+    """Every chain read and priced concurrently; the readings in /chains order."""
+    picked = chains_to_read(chains, owners, readers, only)
+
+    async def one(chain: ChainInfo) -> ChainReading:
+        family = chain_family(chain)
+        assert chain.id is not None
+        try:
+            reading = await readers[family].read(chain, owners[family])
+        except CrossdeckError as exc:  # a reader's own refusal: that chain alone
+            name = chain.display_name or chain.name or str(chain.id)
+            return ChainReading(chain.id, name, "", "", error=exc.message)
+        if not reading.holdings:
+            return reading
+        holdings = await priced(service, reading.holdings)
+        return ChainReading(
+            reading.chain_id,
+            reading.name,
+            reading.url,
+            reading.via,
+            tuple(holdings),
+            reading.error,
+            reading.notes,
+        )
+
+    readings = await asyncio.gather(*(one(chain) for chain in picked))
+    owner = owners.get("evm") or next(iter(owners.values()), "")
+    names = {c.id: c.display_name or c.name or str(c.id) for c in chains.chains if c.id is not None}
+    return Portfolio(owner, tuple(readings), names)

@@ -1,0 +1,65 @@
+"""Funding test accounts on the demo world: from its demo wallet on the chains, and on the
+venue's ledger."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from eth_account import Account
+from pydantic import SecretStr
+
+from crossdeck.wallet.gateway import EvmGateway
+from crossdeck.wallet.signer import Signer
+
+PERPS_USDC = "0x" + "0" * 32
+
+
+def usdc_address(world: Any, chain_id: int) -> str:
+    return world.chains[chain_id].usdc
+
+
+def new_key() -> str:
+    return "0x" + secrets.token_hex(32)
+
+
+def new_address() -> str:
+    return Account.from_key(new_key()).address
+
+
+async def send_from_demo(world: Any, chain_id: int, tx: dict[str, Any]) -> None:
+    """A plain transaction from the world's demo wallet (to fund test accounts)."""
+    demo = Signer(SecretStr(world.wallet_key))
+    async with EvmGateway(world.rpc[chain_id], chain_id) as gateway:
+        max_fee, tip = await gateway.fee_params()
+        call = {"from": demo.address, "value": 0, "data": "0x", **tx}
+        gas = await gateway.estimate_gas(call)
+        signed = demo.sign_transaction(
+            {
+                **call,
+                "chainId": chain_id,
+                "nonce": await gateway.nonce(demo.address),
+                "gas": gas * 2,
+                "maxFeePerGas": max_fee,
+                "maxPriorityFeePerGas": tip,
+            }
+        )
+        await gateway.wait_receipt(await gateway.send_raw(signed.raw), timeout=60, poll=0.05)
+
+
+async def fund(
+    world: Any,
+    address: str,
+    *,
+    native: dict[int, int] | None = None,
+    usdc: dict[int, int] | None = None,
+    venue_perps: int = 0,
+) -> None:
+    """Give `address` native wei and USDC units per chain, and perps USDC on the venue."""
+    for chain_id, wei in (native or {}).items():
+        await send_from_demo(world, chain_id, {"to": address, "value": wei})
+    for chain_id, units in (usdc or {}).items():
+        data = "0xa9059cbb" + address[2:].lower().rjust(64, "0") + hex(units)[2:].rjust(64, "0")
+        await send_from_demo(world, chain_id, {"to": usdc_address(world, chain_id), "data": data})
+    if venue_perps:
+        world.ledger.credit(address, PERPS_USDC, venue_perps)
