@@ -122,3 +122,4 @@ def main(
         from crossdeck.cli.app_launch import launch_app
 
         launch_app(ctx.obj)
+

@@ -35,7 +35,9 @@ def only_chain(chains: ChainsResponse, wanted: str | None) -> ChainsResponse:
     ]
     if not found:
         known = ", ".join(f"{c.id} ({c.name})" for c in chains.chains) or "none"
-        raise InputError(f"the service lists no chain {shown(wanted)}", hint=f"its chains: {known}")
+        raise InputError(
+            f"the service lists no chain {shown(wanted)}", hint=f"its chains: {known}"
+        )
     return chains.model_copy(update={"chains": found})
 
 

@@ -77,7 +77,9 @@ def _chain_words(chain: ChainInfo) -> str:
     return f"chain {chain.id} ({name})" if name else f"chain {chain.id}"
 
 
-def resolve_symbol(chains: ChainsResponse, chain_id: int, text: str, option: str) -> ChainCurrency:
+def resolve_symbol(
+    chains: ChainsResponse, chain_id: int, text: str, option: str
+) -> ChainCurrency:
     """The one currency `text` names on `chain_id` (a symbol, or on the venue `place:SYMBOL`);
     `InputError` naming `option` when it names none or several."""
     chain = chains.by_id(chain_id)
@@ -88,7 +90,9 @@ def resolve_symbol(chains: ChainsResponse, chain_id: int, text: str, option: str
         )
     place, sep, symbol = text.rpartition(":")
     wanted = symbol.casefold()
-    matches = [c for c in chain.currencies if c.address and (c.symbol or "").casefold() == wanted]
+    matches = [
+        c for c in chain.currencies if c.address and (c.symbol or "").casefold() == wanted
+    ]
     if sep:
         matches = [
             c

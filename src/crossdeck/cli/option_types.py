@@ -38,7 +38,9 @@ class InvalidValue(click.BadParameter):
     exit_code = int(ExitCode.INVALID_INPUT)
 
 
-def parse_whole_number(text: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+def parse_whole_number(
+    text: str, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
     """A whole number written in ASCII digits, within [minimum, maximum]; `InputError` else."""
     cleaned = text.strip()
     if not _WHOLE.fullmatch(cleaned):

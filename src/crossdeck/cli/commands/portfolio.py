@@ -57,7 +57,7 @@ def balances_command(
     from crossdeck.config import load_settings
     from crossdeck.portfolio.text import portfolio_lines
 
-    settings = load_settings(obj.profile, obj.world)
+    settings = load_settings(obj.profile, obj.world, obj.signer)
     owner = address or wallet_address(settings, "address")
     portfolio = asyncio.run(read(settings, owner, chains))
     if portfolio.chains and not any(c.reachable for c in portfolio.chains):

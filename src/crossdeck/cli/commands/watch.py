@@ -297,7 +297,8 @@ def watch(
     rate: float | None,
     timeout: float | None,
 ) -> None:
-    """With no REQUEST_ID, resumes the requests a previous watch left unfinished."""
+    """With no REQUEST_ID, resumes the requests a previous watch left unfinished.
+    """
     from crossdeck.config import load_settings
     from crossdeck.track.updates import normalise_request_id
 
