@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what crossdeck needs into ./.venv from the lock file: uv (from pip, if missing),
-# then the locked Python dependencies. With --tools it also installs the pinned anvil from npm.
+# then the locked Python dependencies. With --tools it also installs the pinned anvil from npm
+# and Debian's chromium (apt) for the browser-wallet tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,4 +17,16 @@ UV_PYTHON=.venv/bin/python .venv/bin/uv sync --locked --compile-bytecode --quiet
 
 if [ "${1:-}" = "--tools" ]; then
     (cd tools && npm install --no-audit --no-fund --loglevel=error)
+    # the browser-wallet tests drive Debian's chromium headless (playwright's own browser
+    # download is never used): install it from apt when it is missing
+    if ! command -v chromium >/dev/null 2>&1; then
+        SUDO=""
+        if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+        if command -v apt-get >/dev/null 2>&1; then
+            $SUDO apt-get update -qq
+            DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium
+        else
+            echo "bootstrap: no chromium and no apt-get: the browser-wallet tests will fail" >&2
+        fi
+    fi
 fi
