@@ -1,5 +1,6 @@
 """A POST answer that carries `steps` appends them: they run after the quoted steps, with the
-same guards and confirmation, and the journal keeps them for resume. The event that reports the
+same guards (over the whole quote again, before the next item) and confirmation, and the journal
+keeps them for resume. The event that reports the
 POST carries the appended steps, so a view (the TUI's Execute screen) can show them: the
 executor appends to its own copy of the quote."""
 
@@ -11,10 +12,11 @@ from typing import Any
 
 import pytest
 from appending_proxy import AppendingProxy
-from execute_support import PERPS_USDC, VENUE_UNIT, Kit, finished, fund, new_address, usdc_address
+from execute_support import PERPS_USDC, VENUE_UNIT, Kit, fund, new_address, usdc_address
 
 from crossdeck.api import ServiceClient
-from crossdeck.execute import AwaitingSignature, Posted, StepStarted
+from crossdeck.execute import Failed, Posted, StepStarted, VenueSubmitted
+from crossdeck.exitcodes import ExitCode
 from crossdeck.models import Step
 
 
@@ -26,14 +28,18 @@ async def proxy(world: Any) -> AsyncIterator[AppendingProxy]:
     await running.stop()
 
 
-async def test_steps_from_a_post_answer_are_appended_and_run(
+async def test_steps_from_a_post_answer_are_appended_and_guarded(
     py_kit: Kit, proxy: AppendingProxy
 ) -> None:
+    """The proxy appends an EIP-191 'acknowledge' message after /authorize: the executor
+    appends it to its copy of the quote (and the journal's), and the guards, run again before
+    the next item, refuse the message by name before the venue transfer is signed."""
     kit = py_kit
     await kit.service.aclose()
     kit.service = ServiceClient(proxy.url, api_key=kit.world.api_key)
     kit.executor = kit.make_executor()
     await fund(kit.world, kit.address, venue_perps=50 * VENUE_UNIT)
+    before = kit.world.ledger.balance(kit.address, PERPS_USDC)
     recipient = new_address()
     quote, request = await kit.quote(
         origin_chain_id=1337,
@@ -46,27 +52,23 @@ async def test_steps_from_a_post_answer_are_appended_and_run(
     )
     events = await kit.run(quote, request=request)
 
-    assert finished(events).status == "success"
     posted = [e for e in events if isinstance(e, Posted)]
-    assert [(p.endpoint, p.appended_steps) for p in posted] == [
-        ("/authorize", ("acknowledge",)),
-        ("/acknowledge", ()),
-    ]
+    assert [(p.endpoint, p.appended_steps) for p in posted] == [("/authorize", ("acknowledge",))]
     [step] = [Step.from_wire(wire) for wire in posted[0].appended]
-    assert step.id == "acknowledge" and posted[1].appended == ()
+    assert step.id == "acknowledge"
     assert [i.as_signature().post.endpoint for i in step.items] == ["/acknowledge"]
     assert [s.id for s in quote.steps] == ["authorize", "deposit"]  # the caller's is untouched
     as_json = json.loads(json.dumps(posted[0].to_json()))
     assert as_json["appended_steps"] == ["acknowledge"]
-    assert as_json["appended"][0]["id"] == "acknowledge"
     assert as_json["appended"][0]["items"][0]["data"]["sign"]["signatureKind"] == "eip191"
-    started = [e.step_id for e in events if isinstance(e, StepStarted)]
-    assert started == ["authorize", "deposit", "acknowledge"]
-    asked = [e.what for e in events if isinstance(e, AwaitingSignature)]
-    assert asked[-1].kind == "message" and asked[-1].step_id == "acknowledge"
-    assert f"I asked for request {quote.request_id}" in asked[-1].describe()
-    assert proxy.acknowledged == [(quote.request_id, kit.address)]
     journalled = kit.journal.run(quote.request_id).quote
     assert [s["id"] for s in journalled["steps"]] == ["authorize", "deposit", "acknowledge"]
-    assert [i.state for i in kit.journal.items(quote.request_id)] == ["done"] * 3
-    assert await kit.usdc(8453, recipient) == quote.details.currency_out.amount
+
+    failed = events[-1]
+    assert isinstance(failed, Failed) and failed.exit_code == ExitCode.GUARD_REFUSED
+    assert "message-signature" in failed.error and "I asked for request" in failed.error
+    # nothing after the authorize was signed: no venue transfer, no message
+    assert [e.step_id for e in events if isinstance(e, StepStarted)] == ["authorize", "deposit"]
+    assert not [e for e in events if isinstance(e, VenueSubmitted)]
+    assert proxy.acknowledged == []
+    assert kit.world.ledger.balance(kit.address, PERPS_USDC) == before

@@ -143,14 +143,17 @@ def _authorize(wire: dict[str, Any]) -> dict[str, Any]:
     return wire["steps"][0]["items"][0]["data"]
 
 
-def test_eip191_items_are_understood_and_unknown_kinds_refused() -> None:
+def test_eip191_items_are_understood_refused_by_name_and_unknown_kinds_refused() -> None:
     wire = load("quote_venue_withdrawal.json")
     data = _authorize(wire)
     data["sign"] = {"signatureKind": "eip191", "message": "hello"}
     results = guards(wire)
     assert [r for r in results if r.name == "step-kind" and not r.ok] == []
-    # ...but without its NonceMapping the venue transfer is no longer tied to the request
-    assert [f.name for f in failures(results)] == ["venue-nonce"]
+    # a personal message is no part of any flow crossdeck runs; and without its NonceMapping
+    # the venue transfer is no longer tied to the request
+    assert sorted(f.name for f in failures(results)) == ["message-signature", "venue-nonce"]
+    [message] = [f for f in failures(results) if f.name == "message-signature"]
+    assert "personal message (EIP-191) 'hello'" in message.message
 
     bad = copy.deepcopy(wire)
     bad["steps"][0]["kind"] = "transaction"  # signature data in a transaction step

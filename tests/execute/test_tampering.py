@@ -151,6 +151,52 @@ def _unknown_item(wire: dict[str, Any]) -> None:
     wire["steps"][-1]["items"][0]["data"] = {"program": "ix", "accounts": []}
 
 
+def _message_step(message: str, endpoint: str = "/login") -> Tamper:
+    """An extra signature step asking for an EIP-191 personal message, posted back."""
+
+    def tamper(wire: dict[str, Any]) -> None:
+        wire["steps"].insert(
+            0,
+            {
+                "id": "login",
+                "action": "Log in",
+                "description": "Sign in to continue",
+                "kind": "signature",
+                "requestId": wire["steps"][0]["requestId"],
+                "items": [
+                    {
+                        "status": "incomplete",
+                        "data": {
+                            "sign": {"signatureKind": "eip191", "message": message},
+                            "post": {"endpoint": endpoint, "method": "POST", "body": {}},
+                        },
+                    }
+                ],
+            },
+        )
+
+    return tamper
+
+
+def _authorize_as_message(wire: dict[str, Any]) -> None:
+    """The NonceMapping replaced by a message of the order id (a 'claim'-like raw hash)."""
+    item(wire, "authorize")["sign"] = {
+        "signatureKind": "eip191",
+        "message": wire["protocol"]["v2"]["orderId"],
+    }
+
+
+def _order(**changes: Any) -> Tamper:
+    def tamper(wire: dict[str, Any]) -> None:
+        wire["protocol"]["v2"]["orderData"].update(changes)
+
+    return tamper
+
+
+def _no_order(wire: dict[str, Any]) -> None:
+    del wire["protocol"]["v2"]["orderData"]
+
+
 # (flow, tamper, guard that must refuse it, words the refusal must contain)
 CASES: list[tuple[str, Tamper, str, str]] = [
     # the signature posted to another host: here the world's own service, which would take it
@@ -183,6 +229,16 @@ CASES: list[tuple[str, Tamper, str, str]] = [
         "endpoint-host",
         "not this step's request",
     ),
+    # a personal message, in any flow, wherever the step is
+    ("native", _message_step("Log in to crossdeck.example"), "message-signature", "'Log in"),
+    ("withdrawal", _message_step("I agree"), "message-signature", "(EIP-191) 'I agree'"),
+    ("usdc", _message_step("0x" + "ab" * 32, "/execute/permits"), "message-signature", "0xab"),
+    ("withdrawal", _authorize_as_message, "message-signature", "personal message"),
+    # an order of a version crossdeck cannot read, or none at all
+    ("native", _order(version="v2"), "order-version", "orderData.version 'v2'"),
+    ("withdrawal", _order(version="v9"), "order-version", "orderData.version 'v9'"),
+    ("native", _order(version=None), "order-version", "orderData.version None"),
+    ("usdc", _no_order, "order-version", "but no orderData"),
     # a quote that cannot be executed as given is a guard refusal (exit 7), not a failure
     ("native", _no_request_id, "request-id", "no step carries a requestId"),
     ("withdrawal", _no_request_id, "request-id", "no step carries a requestId"),

@@ -12,6 +12,10 @@ What is checked, and why:
 - `endpoint-host`: every post and check endpoint is a path on the configured service (no
   absolute URL, scheme, host, `..`, fragment, nor a query that sets the signature; a check
   reads only its own request); `crossdeck.api.endpoints`.
+- `message-signature`: a personal message (EIP-191) is refused unless the quote's flow calls
+  for one; none of the flows crossdeck runs does (`messages.py`).
+- `order-version`: `protocol.v2.orderData` is of a version the guards read (`v1`); an order of
+  another version, or paymentDetails without an order, is not executed (`order.py`).
 - `step-kind`: only item shapes this client understands, in steps of a matching kind, with a
   signature kind of eip712 or eip191; anything else is refused rather than guessed at.
 - `venue-nonce`: authorize value.nonce == authorize body.nonce == deposit item nonce ==

@@ -26,6 +26,8 @@ from crossdeck.execute.guards.base import (
     payment_chain,
 )
 from crossdeck.execute.guards.endpoints import endpoint_guards
+from crossdeck.execute.guards.messages import message_guards
+from crossdeck.execute.guards.order import order_version_guard
 from crossdeck.execute.guards.payment import (
     amount_words,
     depository_guard,
@@ -158,6 +160,8 @@ def check_quote(
         address_checksum_guard(quote),
         *_venue_nonce_guard(quote),
         *endpoint_guards(quote),
+        *message_guards(quote),
+        *order_version_guard(quote),
     ]
     if request is not None:
         results += request_guards(quote, request, wallet, paid)
@@ -193,6 +197,8 @@ def check_item(
         steps_guard(quote),
         address_checksum_guard(quote),
         *endpoint_guards(quote),
+        *message_guards(quote),
+        *order_version_guard(quote),
     ]
     if request is not None:  # shown beside each signature, so the dialog lists them too
         results += request_guards(quote, request, wallet, paid)
