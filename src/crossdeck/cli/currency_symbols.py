@@ -30,8 +30,12 @@ _ADDRESS_FORM = re.compile(r"0x[0-9a-fA-F]*")
 def is_symbol(text: str) -> bool:
     """Whether a currency option's value names the currency by symbol: anything that is not
     '0x' and hex digits (so '0xBTC' is a symbol, and '0x12' a short address the request
-    refuses)."""
-    return not _ADDRESS_FORM.fullmatch(text)
+    refuses), a Solana mint or a Bitcoin address, or a chain's native currency."""
+    from crossdeck.models.addresses import NATIVE_CURRENCY, Family, address_problem
+
+    if _ADDRESS_FORM.fullmatch(text) or text in NATIVE_CURRENCY.values():
+        return False
+    return all(address_problem(text, family) is not None for family in Family)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,10 @@ to the same rules, and a value that breaks them is refused before anything is se
   other scripts' digits (`int("١٢") == 12`), which no user means when they type an amount.
 - Durations are finite: `float()` takes "nan", "inf" and "1e999", and a NaN deadline never
   passes.
-- EVM addresses are 0x and 40 hex digits, and a mixed-case one must carry a right EIP-55
-  checksum (`crossdeck.models.addresses`): a wrong one is a mistyped address, never sent to.
+- Addresses are of a chain family (`crossdeck.models.addresses`): EVM (0x and 40 hex digits,
+  a right EIP-55 checksum when mixed case), Solana (base58 of 32 bytes, case kept), Bitcoin
+  (bech32/bech32m or base58check, checksum held). A wrong checksum is a mistyped address, never
+  sent to; which family an option takes is its chain's, checked once the chain is known.
 - Text is valid UTF-8: an argument holding bytes that are not UTF-8 arrives as lone surrogates
   (Python's surrogateescape) that no request can carry; `check_argv` refuses them up front.
 """
@@ -160,9 +162,10 @@ class RequestId(_Checked[str]):
 
 
 class Address(_Checked[str]):
-    """An address: an EVM one (0x + 40 hex digits) with a right EIP-55 checksum when written in
-    mixed case. Without `evm_only`, other text (another chain's address, a venue currency id)
-    passes as typed, and only an EVM-shaped one's checksum is checked."""
+    """An address: with `evm_only`, an EVM one (0x + 40 hex digits) with a right EIP-55
+    checksum when written in mixed case; else an address of any family with its checksum held
+    (Solana and Bitcoin as well), whose chain's family the command checks once it knows the
+    chain (`quote_options.check_families`)."""
 
     name = "address"
 
@@ -170,12 +173,12 @@ class Address(_Checked[str]):
         self.evm_only = evm_only
 
     def parse(self, text: str) -> str:
-        from crossdeck.models.addresses import checksum_problem
+        from crossdeck.models.addresses import checksum_problem, well_formed_problem
 
         cleaned = text.strip()
         if self.evm_only and not _EVM_ADDRESS.fullmatch(cleaned):
             raise InputError(f"{shown(text)} is not an EVM address ('0x' and 40 hex digits)")
-        problem = checksum_problem(cleaned)
+        problem = checksum_problem(cleaned) if self.evm_only else well_formed_problem(cleaned)
         if problem is not None:
             raise InputError(problem)
         return cleaned
@@ -198,7 +201,17 @@ class Currency(_Checked[str]):
                 f"{shown(text)} is neither a currency address nor a symbol",
                 hint="e.g. USDC, ETH or 0x…; `crossdeck chains` lists each chain's currencies",
             )
-        return ANY_ADDRESS.parse(cleaned)
+        from crossdeck.models.addresses import NATIVE_CURRENCY, checksum_problem
+
+        if cleaned in NATIVE_CURRENCY.values():
+            return cleaned  # Bitcoin's is a placeholder, no address (`NATIVE_CURRENCY`)
+        if cleaned.startswith("0x"):
+            # an EVM address or a venue currency id (longer): only an EVM one has a checksum
+            problem = checksum_problem(cleaned)
+            if problem is not None:
+                raise InputError(problem)
+            return cleaned
+        return cleaned  # a symbol, or a Solana / Bitcoin address (`currency_symbols.is_symbol`)
 
 
 CHAIN_ID = WholeNumber(minimum=1)
@@ -208,8 +221,8 @@ SECONDS = Seconds()
 SECONDS_OR_ZERO = Seconds(allow_zero=True)
 PORT = WholeNumber(minimum=0, maximum=65535)
 REQUEST_ID = RequestId()
-ADDRESS = Address()
-ANY_ADDRESS = Address(evm_only=False)
+ADDRESS = Address()  # an EVM account (the venue's users)
+ANY_ADDRESS = Address(evm_only=False)  # of any family: the option's chain decides which
 CURRENCY = Currency()
 
 

@@ -12,14 +12,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from crossdeck.cli.option_types import ADDRESS, CHAIN_ID, CURRENCY, POSITIVE, WholeNumber, shown
+from crossdeck.cli.option_types import (
+    ANY_ADDRESS,
+    CHAIN_ID,
+    CURRENCY,
+    POSITIVE,
+    WholeNumber,
+    shown,
+)
 from crossdeck.cli.support import wallet_address
 from crossdeck.errors import InputError
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.config import Settings
-    from crossdeck.models import ChainsResponse
+    from crossdeck.models import ChainsResponse, QuoteRequest
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,6 +46,27 @@ _STAND_INS = {
     "destination_currency": "0x" + "1" * 40,
 }
 _VENUE_STAND_IN = "0x" + "0" * 32  # perps USDC
+# the same on Solana (SOL; wSOL) and Bitcoin (BTC, its only currency)
+_FAMILY_STAND_INS = {
+    "svm": {
+        "origin_currency": "11111111111111111111111111111111",
+        "destination_currency": "So11111111111111111111111111111111111111112",
+    },
+    "bvm": {
+        "origin_currency": "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8",
+        "destination_currency": "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8",
+    },
+}
+
+
+def _stand_in(field: str, chain_id: int) -> str:
+    from crossdeck.models import VENUE_CHAIN_ID
+    from crossdeck.models.addresses import family_of
+
+    if chain_id == VENUE_CHAIN_ID:
+        return _VENUE_STAND_IN
+    family = family_of(chain_id)
+    return _FAMILY_STAND_INS.get(family.value, _STAND_INS)[field]
 
 
 _BOOL_OPTIONS = {
@@ -97,10 +125,21 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
         default="EXACT_INPUT",
         show_default=True,
     ),
-    click.option("--user", type=ADDRESS, help="Depositing address. Default: the profile's wallet."),
-    click.option("--recipient", type=ADDRESS, help="Receiver at destination. Default: the user."),
     click.option(
-        "--refund-to", type=ADDRESS, help="Refund receiver. Default: recipient, else user."
+        "--user",
+        type=ANY_ADDRESS,
+        help="Depositing address, of the origin chain's family. Default: the profile's wallet.",
+    ),
+    click.option(
+        "--recipient",
+        type=ANY_ADDRESS,
+        help="Receiver at destination: an EVM, Solana (base58) or Bitcoin (bc1…, 1…, 3…) "
+        "address, as the destination chain takes. Default: the user.",
+    ),
+    click.option(
+        "--refund-to",
+        type=ANY_ADDRESS,
+        help="Refund receiver on the origin chain. Default: recipient, else user.",
     ),
     click.option(
         "--protocol-version",
@@ -227,6 +266,45 @@ def quote_fields(
     return fields, amount_human
 
 
+# the option that sets each wire field whose value is held to its chain's family
+_OPTION_OF_FIELD = {
+    "user": "--user",
+    "recipient": "--recipient",
+    "refundTo": "--refund-to",
+    "originCurrency": "--origin-currency",
+    "destinationCurrency": "--destination-currency",
+    "depositFeePayer": "--deposit-fee-payer",
+}
+
+
+def _needs_families(fields: dict[str, Any]) -> bool:
+    """Whether a chain or an address of the request is not plainly EVM, so that /chains'
+    vmType must say which family each chain's addresses are of."""
+    from crossdeck.models.addresses import WELL_KNOWN_FAMILIES
+
+    chains = (fields.get("origin_chain_id"), fields.get("destination_chain_id"))
+    if any(chain in WELL_KNOWN_FAMILIES for chain in chains):
+        return True
+    texts = [fields.get(name) for name in ("user", "recipient", "refund_to")]
+    return any(isinstance(t, str) and not t.startswith("0x") for t in texts)
+
+
+def build_request(fields: dict[str, Any], chains: ChainsResponse | None) -> QuoteRequest:
+    """The request of `fields`, its addresses held to their chains' families as `chains` (the
+    /chains answer) says them; an address of the wrong family, or with a bad checksum, is an
+    input error naming the option that gave it."""
+    from crossdeck.models import QuoteRequest, QuoteRequestError
+
+    vm_types = chains.vm_types() if chains is not None else None
+    try:
+        return QuoteRequest.build(vm_types=vm_types, **fields)
+    except QuoteRequestError as exc:
+        option = _OPTION_OF_FIELD.get(exc.field)
+        if option is None:
+            raise
+        raise InputError(f"{option}: {exc.message}", hint=exc.hint) from None
+
+
 async def complete_quote_fields(
     client: ServiceClient, fields: dict[str, Any], amount_human: str | None
 ) -> ChainsResponse | None:
@@ -236,16 +314,13 @@ async def complete_quote_fields(
 
     Every other field is checked first, so bad input is refused before any request."""
     from crossdeck.cli.currency_symbols import is_symbol, resolve_symbol
-    from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID, QuoteRequest
+    from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID
 
     symbols = [spec for spec in _CURRENCY_FIELDS if is_symbol(fields[spec[0]])]
     if not symbols and amount_human is None:
-        return None
-    stand_ins = {
-        field: _VENUE_STAND_IN if fields[chain] == VENUE_CHAIN_ID else _STAND_INS[field]
-        for field, chain, _ in symbols
-    }
-    QuoteRequest.build(**{"amount": "0", **fields, **stand_ins})
+        return await client.chains() if _needs_families(fields) else None
+    stand_ins = {field: _stand_in(field, fields[chain]) for field, chain, _ in symbols}
+    build_request({"amount": "0", **fields, **stand_ins}, None)
     chains: ChainsResponse | None = None
     for field, chain, option in symbols:
         chains = chains or await client.chains()

@@ -33,6 +33,7 @@ from crossdeck.models import (
     TransactionData,
     VenueDepositData,
 )
+from crossdeck.models.addresses import canonical_address
 from crossdeck.models.display import (
     Unit,
     chain_label,
@@ -150,13 +151,13 @@ class Currencies:
 
     def _add(self, chain_id: int, address: str, symbol: str | None, decimals: int) -> None:
         self._tokens.setdefault(
-            (chain_id, address.lower()), Unit(symbol or short(address), decimals)
+            (chain_id, canonical_address(address)), Unit(symbol or short(address), decimals)
         )
 
     def token(self, chain_id: int | None, address: str | None) -> Unit | None:
         if chain_id is None or not address:
             return None
-        return self._tokens.get((chain_id, address.lower()))
+        return self._tokens.get((chain_id, canonical_address(address)))
 
     def native(self, chain_id: int | None) -> Unit:
         known = self.token(chain_id, NATIVE_ADDRESS)

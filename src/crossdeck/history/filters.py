@@ -22,8 +22,8 @@ from pydantic import SecretStr
 from crossdeck.history.errors import FilterError
 from crossdeck.history.timeparse import TimeParseError, format_time, parse_time
 from crossdeck.models import HistoryStatus, RequestsQuery, RequestsQueryError
+from crossdeck.models.addresses import well_formed_problem
 
-EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 HASH_32 = re.compile(r"^0x[0-9a-fA-F]{64}$")
 _UINT = re.compile(r"^[0-9]+$")
 
@@ -75,8 +75,13 @@ def _address(field: str, value: object) -> str | None:
     text = _text(value)
     if text is None:
         return None
-    if not EVM_ADDRESS.fullmatch(text):
-        raise _fail(field, f"{text!r} is not an EVM address", "give 0x followed by 40 hex digits")
+    problem = well_formed_problem(text)
+    if problem is not None:
+        raise _fail(
+            field,
+            problem,
+            "give an EVM (0x + 40 hex), Solana (base58) or Bitcoin (bc1…, 1…, 3…) address",
+        )
     return text
 
 

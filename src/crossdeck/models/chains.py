@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
+from crossdeck.models.addresses import Family, family_of
 from crossdeck.models.base import WireModel
 
 VENUE_CHAIN_ID = 1337
@@ -97,8 +98,11 @@ class ChainInfo(WireModel):
         return out
 
     def find_currency(self, address: str) -> ChainCurrency | None:
-        wanted = address.lower()
-        return next((c for c in self.currencies if (c.address or "").lower() == wanted), None)
+        """The listed currency at `address` (a Solana mint matched in its case, an EVM
+        address in any)."""
+        from crossdeck.models.addresses import same_address
+
+        return next((c for c in self.currencies if same_address(c.address, address)), None)
 
 
 class ChainsResponse(WireModel):
@@ -106,6 +110,16 @@ class ChainsResponse(WireModel):
 
     def by_id(self, chain_id: int) -> ChainInfo | None:
         return next((c for c in self.chains if c.id == chain_id), None)
+
+    def vm_types(self) -> dict[int, str]:
+        """The vmType of each listed chain that states one (it decides the family of the
+        chain's addresses: `addresses.family_of`)."""
+        return {c.id: c.vm_type for c in self.chains if c.id is not None and c.vm_type}
+
+    def family(self, chain_id: int) -> Family:
+        """`chain_id`'s family: its vmType, else what is publicly known (`family_of`)."""
+        chain = self.by_id(chain_id)
+        return family_of(chain_id, chain.vm_type if chain is not None else None)
 
     @property
     def venue(self) -> ChainInfo | None:

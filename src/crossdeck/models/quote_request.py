@@ -17,11 +17,21 @@ from pydantic import (
     Field,
     PlainSerializer,
     ValidationError,
+    ValidationInfo,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
 
-from crossdeck.models.addresses import checked_checksum, checksum_problem
+from crossdeck.models.addresses import (
+    NATIVE_CURRENCY,
+    Family,
+    UnknownFamily,
+    checked_checksum,
+    checksum_problem,
+    family_of,
+    well_formed_problem,
+    wrong_family_problem,
+)
 from crossdeck.models.base import IntStr
 from crossdeck.models.chains import NATIVE_ADDRESS, VENUE_CHAIN_ID
 from crossdeck.models.errors import FieldInputError, RuleViolation, raise_field_error
@@ -57,6 +67,39 @@ def _evm_address(value: str) -> str:
 
 
 EvmAddress = Annotated[str, AfterValidator(_evm_address)]
+
+
+def _some_address(value: str) -> str:
+    problem = well_formed_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+AnyAddress = Annotated[str, AfterValidator(_some_address)]
+"""An address of some family (its checksum checked); its chain's family is checked in
+`QuoteRequest._rules`, where the chain is known."""
+
+
+def _family(info: ValidationInfo, field: str, chain_id: int) -> Family:
+    """`chain_id`'s address family, as /chains' vmType says it (the validation context's
+    `vm_types`) or as publicly known; `RuleViolation` on `field` for a chain crossdeck
+    cannot address."""
+    vm_types = (info.context or {}).get("vm_types") or {}
+    try:
+        return family_of(chain_id, vm_types.get(chain_id))
+    except UnknownFamily as exc:
+        raise RuleViolation(field, str(exc)) from None
+
+
+def _check_address(field: str, value: str | None, family: Family, chain_id: int) -> None:
+    """`value` must be an address of `family` with a right checksum: a Solana key kept in its
+    case, a Bitcoin address whose bech32/bech32m or base58check checksum holds."""
+    if value is None:
+        return
+    problem = wrong_family_problem(value, family, chain_id)
+    if problem is not None:
+        raise RuleViolation(field, problem)
 
 
 def _amount_text(value: object) -> object:
@@ -149,15 +192,17 @@ class QuoteRequest(_BodyModel):
     model_config = ConfigDict(extra="allow")
 
     # named in the spec
-    user: EvmAddress
+    # user, recipient, refundTo and depositFeePayer are addresses of their chain's family
+    # (`_rules`), so they are plain text here
+    user: AnyAddress
     origin_chain_id: int
     destination_chain_id: int
     origin_currency: str
     destination_currency: str
     amount: AmountText
     trade_type: TradeType
-    recipient: EvmAddress | None = None
-    refund_to: EvmAddress | None = None
+    recipient: AnyAddress | None = None
+    refund_to: AnyAddress | None = None
     protocol_version: Literal["v2"] | None = None
     topup_gas: bool | None = None
     subsidize_fees: bool | None = None
@@ -203,17 +248,28 @@ class QuoteRequest(_BodyModel):
     ttl: int | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
-    def _rules(self) -> Self:
+    def _rules(self, info: ValidationInfo) -> Self:
         for name in self.unlisted_fields:
             if not _FIELD_NAME.fullmatch(name):
                 raise RuleViolation(
                     "body",
                     f"{name[:64]!r} is not a field name (a letter, then letters, digits or _)",
                 )
-        self._check_currency("originCurrency", self.origin_currency, self.origin_chain_id)
+        origin = _family(info, "originChainId", self.origin_chain_id)
+        destination = _family(info, "destinationChainId", self.destination_chain_id)
+        self._check_currency("originCurrency", self.origin_currency, self.origin_chain_id, origin)
         self._check_currency(
-            "destinationCurrency", self.destination_currency, self.destination_chain_id
+            "destinationCurrency",
+            self.destination_currency,
+            self.destination_chain_id,
+            destination,
         )
+        _check_address("user", self.user, origin, self.origin_chain_id)
+        _check_address("recipient", self.recipient, destination, self.destination_chain_id)
+        _check_address("refundTo", self.refund_to, origin, self.origin_chain_id)
+        if origin is Family.SOLANA:
+            # the second signer of a Solana deposit (the public service ignores it elsewhere)
+            _check_address("depositFeePayer", self.deposit_fee_payer, origin, self.origin_chain_id)
         needed = required_protocol_version(self.origin_chain_id)
         if needed is not None and self.protocol_version != needed:
             raise RuleViolation(
@@ -226,6 +282,8 @@ class QuoteRequest(_BodyModel):
             raise RuleViolation(
                 "topupGas", "applies to EVM destination chains only, not the venue (1337)"
             )
+        if self.topup_gas and destination is not Family.EVM:
+            raise RuleViolation("topupGas", "applies to EVM destination chains only")
         if self.topup_gas and self.destination_currency == NATIVE_ADDRESS:
             raise RuleViolation(
                 "topupGas",
@@ -247,11 +305,11 @@ class QuoteRequest(_BodyModel):
                     )
         if self.max_subsidization_amount is not None and not self.subsidize_fees:
             raise RuleViolation("maxSubsidizationAmount", "needs subsidizeFees=true")
-        if self.use_deposit_address and self.origin_currency.lower() != NATIVE_ADDRESS:
+        if self.use_deposit_address and self.origin_currency.lower() != NATIVE_CURRENCY[origin]:
             raise RuleViolation(
                 "useDepositAddress",
                 "is for native-currency bridges only: the origin currency must be the chain's "
-                f"native currency ({NATIVE_ADDRESS})",
+                f"native currency ({NATIVE_CURRENCY[origin]})",
             )
         if self.strict and not self.use_deposit_address:
             raise RuleViolation("strict", "applies only with useDepositAddress=true")
@@ -264,7 +322,15 @@ class QuoteRequest(_BodyModel):
         return self
 
     @staticmethod
-    def _check_currency(field: str, value: str, chain_id: int) -> None:
+    def _check_currency(field: str, value: str, chain_id: int, family: Family) -> None:
+        if family is Family.BITCOIN and value == NATIVE_CURRENCY[family]:
+            return  # the public placeholder for BTC, not an address (`NATIVE_CURRENCY`)
+        if family is not Family.EVM:
+            # a Solana mint is case-sensitive: it is checked, and kept, exactly as given
+            problem = wrong_family_problem(value, family, chain_id)
+            if problem is not None:
+                raise RuleViolation(field, problem)
+            return
         if chain_id == VENUE_CHAIN_ID:
             if not _VENUE_CURRENCY.fullmatch(value):
                 raise RuleViolation(
@@ -280,14 +346,16 @@ class QuoteRequest(_BodyModel):
             raise RuleViolation(field, problem)
 
     @classmethod
-    def build(cls, **fields: Any) -> Self:
-        """Validate the fields (snake_case or camelCase); QuoteRequestError names the field."""
-        return cls.from_body(fields)
+    def build(cls, vm_types: dict[int, str] | None = None, **fields: Any) -> Self:
+        """Validate the fields (snake_case or camelCase); QuoteRequestError names the field.
+        `vm_types` gives chains' vmType as /chains says them (`ChainsResponse.vm_types`), which
+        decide the family of their addresses; without, the publicly known ones (`family_of`)."""
+        return cls.from_body(fields, vm_types=vm_types)
 
     @classmethod
-    def from_body(cls, body: dict[str, Any]) -> Self:
+    def from_body(cls, body: dict[str, Any], *, vm_types: dict[int, str] | None = None) -> Self:
         try:
-            return cls.model_validate(body)
+            return cls.model_validate(body, context={"vm_types": vm_types or {}})
         except ValidationError as exc:
             raise_field_error(exc, cls, QuoteRequestError)
             raise  # unreachable: raise_field_error always raises

@@ -170,7 +170,7 @@ def build_quote_request(
     if version:
         body["protocolVersion"] = version
     body.update(values.extra)
-    return QuoteRequest.from_body(body)
+    return QuoteRequest.from_body(body, vm_types=chains.vm_types())
 
 
 def venue_deposit_values(

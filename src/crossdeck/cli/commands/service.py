@@ -69,11 +69,10 @@ async def quote_with(
 ) -> tuple[Quote, QuoteRequest, ChainsResponse | None]:
     """The quote for `fields`, its request, and the /chains answer when one was needed for
     currency symbols or the amount's decimals (so that the guards need not ask for it again)."""
-    from crossdeck.cli.quote_options import complete_quote_fields
-    from crossdeck.models import QuoteRequest
+    from crossdeck.cli.quote_options import build_request, complete_quote_fields
 
     chains = await complete_quote_fields(client, fields, amount_human)
-    request = QuoteRequest.build(**fields)
+    request = build_request(fields, chains)
     return await client.quote(request), request, chains
 
 

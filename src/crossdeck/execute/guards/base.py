@@ -16,6 +16,7 @@ from crossdeck.models import (
     Step,
     StepItem,
 )
+from crossdeck.models.addresses import same_address
 from crossdeck.models.units import quantity
 
 APPROVE_SELECTOR = "0x095ea7b3"
@@ -90,7 +91,9 @@ def require(results: Collection[GuardResult]) -> None:
 
 
 def _same_address(a: Any, b: Any) -> bool:
-    return isinstance(a, str) and isinstance(b, str) and a.lower() == b.lower()
+    """One address, in its family's terms: EVM and bech32 without regard to case, base58
+    (Solana keys and mints, Bitcoin legacy addresses) exactly."""
+    return same_address(a, b)
 
 
 _int = quantity  # the guards read a quote's integers as the signer and the gateway do

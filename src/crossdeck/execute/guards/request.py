@@ -9,6 +9,7 @@ refuses such a quote unless the user says `--trust-quote`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from crossdeck.execute.guards.base import (
@@ -20,8 +21,11 @@ from crossdeck.execute.guards.base import (
 )
 from crossdeck.execute.guards.payment import amount_words
 from crossdeck.models import CurrencyAmount, Quote, QuoteRequest
+from crossdeck.models.addresses import canonical_address, solana_problem
+from crossdeck.models.base58 import b58decode
 
 BPS = 10_000
+_BYTES32 = re.compile(r"0x[0-9a-fA-F]{64}")
 
 
 def no_request_guard(trusted: bool) -> GuardResult:
@@ -180,11 +184,21 @@ def _order_addresses(quote: Quote, key: str) -> list[str]:
     return [a for a in found if isinstance(a, str)]
 
 
+def _same_recipient(named: str, wanted: str) -> bool:
+    """One recipient in its family's terms (`same_address`), or a Solana key written as its
+    32 bytes in hex, the form a bytes32 field of the protocol order gives it."""
+    if _same_address(named, wanted):
+        return True
+    if _BYTES32.fullmatch(named) and solana_problem(wanted) is None:
+        return bytes.fromhex(named[2:]) == b58decode(wanted)
+    return False
+
+
 def _recipient_guard(quote: Quote, request: QuoteRequest) -> GuardResult:
     wanted = request.recipient or request.user
     quoted = quote.details.recipient if quote.details else None
     named = [quoted, *_order_addresses(quote, "recipient")]
-    wrong = [a for a in named if a is not None and not _same_address(a, wanted)]
+    wrong = [a for a in named if a is not None and not _same_recipient(a, wanted)]
     if wrong:
         return _fail(
             "request-recipient",
@@ -198,13 +212,13 @@ def _recipient_guard(quote: Quote, request: QuoteRequest) -> GuardResult:
 def _refund_guard(quote: Quote, request: QuoteRequest) -> GuardResult:
     refunds = _order_addresses(quote, "refund")
     if request.refund_to:
-        allowed = {request.refund_to.lower()}
+        allowed = {canonical_address(request.refund_to)}
         said = f"refundTo {request.refund_to}"
     else:
         # no refundTo given: a refund may go back to the user or to the recipient they named
-        allowed = {a.lower() for a in (request.user, request.recipient) if a}
+        allowed = {canonical_address(a) for a in (request.user, request.recipient) if a}
         said = "you or your recipient"
-    wrong = [a for a in refunds if a.lower() not in allowed]
+    wrong = [a for a in refunds if canonical_address(a) not in allowed]
     if wrong:
         return _fail("request-refund", f"a refund would go to {wrong[0]}, not {said}")
     return _ok("request-refund", f"refunds go to {said}")
