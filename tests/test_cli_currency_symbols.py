@@ -235,6 +235,7 @@ def test_chains_labels_the_venue_currencies(home: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     venue = lines[lines.index("1337  Venue") + 1 :]
+    venue = venue[: next((i for i, line in enumerate(venue) if not line.startswith(" ")), None)]
     labelled = {line.split()[1]: line.split(maxsplit=4)[4] for line in venue}
     assert labelled[PERPS_USDC] == "perps        as perps:USDC"
     assert labelled[SPOT_USDC] == "spot         as spot:USDC"
@@ -272,7 +273,7 @@ def test_chains_json_adds_the_labels_to_the_service_answer(home: Path, world: An
 
 
 def test_chains_of_an_unknown_chain(home: Path) -> None:
-    result = crossdeck(home, "chains", "solana")
+    result = crossdeck(home, "chains", "zora")
     assert result.exit_code == INVALID_INPUT, result.output
-    assert "the service lists no chain 'solana'" in result.stderr
+    assert "the service lists no chain 'zora'" in result.stderr
     assert "8453 (base)" in result.stderr and "1337 (venue)" in result.stderr

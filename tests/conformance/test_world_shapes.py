@@ -13,8 +13,9 @@ kind under ../shared/realdata (see its SOURCES.md):
 
 Kinds: quotes (native bridge, ERC-20 deposit to the venue, deposit-address quote, venue
 withdrawal), /chains, status v3, request records (GET /requests/v2), error bodies, webhooks.
-Out of scope, and so never references: Bitcoin, Solana and Lighter quotes (non-EVM chains the
-world has none of), the calling guide's destination calls and the older /quote answers with
+/chains' Solana and Bitcoin entries are compared with the recorded (EVM) entries with their
+addresses checked in their family first (no recorded answer holds an svm or bvm entry). Out of
+scope, and so never references here: Bitcoin, Solana and Lighter quotes, the calling guide's destination calls and the older /quote answers with
 ``breakdown``/``balances`` (an endpoint the world does not serve). test_drift_is_caught proves a
 drifted answer fails.
 """
@@ -305,15 +306,73 @@ def test_quote_values_in_the_public_forms(quotes: dict[str, Any]) -> None:
     assert approve["id"] == "approve"
 
 
+def _family_address(vm_type: str, value: str) -> bool:
+    """A Solana key (base58, 32 bytes) or a Bitcoin address (bech32/bech32m, base58check)."""
+    from solders.pubkey import Pubkey
+
+    from crossdeck.sim.bitcoin import is_bitcoin_address
+
+    if vm_type == "svm":
+        try:
+            return str(Pubkey.from_string(value)) == value
+        except ValueError:
+            return False
+    # the BTC currency's address is the public service's placeholder, no payable address
+    return is_bitcoin_address(value) or value == "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
+
+
+def _evm_forms(entry: Any, vm_type: str, path: str = "") -> Any:
+    """A non-EVM chain entry with its family's addresses written as EVM ones, so its shape is
+    compared with the recorded (EVM) entries; each address is checked in its family first.
+    Recorded /chains answers hold no svm or bvm entry, so only the shape can be compared."""
+    if isinstance(entry, dict):
+        return {k: _evm_forms(v, vm_type, f"{path}.{k}") for k, v in entry.items()}
+    if isinstance(entry, list):
+        return [_evm_forms(v, vm_type, path) for v in entry]
+    names_address = (
+        path.endswith((".address", ".depository")) and not path.startswith(".explorerPaths")
+    ) or path == ".solverAddresses"
+    if isinstance(entry, str) and entry and names_address:
+        assert _family_address(vm_type, entry), f"{path}: {entry!r} is no {vm_type} address"
+        return "0x" + "00" * 20
+    return entry
+
+
 def test_chains_have_the_recorded_shape(chains: dict[int, dict[str, Any]]) -> None:
     scope = merged(CHAINS_SCOPE, wrap="chains")
+    reference = merged(CHAINS_SCOPE[:1], wrap="chains")
+    # Bitcoin has no tokens: its erc20Currencies is empty, so its items' paths cannot occur
+    no_tokens = {k: v for k, v in reference.items() if "erc20Currencies[]" not in k}
     for chain in chains.values():
-        assert_conforms({"chains": [chain]}, scope, [merged(CHAINS_SCOPE[:1], wrap="chains")])
+        if chain["vmType"] in ("svm", "bvm"):
+            chain = _evm_forms(chain, chain["vmType"])
+        references = [no_tokens if chain["vmType"] == "bvm" else reference]
+        assert_conforms({"chains": [chain]}, scope, references)
+        assert set(chain) == set(chains[8453]), "every entry has the same fields"
     assert {c["protocol"]["v2"]["chainId"] for c in chains.values()} == {
         "base",
         "hyperevm",
         "hyperliquid",
+        "solana",
+        "bitcoin",
     }
+
+
+def test_chains_list_solana_and_bitcoin_as_the_public_service_does(
+    chains: dict[int, dict[str, Any]],
+) -> None:
+    solana, bitcoin = chains[792703809], chains[8253038]
+    assert solana["vmType"] == "svm" and bitcoin["vmType"] == "bvm"
+    assert solana["currency"]["address"] == "11111111111111111111111111111111"
+    assert solana["currency"]["symbol"] == "SOL" and solana["currency"]["decimals"] == 9
+    [usdc] = [c for c in solana["erc20Currencies"] if c["symbol"] == "USDC"]
+    assert usdc["address"] == "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"  # case kept
+    assert usdc["decimals"] == 6
+    assert solana["protocol"]["v2"]["depository"] == "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"
+    assert solana["httpRpcUrl"].startswith("http://127.0.0.1:")
+    assert bitcoin["currency"]["address"] == "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
+    assert bitcoin["currency"]["symbol"] == "BTC" and bitcoin["currency"]["decimals"] == 8
+    assert bitcoin["httpRpcUrl"] == ""  # no Bitcoin node runs in the world
 
 
 @pytest.fixture(scope="module")

@@ -44,6 +44,8 @@ from eth_account import Account
 from eth_utils.address import to_checksum_address
 from eth_utils.crypto import keccak
 
+from crossdeck.sim.bitcoin import SOLVER_ADDRESS as BITCOIN_SOLVER_ADDRESS
+from crossdeck.sim.bitcoin import BitcoinLedger
 from crossdeck.sim.brand import BRANDS
 from crossdeck.sim.chains import DEFAULT_OPERATOR_KEY, ChainNode, start_chain
 from crossdeck.sim.dir_lock import DirectoryLock
@@ -58,6 +60,22 @@ from crossdeck.sim.service import (
     VenueSide,
     make_service_app,
     webhook_data,
+)
+from crossdeck.sim.service.nonevm import (
+    BITCOIN_CHAIN_ID,
+    SOLANA_CHAIN_ID,
+    SOLANA_DEPOSITORY,
+    NonEvmChain,
+    bitcoin_currencies,
+    solana_currencies,
+)
+from crossdeck.sim.solana.node import (
+    DEMO_KEYPAIR,
+    LOOKUP_TABLE,
+    SOLVER_KEYPAIR,
+    SolanaNode,
+    keypair_base58,
+    start_solana,
 )
 from crossdeck.sim.solver import Solver
 from crossdeck.sim.venue import (
@@ -168,6 +186,9 @@ class World:
         self.other_api_key = OTHER_API_KEY
 
         self.chains: dict[int, ChainNode] = {}
+        self.solana: SolanaNode | None = None
+        self.bitcoin: BitcoinLedger | None = None
+        self.solana_address = str(DEMO_KEYPAIR.pubkey())
         self.state: ServiceState | None = None
         self.ledger: VenueLedger | None = None
         self.engine: Solver | None = None  # the solver's machinery; `solver` is its address
@@ -326,6 +347,7 @@ class World:
         async with asyncio.TaskGroup() as chains_started:
             for chain_id in CHAIN_IDS:
                 chains_started.create_task(self._start_chain(chain_id))
+            chains_started.create_task(self._start_solana())
             self._open_stores()
 
         self.webhook_sender = WebhookSender(self._webhooks, self._webhook_headers)
@@ -339,6 +361,7 @@ class World:
                 depository=VENUE_DEPOSITORY_ADDRESS,
                 balance=self.ledger.balance,
             ),
+            others=self._non_evm_chains(),
         )
         quotes = QuoteEngine(self.state, directory, self.brand)
         config = ServiceConfig(brand=self.brand, requests_v2=self.requests_v2)
@@ -362,11 +385,18 @@ class World:
         )
         await self.engine.start(self._scanned())
         self.rpc = {cid: self.chains[cid].rpc_url for cid in CHAIN_IDS}
+        assert self.solana is not None
+        self.rpc[SOLANA_CHAIN_ID] = self.solana.rpc_url
         self.info = {
             "service_url": self.service_url,
             "venue_url": self.venue_url,
             "rpc": {str(cid): url for cid, url in self.rpc.items()},
-            "wallet": {"address": DEMO_WALLET_ADDRESS, "private_key": DEMO_WALLET_KEY},
+            "wallet": {
+                "address": DEMO_WALLET_ADDRESS,
+                "private_key": DEMO_WALLET_KEY,
+                "solana_address": self.solana_address,
+                "solana_private_key": keypair_base58(DEMO_KEYPAIR),
+            },
             "api_key": DEMO_API_KEY,
             "solver": self.solver,
             "venue_depository": VENUE_DEPOSITORY_ADDRESS,
@@ -379,6 +409,7 @@ class World:
         for name, secret in API_KEYS.items():
             self.state.register_api_key(name, secret)
         self.ledger = VenueLedger(self.state_dir / "venue.sqlite3")
+        self.bitcoin = BitcoinLedger(self.state_dir / "bitcoin.sqlite3")
         # a restarted world keeps its balances
         if not self.ledger.exists(DEMO_WALLET_ADDRESS):
             for currency, amount in VENUE_WALLET.items():
@@ -404,6 +435,38 @@ class World:
             operator_key=SOLVER_KEY,
             state_file=state_file,
         )
+
+    async def _start_solana(self) -> None:
+        state_file = None
+        if not self._own_state_dir:
+            assert self.state_dir is not None
+            state_file = self.state_dir / SOLANA_STATE_FILE
+        self.solana = await start_solana(state_file=state_file)
+
+    def _non_evm_chains(self) -> list[NonEvmChain]:
+        assert self.solana is not None
+        return [
+            NonEvmChain(
+                SOLANA_CHAIN_ID,
+                "solana",
+                "Solana",
+                "svm",
+                solana_currencies(),
+                depository=SOLANA_DEPOSITORY,
+                solver_address=str(SOLVER_KEYPAIR.pubkey()),
+                rpc_url=self.solana.rpc_url,
+                lookup_table=str(LOOKUP_TABLE),
+            ),
+            NonEvmChain(
+                BITCOIN_CHAIN_ID,
+                "bitcoin",
+                "Bitcoin",
+                "bvm",
+                bitcoin_currencies(),
+                depository=BITCOIN_SOLVER_ADDRESS,  # where a Bitcoin deposit would be paid
+                solver_address=BITCOIN_SOLVER_ADDRESS,
+            ),
+        ]
 
     @staticmethod
     def _evm_chain(node: ChainNode) -> EvmChain:
@@ -497,6 +560,8 @@ class World:
             steps.append(lambda: sender.stop(drain=True, drain_timeout=2.0))
         steps += [runner.cleanup for runner in self._runners]
         steps += [node.stop for node in self.chains.values()]
+        if self.solana is not None:
+            steps.append(self.solana.stop)
         for step in steps:
             try:
                 await step()
@@ -507,6 +572,8 @@ class World:
             self.state.close()
         if self.ledger is not None:
             self.ledger.close()
+        if self.bitcoin is not None:
+            self.bitcoin.close()
         if self._own_state_dir and self.state_dir is not None:
             shutil.rmtree(self.state_dir, ignore_errors=True)
         if self._state_lock is not None:  # last: the files are closed and written
@@ -514,6 +581,7 @@ class World:
 
 
 STATE_META_FILE = "world-state.json"
+SOLANA_STATE_FILE = "chain-792703809.solana.json"
 SOLVER_FILE = "solver.json"
 SOLVER_DRAIN_SECONDS = 10.0
 

@@ -304,6 +304,27 @@ def chains_payload(quotes: QuoteEngine, brand: Brand) -> dict[str, Any]:
             solver=solver,
         )
     )
+    for other in directory.others.values():
+        tokens = [c for c in other.currencies if not c.is_native]
+        chains.append(
+            _chain_entry(
+                chain_id=other.chain_id,
+                name=other.name,
+                display_name=other.display_name,
+                rpc_url=other.rpc_url,
+                explorer_url=other.explorer_url,
+                token_support="All" if tokens else "Limited",
+                currency=other.native,
+                featured=list(other.currencies),
+                # the public service lists a non-EVM chain's tokens here too (SPL on Solana)
+                erc20=[{**_fee_free(c.chains_entry()), "supportsPermit": False} for c in tokens],
+                solver_currencies=list(other.currencies),
+                vm_type=other.vm_type,
+                protocol_chain_id=quotes.protocol_chain_id(other.chain_id),
+                depository=other.depository,
+                solver=other.solver_address,
+            )
+        )
     return {"chains": chains}
 
 

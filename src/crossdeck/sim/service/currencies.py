@@ -24,6 +24,8 @@ PRICES_MICRO_USD: dict[str, int] = {
     "USDC": 1 * 10**6,
     "USDE": 1 * 10**6,
     "USDH": 1 * 10**6,
+    "SOL": 150 * 10**6,
+    "BTC": 100_000 * 10**6,
 }
 
 _LOGOS = {
@@ -32,13 +34,15 @@ _LOGOS = {
     "USDC": "https://assets.demo.invalid/usdc.png",
     "USDE": "https://assets.demo.invalid/usde.png",
     "USDH": "https://assets.demo.invalid/usdh.png",
+    "SOL": "https://assets.demo.invalid/sol.png",
+    "BTC": "https://assets.demo.invalid/btc.png",
 }
 
 
 @dataclass(frozen=True)
 class Currency:
     chain_id: int
-    address: str  # as displayed: checksummed on EVM, lowercase on the venue
+    address: str  # as displayed: checksummed on EVM, lowercase on the venue, as is elsewhere
     symbol: str
     name: str
     decimals: int
@@ -53,7 +57,7 @@ class Currency:
 
     @property
     def key(self) -> str:
-        return self.address.lower()
+        return currency_key(self.address)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,6 +83,11 @@ class Currency:
             "decimals": self.decimals,
             "supportsBridging": True,
         }
+
+
+def currency_key(address: str) -> str:
+    """Hex addresses (EVM, venue) compare without case; base58 and bech32 ones keep it."""
+    return address.lower() if address.startswith("0x") else address
 
 
 def evm_currencies(

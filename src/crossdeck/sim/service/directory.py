@@ -33,9 +33,11 @@ from crossdeck.sim.service.currencies import (
     NATIVE_ADDRESS,
     VENUE_CHAIN_ID,
     Currency,
+    currency_key,
     evm_currencies,
     venue_currencies,
 )
+from crossdeck.sim.service.nonevm import NonEvmChain
 
 DEFAULT_PRIORITY_FEE = 10**9  # 1 gwei
 
@@ -285,8 +287,10 @@ class ChainDirectory:
         *,
         venue: VenueSide,
         reader: ChainReader | None = None,
+        others: list[NonEvmChain] | None = None,
     ) -> None:
         self.evm: dict[int, EvmChain] = {c.chain_id: c for c in chains}
+        self.others: dict[int, NonEvmChain] = {c.chain_id: c for c in others or []}
         self.venue = venue
         self.reader: ChainReader = reader if reader is not None else Web3ChainReader()
         self._currencies: dict[int, dict[str, Currency]] = {}
@@ -296,9 +300,11 @@ class ChainDirectory:
             )
             self._currencies[chain.chain_id] = {c.key: c for c in currencies}
         self._currencies[VENUE_CHAIN_ID] = {c.key: c for c in venue_currencies()}
+        for other in self.others.values():
+            self._currencies[other.chain_id] = {c.key: c for c in other.currencies}
 
     def chain_ids(self) -> list[int]:
-        return [*self.evm, VENUE_CHAIN_ID]
+        return [*self.evm, VENUE_CHAIN_ID, *self.others]
 
     def supports(self, chain_id: int) -> bool:
         return chain_id in self._currencies
@@ -310,9 +316,11 @@ class ChainDirectory:
         return list(self._currencies.get(chain_id, {}).values())
 
     def currency(self, chain_id: int, address: str) -> Currency | None:
-        return self._currencies.get(chain_id, {}).get(address.lower())
+        return self._currencies.get(chain_id, {}).get(currency_key(address))
 
     def native(self, chain_id: int) -> Currency | None:
+        if chain_id in self.others:
+            return self.others[chain_id].native
         if chain_id not in self.evm:
             return None
         return self.currency(chain_id, NATIVE_ADDRESS)
@@ -320,6 +328,8 @@ class ChainDirectory:
     def usdc(self, chain_id: int) -> Currency:
         if chain_id == VENUE_CHAIN_ID:
             return next(c for c in self.currencies(chain_id) if c.venue_dex == "")
+        if chain_id in self.others:
+            return next(c for c in self.others[chain_id].currencies if c.asset == "USDC")
         return self._currencies[chain_id][self.evm[chain_id].usdc.lower()]
 
     async def user_balance(self, chain_id: int, currency: Currency, owner: str) -> int | None:

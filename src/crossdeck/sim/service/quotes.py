@@ -340,6 +340,8 @@ class QuoteEngine:
         /chains ``name``, e.g. 'base', 'hyperevm', and the venue's lowercase name for 1337."""
         if chain_id == VENUE_CHAIN_ID:
             return self.brand.venue_chain_label
+        if chain_id in self.directory.others:
+            return self.directory.others[chain_id].name
         return self.directory.chain(chain_id).name
 
     def _order_data(

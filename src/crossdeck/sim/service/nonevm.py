@@ -1,0 +1,54 @@
+"""The service's non-EVM chains: Solana (vmType svm) and Bitcoin (vmType bvm).
+
+Their addresses are case-sensitive (base58, bech32), so their currencies are keyed as written.
+The world runs a Solana (`crossdeck.sim.solana`); Bitcoin has no node here, only the ledger the
+solver keeps for its fills (`crossdeck.sim.bitcoin`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from crossdeck.sim.service.currencies import Currency
+
+SOLANA_CHAIN_ID = 792703809
+BITCOIN_CHAIN_ID = 8253038
+SOL_ADDRESS = "11111111111111111111111111111111"
+SOLANA_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+BTC_ADDRESS = "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
+SOLANA_DEPOSITORY = "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"
+
+
+@dataclass(frozen=True)
+class NonEvmChain:
+    chain_id: int
+    name: str
+    display_name: str
+    vm_type: str  # 'svm' | 'bvm'
+    currencies: tuple[Currency, ...]
+    depository: str  # where deposits go: the Solana program; '' for Bitcoin (no origin here)
+    solver_address: str  # who fills recipients on this chain
+    rpc_url: str = ""
+    explorer_url: str = field(default="")
+    lookup_table: str = ""  # Solana: the table the service's deposit items name
+
+    def __post_init__(self) -> None:
+        if not self.explorer_url:
+            object.__setattr__(self, "explorer_url", f"https://explorer.demo.invalid/{self.name}")
+
+    @property
+    def native(self) -> Currency:
+        return next(c for c in self.currencies if c.is_native)
+
+
+def solana_currencies() -> tuple[Currency, ...]:
+    return (
+        Currency(SOLANA_CHAIN_ID, SOL_ADDRESS, "SOL", "Solana", 9, asset="SOL", is_native=True),
+        Currency(SOLANA_CHAIN_ID, SOLANA_USDC, "USDC", "USD Coin", 6, asset="USDC"),
+    )
+
+
+def bitcoin_currencies() -> tuple[Currency, ...]:
+    return (
+        Currency(BITCOIN_CHAIN_ID, BTC_ADDRESS, "BTC", "Bitcoin", 8, asset="BTC", is_native=True),
+    )
