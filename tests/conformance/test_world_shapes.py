@@ -15,8 +15,9 @@ Kinds: quotes (native bridge, ERC-20 deposit to the venue, deposit-address quote
 withdrawal), /chains, status v3, request records (GET /requests/v2), error bodies, webhooks.
 /chains' Solana and Bitcoin entries are compared with the recorded (EVM) entries with their
 addresses checked in their family first (no recorded answer holds an svm or bvm entry). Out of
-scope, and so never references here: Bitcoin, Solana and Lighter quotes, the calling guide's destination calls and the older /quote answers with
-``breakdown``/``balances`` (an endpoint the world does not serve). test_drift_is_caught proves a
+scope, and so never references here: Bitcoin, Solana and Lighter quotes, the calling guide's
+destination calls and the older /quote answers with ``breakdown``/``balances`` (an endpoint the
+world does not serve). test_drift_is_caught proves a
 drifted answer fails.
 """
 
