@@ -18,6 +18,7 @@ from tui_support import (
     load_fixture,
     make_app,
     notifications,
+    open_options,
     screen_text,
     wait_until,
     world_settings,
@@ -192,6 +193,7 @@ async def test_a_failed_then_refunded_request_shows_its_fail_reason(
         await chains_loaded(pilot)
         app.quote_screen.query_one("#amount", Input).value = "0.01"
         # the demo world's trigger: the solver declines, the deposit is refunded
+        await open_options(pilot)
         app.quote_screen.query_one("#referrer", Input).value = "demo:fail:SLIPPAGE"
         execute = await _quote_then_execute(pilot)
         await _confirm_each(pilot, execute, ["y"])

@@ -64,7 +64,7 @@ async def _run_native_deposit(pilot: Any) -> ExecuteScreen:
     return execute
 
 
-async def test_f2_after_a_run_shows_a_fresh_form_and_c_copies_the_request_id(
+async def test_f2_after_a_run_keeps_the_request_to_quote_again_and_c_copies_the_request_id(
     world: Any, tui_dir: Path
 ) -> None:
     app = make_app(world, tui_dir)
@@ -100,10 +100,15 @@ async def test_f2_after_a_run_shows_a_fresh_form_and_c_copies_the_request_id(
         quote = await wait_until(
             pilot, lambda: isinstance(app.screen, QuoteScreen) and app.screen, what="the form"
         )
-        assert quote.query_one("#amount", Input).value == ""  # the amount that moved is gone
+        # the request stays in the form, so that ctrl+r quotes the same move again
+        assert quote.query_one("#amount", Input).value == "0.01"
         assert quote.quote is None
         status = str(quote.query_one("#quote-status", Static).render())
         assert f"Request {request_id} ended: success" in status
+        assert "ctrl+r quotes it again" in status
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: quote.quote is not None, what="the same move quoted")
+        assert quote.quote.request_id != request_id
         assert not any(isinstance(s, ExecuteScreen) for s in app.screen_stack)
 
 
@@ -157,6 +162,12 @@ async def test_f2_on_an_ended_run_and_the_venue_withdraw_key_open_the_form(
             what="the withdrawal in the form",
         )
         assert quote.form_values().origin_chain_id == 1337
+        # and quotes it, as ctrl+r would
+        await wait_until(
+            pilot,
+            lambda: quote.request is not None and quote.request.origin_chain_id == 1337,
+            what="the withdrawal quoted",
+        )
 
 
 async def test_question_mark_opens_help_outside_text_fields_and_types_inside(
@@ -167,20 +178,30 @@ async def test_question_mark_opens_help_outside_text_fields_and_types_inside(
         await chains_loaded(pilot)
         amount = app.quote_screen.query_one("#amount", Input)
         amount.focus()
+        # "?" cannot be typed in an amount: there it opens the help, as outside text fields
         await pilot.press("1", "?")
-        assert amount.value == "1?"
-        assert not isinstance(app.screen, HelpScreen)
+        help_screen = await wait_until(
+            pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen, what="the help"
+        )
+        await pilot.press("?")  # closes it again
+        await wait_until(pilot, lambda: app.screen is not help_screen, what="help to close")
+        assert amount.value == "1"
 
-        app.quote_screen.query_one("#trade-type", Select).focus()
+        (await app.quote_screen.open_options()).query_one("#trade-type", Select).focus()
         await pilot.press("?")
         help_screen = await wait_until(
             pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen, what="the help"
         )
-        text = screen_text(app)
-        assert "app.help.question" in text and "?" in text
+        table = help_screen.query_one(DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        assert any(row[2] == "app.help.question" and row[1] == "?" for row in rows)
         await pilot.press("?")  # closes it again
         await wait_until(pilot, lambda: app.screen is not help_screen, what="help to close")
-        assert amount.value == "1?"
+        # a free-text field still types it
+        referrer = app.quote_screen.query_one("#referrer", Input)
+        referrer.focus()
+        await pilot.press("a", "?")
+        assert referrer.value == "a?" and not isinstance(app.screen, HelpScreen)
 
 
 # shown elsewhere: the screen tabs name F2-F6, the Settings screen's theme row and the palette

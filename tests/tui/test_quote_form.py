@@ -177,3 +177,18 @@ def test_no_wallet_says_how_to_get_one(chains: ChainsResponse) -> None:
     with pytest.raises(QuoteRequestError) as caught:
         build_quote_request(_values(), None, chains)
     assert caught.value.field == "user" and "wallet import" in (caught.value.hint or "")
+
+
+def test_the_options_line_says_what_is_set_in_a_traders_words() -> None:
+    from crossdeck.tui.quote_form import demo_referrer_warning, options_summary
+
+    assert options_summary(QuoteFormValues()) == []
+    said = options_summary(
+        QuoteFormValues(
+            recipient=OTHER, topup_gas=True, subsidize_fees=True, max_subsidization_usd="0.5"
+        )
+    )
+    assert said == ["send to 0x7099…79C8", "gas on arrival $2", "sponsored up to $0.5"]
+    assert demo_referrer_warning(QuoteFormValues(referrer="myapp")) is None
+    warning = demo_referrer_warning(QuoteFormValues(referrer="demo:fail:SLIPPAGE"))
+    assert warning is not None and "fail this transfer and refund it" in warning

@@ -12,6 +12,7 @@ from tui_support import (
     load_fixture,
     make_app,
     notifications,
+    open_options,
     screen_text,
     wait_until,
 )
@@ -121,6 +122,7 @@ async def test_a_bad_field_is_named_and_focused(world: Any, tui_dir: Path) -> No
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         await _type_amount(pilot, "1")
+        await open_options(pilot)
         await pilot.click("#recipient")
         await pilot.press(*"0x1234")
         await pilot.press("ctrl+r")
@@ -186,6 +188,7 @@ async def test_sponsorship_with_components_and_cap(world: Any, tui_dir: Path) ->
         # learn the service's own component name from a first quote
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: screen.quote is not None, what="a first quote")
+        await open_options(pilot)
         components = screen.query_one("#components", SelectionList)
         names = [components.get_option_at_index(i).value for i in range(components.option_count)]
         assert names[:3] == ["execution", "swap", "app"] and len(names) == 4
@@ -393,3 +396,36 @@ async def test_the_pane_holding_the_focus_is_lit_and_only_it(world: Any, tui_dir
         await pilot.press("ctrl+t")  # another theme: the lit pane takes its colour
         await pilot.pause()
         assert colour(result) == Color.parse(app.theme_variables["border"])
+
+
+async def test_options_are_composed_on_demand_and_read_without_colour(
+    world: Any, tui_dir: Path
+) -> None:
+    """The first frame holds only what every quote needs; ctrl+l composes the options, whose
+    values survive closing them, whose checkboxes read [x] / [ ], and a demo: referrer is a
+    warning on the form itself."""
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await chains_loaded(pilot)
+        screen = app.quote_screen
+        assert not screen.query("#referrer") and not screen.query("#topup-gas")
+        assert len(list(screen.walk_children())) < 70
+        text = screen_text(app)
+        assert "From" in text and "To" in text and "Options (ctrl+l" in text
+        await pilot.press("ctrl+l")
+        tick = await wait_until(
+            pilot, lambda: screen.query("#topup-gas") and screen.query_one("#topup-gas"),
+            what="the options",
+        )
+        assert "[ ] add gas on arrival" in screen_text(app)
+        tick.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: tick.value, what="the tick")
+        assert "[x] add gas on arrival" in screen_text(app)
+        screen.query_one("#referrer", Input).value = "demo:fail"
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: not screen.query("#referrer"), what="options closed")
+        values = screen.form_values()
+        assert values.topup_gas and values.referrer == "demo:fail"
+        text = screen_text(app)
+        assert "gas on arrival $2" in text and "⚠ referrer demo:fail" in text

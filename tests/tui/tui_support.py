@@ -181,3 +181,10 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
         await venue.aclose()
     assert isinstance(events[-1], ev.Finished) and events[-1].status == "success", events[-1]
     return events[-1].request_id
+
+
+async def open_options(pilot: Pilot[Any]) -> Any:
+    """Open the Quote form's options (ctrl+l) and wait until their fields are filled."""
+    options = await pilot.app.quote_screen.open_options()
+    await pilot.pause()
+    return options

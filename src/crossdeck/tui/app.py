@@ -217,6 +217,7 @@ class CrossdeckApp(App[None]):
         self.startup_warnings: list[str] = []
         self.quote_screen: QuoteScreen | None = None
         self.pending_prefill: QuoteFormValues | None = None
+        self.pending_prefill_quotes = False
         self.live = LiveBoard()
         self.live_changed: Signal[str | None] = Signal(self, "live-changed")
         self.secrets_loaded: Signal[None] = Signal(self, "secrets-loaded")
@@ -573,12 +574,13 @@ class CrossdeckApp(App[None]):
         if getattr(screen, "ended", False) is True:
             screen.dismiss(getattr(screen, "outcome", None))
 
-    def prefill_quote(self, values: QuoteFormValues) -> None:
-        """Fill the Quote screen's form (from the Venue screen's deposit/withdraw forms)."""
+    def prefill_quote(self, values: QuoteFormValues, *, quote: bool = True) -> None:
+        """Fill the Quote screen's form (from the Venue screen's deposit/withdraw forms) and,
+        with `quote`, ask for the quote as the form's ctrl+r would."""
         if self.quote_screen is not None:
-            self.quote_screen.apply_values(values)
+            self.quote_screen.prefill(values, quote=quote)
         else:
-            self.pending_prefill = values
+            self.pending_prefill, self.pending_prefill_quotes = values, quote
 
     def help_sections(self, screen: Screen[Any]) -> list[tuple[str, list[Binding]]]:
         sections = []

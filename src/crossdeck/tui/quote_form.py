@@ -210,3 +210,47 @@ def venue_withdrawal_values(
         recipient=recipient,
         protocol_version=required_protocol_version(VENUE_CHAIN_ID),
     )
+
+
+def _short(address: str) -> str:
+    return address if len(address) <= 14 else f"{address[:6]}…{address[-4:]}"
+
+
+def options_summary(values: QuoteFormValues) -> list[str]:
+    """The options set beyond the defaults, in a trader's words (the closed options line)."""
+    said: list[str] = []
+    if values.trade_type == "EXACT_OUTPUT":
+        said.append("amount is what arrives")
+    elif values.trade_type == "EXPECTED_OUTPUT":
+        said.append("amount is about what arrives")
+    if values.recipient.strip():
+        said.append(f"send to {_short(values.recipient.strip())}")
+    if values.refund_to.strip():
+        said.append(f"refund to {_short(values.refund_to.strip())}")
+    if values.slippage_bps.strip():
+        said.append(f"slippage {values.slippage_bps.strip()} bps")
+    if values.topup_gas:
+        said.append(f"gas on arrival ${values.topup_gas_usd.strip() or '2'}")
+    if values.subsidize_fees:
+        cap = values.max_subsidization_usd.strip()
+        said.append(f"sponsored up to ${cap}" if cap else "sponsored")
+    if values.use_deposit_address:
+        said.append("strict deposit address" if values.strict else "deposit address")
+    if values.use_permit:
+        said.append("permit")
+    if values.referrer.strip():
+        said.append(f"referrer {values.referrer.strip()}")
+    if values.protocol_version:
+        said.append(f"protocol {values.protocol_version}")
+    said.extend(f"{key} set" for key in values.extra)
+    return said
+
+
+def demo_referrer_warning(values: QuoteFormValues) -> str | None:
+    """The demo world's triggers (`demo:fail`, ...) ride on the referrer: say so, loudly."""
+    referrer = values.referrer.strip()
+    if not referrer.lower().startswith("demo:"):
+        return None
+    if referrer.lower().startswith("demo:fail"):
+        return f"referrer {referrer}: the demo world will fail this transfer and refund it"
+    return f"referrer {referrer}: a demo world trigger, not a real referrer"

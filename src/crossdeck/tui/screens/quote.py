@@ -14,7 +14,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static
-from textual.widgets.selection_list import Selection
 from textual.worker import Worker, WorkerState
 
 from crossdeck.errors import CrossdeckError
@@ -31,19 +30,22 @@ from crossdeck.tui.copy_links import palette_commands as copy_commands
 from crossdeck.tui.messages import ChainsLoaded, QuoteReady
 from crossdeck.tui.quote_form import (
     BASE_FEE_COMPONENTS,
-    TRADE_TYPES,
     QuoteFormValues,
     amount_decimals,
     amount_units,
     build_quote_request,
+    demo_referrer_warning,
+    options_summary,
 )
 from crossdeck.tui.screens.base import ModeScreen, selected_chain_id
 from crossdeck.tui.waits import service_at, within
+from crossdeck.tui.widgets.form_fields import NumberInput
 from crossdeck.tui.widgets.quote_view import render_quote
 
 if TYPE_CHECKING:
     # only annotated here: the guards import eth-abi and httpx, kept off the app's start path
     from crossdeck.execute.guards import GuardResult
+    from crossdeck.tui.widgets.quote_options import QuoteOptions
 
 NO_QUOTE_YET = "No quote yet: pick what to move, type an amount and press ctrl+r."
 
@@ -72,6 +74,9 @@ FIELD_WIDGETS = {
     "protocolVersion": "protocol",
     "referrer": "referrer",
 }
+# the fields on the form itself; every other one is under the options (ctrl+l)
+BASIC_FIELDS = {"origin-chain", "origin-currency", "destination-chain", "destination-currency",
+                "amount"}
 _KNOWN_NON_SERVICE = {"swap", "execution", "app", "sponsored", "rent"}
 
 
@@ -80,6 +85,26 @@ def _row(label: str, *widgets: Widget, tooltip: str | None = None) -> Horizontal
     if tooltip:
         caption.tooltip = tooltip
     return Horizontal(caption, *widgets, classes="field-row")
+
+
+class OptionsLine(Static, can_focus=True):
+    """The line under the amount: which options are set, a warning for a demo trigger, and the
+    way to open them (ctrl+l, or Enter / a click here)."""
+
+    BINDINGS: ClassVar = [Binding("enter,space", "screen.toggle_options", show=False)]
+
+    def show(self, said: list[str], warning: str | None, *, open: bool) -> None:
+        text = Text()
+        key = "ctrl+l hides them" if open else "ctrl+l or Enter shows them"
+        text.append("Options ", style="bold")
+        text.append(f"({key}): ", style="dim")
+        text.append(", ".join(said) if said else "none set", style="")
+        if warning:
+            text.append("\n⚠ " + warning, style="bold yellow")
+        self.update(text)
+
+    async def on_click(self) -> None:
+        await self.screen.run_action("toggle_options")
 
 
 class QuoteScreen(ModeScreen):
@@ -112,6 +137,15 @@ class QuoteScreen(ModeScreen):
             tooltip="Swap origin and destination (chain and currency)",
         ),
         Binding(
+            "ctrl+l",
+            "toggle_options",
+            "Options",
+            id="quote.options",
+            priority=True,
+            tooltip="Show or hide the options: send-to and refund addresses, slippage, gas on "
+            "arrival, sponsorship, deposit address, permit, referrer",
+        ),
+        Binding(
             "ctrl+n",
             "reset_form",
             "Reset",
@@ -129,6 +163,11 @@ class QuoteScreen(ModeScreen):
         self.fetched_at: datetime | None = None
         self._pending: QuoteFormValues | None = None
         self._fee_components: list[str] = list(BASE_FEE_COMPONENTS)
+        # the options' values while they are not composed (the form's own fields are read live)
+        self._options_values = QuoteFormValues()
+        self._options_section: QuoteOptions | None = None
+        # a prefill from the Venue screen quotes as soon as the form holds it
+        self._quote_when_filled = False
         # the latest ctrl+r: its request and the form values it was built from
         self._asked: tuple[QuoteRequest, QuoteFormValues] | None = None
         # the values the shown quote was asked with; the quote is out of date (ctrl+g refuses
@@ -140,96 +179,26 @@ class QuoteScreen(ModeScreen):
     # -- layout ------------------------------------------------------------------------------
 
     def compose_body(self) -> ComposeResult:
+        # only what every quote needs; the options are composed when asked for (ctrl+l)
         with Horizontal(id="quote-body"):
             with VerticalScroll(id="quote-form", classes="pane"):
-                yield Static("[b]From[/b]", classes="section")
                 yield _row(
-                    "chain",
-                    Select[int]([], id="origin-chain", prompt="origin chain", compact=True),
-                )
-                yield _row(
-                    "currency",
+                    "From",
+                    Select[int]([], id="origin-chain", prompt="chain", compact=True),
                     Select[str]([], id="origin-currency", prompt="currency", compact=True),
                 )
-                yield Static("[b]To[/b]", classes="section")
                 yield _row(
-                    "chain",
-                    Select[int](
-                        [], id="destination-chain", prompt="destination chain", compact=True
-                    ),
-                )
-                yield _row(
-                    "currency",
+                    "To",
+                    Select[int]([], id="destination-chain", prompt="chain", compact=True),
                     Select[str]([], id="destination-currency", prompt="currency", compact=True),
                 )
-                yield Static("[b]Amount[/b]", classes="section")
                 yield _row(
-                    "amount",
-                    Input(placeholder="e.g. 1.5 (human units)", id="amount", compact=True),
-                    tooltip="In human units; converted exactly with the currency's decimals",
+                    "Amount",
+                    NumberInput(placeholder="e.g. 1.5", id="amount", compact=True),
+                    tooltip="In the currency's own units; converted exactly with its decimals",
                 )
                 yield Static("", id="amount-units", classes="hint")
-                yield _row(
-                    "trade",
-                    Select[str](
-                        [(t, t) for t in TRADE_TYPES],
-                        value="EXACT_INPUT",
-                        allow_blank=False,
-                        id="trade-type",
-                        compact=True,
-                    ),
-                    tooltip="EXACT_INPUT: the amount is what you pay; EXACT_OUTPUT: what arrives",
-                )
-                yield Static("[b]Options[/b]", classes="section")
-                yield _row(
-                    "recipient", Input(placeholder="your wallet", id="recipient", compact=True)
-                )
-                yield _row(
-                    "refund to",
-                    Input(placeholder="recipient, else you", id="refund-to", compact=True),
-                )
-                yield _row(
-                    "slippage",
-                    Input(placeholder="auto (bps: 50 = 0.5%)", id="slippage", compact=True),
-                )
-                yield _row(
-                    "",
-                    Checkbox("top up gas", id="topup-gas", compact=True),
-                    Input(placeholder="USD, default 2", id="topup-amount", compact=True),
-                    tooltip="Adds destination gas for the recipient (EVM chains only)",
-                )
-                yield _row(
-                    "",
-                    Checkbox("subsidize fees", id="subsidize", compact=True),
-                    Input(placeholder="cap USDC", id="cap", compact=True),
-                    tooltip="A sponsor pays the selected fee components, up to the cap",
-                )
-                yield SelectionList[str](
-                    *[Selection(name, name, True) for name in BASE_FEE_COMPONENTS],
-                    id="components",
-                )
-                yield _row(
-                    "",
-                    Checkbox("deposit address", id="deposit-address", compact=True),
-                    Checkbox("strict", id="strict", compact=True),
-                )
-                yield _row("", Checkbox("use permit (EIP-3009)", id="permit", compact=True))
-                yield _row(
-                    "referrer",
-                    Input(
-                        placeholder="optional, e.g. your app's name", id="referrer", compact=True
-                    ),
-                )
-                yield _row(
-                    "protocol",
-                    Select[str](
-                        [("auto (v2 for venue withdrawals)", "auto"), ("v2", "v2")],
-                        value="auto",
-                        allow_blank=False,
-                        id="protocol",
-                        compact=True,
-                    ),
-                )
+                yield OptionsLine(id="options-line")
             with VerticalScroll(id="quote-result", classes="pane"):
                 yield Static(
                     NO_QUOTE_YET,
@@ -238,7 +207,6 @@ class QuoteScreen(ModeScreen):
                 yield Static("", id="quote-view")
 
     def on_mount(self) -> None:
-        self.query_one("#components", SelectionList).border_title = "sponsored components"
         self.query_one("#quote-form").border_title = "Quote"
         self.query_one("#quote-result").border_title = "Result"
         self.set_interval(1.0, self._tick)
@@ -246,6 +214,8 @@ class QuoteScreen(ModeScreen):
         app.quote_screen = self
         if app.pending_prefill is not None:
             self._pending, app.pending_prefill = app.pending_prefill, None
+            self._quote_when_filled = app.pending_prefill_quotes
+        self._show_options_line()
         # after the frame: the read imports the service client (httpx, the models)
         self.call_after_refresh(self.load_chains)
 
@@ -330,6 +300,9 @@ class QuoteScreen(ModeScreen):
         pending = self._pending or self._default_values()
         self._pending = None
         self.apply_values(pending)
+        if self._quote_when_filled:
+            self._quote_when_filled = False
+            self.action_fetch_quote()
         # the amount is what is left to type: on a short pane (80x24) scroll it, with the
         # units line under it, into view
         self.call_after_refresh(self._show_amount)
@@ -415,62 +388,86 @@ class QuoteScreen(ModeScreen):
         self._set_currencies(
             "destination", values.destination_chain_id, values.destination_currency
         )
+        self._options_values = values
         with self.prevent(Input.Changed, Checkbox.Changed, Select.Changed):
             self.query_one("#amount", Input).value = values.amount
-            self.query_one("#trade-type", Select).value = values.trade_type
-            self.query_one("#recipient", Input).value = values.recipient
-            self.query_one("#refund-to", Input).value = values.refund_to
-            self.query_one("#slippage", Input).value = values.slippage_bps
-            self.query_one("#topup-gas", Checkbox).value = values.topup_gas
-            self.query_one("#topup-amount", Input).value = values.topup_gas_usd
-            self.query_one("#subsidize", Checkbox).value = values.subsidize_fees
-            self.query_one("#cap", Input).value = values.max_subsidization_usd
-            self.query_one("#deposit-address", Checkbox).value = values.use_deposit_address
-            self.query_one("#strict", Checkbox).value = values.strict
-            self.query_one("#permit", Checkbox).value = values.use_permit
-            self.query_one("#protocol", Select).value = values.protocol_version or "auto"
-            self.query_one("#referrer", Input).value = values.referrer
-        components = self.query_one("#components", SelectionList)
-        with self.prevent(SelectionList.SelectedChanged):
-            if values.sponsored_components is None:
-                components.select_all()
-            else:
-                components.deselect_all()
-                for name in values.sponsored_components:
-                    self._ensure_component(name)
-                    components.select(name)
+        options = self._options
+        if options is not None:
+            with self.prevent(
+                Input.Changed, Checkbox.Changed, Select.Changed, SelectionList.SelectedChanged
+            ):
+                options.apply(values)
         self._update_amount_hint()
+        self._show_options_line()
         self._form_edited()  # e.g. Venue -> Withdraw: a quote shown before is out of date now
+
+    def prefill(self, values: QuoteFormValues, *, quote: bool) -> None:
+        """Fill the form and, with `quote`, ask for the quote at once (Venue -> Withdraw)."""
+        if self.chains is None:
+            self._pending, self._quote_when_filled = values, quote
+            return
+        self.apply_values(values)
+        if quote:
+            self.action_fetch_quote()
 
     def form_values(self) -> QuoteFormValues:
         def select_value(widget_id: str) -> Any:
             value = self.query_one(f"#{widget_id}", Select).value
             return None if value is Select.BLANK else value
 
-        components = self.query_one("#components", SelectionList)
-        chosen = tuple(components.selected)
-        everything = len(chosen) == components.option_count
-        protocol = select_value("protocol")
-        return QuoteFormValues(
+        values = self._options_values.with_changes(
             origin_chain_id=select_value("origin-chain"),
             origin_currency=select_value("origin-currency"),
             destination_chain_id=select_value("destination-chain"),
             destination_currency=select_value("destination-currency"),
             amount=self.query_one("#amount", Input).value,
-            trade_type=select_value("trade-type") or "EXACT_INPUT",
-            recipient=self.query_one("#recipient", Input).value,
-            refund_to=self.query_one("#refund-to", Input).value,
-            slippage_bps=self.query_one("#slippage", Input).value,
-            topup_gas=self.query_one("#topup-gas", Checkbox).value,
-            topup_gas_usd=self.query_one("#topup-amount", Input).value,
-            subsidize_fees=self.query_one("#subsidize", Checkbox).value,
-            sponsored_components=None if everything else chosen,
-            max_subsidization_usd=self.query_one("#cap", Input).value,
-            use_deposit_address=self.query_one("#deposit-address", Checkbox).value,
-            strict=self.query_one("#strict", Checkbox).value,
-            use_permit=self.query_one("#permit", Checkbox).value,
-            protocol_version=None if protocol in (None, "auto") else protocol,
-            referrer=self.query_one("#referrer", Input).value,
+        )
+        options = self._options
+        return options.read(values) if options is not None else values
+
+    # -- the options, composed on demand -----------------------------------------------------
+
+    @property
+    def _options(self) -> QuoteOptions | None:
+        """The options section while it is composed (None while closed or closing)."""
+        return self._options_section
+
+    async def action_toggle_options(self) -> None:
+        """Open the options under the form (their values kept), or close them again."""
+        options = self._options
+        if options is None:
+            await self.open_options()
+            self.query_one("#trade-type").focus()
+            return
+        self._options_values = self.form_values()
+        if self.focused is not None and options in self.focused.ancestors:
+            self.query_one("#options-line").focus()
+        self._options_section = None  # from here on the form reads the kept values
+        await options.remove()
+        self._show_options_line()
+
+    async def open_options(self) -> QuoteOptions:
+        """The options section, composed and filled (for a field that lives there)."""
+        from crossdeck.tui.widgets.quote_options import QuoteOptions
+
+        options = self._options
+        if options is not None:
+            return options
+        options = QuoteOptions(self._fee_components)
+        await self.query_one("#quote-form").mount(options, after="#options-line")
+        self._options_section = options
+        with self.prevent(
+            Input.Changed, Checkbox.Changed, Select.Changed, SelectionList.SelectedChanged
+        ):
+            options.apply(self._options_values)
+        self._show_options_line()
+        self.call_after_refresh(options.scroll_visible, animate=False, top=True)
+        return options
+
+    def _show_options_line(self) -> None:
+        values = self.form_values() if self.is_mounted else self._options_values
+        self.query_one("#options-line", OptionsLine).show(
+            options_summary(values), demo_referrer_warning(values), open=self._options is not None
         )
 
     @on(Select.Changed, "#origin-chain")
@@ -494,6 +491,8 @@ class QuoteScreen(ModeScreen):
     @on(SelectionList.SelectedChanged, "#quote-form SelectionList")
     def _any_field_changed(self) -> None:
         self._form_edited()
+        if self._options is not None:
+            self._show_options_line()
 
     def _form_edited(self) -> None:
         """A field changed: redraw the quote, which says whether it still matches the form."""
@@ -525,10 +524,10 @@ class QuoteScreen(ModeScreen):
         hint.update(Text(f"= {units} ({decimals} decimals)", style="dim"))
 
     def _ensure_component(self, name: str) -> None:
-        if name in self._fee_components:
-            return
-        self._fee_components.append(name)
-        self.query_one("#components", SelectionList).add_option(Selection(name, name, True))
+        if name not in self._fee_components:
+            self._fee_components.append(name)
+        if self._options is not None:
+            self._options.ensure_component(name)
 
     def _learn_fee_components(self, quote: Quote) -> None:
         """The service's own fee component is named after it: learn it from a quote."""
@@ -544,8 +543,17 @@ class QuoteScreen(ModeScreen):
 
     def focus_field(self, wire_field: str) -> None:
         widget_id = FIELD_WIDGETS.get(wire_field.split(".")[0])
-        if widget_id:
+        if not widget_id:
+            return
+        if widget_id in BASIC_FIELDS:
             self.query_one(f"#{widget_id}").focus()
+            return
+
+        async def open_then_focus() -> None:
+            options = await self.open_options()
+            options.query_one(f"#{widget_id}").focus()
+
+        self.call_later(open_then_focus)
 
     # -- rendering ---------------------------------------------------------------------------
 
@@ -634,14 +642,13 @@ class QuoteScreen(ModeScreen):
         self._render_quote()
         status = getattr(outcome, "status", None)
         if status is not None:
+            # the whole request stays in the form, so that ctrl+r quotes the same move again
             said = f"Request {request_id} ended: {status} (Live status keeps it, F5)."
-            # the route stays for the next move; the amount that moved does not
-            self.query_one("#amount", Input).value = ""
         elif getattr(outcome, "error_type", None) == "GuardRefused":
             said = f"Request {request_id} was refused before signing; nothing was sent."
         else:
             said = f"Request {request_id} stopped before it ended (see Execute's result)."
-        self._status(said + " ctrl+r quotes again.")
+        self._status(said + " The form still holds it: ctrl+r quotes it again.")
 
     def action_swap_sides(self) -> None:
         values = self.form_values()
