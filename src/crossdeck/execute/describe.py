@@ -33,7 +33,14 @@ from crossdeck.models import (
     TransactionData,
     VenueDepositData,
 )
-from crossdeck.models.addresses import canonical_address
+from crossdeck.models.addresses import (
+    NATIVE_CURRENCY,
+    SOLANA_CHAIN_ID,
+    Family,
+    UnknownFamily,
+    canonical_address,
+    family_of,
+)
 from crossdeck.models.display import (
     Unit,
     chain_label,
@@ -43,6 +50,10 @@ from crossdeck.models.display import (
     units_text,
     usd,
 )
+from crossdeck.models.solana import SYSTEM_PROGRAM as SOLANA_SYSTEM
+from crossdeck.models.solana import SolanaTransactionData, Undecodable
+from crossdeck.models.solana import decode as decode_solana
+from crossdeck.models.solana import program_name as solana_program_name
 from crossdeck.models.text import short
 from crossdeck.models.units import quantity
 
@@ -161,9 +172,17 @@ class Currencies:
 
     def native(self, chain_id: int | None) -> Unit:
         known = self.token(chain_id, NATIVE_ADDRESS)
+        if known is None and chain_id is not None:  # SOL, BTC: the family's native address
+            known = self.token(chain_id, NATIVE_CURRENCY[self._family(chain_id)])
         if known is not None and chain_id != VENUE_CHAIN_ID:
             return known
         return Unit("native", NATIVE_DECIMALS)
+
+    def _family(self, chain_id: int) -> Family:
+        try:
+            return self.chains.family(chain_id) if self.chains else family_of(chain_id)
+        except UnknownFamily:
+            return Family.EVM
 
     def chain_name(self, chain_id: int | None) -> str:
         """'Base (8453)', or 'chain 8453' when /chains does not name it."""
@@ -496,10 +515,42 @@ def item_lines(item: StepItem, currencies: Currencies, *, full: bool = True) -> 
             Line("venue", f"sign the venue transfer {kind_name} ({domain}): {words}"),
             Line("then", f"submit it to the venue's /exchange with nonce {data.nonce}"),
         ]
+    elif kind == "solana":
+        lines = solana_lines(item.as_solana(), currencies)
     else:
         lines = [Line("unknown", "an item of a kind crossdeck does not know (it is refused)")]
     if item.check is not None and item.check.endpoint:
         lines.append(Line("progress", f"{item.check.method or 'GET'} {item.check.endpoint}"))
+    return lines
+
+
+def solana_lines(data: SolanaTransactionData, currencies: Currencies) -> list[Line]:
+    """A Solana transaction: each instruction in words (amounts in their units where the
+    currency is listed), its program and raw data beside; the lookup tables it names."""
+    lines = [Line("solana", f"one transaction on {currencies.chain_name(SOLANA_CHAIN_ID)}")]
+    for number, instruction in enumerate(data.instructions, start=1):
+        raw = instruction.data or "(none)"
+        try:
+            decoded = decode_solana(instruction)
+        except Undecodable as exc:
+            lines.append(Line(f"ix {number}", f"{exc} (it is refused)", raw=raw, kind="calldata"))
+            continue
+        words = decoded.words
+        amount = decoded.fields.get("amount", decoded.fields.get("lamports"))
+        unit = None
+        if decoded.name in ("deposit_native",) or (
+            decoded.program == SOLANA_SYSTEM and decoded.name == "transfer"
+        ):
+            unit = currencies.token(SOLANA_CHAIN_ID, SOLANA_SYSTEM) or Unit("SOL", 9)
+        elif isinstance(decoded.fields.get("mint"), str):
+            unit = currencies.token(SOLANA_CHAIN_ID, str(decoded.fields["mint"]))
+        if isinstance(amount, int) and unit is not None:
+            words = f"{words} ({units_text(amount, unit)})"
+        program = solana_program_name(instruction.program_id)
+        lines.append(Line(f"ix {number}", f"{program}: {words}", raw=raw, kind="calldata"))
+        lines.append(Line("program", instruction.program_id, raw=instruction.program_id))
+    for table in data.address_lookup_table_addresses:
+        lines.append(Line("lookup table", table, raw=table))
     return lines
 
 

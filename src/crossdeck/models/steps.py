@@ -15,8 +15,9 @@ from pydantic import Discriminator, Field, Tag
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.models.base import IntStr, WireModel
+from crossdeck.models.solana import SolanaTransactionData
 
-ItemDataKind = Literal["transaction", "signature", "venue_deposit", "unknown"]
+ItemDataKind = Literal["transaction", "signature", "venue_deposit", "solana", "unknown"]
 
 
 class ItemKindError(CrossdeckError):
@@ -159,6 +160,7 @@ _MODEL_KINDS: dict[type, ItemDataKind] = {
     TransactionData: "transaction",
     SignatureData: "signature",
     VenueDepositData: "venue_deposit",
+    SolanaTransactionData: "solana",
 }
 
 
@@ -177,6 +179,8 @@ def classify_item_data(data: Any) -> ItemDataKind:
         return "venue_deposit"
     if "to" in data:
         return "transaction"
+    if "instructions" in data:
+        return "solana"
     return "unknown"
 
 
@@ -191,11 +195,12 @@ ItemData = Annotated[
     Annotated[TransactionData, Tag("transaction")]
     | Annotated[SignatureData, Tag("signature")]
     | Annotated[VenueDepositData, Tag("venue_deposit")]
+    | Annotated[SolanaTransactionData, Tag("solana")]
     | Annotated[UnknownItemData, Tag("unknown")]
     | Annotated[Any, Tag("raw")],
     Discriminator(_item_tag),
 ]
-"""An item's data: one of the three known shapes, else `UnknownItemData` (or the raw value)."""
+"""An item's data: one of the four known shapes, else `UnknownItemData` (or the raw value)."""
 
 
 _Data = TypeVar("_Data", bound=WireModel)
@@ -227,6 +232,9 @@ class StepItem(WireModel):
 
     def as_venue_deposit(self) -> VenueDepositData:
         return self._expect("venue_deposit", VenueDepositData)
+
+    def as_solana(self) -> SolanaTransactionData:
+        return self._expect("solana", SolanaTransactionData)
 
     @property
     def is_incomplete(self) -> bool:

@@ -41,8 +41,8 @@ _EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 # item data of chains this client does not sign for, by the key that gives them away
 _FOREIGN_ITEM_KEYS = {
     "psbt": "a Bitcoin transaction (`psbt`)",
-    "instructions": "a Solana transaction (`instructions`)",
-    "addressLookupTableAddresses": "a Solana transaction (`addressLookupTableAddresses`)",
+    # a Solana item without `instructions` (they make it a Solana item: `classify_item_data`)
+    "addressLookupTableAddresses": "a Solana transaction without instructions",
 }
 
 

@@ -35,6 +35,7 @@ from crossdeck.execute.guards.payment import (
     payment_guards,
 )
 from crossdeck.execute.guards.request import request_guards
+from crossdeck.execute.guards.solana import solana_guards
 from crossdeck.execute.guards.steps import steps_guard
 from crossdeck.execute.guards.typed import nonce_mapping_fields, typed_kind_guard, venue_fields
 from crossdeck.models import (
@@ -62,6 +63,7 @@ _KIND_WORDS = {
     "transaction": "an EVM transaction",
     "signature": "a signature",
     "venue_deposit": "a venue transfer",
+    "solana": "a Solana transaction",
 }
 
 
@@ -256,6 +258,8 @@ def item_guards(
     if kind == "signature":
         signature = item.as_signature()
         return [kind_result, *_signature_guards(quote, signature, where, wallet, paid, chains)]
+    if kind == "solana":
+        return [kind_result, *solana_guards(quote, item.as_solana(), where, wallet, request)]
     venue = item.as_venue_deposit()
     return [
         kind_result,
@@ -264,7 +268,11 @@ def item_guards(
     ]
 
 
-_STEP_KIND_FOR = {"transaction": "transaction", "venue_deposit": "transaction"}
+_STEP_KIND_FOR = {
+    "transaction": "transaction",
+    "venue_deposit": "transaction",
+    "solana": "transaction",
+}
 
 
 def _kind_guard(step: Step, item: StepItem, where: str) -> GuardResult:
@@ -276,8 +284,9 @@ def _kind_guard(step: Step, item: StepItem, where: str) -> GuardResult:
         if foreign is not None:
             return _fail(
                 "step-kind",
-                f"the item's data is {foreign}: crossdeck signs only EVM transactions, EVM "
-                "signatures and venue actions",
+                f"the item's data is {foreign}: crossdeck signs EVM transactions and "
+                "signatures, venue actions and Solana transactions, not this; send from one of "
+                "those chains instead",
                 where,
             )
         shown = ", ".join(keys[:6]) or type(data).__name__

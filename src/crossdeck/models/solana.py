@@ -1,0 +1,333 @@
+"""A Solana step item and what its instructions say, read without any Solana library.
+
+The public service's Solana item (`relay-kit`'s `TransactionStepItem`, solana.md) is
+`{instructions: [{programId, keys: [{pubkey, isSigner, isWritable}], data}],
+addressLookupTableAddresses: [..]}`, `data` being hex without `0x`. `decode` reads each
+instruction of the programs crossdeck knows into a `Decoded` (its name, its fields, words
+for a person) and raises `Undecodable` naming the program of any other: an instruction
+nobody here can read is never signed.
+
+The depository's two instructions follow its Anchor layout (`relay-depository`'s `lib.rs`):
+an 8-byte discriminator (the first 8 bytes of sha256("global:<name>")), the amount as u64
+little-endian, then the 32-byte order id; accounts: config, sender (signer), depositor,
+vault, then for a token mint, sender token account, vault token account, token program,
+associated token program, system program (the native form: system program).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass, field
+
+from pydantic import Field
+
+from crossdeck.models.base import WireModel
+from crossdeck.models.base58 import b58decode, b58encode
+
+SYSTEM_PROGRAM = "11111111111111111111111111111111"
+TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"
+ASSOCIATED_TOKEN_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL"
+COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111"
+MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
+# the service's depository program on Solana (public: relay-depository, solana.md)
+DEPOSITORY_PROGRAM = "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"
+LAMPORTS_DECIMALS = 9
+
+
+def _anchor_discriminator(name: str) -> bytes:
+    return hashlib.sha256(f"global:{name}".encode()).digest()[:8]
+
+
+DEPOSIT_NATIVE = _anchor_discriminator("deposit_native")
+DEPOSIT_TOKEN = _anchor_discriminator("deposit_token")
+
+PROGRAM_NAMES = {
+    SYSTEM_PROGRAM: "System",
+    TOKEN_PROGRAM: "SPL Token",
+    TOKEN_2022_PROGRAM: "SPL Token-2022",
+    ASSOCIATED_TOKEN_PROGRAM: "Associated Token Account",
+    COMPUTE_BUDGET_PROGRAM: "Compute Budget",
+    DEPOSITORY_PROGRAM: "the service's depository",
+}
+
+
+class SolanaAccountMeta(WireModel):
+    pubkey: str
+    is_signer: bool = False
+    is_writable: bool = False
+
+
+class SolanaInstruction(WireModel):
+    program_id: str
+    keys: list[SolanaAccountMeta] = Field(default_factory=list)
+    data: str = ""
+
+    def data_bytes(self) -> bytes:
+        """`data` as bytes: hex without '0x' (the public form; '0x' is tolerated);
+        `ValueError` when it is not hex."""
+        text = self.data.removeprefix("0x")
+        return bytes.fromhex(text)
+
+
+class SolanaTransactionData(WireModel):
+    """A Solana item: instructions to put in one v0 message, and the lookup tables it uses."""
+
+    instructions: list[SolanaInstruction] = Field(default_factory=list)
+    address_lookup_table_addresses: list[str] = Field(default_factory=list)
+
+    def signers(self) -> list[str]:
+        """Every key an instruction marks as a signer, in first-seen order."""
+        seen: list[str] = []
+        for instruction in self.instructions:
+            for key in instruction.keys:
+                if key.is_signer and key.pubkey not in seen:
+                    seen.append(key.pubkey)
+        return seen
+
+
+class Undecodable(ValueError):
+    """An instruction crossdeck cannot read (another program, or data its program would not
+    take); its message names the program."""
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """One instruction, read: `name` (e.g. 'deposit_token'), its fields, and words."""
+
+    program: str
+    name: str
+    words: str
+    fields: dict[str, object] = field(default_factory=dict)
+    moves: tuple[Movement, ...] = ()
+
+
+@dataclass(frozen=True)
+class Movement:
+    """Value an instruction takes from one of the signer's accounts: lamports, or tokens
+    of `mint` (None: unknown until the token account is read) from `source`."""
+
+    source: str
+    destination: str
+    amount: int
+    mint: str | None = None  # None with lamports=True: SOL
+    lamports: bool = True
+
+
+def program_name(program_id: str) -> str:
+    return PROGRAM_NAMES.get(program_id, f"program {program_id}")
+
+
+def _key(instruction: SolanaInstruction, index: int, what: str) -> str:
+    if index >= len(instruction.keys):
+        raise Undecodable(
+            f"{program_name(instruction.program_id)}: the instruction lacks its {what} account"
+        )
+    return instruction.keys[index].pubkey
+
+
+def _u64(data: bytes, offset: int, what: str, program: str) -> int:
+    if len(data) < offset + 8:
+        raise Undecodable(f"{program_name(program)}: {what} is cut short")
+    return int(struct.unpack_from("<Q", data, offset)[0])
+
+
+def _depository(instruction: SolanaInstruction, data: bytes) -> Decoded:
+    program = instruction.program_id
+    head = data[:8]
+    if head not in (DEPOSIT_NATIVE, DEPOSIT_TOKEN):
+        raise Undecodable(
+            f"the depository instruction {head.hex() or '(empty)'} is neither deposit_native "
+            "nor deposit_token"
+        )
+    if len(data) != 48:
+        raise Undecodable(
+            f"a depository deposit is 48 bytes (discriminator, amount, order id), this is "
+            f"{len(data)}"
+        )
+    amount = _u64(data, 8, "the amount", program)
+    order_id = "0x" + data[16:48].hex()
+    sender = _key(instruction, 1, "sender")
+    depositor = _key(instruction, 2, "depositor")
+    vault = _key(instruction, 3, "vault")
+    if head == DEPOSIT_NATIVE:
+        return Decoded(
+            program,
+            "deposit_native",
+            f"deposit {amount} lamports of SOL from {sender} to the depository's vault {vault},"
+            f" credited to {depositor}, for order {order_id}",
+            {"amount": amount, "orderId": order_id, "sender": sender, "depositor": depositor,
+             "vault": vault, "mint": None},
+            (Movement(sender, vault, amount),),
+        )  # fmt: skip
+    mint = _key(instruction, 4, "mint")
+    source = _key(instruction, 5, "sender token account")
+    destination = _key(instruction, 6, "vault token account")
+    token_program = _key(instruction, 7, "token program")
+    return Decoded(
+        program,
+        "deposit_token",
+        f"deposit {amount} units of mint {mint} from {sender}'s token account {source} to "
+        f"the depository's {destination}, credited to {depositor}, for order {order_id}",
+        {"amount": amount, "orderId": order_id, "sender": sender, "depositor": depositor,
+         "vault": vault, "mint": mint, "source": source, "vaultTokenAccount": destination,
+         "tokenProgram": token_program},
+        (Movement(source, destination, amount, mint=mint, lamports=False),),
+    )  # fmt: skip
+
+
+def _system(instruction: SolanaInstruction, data: bytes) -> Decoded:
+    program = instruction.program_id
+    if len(data) < 4:
+        raise Undecodable("System: the instruction has no index")
+    index = int(struct.unpack_from("<I", data, 0)[0])
+    if index == 2:  # Transfer { lamports }
+        lamports = _u64(data, 4, "the lamports", program)
+        source, destination = _key(instruction, 0, "from"), _key(instruction, 1, "to")
+        return Decoded(
+            program,
+            "transfer",
+            f"transfer {lamports} lamports of SOL from {source} to {destination}",
+            {"lamports": lamports, "from": source, "to": destination},
+            (Movement(source, destination, lamports),),
+        )
+    raise Undecodable(f"System: instruction {index} is not one crossdeck reads (only transfer)")
+
+
+def _token(instruction: SolanaInstruction, data: bytes) -> Decoded:
+    program = instruction.program_id
+    if not data:
+        raise Undecodable(f"{program_name(program)}: the instruction has no index")
+    index = data[0]
+    if index == 3:  # Transfer { amount }: source, destination, owner
+        amount = _u64(data, 1, "the amount", program)
+        source, destination = _key(instruction, 0, "source"), _key(instruction, 1, "destination")
+        owner = _key(instruction, 2, "owner")
+        return Decoded(
+            program,
+            "transfer",
+            f"transfer {amount} token units from {source} to {destination} (owner {owner})",
+            {"amount": amount, "source": source, "destination": destination, "owner": owner},
+            (Movement(source, destination, amount, lamports=False),),
+        )
+    if index == 12:  # TransferChecked { amount, decimals }: source, mint, destination, owner
+        amount = _u64(data, 1, "the amount", program)
+        decimals = data[9] if len(data) > 9 else None
+        source, mint = _key(instruction, 0, "source"), _key(instruction, 1, "mint")
+        destination, owner = _key(instruction, 2, "destination"), _key(instruction, 3, "owner")
+        return Decoded(
+            program,
+            "transferChecked",
+            f"transfer {amount} units of mint {mint} ({decimals} decimals) from {source} to "
+            f"{destination} (owner {owner})",
+            {"amount": amount, "decimals": decimals, "mint": mint, "source": source,
+             "destination": destination, "owner": owner},
+            (Movement(source, destination, amount, mint=mint, lamports=False),),
+        )  # fmt: skip
+    if index == 9:  # CloseAccount: account, destination, owner (the rent goes back)
+        account, destination = _key(instruction, 0, "account"), _key(instruction, 1, "to")
+        return Decoded(
+            program,
+            "closeAccount",
+            f"close token account {account}, its rent to {destination}",
+            {"account": account, "destination": destination},
+        )
+    if index == 17:  # SyncNative: a wrapped-SOL account's balance follows its lamports
+        account = _key(instruction, 0, "account")
+        words = f"sync wrapped SOL in {account}"
+        return Decoded(program, "syncNative", words, {"account": account})
+    raise Undecodable(
+        f"{program_name(program)}: instruction {index} is not one crossdeck reads (transfer, "
+        "transferChecked, closeAccount, syncNative)"
+    )
+
+
+def _associated(instruction: SolanaInstruction, data: bytes) -> Decoded:
+    # Create (empty data or 0) / CreateIdempotent (1): payer, account, owner, mint, system,
+    # token program
+    if data not in (b"", b"\x00", b"\x01"):
+        raise Undecodable(f"Associated Token Account: instruction {data[:1].hex()} is not a create")
+    payer, account = _key(instruction, 0, "payer"), _key(instruction, 1, "account")
+    owner, mint = _key(instruction, 2, "owner"), _key(instruction, 3, "mint")
+    name = "createIdempotent" if data == b"\x01" else "create"
+    return Decoded(
+        instruction.program_id,
+        name,
+        f"create {owner}'s token account {account} for mint {mint} (rent paid by {payer})",
+        {"payer": payer, "account": account, "owner": owner, "mint": mint},
+    )
+
+
+def _compute_budget(instruction: SolanaInstruction, data: bytes) -> Decoded:
+    program = instruction.program_id
+    if not data:
+        raise Undecodable("Compute Budget: the instruction has no index")
+    index = data[0]
+    if index == 2 and len(data) >= 5:
+        units = int(struct.unpack_from("<I", data, 1)[0])
+        return Decoded(program, "setComputeUnitLimit", f"set a limit of {units} compute units",
+                       {"units": units})  # fmt: skip
+    if index == 3 and len(data) >= 9:
+        price = int(struct.unpack_from("<Q", data, 1)[0])
+        return Decoded(
+            program,
+            "setComputeUnitPrice",
+            f"pay a priority fee of {price} micro-lamports per compute unit",
+            {"microLamports": price},
+        )
+    raise Undecodable(f"Compute Budget: instruction {index} is not one crossdeck reads")
+
+
+_DECODERS = {
+    DEPOSITORY_PROGRAM: _depository,
+    SYSTEM_PROGRAM: _system,
+    TOKEN_PROGRAM: _token,
+    TOKEN_2022_PROGRAM: _token,
+    ASSOCIATED_TOKEN_PROGRAM: _associated,
+    COMPUTE_BUDGET_PROGRAM: _compute_budget,
+}
+
+
+def decode(instruction: SolanaInstruction) -> Decoded:
+    """What `instruction` does, in fields and words; `Undecodable` naming its program when
+    crossdeck cannot read it."""
+    decoder = _DECODERS.get(instruction.program_id)
+    if decoder is None:
+        raise Undecodable(
+            f"an instruction for program {instruction.program_id}, which crossdeck cannot read"
+        )
+    try:
+        data = instruction.data_bytes()
+    except ValueError:
+        raise Undecodable(
+            f"{program_name(instruction.program_id)}: its data is not hex"
+        ) from None
+    return decoder(instruction, data)
+
+
+def order_id_bytes(order_id: str) -> bytes | None:
+    """A quote's order id (0x + 64 hex) as the 32 bytes an instruction carries, else None."""
+    text = order_id.removeprefix("0x")
+    if len(text) != 64:
+        return None
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        return None
+
+
+def is_key(text: str) -> bool:
+    """Whether `text` is a Solana key (base58 of 32 bytes)."""
+    try:
+        return len(b58decode(text)) == 32
+    except ValueError:
+        return False
+
+
+def key_bytes(text: str) -> bytes:
+    return b58decode(text)
+
+
+def key_text(raw: bytes) -> str:
+    return b58encode(raw)
