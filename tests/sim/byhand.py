@@ -106,8 +106,13 @@ class Hand:
         self.venue = self.info["venue_url"]
         self.api_key = self.info["api_key"]
         self.wallet = Account.from_key(self.info["wallet"]["private_key"])
-        self.rpc = {int(cid): Rpc(url, int(cid)) for cid, url in self.info["rpc"].items()}
         chains = self.http.get(f"{self.service}/chains").json()["chains"]
+        evm = {c["id"] for c in chains if c["vmType"] == "evm"}
+        self.rpc = {
+            int(cid): Rpc(url, int(cid))
+            for cid, url in self.info["rpc"].items()
+            if int(cid) in evm  # the Solana JSON-RPC is driven by tests/sim/solana
+        }
         self.usdc = {
             c["id"]: next(e["address"] for e in c["erc20Currencies"] if e["symbol"] == "USDC")
             for c in chains

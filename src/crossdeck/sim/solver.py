@@ -58,6 +58,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,8 +68,11 @@ from eth_account.signers.local import LocalAccount
 from eth_utils.address import to_checksum_address
 from eth_utils.crypto import keccak
 
+from crossdeck.sim.bitcoin import BitcoinLedger
 from crossdeck.sim.chains import ChainNode
 from crossdeck.sim.service import demo_fail_reason
+from crossdeck.sim.service.currencies import currency_key
+from crossdeck.sim.service.nonevm import BITCOIN_CHAIN_ID, SOLANA_CHAIN_ID
 from crossdeck.sim.service.state import (
     InvalidTransition,
     RequestRecord,
@@ -76,6 +80,7 @@ from crossdeck.sim.service.state import (
     Status,
     Tx,
 )
+from crossdeck.sim.solana.node import SolanaNode
 from crossdeck.sim.solver_chain import (
     DEPOSIT_TOPIC,
     ERC20_TRANSFER_GAS,
@@ -84,6 +89,12 @@ from crossdeck.sim.solver_chain import (
     Unconfirmed,
     is_native,
     topic_address,
+)
+from crossdeck.sim.solver_nonevm import (
+    deposit_currency,
+    deposit_tx,
+    pay_on_bitcoin,
+    pay_on_solana,
 )
 from crossdeck.sim.venue import SendAssetRecord, VenueLedger
 
@@ -137,6 +148,8 @@ class Solver:
         operator_key: str,
         venue_depository: str,
         speed: float = 1.0,
+        solana: SolanaNode | None = None,
+        bitcoin: BitcoinLedger | None = None,
     ) -> None:
         if speed < 0 or math.isnan(speed):
             raise ValueError(f"speed must be >= 0, got {speed!r}")
@@ -158,6 +171,9 @@ class Solver:
         self._jobs: set[asyncio.Task[None]] = set()
         self._jobs_idle: asyncio.Event | None = None
         self._wake: dict[int, asyncio.Event] = {}
+        self.solana = solana
+        self.bitcoin = bitcoin
+        self._solana_seen = 0  # deposits of the Solana chain looked at so far
 
     def __repr__(self) -> str:
         return f"Solver(address={self.address}, chains={sorted(self._nodes)}, speed={self.speed})"
@@ -185,6 +201,9 @@ class Solver:
         self.state.on_tx_indexed(self._on_tx_indexed)
         for chain in self._chains.values():
             self._spawn(self._watch_chain(chain), f"watch chain {chain.chain_id}")
+        if self.solana is not None:
+            self._wake[SOLANA_CHAIN_ID] = asyncio.Event()
+            self._spawn(self._watch_solana(self.solana), "watch chain solana")
         self._spawn(self._watch_venue(), "watch venue")
 
     def scanned(self) -> dict[int, int]:
@@ -244,6 +263,38 @@ class Solver:
             wake = self._wake[chain.chain_id]
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.poll_s):  # wait_for could swallow a stop
+                    await wake.wait()
+            wake.clear()
+
+    async def _watch_solana(self, node: SolanaNode) -> None:
+        """Deposits the Solana chain executed (the depository's DepositEvent), in order; a
+        deposit is matched by its order id as the EVM depository's event is."""
+        while True:
+            try:
+                for seen in await node.deposits_since(self._solana_seen):
+                    self._solana_seen += 1
+                    key = f"{SOLANA_CHAIN_ID}:{seen.signature}:{self._solana_seen}"
+                    if key in self._seen:
+                        continue
+                    self._seen.add(key)
+                    record = self.state.by_order_id("0x" + seen.deposit.order_id.hex())
+                    tx = deposit_tx(seen, int(time.time()))
+                    payment = Payment(
+                        key,
+                        SOLANA_CHAIN_ID,
+                        deposit_currency(seen),
+                        seen.deposit.amount,
+                        str(seen.deposit.depositor),
+                        tx,
+                    )
+                    self._accept_logged(record, payment)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("solana: deposit scan failed")
+            wake = self._wake[SOLANA_CHAIN_ID]
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.poll_s):
                     await wake.wait()
             wake.clear()
 
@@ -388,6 +439,7 @@ class Solver:
             log.warning("payment %s matches no request; it stays with the solver", payment.key)
             return
         hashes = {tx.hash.lower() for tx in record.in_txs}
+        origin_currency = currency_key(record.origin_currency)
         first = record.status in _STARTED and (
             not record.in_txs or payment.tx.hash.lower() in hashes
         )
@@ -400,7 +452,7 @@ class Solver:
                 )
 
         if not first:
-            if open_address and payment.currency == record.origin_currency.lower():
+            if open_address and payment.currency == origin_currency:
                 child = self.state.create_child(
                     record.id,
                     "deposit",
@@ -423,7 +475,7 @@ class Solver:
             self._refund_job(child.id, payment.amount, payment.currency, DOUBLE_SPEND)
             return
 
-        if payment.currency != record.origin_currency.lower():
+        if payment.currency != origin_currency:
             self.state.advance(record.id, Status.PENDING, in_tx=payment.tx)
             self._refund_job(record.id, payment.amount, payment.currency, WRONG_CURRENCY)
             return
@@ -612,6 +664,10 @@ class Solver:
                 value=amount,
                 timestamp=self.ledger.now_ms() // 1000,
             )
+        if chain_id == SOLANA_CHAIN_ID and self.solana is not None:
+            return True, await pay_on_solana(self.solana, currency, to, amount)
+        if chain_id == BITCOIN_CHAIN_ID and self.bitcoin is not None:
+            return True, pay_on_bitcoin(self.bitcoin, leg, to, amount)
         chain = self._chains[chain_id]
         sent = await chain.pay(self.operator, currency, to, amount)
         return sent.ok, sent.tx

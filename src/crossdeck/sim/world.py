@@ -382,6 +382,8 @@ class World:
             operator_key=SOLVER_KEY,
             venue_depository=VENUE_DEPOSITORY_ADDRESS,
             speed=self.speed,
+            solana=self.solana,
+            bitcoin=self.bitcoin,
         )
         await self.engine.start(self._scanned())
         self.rpc = {cid: self.chains[cid].rpc_url for cid in CHAIN_IDS}

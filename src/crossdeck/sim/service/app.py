@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,7 @@ from crossdeck.sim.service.history import (
     record_v3,
 )
 from crossdeck.sim.service.money import MICRO_USD
+from crossdeck.sim.service.nonevm import SOLANA_CHAIN_ID
 from crossdeck.sim.service.quotes import QuoteEngine
 from crossdeck.sim.service.ratelimit import RateLimiter
 from crossdeck.sim.service.records import history_record, status_v1, status_v3
@@ -405,16 +407,22 @@ async def _token_price(request: web.Request) -> web.Response:
     return web.json_response({"price": price})
 
 
+SOLANA_SIGNATURE_RE = re.compile(r"^[1-9A-HJ-NP-Za-km-z]{64,88}$")
+
+
 async def _index(request: web.Request) -> web.Response:
     body = await _json_body(request)
     if not isinstance(body, dict):
         raise invalid("the body must be {txHash, chainId}")
     tx_hash = body.get("txHash")
     chain_id = body.get("chainId")
-    if not isinstance(tx_hash, str) or not BYTES32_RE.fullmatch(tx_hash):
-        raise invalid("txHash must be 0x followed by 64 hex digits", field="txHash")
     if isinstance(chain_id, str) and DIGITS_RE.fullmatch(chain_id) and len(chain_id) <= 20:
         chain_id = int(chain_id)
+    if chain_id == SOLANA_CHAIN_ID:  # a base58 transaction signature (64 bytes)
+        if not isinstance(tx_hash, str) or not SOLANA_SIGNATURE_RE.fullmatch(tx_hash):
+            raise invalid("txHash must be a base58 Solana transaction signature", field="txHash")
+    elif not isinstance(tx_hash, str) or not BYTES32_RE.fullmatch(tx_hash):
+        raise invalid("txHash must be 0x followed by 64 hex digits", field="txHash")
     if isinstance(chain_id, bool) or not isinstance(chain_id, int):
         raise invalid("chainId must be a chain id", field="chainId")
     if not request.app[_QUOTES].directory.supports(chain_id):

@@ -43,6 +43,7 @@ from crossdeck.sim.service.money import (
     ratio_text,
     usd_value,
 )
+from crossdeck.sim.service.solana_steps import solana_deposit_step
 from crossdeck.sim.service.state import (
     DepositAddress,
     RequestRecord,
@@ -158,10 +159,27 @@ class QuoteEngine:
         origin_gas_units = 0
         max_fee = 0
 
+        depository: str
         try:
-            if p.origin_chain_id == VENUE_CHAIN_ID:
+            if p.origin_chain_id in self.directory.others:
+                origin_chain = self.directory.others[p.origin_chain_id]
+                depository = origin_chain.depository
+                steps = [
+                    solana_deposit_step(
+                        origin_chain,
+                        request_id=request_id,
+                        user=p.user,
+                        currency=p.origin,
+                        amount=b.amount_in,
+                        order_id=order_id,
+                        compute_unit_limit=bool(p.solana and p.solana.include_compute_unit_limit),
+                    )
+                ]
+                if p.solana is not None and p.solana.deposit_fee_payer:
+                    extra["depositFeePayer"] = p.solana.deposit_fee_payer
+            elif p.origin_chain_id == VENUE_CHAIN_ID:
                 venue_nonce = self.state.next_venue_nonce()
-                depository: str = to_checksum_address(self.directory.venue.depository)
+                depository = to_checksum_address(self.directory.venue.depository)
                 steps = venue_withdrawal_steps(
                     self.brand,
                     request_id=request_id,

@@ -19,6 +19,12 @@ from crossdeck.sim.brand import Brand
 from crossdeck.sim.service.currencies import VENUE_CHAIN_ID, Currency
 from crossdeck.sim.service.directory import ChainDirectory
 from crossdeck.sim.service.errors import ServiceError, invalid
+from crossdeck.sim.service.families import (
+    DESCRIPTIONS,
+    SolanaOptions,
+    valid_address,
+    vm_type,
+)
 
 ADDRESS_RE = re.compile(r"^0x[a-fA-F0-9]{40}$")
 VENUE_CURRENCY_RE = re.compile(r"^0x(?:[a-fA-F0-9]{2}){16,}$")
@@ -55,6 +61,7 @@ class QuoteParams:
     slippage_bps: int | None
     referrer: str | None
     app_fees: tuple[tuple[str, int], ...]
+    solana: SolanaOptions | None = None  # origin Solana: its five body fields
 
     @property
     def demo(self) -> str | None:
@@ -95,18 +102,17 @@ def _string(body: dict[str, Any], name: str) -> str:
     return value
 
 
-def _address(body: dict[str, Any], name: str, code: str, *, required: bool) -> str | None:
+def _address(
+    body: dict[str, Any], name: str, code: str, *, required: bool, family: str = "evm"
+) -> str | None:
     value = body.get(name)
     if value is None:
         if required:
             raise invalid(f"{name} is required", field=name)
         return None
-    if not isinstance(value, str) or not ADDRESS_RE.fullmatch(value):
-        raise invalid(
-            f"{name} must be an address matching ^0x[a-fA-F0-9]{{40}}$, got {value!r}",
-            code,
-            field=name,
-        )
+    if not valid_address(family, value):
+        raise invalid(f"{name} must be {DESCRIPTIONS[family]}, got {value!r}", code, field=name)
+    assert isinstance(value, str)
     return value
 
 
@@ -130,6 +136,8 @@ def _currency(
 ) -> Currency:
     value = _string(body, name)
     pattern = VENUE_CURRENCY_RE if chain_id == VENUE_CHAIN_ID else ADDRESS_RE
+    if chain_id in directory.others:  # base58 / bech32: looked up as written
+        pattern = re.compile(r"^[1-9A-HJ-NP-Za-km-z]{32,44}$|^bc1[a-z0-9]{8,87}$")
     if not pattern.fullmatch(value):
         shape = (
             "0x + 32 hex digits (or a HIP-3 address)"
@@ -154,8 +162,6 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
     if not isinstance(body, dict):
         raise invalid("the quote body must be a JSON object")
 
-    user = _address(body, "user", "INVALID_ADDRESS", required=True)
-    assert user is not None
     origin_chain_id = _int_field(body, "originChainId")
     destination_chain_id = _int_field(body, "destinationChainId")
     for name, chain_id in (
@@ -169,6 +175,16 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
                 "UNSUPPORTED_CHAIN",
                 field=name,
             )
+    origin_family = vm_type(directory, origin_chain_id)
+    destination_family = vm_type(directory, destination_chain_id)
+    if origin_family == "bvm":
+        raise invalid(
+            "Bitcoin as origin (a PSBT to sign) is not offered by this world",
+            "UNSUPPORTED_ROUTE",
+            field="originChainId",
+        )
+    user = _address(body, "user", "INVALID_ADDRESS", required=True, family=origin_family)
+    assert user is not None
     origin = _currency(directory, origin_chain_id, body, "originCurrency", "INVALID_INPUT_CURRENCY")
     destination = _currency(
         directory, destination_chain_id, body, "destinationCurrency", "INVALID_OUTPUT_CURRENCY"
@@ -200,11 +216,25 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
             field="tradeType",
         )
 
-    recipient = _address(body, "recipient", "INVALID_RECIPIENT", required=False) or user
-    refund_to_given = _address(body, "refundTo", "INVALID_ADDRESS", required=False)
+    recipient = _address(
+        body, "recipient", "INVALID_RECIPIENT", required=False, family=destination_family
+    )
+    if recipient is None:
+        if destination_family != origin_family:  # the user's address is of the other family
+            raise invalid(
+                f"recipient is required: chain {destination_chain_id} takes "
+                f"{DESCRIPTIONS[destination_family]}",
+                "INVALID_RECIPIENT",
+                field="recipient",
+            )
+        recipient = user
+    refund_to_given = _address(
+        body, "refundTo", "INVALID_ADDRESS", required=False, family=origin_family
+    )
     # Rule 3: refund to refundTo, else to the recipient, else to the user (recipient defaults
     # to the user, so "else user" is covered).
-    refund_to = refund_to_given or recipient
+    # A recipient of another family cannot take a refund on the origin chain: the user does.
+    refund_to = refund_to_given or (recipient if destination_family == origin_family else user)
 
     protocol_version = body.get("protocolVersion")
     if protocol_version is not None and protocol_version != "v2":
@@ -238,6 +268,12 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
         if topup_micro == 0:
             raise invalid("topupGasAmount must be greater than zero", field="topupGasAmount")
     if topup_gas:
+        if destination_family != "evm":
+            raise invalid(
+                f"topupGas is for EVM destination chains only, not chain {destination_chain_id}",
+                "UNSUPPORTED_ROUTE",
+                field="topupGas",
+            )
         if destination_chain_id == VENUE_CHAIN_ID:
             raise invalid(
                 "topupGas is for EVM destination chains only, not the venue (chain 1337)",
@@ -253,7 +289,15 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
             )
 
     subsidize = _bool(body, "subsidizeFees")
-    allowed_components = ("execution", "swap", brand.service_fee_component, "app")
+    solana = _solana_options(body, origin_family, user, subsidize)
+    allowed_components: tuple[str, ...] = (
+        "execution",
+        "swap",
+        brand.service_fee_component,
+        "app",
+    )
+    if origin_family == "svm":
+        allowed_components = (*allowed_components, "rent")
     components: tuple[str, ...] = allowed_components
     if _present(body, "sponsoredFeeComponents"):
         if not subsidize:
@@ -275,7 +319,8 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
                     f"{', '.join(allowed_components)}",
                     field="sponsoredFeeComponents",
                 )
-        components = tuple(c for c in allowed_components if c in raw)
+        # "rent" (Solana) is sponsored apart from the fee model's components
+        components = tuple(c for c in allowed_components if c in raw and c != "rent")
     max_subsidization = None
     if _present(body, "maxSubsidizationAmount"):
         if not subsidize:
@@ -294,7 +339,7 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
             "refundTo is required when a strict deposit address is used", field="refundTo"
         )
     if use_deposit_address:
-        if origin_chain_id == VENUE_CHAIN_ID or not origin.is_native:
+        if origin_chain_id == VENUE_CHAIN_ID or not origin.is_native or origin_family != "evm":
             raise invalid(
                 "useDepositAddress is for native-currency deposits on an EVM chain only",
                 "UNSUPPORTED_ROUTE",
@@ -315,7 +360,12 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
             )
         permit_expiry = raw_expiry
     if use_permit:
-        if origin_chain_id == VENUE_CHAIN_ID or origin.asset != "USDC" or origin.is_native:
+        if (
+            origin_chain_id == VENUE_CHAIN_ID
+            or origin.asset != "USDC"
+            or origin.is_native
+            or origin_family != "evm"
+        ):
             raise invalid(
                 "usePermit is supported for USDC on an EVM origin chain only",
                 "UNSUPPORTED_ROUTE",
@@ -368,6 +418,52 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
         slippage_bps=slippage,
         referrer=referrer,
         app_fees=app_fees,
+        solana=solana,
+    )
+
+
+SOLANA_FIELDS = (
+    "depositFeePayer",
+    "includeComputeUnitLimit",
+    "maxRouteLength",
+    "useSharedAccounts",
+    "subsidizeRent",
+)
+
+
+def _solana_options(
+    body: dict[str, Any], origin_family: str, user: str, subsidize: bool
+) -> SolanaOptions | None:
+    """The five Solana body fields: held to their types, and to a Solana origin."""
+    given = [name for name in SOLANA_FIELDS if _present(body, name)]
+    if origin_family != "svm":
+        if "depositFeePayer" in given:
+            raise invalid(
+                "depositFeePayer is for Solana origins only", "UNSUPPORTED_ROUTE",
+                field="depositFeePayer",
+            )
+        return None
+    payer = _address(body, "depositFeePayer", "INVALID_ADDRESS", required=False, family="svm")
+    if payer is not None and payer == user:
+        raise invalid(
+            "depositFeePayer must differ from user (it is a second signer)",
+            field="depositFeePayer",
+        )
+    route = None
+    if _present(body, "maxRouteLength"):
+        route = _unsigned(body["maxRouteLength"], "maxRouteLength")
+        if route == 0:
+            raise invalid("maxRouteLength must be at least 1", field="maxRouteLength")
+    raw_components = body.get("sponsoredFeeComponents")
+    rent = _bool(body, "subsidizeRent") or (
+        subsidize and isinstance(raw_components, list) and "rent" in raw_components
+    )
+    return SolanaOptions(
+        deposit_fee_payer=payer,
+        include_compute_unit_limit=_bool(body, "includeComputeUnitLimit"),
+        max_route_length=route,
+        use_shared_accounts=_bool(body, "useSharedAccounts"),
+        sponsor_rent=rent,
     )
 
 

@@ -1,0 +1,127 @@
+"""The solver's hands on Solana and Bitcoin: real System / SPL transfers on the world's Solana
+(the recipient's token account created when missing), payments on the world's Bitcoin ledger,
+and the depository deposits the Solana chain executed, as payments to match to requests."""
+
+from __future__ import annotations
+
+import struct
+
+from solders.instruction import AccountMeta, Instruction
+from solders.message import MessageV0
+from solders.pubkey import Pubkey
+from solders.system_program import TransferParams, transfer
+from solders.transaction import VersionedTransaction
+
+from crossdeck.sim.bitcoin import SOLVER_ADDRESS as BITCOIN_SOLVER
+from crossdeck.sim.bitcoin import BitcoinLedger
+from crossdeck.sim.service.nonevm import BITCOIN_CHAIN_ID, SOL_ADDRESS, SOLANA_CHAIN_ID
+from crossdeck.sim.service.state import Tx
+from crossdeck.sim.solana import depository
+from crossdeck.sim.solana.chain import DepositSeen, SolanaChain
+from crossdeck.sim.solana.node import SOLVER_KEYPAIR, SolanaNode
+from crossdeck.sim.solana.spl import ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM, ata
+
+TRANSFER_CHECKED = 12
+CREATE_IDEMPOTENT = 1
+
+
+def _payment_instructions(
+    chain: SolanaChain, currency: str, to: Pubkey, amount: int
+) -> list[Instruction]:
+    solver = SOLVER_KEYPAIR.pubkey()
+    if currency == SOL_ADDRESS:
+        return [transfer(TransferParams(from_pubkey=solver, to_pubkey=to, lamports=amount))]
+    mint = Pubkey.from_string(currency)
+    mint_account = chain.account(mint)
+    decimals = chain.decimals(mint)
+    if mint_account is None or decimals is None:
+        raise RuntimeError(f"{currency} is no mint on the world's Solana")
+    token_program = mint_account.owner
+    destination = ata(to, mint)
+    return [
+        Instruction(
+            ASSOCIATED_TOKEN_PROGRAM,
+            bytes([CREATE_IDEMPOTENT]),
+            [
+                AccountMeta(solver, True, True),
+                AccountMeta(destination, False, True),
+                AccountMeta(to, False, False),
+                AccountMeta(mint, False, False),
+                AccountMeta(SYSTEM_PROGRAM, False, False),
+                AccountMeta(token_program, False, False),
+            ],
+        ),
+        Instruction(
+            token_program,
+            bytes([TRANSFER_CHECKED]) + struct.pack("<QB", amount, decimals),
+            [
+                AccountMeta(ata(solver, mint), False, True),
+                AccountMeta(mint, False, False),
+                AccountMeta(destination, False, True),
+                AccountMeta(solver, True, False),
+            ],
+        ),
+    ]
+
+
+async def pay_on_solana(node: SolanaNode, currency: str, to: str, amount: int) -> Tx:
+    """Sign and send the solver's transfer; raises when the chain refuses it (nothing paid)."""
+    recipient = Pubkey.from_string(to)
+
+    def send(chain: SolanaChain) -> tuple[str, int, int]:
+        blockhash, _ = chain.latest_blockhash()
+        from solders.hash import Hash
+
+        instructions = _payment_instructions(chain, currency, recipient, amount)
+        message = MessageV0.try_compile(
+            SOLVER_KEYPAIR.pubkey(), instructions, [], Hash.from_string(blockhash)
+        )
+        tx = VersionedTransaction(message, [SOLVER_KEYPAIR])
+        signature = chain.send(bytes(tx), preflight=True)
+        record = chain.records[signature]
+        return signature, int(record["slot"]), int(record["blockTime"])
+
+    try:
+        signature, slot, when = await node.run(send)
+    except Exception as exc:
+        raise RuntimeError(
+            f"Solana transfer of {amount} {currency} to {to} refused: {exc}"
+        ) from exc
+    return Tx(
+        hash=signature,
+        chain_id=SOLANA_CHAIN_ID,
+        from_=str(SOLVER_KEYPAIR.pubkey()),
+        to=to,
+        value=amount,
+        timestamp=when,
+        block=slot,
+    )
+
+
+def pay_on_bitcoin(ledger: BitcoinLedger, leg: str, to: str, amount: int) -> Tx:
+    payment = ledger.pay(leg, to, amount)
+    return Tx(
+        hash=payment.txid,
+        chain_id=BITCOIN_CHAIN_ID,
+        from_=BITCOIN_SOLVER,
+        to=to,
+        value=amount,
+        timestamp=payment.timestamp,
+    )
+
+
+def deposit_tx(seen: DepositSeen, timestamp: int) -> Tx:
+    deposit = seen.deposit
+    return Tx(
+        hash=seen.signature,
+        chain_id=SOLANA_CHAIN_ID,
+        from_=str(deposit.sender),
+        to=str(depository.PROGRAM_ID),
+        value=deposit.amount,
+        timestamp=timestamp,
+        block=seen.slot,
+    )
+
+
+def deposit_currency(seen: DepositSeen) -> str:
+    return SOL_ADDRESS if seen.deposit.mint is None else str(seen.deposit.mint)
