@@ -37,8 +37,12 @@ def rpc(world: Any, method: str, *params: Any) -> Any:
 
 
 def token_amount(world: Any, owner: str) -> int:
-    found = rpc(world, "getTokenAccountsByOwner", owner, {"mint": USDC_SOL}, {"encoding": "jsonParsed"})
-    return sum(int(a["account"]["data"]["parsed"]["info"]["tokenAmount"]["amount"]) for a in found["value"])
+    found = rpc(
+        world, "getTokenAccountsByOwner", owner, {"mint": USDC_SOL}, {"encoding": "jsonParsed"}
+    )
+    return sum(
+        int(a["account"]["data"]["parsed"]["info"]["tokenAmount"]["amount"]) for a in found["value"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +93,12 @@ def test_eth_from_base_to_a_bitcoin_recipient_is_paid_on_the_ledger(world: Any, 
         (SOLANA, USDC_SOL, "GSzRRMq3WCnqTceBNVHpTYnAJVbo9RcHLZa3nW5GZCc0", "INVALID_RECIPIENT"),
         (BITCOIN, BTC, "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5", "INVALID_RECIPIENT"),
         (BITCOIN, BTC, None, "INVALID_RECIPIENT"),
-        (SOLANA, USDC_SOL.lower(), "GSzRRMq3WCnqTceBNVHpTYnAJVbo9RcHLZa3nW5GZCcn", "UNSUPPORTED_CURRENCY"),
+        (
+            SOLANA,
+            USDC_SOL.lower(),
+            "GSzRRMq3WCnqTceBNVHpTYnAJVbo9RcHLZa3nW5GZCcn",
+            "UNSUPPORTED_CURRENCY",
+        ),
     ],
 )
 def test_recipients_are_held_to_their_chains_family(hand: Hand, chain, currency, recipient, code):
@@ -100,7 +109,9 @@ def test_recipients_are_held_to_their_chains_family(hand: Hand, chain, currency,
     }  # fmt: skip
     if recipient is not None:
         body["recipient"] = recipient
-    answer = hand.http.post(f"{hand.service}/quote/v2", json=body, headers={"x-api-key": hand.api_key})
+    answer = hand.http.post(
+        f"{hand.service}/quote/v2", json=body, headers={"x-api-key": hand.api_key}
+    )
     assert answer.status_code == 400, answer.text
     assert answer.json()["errorCode"] in (code, "INVALID_OUTPUT_CURRENCY")
 
@@ -111,7 +122,10 @@ def _sign_items(world: Any, item: dict[str, Any], signers: list[Keypair]) -> Ver
         Instruction(
             Pubkey.from_string(ix["programId"]),
             bytes.fromhex(ix["data"]),
-            [AccountMeta(Pubkey.from_string(k["pubkey"]), k["isSigner"], k["isWritable"]) for k in ix["keys"]],
+            [
+                AccountMeta(Pubkey.from_string(k["pubkey"]), k["isSigner"], k["isWritable"])
+                for k in ix["keys"]
+            ],
         )
         for ix in data["instructions"]
     ]
@@ -146,7 +160,13 @@ def test_solana_usdc_to_base_with_a_second_fee_payer(world: Any, hand: Hand):
     fund = VersionedTransaction(
         MessageV0.try_compile(
             user.pubkey(),
-            [transfer(TransferParams(from_pubkey=user.pubkey(), to_pubkey=payer.pubkey(), lamports=10**8))],
+            [
+                transfer(
+                    TransferParams(
+                        from_pubkey=user.pubkey(), to_pubkey=payer.pubkey(), lamports=10**8
+                    )
+                )
+            ],
             [],
             Hash.from_string(rpc(world, "getLatestBlockhash")["value"]["blockhash"]),
         ),
@@ -165,7 +185,10 @@ def test_solana_usdc_to_base_with_a_second_fee_payer(world: Any, hand: Hand):
     [step] = quote["steps"]
     item = step["items"][0]
     programs = [ix["programId"] for ix in item["data"]["instructions"]]
-    assert programs == ["ComputeBudget111111111111111111111111111111", "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"]
+    assert programs == [
+        "ComputeBudget111111111111111111111111111111",
+        "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2",
+    ]
     deposit = item["data"]["instructions"][-1]["data"]
     assert deposit.startswith("0b9c60da27a3b413") and not deposit.startswith("0x")
     assert deposit.endswith(quote["protocol"]["v2"]["orderId"][2:])
@@ -178,7 +201,9 @@ def test_solana_usdc_to_base_with_a_second_fee_payer(world: Any, hand: Hand):
     assert final["status"] == "success", final
     assert final["inTxHashes"] == [signature]
     assert token_amount(world, str(user.pubkey())) == before - 5_000_000
-    assert hand.rpc[8453].erc20_balance(hand.usdc[8453], recipient) == int(quote["details"]["currencyOut"]["amount"])
+    assert hand.rpc[8453].erc20_balance(hand.usdc[8453], recipient) == int(
+        quote["details"]["currencyOut"]["amount"]
+    )
 
 
 def test_solana_sol_to_base_eth(world: Any, hand: Hand):
