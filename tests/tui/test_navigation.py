@@ -204,10 +204,10 @@ async def test_question_mark_opens_help_outside_text_fields_and_types_inside(
         assert referrer.value == "a?" and not isinstance(app.screen, HelpScreen)
 
 
-# shown elsewhere: the screen tabs name F2-F6, the Settings screen's theme row and the palette
+# shown elsewhere: the screen tabs name F2-F7, the Settings screen's theme row and the palette
 # the theme key (every key is in F1's help)
 NOT_IN_FOOTER = {"app.goto.quote", "app.goto.venue", "app.goto.history", "app.goto.live",
-                 "app.goto.settings", "app.theme.next"}  # fmt: skip
+                 "app.goto.settings", "app.goto.portfolio", "app.theme.next"}  # fmt: skip
 
 
 @pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["120x36", "80x24"])
@@ -217,9 +217,9 @@ async def test_every_key_of_every_screen_is_in_its_footer(
     app = make_app(world, tui_dir)
     async with app.run_test(size=size) as pilot:
         await chains_loaded(pilot)
-        for mode in ("quote", "venue", "history", "live", "settings"):
+        for mode in ("quote", "venue", "history", "live", "settings", "portfolio"):
             await pilot.press({"quote": "f2", "venue": "f3", "history": "f4", "live": "f5",
-                               "settings": "f6"}[mode])  # fmt: skip
+                               "settings": "f6", "portfolio": "f7"}[mode])  # fmt: skip
             await wait_until(pilot, lambda m=mode: app.current_mode == m, what=mode)
             screen = app.screen
             assert isinstance(screen, ModeScreen)

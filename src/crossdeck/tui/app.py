@@ -55,6 +55,7 @@ MODE_TITLES = {
     "history": "History",
     "live": "Live status",
     "settings": "Settings",
+    "portfolio": "Portfolio",
 }
 
 
@@ -88,6 +89,7 @@ MODE_SCREENS = {
     "history": ("crossdeck.tui.screens.history", "HistoryScreen"),
     "live": ("crossdeck.tui.screens.live", "LiveScreen"),
     "settings": ("crossdeck.tui.screens.settings", "SettingsScreen"),
+    "portfolio": ("crossdeck.tui.screens.portfolio", "PortfolioScreen"),
 }
 
 
@@ -171,6 +173,7 @@ class CrossdeckApp(App[None]):
         _goto("f4", "history", "Your requests, newest first"),
         _goto("f5", "live", "Requests being tracked, with their status timelines"),
         _goto("f6", "settings", "Profile, URLs, RPCs, wallet, API key (set/unset), theme"),
+        _goto("f7", "portfolio", "What the wallet holds on every chain and the venue, in USD"),
         Binding(
             "ctrl+t",
             "next_theme",

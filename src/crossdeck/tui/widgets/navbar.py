@@ -14,7 +14,11 @@ TABS: tuple[tuple[str, str, str], ...] = (
     ("history", "F4", "History"),
     ("live", "F5", "Live status"),
     ("settings", "F6", "Settings"),
+    ("portfolio", "F7", "Portfolio"),
 )
+
+HINT = " ^p commands "
+SHORT_HINT = " ^p "
 
 
 class NavTab(Static):
@@ -36,4 +40,10 @@ class NavBar(Horizontal):
         for mode, key, title in TABS:
             yield NavTab(mode, key, title, active=mode == self.active)
         # F1 (help) is in every footer; the palette key only here
-        yield Static(" ^p commands ", id="nav-hint")
+        yield Static(HINT, id="nav-hint")
+
+    def on_resize(self) -> None:
+        # where the tabs leave too little room (80 columns), the key alone
+        tabs = sum(len(f" {key} {title} ") for _, key, title in TABS)
+        room = self.size.width - tabs
+        self.query_one("#nav-hint", Static).update(HINT if room >= len(HINT) else SHORT_HINT)

@@ -1,0 +1,116 @@
+"""The Portfolio screen's rows (no textual here): one row per asset with its total, opened to one
+row per chain, then one row per chain that could not be read. Each row knows what it stands for,
+so a key on it can act (open or close an asset, move a holding)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from crossdeck.portfolio import Holding, Portfolio, usd_text
+from crossdeck.portfolio.text import holding_where
+
+RowKind = Literal["asset", "holding", "unreachable", "note"]
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str  # the DataTable row key: stable across refreshes, so the cursor stays put
+    kind: RowKind
+    label: str
+    amount: str
+    usd: str
+    asset: str | None = None
+    holding: Holding | None = None
+    detail: str = ""  # what the line under the table says when the cursor is on this row
+
+
+def asset_key(asset: str) -> str:
+    return f"asset:{asset}"
+
+
+def holding_key(holding: Holding) -> str:
+    return f"holding:{holding.chain_id}:{holding.currency.lower()}"
+
+
+def portfolio_rows(portfolio: Portfolio, expanded: set[str], *, wide: bool) -> list[Row]:
+    """`expanded`: the assets whose chains are shown. `wide`: amounts carry their exact integer
+    (at 80 columns the line under the table shows it for the row under the cursor)."""
+    names = portfolio.names
+    rows: list[Row] = []
+    for total in portfolio.assets():
+        opened = total.asset in expanded
+        chains = len(total.holdings)
+        marker = "▾" if opened else "▸"
+        where = f"{chains} chain{'s' if chains != 1 else ''}"
+        unpriced = f", {total.unpriced} without a price" if total.unpriced else ""
+        rows.append(
+            Row(
+                key=asset_key(total.asset),
+                kind="asset",
+                label=f"{marker} {total.asset}",
+                amount=f"{format(total.units, 'f')} {total.asset}",
+                usd=usd_text(total.usd),
+                asset=total.asset,
+                detail=f"{total.asset} on {where}{unpriced}: enter "
+                f"{'hides' if opened else 'shows'} its row per chain",
+            )
+        )
+        if not opened:
+            continue
+        for holding in total.holdings:
+            amount = f"{holding.amount_text} {holding.symbol}"
+            if wide:
+                amount += f" ({holding.amount})"
+            place = holding_where(holding, names.get(holding.chain_id, "?"))
+            price = (
+                f"at ${holding.price_usd} each"
+                if holding.price_usd is not None
+                else f"no price: {holding.price_problem or 'the service gave none'}"
+            )
+            account = (
+                f"; account value {usd_text(holding.account_value)}"
+                if holding.account_value is not None
+                else ""
+            )
+            rows.append(
+                Row(
+                    key=holding_key(holding),
+                    kind="holding",
+                    label=f"   {place}",
+                    amount=amount,
+                    usd=usd_text(holding.amount_usd),
+                    asset=total.asset,
+                    holding=holding,
+                    detail=f"{holding.amount} units of {holding.currency} on {place}, "
+                    f"{price}{account}; m moves it",
+                )
+            )
+    for chain in portfolio.chains:
+        if not chain.reachable:
+            rows.append(
+                Row(
+                    key=f"unreachable:{chain.chain_id}",
+                    kind="unreachable",
+                    label=f"⚠ {chain.name} ({chain.chain_id})",
+                    amount=f"unreachable at {chain.url or '(no URL)'}",
+                    usd="?",
+                    detail=f"{chain.name} ({chain.chain_id}) at {chain.url or '(no URL)'}: "
+                    f"{chain.error}; ctrl+r tries again",
+                )
+            )
+    return rows
+
+
+def total_line(portfolio: Portfolio) -> str:
+    """The line on top: the grand total and what it leaves out."""
+    read = sum(1 for c in portfolio.chains if c.reachable)
+    parts = [
+        f"Total {usd_text(portfolio.total_usd)}",
+        f"{read} of {len(portfolio.chains)} chains read",
+    ]
+    if portfolio.unreachable:
+        parts.append(f"{len(portfolio.unreachable)} unreachable")
+    if portfolio.unpriced:
+        parts.append(f"{len(portfolio.unpriced)} without a price (not in the total)")
+    return " · ".join(parts)

@@ -1,0 +1,254 @@
+"""Portfolio: what the wallet holds on every chain of /chains and on the venue, read by the same
+layer as `crossdeck balances` (one Multicall3 call per chain, all at once, priced by the
+service). The total on top; one row per asset, opened with enter to one row per chain; `m` on a
+chain's row starts a quote from that chain and currency. Read again on ctrl+r and whenever a
+request the app follows ends (its balances moved)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import ClassVar
+
+from rich.console import JustifyMethod
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Static
+from textual.worker import Worker
+
+from crossdeck.portfolio import Portfolio
+from crossdeck.tui.notices import describe_error
+from crossdeck.tui.portfolio_rows import Row, asset_key, portfolio_rows, total_line
+from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen
+from crossdeck.tui.waits import service_at, within
+
+READING = "Reading every chain and the venue…"
+
+
+class PortfolioLoaded(Message):
+    def __init__(self, portfolio: Portfolio) -> None:
+        super().__init__()
+        self.portfolio = portfolio
+
+
+class PortfolioScreen(ModeScreen):
+    MODE = "portfolio"
+    DEFAULT_CSS = """
+    #portfolio-body { height: 1fr; }
+    #portfolio-total { height: auto; margin-bottom: 1; }
+    #portfolio-table { height: 1fr; }
+    #portfolio-detail { height: auto; max-height: 3; color: $text-muted; }
+    """
+    BINDINGS: ClassVar = [
+        Binding(
+            "ctrl+r",
+            "refresh",
+            "Refresh",
+            id="portfolio.refresh",
+            priority=True,
+            tooltip="Read every chain and the venue again",
+        ),
+        Binding(
+            "m",
+            "move",
+            "Move this",
+            id="portfolio.move",
+            tooltip="Open the Quote screen with this row's chain and currency as the origin",
+        ),
+        Binding(
+            "enter",
+            "expand",
+            "Chains",
+            id="portfolio.expand",
+            tooltip="Show or hide an asset's row per chain",
+            show=True,
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.portfolio: Portfolio | None = None
+        self.expanded: set[str] = set()
+        self.rows: dict[str, Row] = {}
+        self._finals: set[str] = set()  # followed requests already seen final
+        self._cursor_to: str | None = None  # the row the cursor goes to on the next render
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical(id="portfolio-body", classes="pane"):
+            yield Static(READING, id="portfolio-total")
+            yield DataTable(id="portfolio-table", cursor_type="row", zebra_stripes=False)
+            yield Static("", id="portfolio-detail")
+
+    def on_mount(self) -> None:
+        self.query_one("#portfolio-body").border_title = "Portfolio"
+        table = self.query_one("#portfolio-table", DataTable)
+        table.add_column("asset / chain", key="label")
+        table.add_column("amount", key="amount")
+        table.add_column("USD", key="usd")
+        self._finals = self._final_requests()
+        self.crossdeck.live_changed.subscribe(self, self._on_live_changed)
+        self.load()
+
+    # -- reading ------------------------------------------------------------------------------
+
+    @work(group="portfolio", exclusive=True, exit_on_error=False, name="Reading the portfolio")
+    async def load(self) -> None:
+        from crossdeck import compose
+        from crossdeck.portfolio import read_portfolio
+
+        app = self.crossdeck
+        await app.services_ready.wait()
+        owner = app.services.wallet_address
+        if not owner:
+            self.query_one("#portfolio-total", Static).update(
+                Text("no wallet address for this profile: `crossdeck wallet import`", "yellow")
+            )
+            return
+        if self.portfolio is not None:
+            self.query_one("#portfolio-detail", Static).update("reading again…")
+        services, settings = app.services, app.settings
+        chains = await within(
+            services.chains(),
+            what="the service (/chains)",
+            where=service_at(settings),
+            retry="ctrl+r",
+        )
+        # each chain that does not answer is shown as such (its reader's own time limit);
+        # this limit is for the service's prices
+        portfolio = await within(
+            read_portfolio(
+                chains,
+                {"evm": owner, "venue": owner},
+                service=services.service,
+                readers=compose.portfolio_readers(settings, services.venue),
+            ),
+            what="the portfolio's chains and prices",
+            where=service_at(settings),
+            retry="ctrl+r",
+        )
+        self.post_message(PortfolioLoaded(portfolio))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # (the base class's handler, called as well, notifies)
+        error = event.worker.error
+        if event.worker.group == "portfolio" and error is not None:
+            text = Text("The portfolio could not be read\n", style="bold red")
+            text.append(describe_error(error).message)
+            self.query_one("#portfolio-total", Static).update(text)
+
+    def on_portfolio_loaded(self, message: PortfolioLoaded) -> None:
+        self.portfolio = message.portfolio
+        if not self.expanded:  # first reading: an asset held on one chain only is open
+            self.expanded = {
+                total.asset for total in message.portfolio.assets() if len(total.holdings) == 1
+            }
+        self.render_rows()
+
+    def render_rows(self) -> None:
+        portfolio = self.portfolio
+        if portfolio is None:
+            return
+        total = Text(total_line(portfolio), style="bold")
+        self.query_one("#portfolio-total", Static).update(total)
+        table = self.query_one("#portfolio-table", DataTable)
+        cursor_key = self._cursor_to or self._cursor_key()
+        self._cursor_to = None
+        table.clear()
+        wide = self.app.size.width >= WIDE_SCREEN
+        rows = portfolio_rows(portfolio, self.expanded, wide=wide)
+        self.rows = {row.key: row for row in rows}
+        for row in rows:
+            style = {"asset": "bold", "unreachable": "bold red"}.get(row.kind, "")
+            usd = Text(row.usd, style="yellow" if row.usd == "no price" else style)
+            # figures right-aligned so that their digits line up (an unreachable row's words not)
+            justify: JustifyMethod = "left" if row.kind == "unreachable" else "right"
+            usd.justify = amount_justify = justify
+            table.add_row(
+                Text(row.label, style=style),
+                Text(row.amount, style=style, justify=amount_justify),
+                usd,
+                key=row.key,
+            )
+        if not rows:
+            self.query_one("#portfolio-detail", Static).update("nothing held on the chains read")
+            return
+        keys = [row.key for row in rows]
+        table.move_cursor(row=keys.index(cursor_key) if cursor_key in keys else 0)
+        self._show_detail()
+
+    def _cursor_key(self) -> str | None:
+        table = self.query_one("#portfolio-table", DataTable)
+        if table.row_count == 0:
+            return None
+        try:
+            return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        except Exception:  # no cell under the cursor
+            return None
+
+    def _current(self) -> Row | None:
+        key = self._cursor_key()
+        return self.rows.get(key) if key is not None else None
+
+    @on(DataTable.RowHighlighted, "#portfolio-table")
+    def _show_detail(self) -> None:
+        row = self._current()
+        self.query_one("#portfolio-detail", Static).update(row.detail if row else "")
+
+    # -- refresh when a followed request ends ------------------------------------------------
+
+    def _final_requests(self) -> set[str]:
+        live = self.crossdeck.live
+        return {rid for rid, tracked in live.requests.items() if tracked.final}
+
+    def _on_live_changed(self, request_id: str | None) -> None:
+        finals = self._final_requests()
+        ended = finals - self._finals
+        self._finals = finals
+        if ended:  # a run ended: its balances moved on one chain or two
+            self.load()
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    @on(DataTable.RowSelected, "#portfolio-table")
+    def action_expand(self) -> None:
+        """Open an asset's rows per chain, or close them (from any of its rows)."""
+        row = self._current()
+        if row is None or row.asset is None:
+            return
+        if row.asset in self.expanded:
+            self.expanded.discard(row.asset)
+            self._cursor_to = asset_key(row.asset)
+        else:
+            self.expanded.add(row.asset)
+        self.render_rows()
+
+    def action_move(self) -> None:
+        from crossdeck.tui.quote_form import QuoteFormValues
+
+        row = self._current()
+        holding = row.holding if row is not None else None
+        if holding is None and row is not None and row.asset is not None and self.portfolio:
+            held = next(t for t in self.portfolio.assets() if t.asset == row.asset).holdings
+            holding = held[0] if len(held) == 1 else None
+        if holding is None:
+            self.notify(
+                "put the cursor on a chain's row (enter shows an asset's chains)",
+                title="Move this",
+                severity="warning",
+            )
+            return
+        values = QuoteFormValues(origin_chain_id=holding.chain_id, origin_currency=holding.currency)
+        self.app.switch_mode("quote")
+        self.app.call_after_refresh(self.crossdeck.prefill_quote, values)
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand("Refresh the portfolio", "ctrl+r", self.action_refresh)
+        yield SystemCommand(
+            "Move this holding", "A quote from the row's chain and currency (m)", self.action_move
+        )

@@ -1,0 +1,166 @@
+"""The Portfolio screen (F7): snapshots at 120x36 and 80x24 (and with a chain that does not
+answer), opening an asset to its chains, `m` starting a quote from a row, ctrl+r, and a new
+reading when a followed request ends."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tui_support import FROZEN_NOW, make_app, screen_text, wait_until, world_settings
+
+from crossdeck.config import TrackingSettings
+from crossdeck.track.updates import Source, StatusUpdate
+from helpers.funding import send_from_demo
+
+SIZES = {"120x36": (120, 36), "80x24": (80, 24)}
+QUIET = TrackingSettings(poll_interval_seconds=60, poll_interval_cap_seconds=60)
+DEAD_RPC = "http://127.0.0.1:9"
+
+
+@pytest.fixture(scope="module")
+def folio_world(start_world: Any) -> Iterator[Any]:
+    """A world of this module's own: the snapshots show its fresh balances."""
+    with start_world("py-evm") as world:
+        yield world
+
+
+@pytest.fixture(params=list(SIZES))
+def size(request: pytest.FixtureRequest) -> tuple[int, int]:
+    return SIZES[request.param]
+
+
+def _app(world: Any, tui_dir: Path, **changes: Any) -> Any:
+    settings = world_settings(world, tui_dir, tracking=QUIET, **changes)
+    return make_app(
+        world, tui_dir, settings=settings, clock=lambda: FROZEN_NOW, start_mode="portfolio"
+    )
+
+
+async def _read(pilot: Any) -> Any:
+    app = pilot.app
+    await wait_until(pilot, lambda: app.screen.portfolio is not None, what="the portfolio")
+    return app.screen
+
+
+async def _settle(pilot: Any) -> None:
+    await pilot.pause(0.1)
+    pilot.app.clear_notifications()
+    await pilot.pause()
+
+
+def test_portfolio(folio_world: Any, tui_dir: Path, snap_compare: Any, size: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        screen = await _read(pilot)
+        screen.expanded = {"USDC", "ETH"}  # one asset on five rows, one on one
+        screen.render_rows()
+        await _settle(pilot)
+
+    assert snap_compare(_app(folio_world, tui_dir), terminal_size=size, run_before=ready)
+
+
+def test_portfolio_with_a_chain_unreachable(
+    folio_world: Any, tui_dir: Path, snap_compare: Any
+) -> None:
+    rpc = {8453: folio_world.rpc[8453], 999: DEAD_RPC}
+
+    async def ready(pilot: Any) -> None:
+        await _read(pilot)
+        await _settle(pilot)
+
+    app = _app(folio_world, tui_dir, rpc=rpc)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=ready)
+
+
+async def test_the_rows_are_the_chains_and_an_unreachable_one_says_where(
+    folio_world: Any, tui_dir: Path
+) -> None:
+    rpc = {8453: folio_world.rpc[8453], 999: DEAD_RPC}
+    app = _app(folio_world, tui_dir, rpc=rpc)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _read(pilot)
+        text = screen_text(app)
+        assert "Total $" in text and "2 of 3 chains read · 1 unreachable" in text
+        assert "HyperEVM (999)" in text and f"unreachable at {DEAD_RPC}" in text
+        # Base and the venue still render
+        assert "Base (8453)" in text
+        assert "unreachable:999" in screen.rows
+
+
+async def test_enter_opens_an_asset_and_m_starts_a_quote_from_a_chain(
+    folio_world: Any, tui_dir: Path
+) -> None:
+    app = _app(folio_world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _read(pilot)
+        keys = list(screen.rows)
+        assert (
+            "asset:USDC" in keys
+            and "holding:8453:" + folio_world.chains[8453].usdc.lower() not in keys
+        )
+        table = screen.query_one("#portfolio-table")
+        table.focus()
+        table.move_cursor(row=keys.index("asset:USDC"))
+        await pilot.press("enter")
+        usdc_on_base = "holding:8453:" + folio_world.chains[8453].usdc.lower()
+        await wait_until(pilot, lambda: usdc_on_base in screen.rows, what="USDC's chains")
+        assert "holding:1337:0x00000000000000000000000000000000" in screen.rows
+        table.move_cursor(row=list(screen.rows).index(usdc_on_base))
+        await pilot.pause()
+        assert "100000000000 units of" in str(screen.query_one("#portfolio-detail").render())
+        await pilot.press("m")
+        await wait_until(pilot, lambda: app.current_mode == "quote", what="the Quote screen")
+        await wait_until(
+            pilot,
+            lambda: (
+                app.quote_screen is not None
+                and app.quote_screen.form_values().origin_currency == folio_world.chains[8453].usdc
+            ),
+            what="the origin filled in",
+        )
+        assert app.quote_screen.form_values().origin_chain_id == 8453
+
+
+async def test_a_followed_request_that_ends_reads_the_portfolio_again(
+    folio_world: Any, tui_dir: Path
+) -> None:
+    app = _app(folio_world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _read(pilot)
+        first = screen.portfolio
+        # the wallet's ETH on Base moves (as a run's deposit would) ...
+        await asyncio.to_thread(
+            asyncio.run,
+            send_from_demo(folio_world, 8453, {"to": "0x" + "42" * 20, "value": 10**17}),
+        )
+        rid = "0x" + "ab" * 32
+        app.track_request(rid)
+        assert screen.portfolio is first
+        # ... and the run's request ends: the screen reads again
+        app.live.apply(
+            StatusUpdate(
+                request_id=rid,
+                status="success",
+                updated_at_ms=1,
+                source=Source.POLL,
+                observed_at=1.0,
+                in_tx_hashes=[],
+                tx_hashes=[],
+                fail_reason=None,
+                refund_fail_reason=None,
+                origin_chain_id=8453,
+                destination_chain_id=999,
+                final=True,
+            )
+        )
+        app.live_changed.publish(rid)
+        await wait_until(pilot, lambda: screen.portfolio is not first, what="a new reading")
+        eth = lambda p: next(h for h in p.holdings if h.chain_id == 8453 and h.symbol == "ETH")  # noqa: E731
+        assert eth(screen.portfolio).amount < eth(first).amount - 10**17 + 1
+        # ctrl+r reads again too
+        second = screen.portfolio
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.portfolio is not second, what="ctrl+r")
