@@ -84,7 +84,7 @@ async def test_quote_builds_the_body_from_options(server: ScriptedServer, world:
         "--sponsor-component",
         "app",
         "--max-subsidization",
-        "500000",
+        "0.5",  # dollars, as the app's form takes them
         "--slippage-bps",
         "50",
         "--referrer",
@@ -109,7 +109,7 @@ async def test_quote_builds_the_body_from_options(server: ScriptedServer, world:
         "protocolVersion": "v2",  # automatic for a venue withdrawal
         "subsidizeFees": True,
         "sponsoredFeeComponents": ["execution", "app"],
-        "maxSubsidizationAmount": "500000",
+        "maxSubsidizationAmount": "500000",  # the wire's millionths of a dollar
         "slippageTolerance": "50",
         "referrer": "me",
         "refundOnOrigin": False,
@@ -242,6 +242,10 @@ async def test_chains_lists_chains_and_currencies(server: ScriptedServer, world:
         (["--amount", "1", "--extra", "ttl=soon"], "not JSON"),
         (["--amount", "1", "--extra", 'referrer="x"', "--referrer", "y"], "already sets"),
         (["--amount", "1", "--topup-gas-amount", "5"], "topupGas"),
+        (["--amount", "0"], "--amount: 0 moves nothing"),
+        (["--amount-human", "0.00"], "--amount-human: 0.00 moves nothing"),
+        (["--amount", "1", "--topup-gas", "--topup-gas-amount", "2000000x"], "dollar amount"),
+        (["--amount", "1", "--subsidize-fees", "--max-subsidization", "-1"], "dollar amount"),
     ],
 )
 async def test_bad_quote_input_is_refused_before_sending(
@@ -251,6 +255,19 @@ async def test_bad_quote_input_is_refused_before_sending(
     assert result.exit_code == ExitCode.INVALID_INPUT, result.output
     assert needle in result.stderr
     assert server.count("POST", "/quote/v2") == 0
+
+
+async def test_dollar_options_send_the_wire_integer(server: ScriptedServer, world: Path) -> None:
+    """--max-subsidization and --topup-gas-amount take dollars, as the app's form does."""
+    server.on("POST", "/quote/v2", Reply(200, fx.venue_withdrawal_quote()))
+    result = await run(
+        world, *WITHDRAW, "--amount", "1", "--subsidize-fees", "--max-subsidization", "0.01",
+        "--topup-gas", "--topup-gas-amount", "$2",
+    )
+    assert result.exit_code == 0, result.output
+    (seen,) = server.requests_to("POST", "/quote/v2")
+    assert seen.json()["maxSubsidizationAmount"] == "10000"
+    assert seen.json()["topupGasAmount"] == "2000000"
 
 
 async def test_service_errors_exit_with_the_service_code(

@@ -147,14 +147,25 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
         help="Protocol version; set to v2 automatically for venue withdrawals (origin 1337).",
     ),
     _bool_options,
-    click.option("--topup-gas-amount", help="Gas topup in USD decimal format (1000000 = $1)."),
+    click.option(
+        "--topup-gas-amount",
+        metavar="DOLLARS",
+        help="With --topup-gas: dollars of the destination's gas currency to buy on arrival, "
+        "e.g. 2 = $2 (default $2), as the app's form takes it. The wire's integer "
+        "(1000000 = $1) only through --extra topupGasAmount='\"2000000\"'.",
+    ),
     click.option(
         "--sponsor-component",
         "sponsor_components",
         multiple=True,
         help="Fee component to sponsor (repeatable): execution, swap, app, or the service's own.",
     ),
-    click.option("--max-subsidization", help="Sponsorship cap in USDC units (1000000 = $1)."),
+    click.option(
+        "--max-subsidization",
+        metavar="DOLLARS",
+        help="With --subsidize-fees: the most the sponsor pays, in dollars, e.g. 0.01 = one "
+        "cent, as the app's form takes it. The wire's integer only through --extra.",
+    ),
     click.option("--permit-expiry", type=POSITIVE, help="Permit validity in seconds."),
     click.option(
         "--slippage-bps", type=BPS, help="Slippage tolerance in basis points (50 = 0.5%)."
@@ -218,6 +229,32 @@ def _note_unlisted(extra: dict[str, Any]) -> None:
             )
 
 
+def _refuse_zero(text: str | None, option: str) -> None:
+    """Nothing to move is refused here, before any request (the service would answer 400)."""
+    from decimal import Decimal, InvalidOperation
+
+    if text is None:
+        return
+    try:
+        zero = Decimal(text.strip()) == 0
+    except InvalidOperation:
+        return  # not a number: the amount's own check says so
+    if zero:
+        raise InputError(f"{option}: {text.strip()} moves nothing", hint="give an amount above 0")
+
+
+def _dollars(text: str | None, option: str) -> str | None:
+    """A dollar option ('2', '$0.01') as the wire's 6-decimal USD integer text."""
+    if text is None:
+        return None
+    from crossdeck.models import UnitsError, parse_usd
+
+    try:
+        return str(parse_usd(text))
+    except UnitsError as exc:
+        raise InputError(f"{option}: {exc.message}", hint=exc.hint) from None
+
+
 def quote_fields(
     settings: Settings, options: dict[str, Any], *, user: str | None = None
 ) -> tuple[dict[str, Any], str | None]:
@@ -230,6 +267,8 @@ def quote_fields(
     amount, amount_human = options.get("amount"), options.get("amount_human")
     if (amount is None) == (amount_human is None):
         raise InputError("give exactly one of --amount and --amount-human")
+    _refuse_zero(amount, "--amount")
+    _refuse_zero(amount_human, "--amount-human")
     origin_chain = options["origin_chain"]
     fields: dict[str, Any] = {
         "user": options.get("user") or user or wallet_address(settings, "--user"),
@@ -243,9 +282,11 @@ def quote_fields(
         "refund_to": options.get("refund_to"),
         "protocol_version": options.get("protocol_version")
         or required_protocol_version(origin_chain),
-        "topup_gas_amount": options.get("topup_gas_amount"),
+        "topup_gas_amount": _dollars(options.get("topup_gas_amount"), "--topup-gas-amount"),
         "sponsored_fee_components": list(options.get("sponsor_components") or ()) or None,
-        "max_subsidization_amount": options.get("max_subsidization"),
+        "max_subsidization_amount": _dollars(
+            options.get("max_subsidization"), "--max-subsidization"
+        ),
         "permit_expiry": options.get("permit_expiry"),
         "slippage_tolerance": options.get("slippage_bps"),
         "referrer": options.get("referrer"),

@@ -55,7 +55,7 @@ from crossdeck.models.solana import SolanaTransactionData, Undecodable
 from crossdeck.models.solana import decode as decode_solana
 from crossdeck.models.solana import program_name as solana_program_name
 from crossdeck.models.text import short
-from crossdeck.models.units import quantity
+from crossdeck.models.units import quantity, usd_text
 
 if TYPE_CHECKING:
     from crossdeck.execute.guards.calldata import Call
@@ -704,6 +704,8 @@ def _summary(quote: Quote, request: QuoteRequest | None, currencies: Currencies)
             lines.append(_amount_line("gas topup", topup, currencies))
         lines += _price_lines(quote)
     if request is not None:
+        lines += _dollar_asks(request)
+    if request is not None:
         lines.append(Line("user", request.user, raw=request.user, kind="address"))
     recipient = (details.recipient if details else None) or (
         request.effective_recipient() if request else None
@@ -714,6 +716,20 @@ def _summary(quote: Quote, request: QuoteRequest | None, currencies: Currencies)
         refund = request.effective_refund_to()
         lines.append(Line("refund to", refund, raw=refund, kind="address"))
     return Section(f"Quote for request {quote.request_id or '-'}", tuple(lines))
+
+
+def _dollar_asks(request: QuoteRequest) -> list[Line]:
+    """The request's dollar fields said back in dollars, as they were asked for (the wire
+    counts millionths of a dollar: an option read as the wrong unit shows here)."""
+    lines: list[Line] = []
+    if request.topup_gas:
+        asked = request.topup_gas_amount
+        text = f"{usd_text(int(asked))} asked" if asked is not None else "$2 asked (the default)"
+        lines.append(Line("gas on arrival", text, raw=asked))
+    if request.subsidize_fees and request.max_subsidization_amount is not None:
+        cap = request.max_subsidization_amount
+        lines.append(Line("sponsor cap", f"{usd_text(int(cap))} asked", raw=cap))
+    return lines
 
 
 def _price_lines(quote: Quote) -> list[Line]:

@@ -94,7 +94,15 @@ from crossdeck.models.steps import (
     VenueDepositData,
     classify_item_data,
 )
-from crossdeck.models.units import UnitsError, format_units, parse_units, to_decimal
+from crossdeck.models.units import (
+    USD_DECIMALS,
+    UnitsError,
+    format_units,
+    parse_units,
+    parse_usd,
+    to_decimal,
+    usd_text,
+)
 from crossdeck.models.webhook import STATUS_UPDATED_EVENT, WebhookData, WebhookEvent
 
 __all__ = [
@@ -180,6 +188,9 @@ __all__ = [
     "is_final",
     "parse_status",
     "parse_units",
+    "parse_usd",
+    "usd_text",
+    "USD_DECIMALS",
     "required_protocol_version",
     "to_decimal",
 ]

@@ -69,6 +69,27 @@ def parse_units(text: str | Decimal, decimals: int) -> int:
     return units
 
 
+# the service's dollar fields (topupGasAmount, maxSubsidizationAmount) count millionths of a
+# dollar: 1000000 = $1
+USD_DECIMALS = 6
+
+
+def parse_usd(text: str) -> int:
+    """Dollars as a person types them ('2', '$0.01') -> the service's 6-decimal USD integer."""
+    cleaned = text.strip().removeprefix("$").strip()
+    try:
+        return parse_units(cleaned, USD_DECIMALS)
+    except UnitsError as exc:
+        raise UnitsError(
+            f"{text!r} is not a dollar amount", hint="dollars as a decimal, e.g. 2 or 0.01"
+        ) from exc
+
+
+def usd_text(units: int) -> str:
+    """The service's 6-decimal USD integer as dollars: 2000000 -> '$2', 10000 -> '$0.01'."""
+    return "$" + format_units(units, USD_DECIMALS)
+
+
 def quantity(value: Any) -> int | None:
     """An integer as a quote or a node writes one: a JSON int, decimal text or 0x hex text
     (surrounding space allowed); None for anything else, a bool included (JSON true is no

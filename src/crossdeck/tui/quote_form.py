@@ -19,10 +19,10 @@ from crossdeck.models import (
     QuoteRequestError,
     UnitsError,
     parse_units,
+    parse_usd,
     required_protocol_version,
 )
 
-USD_DECIMALS = 6
 TRADE_TYPES = ("EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT")
 BASE_FEE_COMPONENTS = ("execution", "swap", "app")
 
@@ -91,13 +91,12 @@ def amount_units(values: QuoteFormValues, chains: ChainsResponse) -> int:
 
 
 def _usd_units(text: str, wire: str) -> int | None:
-    text = text.strip()
-    if not text:
+    if not text.strip():
         return None
     try:
-        return parse_units(text.removeprefix("$"), USD_DECIMALS)
+        return parse_usd(text)
     except UnitsError as exc:
-        raise QuoteRequestError(wire, f"{wire}: {exc.message} (a USD amount, e.g. 2.5)") from None
+        raise QuoteRequestError(wire, f"{wire}: {exc.message}", hint=exc.hint) from None
 
 
 def build_quote_request(
