@@ -111,6 +111,7 @@ __all__ = [
     "NATIVE_DECIMALS",
     "STATUS_UPDATED_EVENT",
     "TRANSIENT_ERROR_CODES",
+    "USD_DECIMALS",
     "VENUE_CHAIN_ID",
     "ZERO_ADDRESS",
     "AppFee",
@@ -189,8 +190,7 @@ __all__ = [
     "parse_status",
     "parse_units",
     "parse_usd",
-    "usd_text",
-    "USD_DECIMALS",
     "required_protocol_version",
     "to_decimal",
+    "usd_text",
 ]
