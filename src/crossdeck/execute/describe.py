@@ -725,10 +725,10 @@ def _dollar_asks(request: QuoteRequest) -> list[Line]:
     if request.topup_gas:
         asked = request.topup_gas_amount
         text = f"{usd_text(int(asked))} asked" if asked is not None else "$2 asked (the default)"
-        lines.append(Line("gas on arrival", text, raw=asked))
+        lines.append(Line("gas on arrival", text, raw=None if asked is None else str(asked)))
     if request.subsidize_fees and request.max_subsidization_amount is not None:
         cap = request.max_subsidization_amount
-        lines.append(Line("sponsor cap", f"{usd_text(int(cap))} asked", raw=cap))
+        lines.append(Line("sponsor cap", f"{usd_text(int(cap))} asked", raw=str(cap)))
     return lines
 
 
