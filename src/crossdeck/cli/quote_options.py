@@ -172,6 +172,21 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
     ),
     click.option("--referrer", help="Referrer label."),
     click.option(
+        "--call",
+        "calls",
+        multiple=True,
+        metavar="TO,VALUE,DATA",
+        help="A call the service makes on the destination chain after the fill (repeatable, "
+        "in order): the contract, the value in wei (paid out of the output), the calldata as "
+        "0x hex. A call that reverts fails the request, which is refunded.",
+    ),
+    click.option(
+        "--txs-file",
+        metavar="FILE",
+        help="Calls from a JSON file: an array as the API's txs, "
+        '[{"to": "0x…", "value": "0", "data": "0x…"}]; before any --call.',
+    ),
+    click.option(
         "--extra",
         "extras",
         multiple=True,
@@ -293,6 +308,16 @@ def quote_fields(
     }
     fields.update({name: options.get(name) for name in _BOOL_FIELDS})
     fields = {k: v for k, v in fields.items() if v is not None}
+    from pathlib import Path
+
+    from crossdeck.cli.call_options import calls_from_options
+
+    txs_file = options.get("txs_file")
+    txs = calls_from_options(
+        tuple(options.get("calls") or ()), Path(txs_file) if txs_file is not None else None
+    )
+    if txs:
+        fields["txs"] = txs
     extra = _parse_extra(tuple(options.get("extras") or ()))
     from pydantic.alias_generators import to_camel, to_snake
 

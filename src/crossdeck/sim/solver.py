@@ -70,7 +70,9 @@ from eth_utils.crypto import keccak
 
 from crossdeck.sim.bitcoin import BitcoinLedger
 from crossdeck.sim.chains import ChainNode
+from crossdeck.sim.chains.rpc_client import ChainRpcError
 from crossdeck.sim.service import demo_fail_reason
+from crossdeck.sim.service.calls import Call, calls_from_record, calls_value
 from crossdeck.sim.service.currencies import currency_key
 from crossdeck.sim.service.nonevm import BITCOIN_CHAIN_ID, SOLANA_CHAIN_ID
 from crossdeck.sim.service.state import (
@@ -542,11 +544,17 @@ class Solver:
                     record, reason, "demo trigger: the solver declined to fill this request"
                 )
                 return
+            calls = calls_from_record(record.extra.get("calls"))
+            if calls:
+                refused = await self._run_calls(record, calls)
+                if refused is not None:
+                    await self._fail_then_refund(record, REVERTED, refused)
+                    return
             sent_ok, out_tx = await self._deliver(
                 record.destination_chain_id,
                 record.destination_currency,
                 record.recipient,
-                record.amount_out,
+                record.amount_out - calls_value(calls),  # the calls' value came out of it
                 leg=f"fill:{record.id}",
             )
         except Unconfirmed as exc:  # the fill may be paid: refunding could pay twice
@@ -566,6 +574,22 @@ class Solver:
             await self._fail_then_refund(record, REVERTED, f"fill {out_tx.hash} reverted")
             return
         await self._filled(record, out_tx)
+
+    async def _run_calls(self, record: RequestRecord, calls: tuple[Call, ...]) -> str | None:
+        """Execute the request's calls on its destination chain, in order, each with its value
+        (out of the output), from the solver; None when every one succeeded, else what
+        reverted (the request then fails and is refunded, as the public service does). Each
+        call's transaction is one of the request's out txs."""
+        chain = self._chains[record.destination_chain_id]
+        for i, call in enumerate(calls):
+            try:
+                sent = await chain.send(self.operator, to=call.to, value=call.value, data=call.data)
+            except ChainRpcError as exc:  # refused at estimation: nothing was sent
+                return f"call {i} to {call.to} reverts: {exc}"
+            self.state.amend(record.id, out_tx=sent.tx)
+            if not sent.ok:
+                return f"call {i} to {call.to} reverted in {sent.tx.hash}"
+        return None
 
     async def _filled(self, record: RequestRecord, out_tx: Tx) -> None:
         """The fill is paid. Nothing after this point may refund the deposit (the user would be

@@ -19,6 +19,7 @@ from crossdeck.execute.guards.base import (
     _ok,
     _same_address,
 )
+from crossdeck.execute.guards.calls import calls_guard
 from crossdeck.execute.guards.payment import amount_words
 from crossdeck.models import CurrencyAmount, Quote, QuoteRequest
 from crossdeck.models.addresses import canonical_address, solana_problem
@@ -70,6 +71,7 @@ def request_guards(
         _amount_guard(quote, request, amount_in, amount_out),
         _recipient_guard(quote, request),
         _refund_guard(quote, request),
+        calls_guard(quote, request),
     ]
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from eth_utils.address import to_checksum_address
 
 from crossdeck.sim.brand import Brand
+from crossdeck.sim.service.calls import calls_value, encode_call
 from crossdeck.sim.service.currencies import VENUE_CHAIN_ID, Currency
 from crossdeck.sim.service.directory import ChainDirectory, ChainUnavailable
 from crossdeck.sim.service.errors import ServiceError, invalid
@@ -150,6 +151,13 @@ class QuoteEngine:
     async def quote(self, body: Any, *, api_key_name: str | None = None) -> dict[str, Any]:
         p = parse_quote_body(body, self.directory, self.brand)
         b = self.price(p)
+        if calls_value(p.calls) > b.amount_out:
+            raise invalid(
+                f"the calls' value ({calls_value(p.calls)} wei) is more than the output "
+                f"({b.amount_out} wei) that pays it",
+                "AMOUNT_TOO_LOW",
+                field="txs",
+            )
         request_id = new_request_id()
         order_id = new_order_id()
         now_ms = self.state.now()
@@ -316,6 +324,8 @@ class QuoteEngine:
             "v2": {"orderId": order_id, "orderData": order_data, "paymentDetails": payment}
         }
         extra["orderData"] = order_data
+        if p.calls:
+            extra["calls"] = [call.wire() for call in p.calls]
         service_fee = b.totals["service"]
         price_fee = b.totals["swap"] + b.totals["app"]
         fees_units = {"gas": b.totals["execution"], "fixed": service_fee, "price": price_fee}
@@ -401,11 +411,12 @@ class QuoteEngine:
                     {
                         "recipient": p.recipient,
                         "currency": p.destination.address,
-                        "minimumAmount": str(b.amount_out),
-                        "expectedAmount": str(b.amount_out),
+                        # the calls' value comes out of the output; the rest is the recipient's
+                        "minimumAmount": str(b.amount_out - calls_value(p.calls)),
+                        "expectedAmount": str(b.amount_out - calls_value(p.calls)),
                     }
                 ],
-                "calls": [],
+                "calls": [encode_call(call) for call in p.calls],
                 "deadline": deadline,
                 "extraData": extra_data,
             },

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crossdeck.sim.brand import Brand
+from crossdeck.sim.service.calls import Call, calls_value, parse_txs
 from crossdeck.sim.service.currencies import VENUE_CHAIN_ID, Currency
 from crossdeck.sim.service.directory import ChainDirectory
 from crossdeck.sim.service.errors import ServiceError, invalid
@@ -62,6 +63,7 @@ class QuoteParams:
     referrer: str | None
     app_fees: tuple[tuple[str, int], ...]
     solana: SolanaOptions | None = None  # origin Solana: its five body fields
+    calls: tuple[Call, ...] = ()  # txs: run on the destination after the fill
 
     @property
     def demo(self) -> str | None:
@@ -391,6 +393,14 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
         raise invalid("referrer must be a string of at most 256 characters", field="referrer")
 
     app_fees = _app_fees(body.get("appFees"))
+    calls = parse_txs(body.get("txs"), destination_chain_id)
+    if calls_value(calls) and not destination.is_native:
+        raise invalid(
+            "txs with a value need the destination chain's native currency as the output "
+            "(the calls' value is paid out of it)",
+            "UNSUPPORTED_ROUTE",
+            field="txs",
+        )
 
     if amount == 0:
         raise invalid("amount must be greater than zero", "AMOUNT_TOO_LOW", field="amount")
@@ -419,6 +429,7 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
         referrer=referrer,
         app_fees=app_fees,
         solana=solana,
+        calls=calls,
     )
 
 
