@@ -100,7 +100,24 @@ def test_json_lines_and_refund_exit_code(cli: Cli) -> None:
     assert set(call) == {"label", "value", "raw", "kind"} and call["value"].startswith("deposit ")
     last = lines[-1]
     assert last["event"] == "Finished" and last["fail_reason"] == "TRANSFER_FAILED"
+    # what came back, read from the refund's transaction: on the origin chain, to refundTo
+    refund = last["refund"]
+    assert refund["chainId"] == 8453 and refund["currency"] == NATIVE
+    assert refund["txHash"] in last["tx_hashes"] and refund["to"] == refund_to
+    assert 0 < int(refund["amount"]) <= ETH // 10 and refund["symbol"] == "ETH"
     assert cli.key[2:] not in result.output
+
+    # and in words without --json
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    result = cli.invoke(
+        *native(new_address(), "--refund-to", refund_to, "--referrer", "demo:fail", "--yes"),
+        CROSSDECK_TRACKING__FAILURE_SETTLE_SECONDS="10",
+    )
+    assert result.exit_code == ExitCode.REFUNDED, result.output
+    words = r"([0-9.]+) ETH \(([0-9]+)\) refunded on chain 8453 to (0x\w+), tx"
+    said = re.search(words, result.stdout)
+    assert said is not None, result.stdout
+    assert said.group(3) == refund_to and int(said.group(2)) > 0
 
 
 def test_rpc_of_another_chain_exits_guard_refused(cli: Cli) -> None:

@@ -203,6 +203,12 @@ async def test_a_failed_then_refunded_request_shows_its_fail_reason(
         assert outcome.fail_reason == "SLIPPAGE"
         text = screen_text(app)
         assert "REFUND" in text and "failReason SLIPPAGE" in text and "refundFailReason N/A" in text
+        # what came back, in words: how much of what, on which chain, to whom, with the tx
+        refund = outcome.refund
+        assert refund is not None and refund.amount and refund.symbol == "ETH"
+        flat = " ".join(text.split())
+        wallet = app.services.wallet_address
+        assert f"ETH ({refund.amount}) refunded on Base (8453) to {wallet}" in flat
         statuses = [e.status for e in execute.events if isinstance(e, ev.StatusChanged)]
         assert statuses[-1] == "refund"  # (at speed 0 a poll may not catch the failure between)
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from crossdeck.execute.describe import Line, label_width
 from crossdeck.execute.guards import GuardResult
+from crossdeck.execute.refund import RefundPaid
 from crossdeck.exitcodes import ExitCode
 
 SignKind = Literal["transaction", "typed_data", "message", "venue_action"]
@@ -192,6 +193,8 @@ class Finished(Event):
     refund_fail_reason: str | None = None
     in_tx_hashes: tuple[str, ...] = ()
     tx_hashes: tuple[str, ...] = ()
+    # what a refund paid back, read from its transaction (`crossdeck.execute.refund`)
+    refund: RefundPaid | None = None
 
     @property
     def exit_code(self) -> ExitCode:

@@ -22,6 +22,7 @@ carrying the error's words and exit code (bugs, i.e. non-crossdeck exceptions, s
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -244,6 +245,7 @@ class Executor:
             # TrackingTimeout (exit 10) naming the commands that follow the request on
             async for event in status_events(self.follower, run.request_id, updates):
                 if isinstance(event, Finished):
+                    event = await self._with_refund(run, event)
                     final = event.status
                     self.journal.set_run_state(run.request_id, "finished", final_status=final)
                 yield event
@@ -251,6 +253,36 @@ class Executor:
             close = getattr(updates, "aclose", None)
             if close is not None:
                 await close()
+
+    async def _with_refund(self, run: Run, event: Finished) -> Finished:
+        """A refund's Finished says what came back: read from the refund's transaction."""
+        if event.status not in ("refund", "fallback") or not event.tx_hashes:
+            return event
+        from crossdeck.execute.refund import read_refund
+
+        request = run.request
+        chains: list[int] = []
+        if request is not None:
+            chains += [request.origin_chain_id, request.destination_chain_id]
+        chains += [
+            chain_id
+            for step in run.quote.steps
+            for item in step.items
+            if isinstance(chain_id := getattr(item.data, "chain_id", None), int)
+        ]
+        refund_to = request.effective_refund_to() if request is not None else None
+        details = run.quote.details
+        known = [
+            info
+            for amount in (
+                (details.refund_currency, details.currency_in, details.currency_out)
+                if details is not None
+                else ()
+            )
+            if amount is not None and (info := amount.currency_info) is not None
+        ]
+        refund = await read_refund(self.gateways, chains, event.tx_hashes, refund_to, known)
+        return dataclasses.replace(event, refund=refund)
 
 
 def _step_ids(quote: Quote) -> tuple[str, ...]:

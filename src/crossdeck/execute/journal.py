@@ -255,11 +255,7 @@ class Journal:
     def unfinished(self) -> list[RunRecord]:
         """Runs that sent something and saw no final status, newest first; a run holding a
         reverted transaction is left out (it can never go on, and said so)."""
-        return [
-            run
-            for run in self.runs()
-            if run.unfinished and not self.reverted(run.request_id)
-        ]
+        return [run for run in self.runs() if run.unfinished and not self.reverted(run.request_id)]
 
     def finish(self, request_id: str, final_status: str) -> None:
         """A final status seen elsewhere (Live status, `crossdeck watch`): the run is over,

@@ -80,8 +80,7 @@ class SignatureRunner(ItemRunner):
             recovered = recover_eip191(payload["message"], raw)
         if recovered != signer.address:  # a broken or foreign signer must not post garbage
             raise ExecutionError(
-                f"the signature recovers to {recovered}, not {signer.address}; nothing was "
-                "posted",
+                f"the signature recovers to {recovered}, not {signer.address}; nothing was posted",
                 hint=f"sign as {signer.address} ({signer.source.words()})",
             )
         detail = prepared.detail

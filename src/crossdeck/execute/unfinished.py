@@ -34,4 +34,3 @@ def reconcile(journal: Journal, store: StatusStore) -> list[RunRecord]:
         elif run.state in UNFINISHED and stored.final and stored.latest is not None:
             journal.finish(run.request_id, str(stored.latest.status))
     return journal.unfinished()
-

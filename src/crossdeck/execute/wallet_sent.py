@@ -52,9 +52,7 @@ def _cut(data: str) -> str:
     return data if len(data) <= 26 else f"{data[:18]}…{data[-6:]} ({(len(data) - 2) // 2} bytes)"
 
 
-async def fetch_sent(
-    gateway: EvmGateway, tx_hash: str, wait: float, poll: float
-) -> dict[str, Any]:
+async def fetch_sent(gateway: EvmGateway, tx_hash: str, wait: float, poll: float) -> dict[str, Any]:
     """The transaction by hash, waiting for the node to know it (a wallet may hand back the
     hash before its RPC has passed the transaction on)."""
     deadline = time.monotonic() + wait

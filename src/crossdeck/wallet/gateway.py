@@ -59,10 +59,36 @@ class Receipt:
     gas_used: int
     effective_gas_price: int
     contract_address: str | None = None
+    # the ERC-20 Transfer events it emitted: (token, from, to, amount), addresses checksummed
+    transfers: tuple[tuple[str, str, str, int], ...] = ()
 
     @property
     def succeeded(self) -> bool:
         return self.status == 1
+
+
+# keccak256("Transfer(address,address,uint256)"): the ERC-20 transfer event
+TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+
+
+def _transfers(logs: Any) -> tuple[tuple[str, str, str, int], ...]:
+    """The ERC-20 Transfer events of a receipt's logs; a log of any other shape is skipped."""
+    found = []
+    for log in logs if isinstance(logs, list) else []:
+        topics = log.get("topics") if isinstance(log, Mapping) else None
+        if not isinstance(topics, list) or len(topics) != 3:
+            continue
+        if str(topics[0]).lower() != TRANSFER_TOPIC:
+            continue
+        try:
+            token = to_checksum_address(log["address"])
+            sender = to_checksum_address("0x" + str(topics[1])[-40:])
+            receiver = to_checksum_address("0x" + str(topics[2])[-40:])
+            amount = int(str(log.get("data") or "0x0"), 16)
+        except (KeyError, TypeError, ValueError):
+            continue
+        found.append((token, sender, receiver, amount))
+    return tuple(found)
 
 
 def _hex(value: bytes | str) -> str:
@@ -303,6 +329,7 @@ class EvmGateway:
                 gas_used=_quantity(raw["gasUsed"]),
                 effective_gas_price=_quantity(raw.get("effectiveGasPrice") or 0),
                 contract_address=to_checksum_address(contract) if contract else None,
+                transfers=_transfers(raw.get("logs")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise RpcError(

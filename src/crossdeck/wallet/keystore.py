@@ -204,14 +204,14 @@ class EncryptedFileKeyring(EncryptedKeyring):  # type: ignore[misc]
         return password
 
     def set_password(self, service: str, username: str, password: str) -> None:
-        self._file_call(lambda: super(EncryptedFileKeyring, self).set_password(
-            service, username, password
-        ))
+        self._file_call(
+            lambda: super(EncryptedFileKeyring, self).set_password(service, username, password)
+        )
 
     def delete_password(self, service: str, username: str) -> None:
-        self._file_call(lambda: super(EncryptedFileKeyring, self).delete_password(
-            service, username
-        ))
+        self._file_call(
+            lambda: super(EncryptedFileKeyring, self).delete_password(service, username)
+        )
 
     def _get_new_password(self) -> str:
         return self._password(new=True)

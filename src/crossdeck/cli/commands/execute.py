@@ -157,7 +157,10 @@ def event_lines(event: RunEvent) -> list[str]:
             )
             outs = ", ".join(event.tx_hashes)
             leg = f"; {out_leg(event.status)} {outs}" if outs else ""
-            return [f"finished: {event.status}{reason}{refund}{leg}"]
+            said = [f"finished: {event.status}{reason}{refund}{leg}"]
+            if event.refund is not None:
+                said.append(f"  {event.refund.words()}")
+            return said
         case ev.Failed():
             return [f"error: {event.error}"]
         case _:

@@ -129,9 +129,7 @@ async def chain_guards(
                 )
             )
         else:
-            results.append(
-                _ok("balance", f"the wallet holds {held} of {short(token)}", where)
-            )
+            results.append(_ok("balance", f"the wallet holds {held} of {short(token)}", where))
     results.append(await _simulate(gateway, tx, sender, chain_id, where))
     return results
 

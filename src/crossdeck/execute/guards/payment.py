@@ -296,9 +296,7 @@ def _deposit_address_payment(
                 f"sends {value} to the deposit address but the payment is {payment.amount}",
                 where,
             )
-        return _ok(
-            "tx-payment", f"send {paid} to the deposit address {short(tx.to)}", where
-        )
+        return _ok("tx-payment", f"send {paid} to the deposit address {short(tx.to)}", where)
     if not native and _same_address(tx.to, payment.currency):
         if call is None or call.name != "transfer" or value != 0:
             got = "no calldata" if call is None else call.name

@@ -443,8 +443,7 @@ def _signature_guards(
             results.append(
                 _ok(
                     "verifying-contract",
-                    "the authorization names no contract (the all-zero address the venue "
-                    "requires)",
+                    "the authorization names no contract (the all-zero address the venue requires)",
                     where,
                 )
             )

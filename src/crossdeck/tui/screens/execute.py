@@ -324,9 +324,7 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
 
     def _show_TxSent(self, event: ev.TxSent) -> None:
         self._follow_on_live()
-        self._set_state(
-            self._row(event.step_id, event.item_index), "sent", short(event.hash)
-        )
+        self._set_state(self._row(event.step_id, event.item_index), "sent", short(event.hash))
         self._say(f"sent {event.hash} on chain {event.chain_id} (nonce {event.nonce})")
 
     def _show_TxConfirmed(self, event: ev.TxConfirmed) -> None:
@@ -376,12 +374,17 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
         if event.tx_hashes:
             # a refund's transactions are the refund, not a fill
             text.append(f"\n{out_leg(event.status)} " + ", ".join(event.tx_hashes))
+        if event.refund is not None:
+            chain = event.refund.chain_id
+            name = describe.chain_name(self.chains, chain) if chain is not None else None
+            text.append("\n" + event.refund.words(name), style="bold")
         text.append(f"\nfailReason {event.fail_reason or 'N/A'}")
         text.append(f" · refundFailReason {event.refund_fail_reason or 'N/A'}")
         self.query_one("#exec-result", Static).update(text)
         self._say(f"finished: {event.status}", style)
+        refunded = f": {event.refund.words()}" if event.refund is not None else ""
         self.notify(
-            f"request finished: {event.status}",
+            f"request finished: {event.status}{refunded}",
             title="Execute",
             severity="information" if event.status == "success" else "warning",
         )
