@@ -301,5 +301,6 @@ def executor(
         signing_chain_id=signing_chain_id(settings, signer),
         trust_quote=trust_quote,
         fee_cap_multiple=settings.guards.fee_cap_multiple,
+        gas_limit_multiple=settings.guards.gas_limit_multiple,
     )
     return Executor(parts, confirm=confirm, options=options)

@@ -151,6 +151,9 @@ class GuardSettings(_Section):
     fee_cap_multiple: float = Field(default=3.0, ge=1)
     """Refuse a transaction whose max fee per gas is above this multiple of the chain's current
     base fee plus tip (a quote's fee fields are the service's word; the chain's are not)."""
+    gas_limit_multiple: float = Field(default=2.0, ge=1)
+    """Refuse a transaction whose gas limit is above this multiple of the node's
+    `eth_estimateGas` for it (the gas limit is the service's word too)."""
 
 
 SignerKind = Literal["keyring", "keystore", "browser", "read-only"]

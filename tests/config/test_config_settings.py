@@ -350,6 +350,20 @@ def test_bad_env_settings_are_clear_errors(
         load_settings()
 
 
+def test_the_gas_limit_multiple_is_a_setting(
+    config_file: WriteConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from crossdeck.execute.guards.gas import DEFAULT_GAS_LIMIT_MULTIPLE
+
+    config_file("")
+    assert load_settings().guards.gas_limit_multiple == DEFAULT_GAS_LIMIT_MULTIPLE == 2
+    config_file("[guards]\ngas_limit_multiple = 3\n")
+    assert load_settings().guards.gas_limit_multiple == 3
+    monkeypatch.setenv("CROSSDECK_GUARDS__GAS_LIMIT_MULTIPLE", "0.9")  # below what it uses
+    with pytest.raises(ConfigError, match=r"guards\.gas_limit_multiple"):
+        load_settings()
+
+
 def test_the_fee_cap_multiple_is_a_setting(
     config_file: WriteConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:

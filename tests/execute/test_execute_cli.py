@@ -225,6 +225,18 @@ def test_the_fee_cap_multiple_setting_reaches_the_executor(cli: Cli) -> None:
     assert nonce(cli) == 0
 
 
+def test_the_gas_limit_multiple_setting_reaches_the_executor(cli: Cli) -> None:
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    # at 1x, the quote's gas limit (a margin above what the deposit uses) is refused, before
+    # anything is signed, with the limit and the node's estimate
+    result = cli.invoke(
+        *native(new_address(), "--yes", "--json"), CROSSDECK_GUARDS__GAS_LIMIT_MULTIPLE="1"
+    )
+    assert result.exit_code == ExitCode.GUARD_REFUSED, result.output
+    assert "gas-limit" in result.output and "(eth_estimateGas); the limit is 1x" in result.output
+    assert nonce(cli) == 0
+
+
 def test_quote_runs_the_guards_bridge_runs_and_checks_the_wallet(cli: Cli) -> None:
     # 0.05 ETH held for a 0.1 ETH transfer: shown with the quote, in ETH, before any signature
     asyncio.run(fund(cli.world, cli.address, native={8453: ETH // 20}))

@@ -93,7 +93,8 @@ async def _run_a_reverted_deposit(kit: Kit) -> tuple[Any, list[Any]]:
             await send_from_demo(world, 8453, {"to": usdc, "data": call})
         return await confirm(request)
 
-    kit.executor = kit.make_executor(confirm=drained_meanwhile)
+    # (the fixed gas limit below is ~3x what the deposit uses: allowed here)
+    kit.executor = kit.make_executor(confirm=drained_meanwhile, gas_limit_multiple=4)
     quote, request = await kit.quote(
         origin_chain_id=8453,
         destination_chain_id=999,

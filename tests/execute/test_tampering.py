@@ -197,6 +197,13 @@ def _no_order(wire: dict[str, Any]) -> None:
     del wire["protocol"]["v2"]["orderData"]
 
 
+def _gas(step_id: str, gas: int) -> Tamper:
+    def tamper(wire: dict[str, Any]) -> None:
+        item(wire, step_id)["gas"] = str(gas)
+
+    return tamper
+
+
 # (flow, tamper, guard that must refuse it, words the refusal must contain)
 CASES: list[tuple[str, Tamper, str, str]] = [
     # the signature posted to another host: here the world's own service, which would take it
@@ -239,6 +246,10 @@ CASES: list[tuple[str, Tamper, str, str]] = [
     ("withdrawal", _order(version="v9"), "order-version", "orderData.version 'v9'"),
     ("native", _order(version=None), "order-version", "orderData.version None"),
     ("usdc", _no_order, "order-version", "but no orderData"),
+    # a gas limit far above what the node expects the transaction to use
+    ("native", _gas("deposit", 20_000_000), "gas-limit", "the gas limit is 20,000,000 where"),
+    ("deposit-address", _gas("deposit", 1_000_000), "gas-limit", "(eth_estimateGas)"),
+    ("usdc", _gas("approve", 5_000_000), "gas-limit", "the gas limit is 5,000,000 where"),
     # a quote that cannot be executed as given is a guard refusal (exit 7), not a failure
     ("native", _no_request_id, "request-id", "no step carries a requestId"),
     ("withdrawal", _no_request_id, "request-id", "no step carries a requestId"),
@@ -254,7 +265,7 @@ CASES: list[tuple[str, Tamper, str, str]] = [
     ("native", _retag, "order-id", "does not carry orderId"),
     ("native", _miscased_deposit_to, "address-checksum", "wrong EIP-55 checksum"),
     # the 100,000 gwei tip costs more than the wallet holds: refused with the quote
-    ("native", _tip(100_000), "funds", "ETH of gas (6.10006 ETH) on chain 8453"),
+    ("native", _tip(100_000), "funds", "ETH of gas (4.600045 ETH) on chain 8453"),
     # one the wallet can pay is still far above the chain's fee market
     ("native", _tip(100), "fee-market", "the limit is 3x"),
     ("usdc", _unlimited_approve, "tx-payment", f"approves {2**256 - 1} of"),

@@ -42,6 +42,7 @@ from crossdeck.execute.guards import (
 )
 from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE
 from crossdeck.execute.guards.funds import funds_guard, venue_funds_guard
+from crossdeck.execute.guards.gas import DEFAULT_GAS_LIMIT_MULTIPLE, quote_gas_guards
 from crossdeck.execute.guards.request import no_request_guard
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest, StatusV3, Step, StepItem
@@ -77,6 +78,7 @@ class RunOptions:
     trust_quote: bool = False
     """Run a quote without the request that produced it (`--trust-quote`)."""
     fee_cap_multiple: float = DEFAULT_FEE_CAP_MULTIPLE
+    gas_limit_multiple: float = DEFAULT_GAS_LIMIT_MULTIPLE
     gas_margin_percent: int = GAS_MARGIN_PERCENT
     receipt_timeout: float = 120.0
     receipt_poll: float = 0.25
@@ -183,7 +185,9 @@ class Workshop:
             return venue_results
         chain_id = payment_chain(quote, self.chains).chain_id
         gateway = self.parts.gateways.get(chain_id) if chain_id is not None else None
-        return await funds_guard(quote, address, chain_id, gateway)
+        results = await funds_guard(quote, address, chain_id, gateway)
+        gas_multiple = self.options.gas_limit_multiple
+        return results + await quote_gas_guards(quote, address, self.parts.gateways, gas_multiple)
 
     def item_guards(self, item: Item) -> list[GuardResult]:
         run = item.run

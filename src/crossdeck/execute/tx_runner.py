@@ -16,6 +16,7 @@ from crossdeck.execute.errors import ExecutionError, NonceTakenError
 from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
 from crossdeck.execute.guards import GuardRefused, GuardResult, require, rpc_chain_guard
 from crossdeck.execute.guards.chain import chain_guards
+from crossdeck.execute.guards.gas import gas_limit_guard
 from crossdeck.execute.items import Item, ItemRunner, Prepared
 from crossdeck.execute.journal import ItemRecord
 from crossdeck.wallet.errors import ChainMismatchError, TransactionRevertedError
@@ -71,6 +72,11 @@ class TransactionRunner(ItemRunner):
         nonce = await gateway.nonce(address)
         if tx.gas is not None:
             gas = tx.gas
+            call = {"from": address, "to": tx.to, "value": value, "data": data}
+            multiple = options.gas_limit_multiple
+            results.append(
+                await gas_limit_guard(gateway, call, gas, multiple, chain_id, item.where)
+            )
         else:
             estimate = await gateway.estimate_gas(
                 {"from": address, "to": tx.to, "value": value, "data": data}
