@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from crossdeck.track.tracker import Problem, StatusTracker
     from crossdeck.venue.client import VenueClient
     from crossdeck.wallet.signers import EvmSigner
+    from crossdeck.wallet.solana import SolanaParts
 
 Confirm = Callable[["SignRequest"], Awaitable[bool]]
 
@@ -215,8 +216,27 @@ async def open_signer(
 def gateways(settings: Settings) -> GatewayPool:
     """One EVM gateway per configured chain, each made on first use."""
     from crossdeck.execute.gateways import GatewayPool
+    from crossdeck.models.addresses import SOLANA_CHAIN_ID
 
-    return GatewayPool(dict(settings.rpc))
+    # EVM chains only: Solana's RPC is the Solana gateway's (`solana_parts`)
+    return GatewayPool({k: v for k, v in settings.rpc.items() if k != SOLANA_CHAIN_ID})
+
+
+def solana_parts(settings: Settings) -> SolanaParts | None:
+    """The Solana key and RPC when the profile has both, else None."""
+    from crossdeck.credentials import resolve_solana_key
+    from crossdeck.models.addresses import SOLANA_CHAIN_ID
+
+    url = settings.rpc.get(SOLANA_CHAIN_ID)
+    if url is None:
+        return None
+    key = resolve_solana_key(settings)
+    if key is None:
+        return None
+    from crossdeck.wallet.solana import SolanaGateway, SolanaKeySigner, SolanaParts
+
+    kind = "world" if settings.world is not None else "keyring"
+    return SolanaParts(SolanaKeySigner(key, kind), SolanaGateway(url))
 
 
 def journal(settings: Settings) -> Journal:
@@ -295,7 +315,13 @@ def executor(
     from crossdeck.execute.executor import Collaborators, Executor, RunOptions
 
     parts = Collaborators(
-        service, venue, signer, gateways(settings), journal(settings), follower=follower
+        service,
+        venue,
+        signer,
+        gateways(settings),
+        journal(settings),
+        follower=follower,
+        solana=solana_parts(settings),
     )
     options = RunOptions(
         signing_chain_id=signing_chain_id(settings, signer),

@@ -196,6 +196,10 @@ class WorldInfo(_Section):
     """The demo service's API key, if it wants one."""
     solver: str | None = None
     """The world's solver address."""
+    solana_address: str | None = None
+    """Address of the world's funded demo Solana wallet."""
+    solana_key: SecretStr | None = None
+    """Its keypair (base58 of 64 bytes; a demo key)."""
 
 
 class Settings(BaseModel):
@@ -383,6 +387,8 @@ def read_world_file(path: Path) -> dict[str, Any]:
         wallet_key=parsed.wallet.private_key,
         api_key=parsed.api_key,
         solver=parsed.solver,
+        solana_address=parsed.wallet.solana_address,
+        solana_key=parsed.wallet.solana_private_key,
     )
     return {
         "service": {"url": parsed.service_url},
@@ -395,6 +401,8 @@ def read_world_file(path: Path) -> dict[str, Any]:
 class _WorldWallet(BaseModel):
     address: str
     private_key: SecretStr
+    solana_address: str | None = None
+    solana_private_key: SecretStr | None = None
 
 
 class _WorldFile(BaseModel):

@@ -85,3 +85,22 @@ def resolve_wallet_address(settings: Settings) -> str | None:
     from crossdeck.wallet import keystore
 
     return keystore.load_wallet_address(settings.profile)
+
+
+def resolve_solana_key(settings: Settings) -> SecretStr | None:
+    """The Solana keypair to sign with: the world's demo one, else the profile's keyring
+    entry, else None (no Solana key: Solana items are refused in words)."""
+    if settings.world is not None:
+        return settings.world.solana_key
+    from crossdeck.wallet import keystore
+
+    return keystore.load_solana_key(settings.profile)
+
+
+def resolve_solana_address(settings: Settings) -> str | None:
+    """The Solana wallet's address for display (no key needed)."""
+    if settings.world is not None:
+        return settings.world.solana_address
+    from crossdeck.wallet import keystore
+
+    return keystore.load_solana_address(settings.profile)

@@ -44,6 +44,7 @@ from crossdeck.models import (
     StatusV1,
     StatusV3,
 )
+from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.errors import error_summary
 from crossdeck.models.requests_v3 import RequestsPageV3
 from crossdeck.retry import (
@@ -286,6 +287,20 @@ class ServiceClient:
         if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
             raise InputError(f"chain id {chain_id!r} must be a positive integer")
         body = {"txHash": tx_hash, "chainId": chain_id}
+        return await self._call("POST", "/transactions/index", self._object, json_body=body)
+
+    async def index_solana_transaction(self, signature: str) -> dict[str, Any]:
+        """POST /transactions/index for a Solana deposit: its base58 signature, and the chain
+        id as a string (as the public SDK sends it)."""
+        from crossdeck.models.base58 import b58decode
+
+        try:
+            size = len(b58decode(signature))
+        except ValueError:
+            size = 0
+        if size != 64:
+            raise InputError(f"{signature!r} is not a Solana signature (base58 of 64 bytes)")
+        body = {"txHash": signature, "chainId": str(SOLANA_CHAIN_ID)}
         return await self._call("POST", "/transactions/index", self._object, json_body=body)
 
     # -- transport -------------------------------------------------------------------------

@@ -50,6 +50,7 @@ from crossdeck.execute.items import (
 from crossdeck.execute.journal import Journal
 from crossdeck.execute.run_record import check_deposit_amount, failed, resumable_run
 from crossdeck.execute.signature_runner import SignatureRunner
+from crossdeck.execute.solana_runner import SolanaRunner
 from crossdeck.execute.tx_runner import TransactionRunner
 from crossdeck.execute.venue_runner import VenueRunner
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest
@@ -83,6 +84,7 @@ class Executor:
             "transaction": TransactionRunner(self._shop),
             "signature": SignatureRunner(self._shop),
             "venue_deposit": VenueRunner(self._shop),
+            "solana": SolanaRunner(self._shop),
         }
 
     # -- the collaborators, by name ----------------------------------------------------------
@@ -116,6 +118,8 @@ class Executor:
 
     async def aclose(self) -> None:
         await self.gateways.aclose()
+        if self._shop.parts.solana is not None:
+            await self._shop.parts.solana.aclose()
 
     # -- entry points ------------------------------------------------------------------------
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.venue.client import VenueClient
     from crossdeck.wallet.signers import EvmSigner
+    from crossdeck.wallet.solana import SolanaParts
 
 Confirm = Callable[[SignRequest], Awaitable[bool]]
 
@@ -68,6 +69,8 @@ class Collaborators:
     gateways: Gateways
     journal: Journal
     follower: Follower
+    solana: SolanaParts | None = None
+    """The Solana key and RPC, when the profile has both (`execute.solana_runner`)."""
 
 
 @dataclass(frozen=True)
@@ -162,10 +165,20 @@ class Workshop:
                 return None
         return self.chains
 
+    def wallet_for(self, quote: Quote) -> str | None:
+        """The address that signs `quote`'s items: the Solana key's for a quote paid with
+        Solana items, else the EVM signer's."""
+        solana = any(
+            item.kind_of_data == "solana" for step in quote.steps for item in step.items
+        )
+        if not solana:
+            return self.parts.signer.address
+        return self.parts.solana.signer.address if self.parts.solana is not None else None
+
     def quote_guards(self, quote: Quote, request: QuoteRequest | None) -> list[GuardResult]:
         return check_quote(
             quote,
-            wallet=self.parts.signer.address,
+            wallet=self.wallet_for(quote),
             rpc_chain_ids=self.rpc_chain_ids(quote),
             chains=self.chains,
             request=request,
@@ -184,6 +197,8 @@ class Workshop:
         if venue_results:
             return venue_results
         chain_id = payment_chain(quote, self.chains).chain_id
+        if self.wallet_for(quote) != address:
+            return []  # a Solana payment: its simulation, right before signing, holds the funds
         gateway = self.parts.gateways.get(chain_id) if chain_id is not None else None
         results = await funds_guard(quote, address, chain_id, gateway)
         gas_multiple = self.options.gas_limit_multiple
@@ -196,7 +211,7 @@ class Workshop:
             run.quote,
             item.step_index,
             item.item_index,
-            wallet=self.parts.signer.address,
+            wallet=self.wallet_for(run.quote),
             rpc_chain_ids=self.rpc_chain_ids(run.quote),
             chains=self.chains,
             request=run.request,

@@ -44,6 +44,8 @@ ENV_PASSWORD = "CROSSDECK_KEYRING_PASSWORD"
 ENV_FILE = "CROSSDECK_KEYRING_FILE"
 WALLET_KEY = "wallet-key"
 WALLET_ADDRESS = "wallet-address"
+SOLANA_KEY = "solana-key"
+SOLANA_ADDRESS = "solana-address"
 API_KEY = "api-key"
 
 _REFERENCE = "password reference value"  # what keyrings.alt stores to check a password
@@ -334,6 +336,32 @@ def remove_wallet_key(profile: str) -> bool:
     """Delete the key and its address; False when there was no key."""
     removed = _delete(profile, WALLET_KEY)
     _delete(profile, WALLET_ADDRESS)
+    return removed
+
+
+def store_solana_key(profile: str, keypair: SecretStr) -> str:
+    """Store a Solana keypair (base58 of 64 bytes, checked by `wallet.solana.read_keypair`)
+    beside the EVM key; returns its address."""
+    from crossdeck.wallet.solana import address_of
+
+    address = address_of(keypair)
+    _set(profile, SOLANA_KEY, keypair.get_secret_value())
+    _set(profile, SOLANA_ADDRESS, address)
+    return address
+
+
+def load_solana_key(profile: str) -> SecretStr | None:
+    value = _get(profile, SOLANA_KEY)
+    return SecretStr(value) if value else None
+
+
+def load_solana_address(profile: str) -> str | None:
+    return _get(profile, SOLANA_ADDRESS) or None
+
+
+def remove_solana_key(profile: str) -> bool:
+    removed = _delete(profile, SOLANA_KEY)
+    _delete(profile, SOLANA_ADDRESS)
     return removed
 
 

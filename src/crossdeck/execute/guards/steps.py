@@ -27,6 +27,8 @@ def _role(item: StepItem) -> str:
     kind = item.kind_of_data
     if kind == "venue_deposit":
         return "venue transfer"
+    if kind == "solana":
+        return "deposit"  # one transaction holding the deposit (`guards.solana`)
     if kind == "signature":
         sign = item.as_signature().sign
         if sign is None or sign.signature_kind != "eip712":

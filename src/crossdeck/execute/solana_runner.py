@@ -1,0 +1,339 @@
+"""Solana transactions through the journalled template.
+
+prepare: the item guards (`guards.solana`: every instruction read and held to the quote), the
+  lookup tables fetched, a v0 message compiled and read back (every account it resolves
+  through a table must be the instruction's own), and `simulateTransaction` must succeed:
+  all before the user is asked.
+sign: right before signing the message is built again on a fresh blockhash (one lives about a
+  minute, the user may have taken longer) with the tables fetched again, read back the same
+  way, and signed by every signer it needs; the signed bytes and their signature are journalled
+  (synced) before anything is sent.
+send: the bytes go out once; the signature is confirmed until the blockhash expires; then the
+  service is told (`POST /transactions/index`, the signature in base58 and the chain id as a
+  string, as the public SDK does).
+finish (resume): the journalled signature is looked up; not landed and its blockhash still
+  valid, the same bytes (same signature) are sent again; expired, it can never land and
+  nothing was taken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from crossdeck.errors import CrossdeckError
+from crossdeck.execute import describe
+from crossdeck.execute.errors import ExecutionError
+from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
+from crossdeck.execute.guards import GuardRefused, GuardResult, require
+from crossdeck.execute.items import Item, ItemRunner, Prepared
+from crossdeck.execute.journal import ItemRecord
+from crossdeck.models.addresses import SOLANA_CHAIN_ID
+from crossdeck.models.solana import SolanaTransactionData
+from crossdeck.wallet.errors import RpcError
+
+if TYPE_CHECKING:
+    from crossdeck.wallet.solana import SolanaGateway, SolanaKeySigner, SolanaParts
+
+INDEX_TIMEOUT_SECONDS = 1.0
+CONFIRM_POLL_SECONDS = 0.25
+
+
+def _refused(name: str, message: str, where: str) -> GuardRefused:
+    return GuardRefused([GuardResult(name, False, message, where)])
+
+
+def _instructions(data: SolanaTransactionData) -> list[Any]:
+    from solders.instruction import AccountMeta, Instruction
+    from solders.pubkey import Pubkey
+
+    return [
+        Instruction(
+            Pubkey.from_string(ix.program_id),
+            ix.data_bytes(),
+            [
+                AccountMeta(Pubkey.from_string(k.pubkey), k.is_signer, k.is_writable)
+                for k in ix.keys
+            ],
+        )
+        for ix in data.instructions
+    ]
+
+
+async def _tables(gateway: SolanaGateway, data: SolanaTransactionData) -> dict[str, list[str]]:
+    return {
+        address: await gateway.lookup_table(address)
+        for address in data.address_lookup_table_addresses
+    }
+
+
+def _compile(
+    data: SolanaTransactionData, payer: str, tables: dict[str, list[str]], blockhash: str
+) -> Any:
+    from solders.address_lookup_table_account import AddressLookupTableAccount
+    from solders.hash import Hash
+    from solders.message import MessageV0
+    from solders.pubkey import Pubkey
+
+    accounts = [
+        AddressLookupTableAccount(Pubkey.from_string(key), [Pubkey.from_string(a) for a in keys])
+        for key, keys in tables.items()
+    ]
+    return MessageV0.try_compile(
+        Pubkey.from_string(payer), _instructions(data), accounts, Hash.from_string(blockhash)
+    )
+
+
+def read_back(message: Any, tables: dict[str, list[str]]) -> list[tuple[str, list[str], bytes]]:
+    """Each compiled instruction as (program, accounts, data), its accounts resolved the way
+    the chain will: the static keys, then each lookup's writable, then read-only entries of
+    `tables` (as fetched). What the message will do, read from the message itself."""
+    static = [str(k) for k in message.account_keys]
+    writable: list[str] = []
+    readonly: list[str] = []
+    for lookup in message.address_table_lookups:
+        entries = tables.get(str(lookup.account_key))
+        if entries is None:
+            raise ValueError(f"the message uses lookup table {lookup.account_key}, not fetched")
+        for index in bytes(lookup.writable_indexes):
+            writable.append(entries[index])
+        for index in bytes(lookup.readonly_indexes):
+            readonly.append(entries[index])
+    keys = static + writable + readonly
+    return [
+        (keys[ix.program_id_index], [keys[i] for i in bytes(ix.accounts)], bytes(ix.data))
+        for ix in message.instructions
+    ]
+
+
+def lookup_guard(
+    data: SolanaTransactionData, message: Any, tables: dict[str, list[str]], where: str
+) -> GuardResult:
+    """`solana-lookup-table`: the message, resolved through the tables as they are on chain,
+    runs exactly the quote's instructions on exactly their accounts."""
+    try:
+        resolved = read_back(message, tables)
+    except (ValueError, IndexError) as exc:
+        return GuardResult("solana-lookup-table", False, f"the message cannot be read: {exc}",
+                           where)  # fmt: skip
+    wanted = [
+        (ix.program_id, [k.pubkey for k in ix.keys], ix.data_bytes()) for ix in data.instructions
+    ]
+    for number, (got, want) in enumerate(zip(resolved, wanted, strict=False), start=1):
+        if got != want:
+            moved = [f"{w} -> {g}" for g, w in zip(got[1], want[1], strict=False) if g != w]
+            detail = "; ".join(moved) or "its program or data"
+            return GuardResult(
+                "solana-lookup-table",
+                False,
+                f"instruction {number} would resolve an account elsewhere through a lookup "
+                f"table ({detail}): refused",
+                where,
+            )
+    if len(resolved) != len(wanted):
+        return GuardResult("solana-lookup-table", False,
+                           "the message holds another number of instructions", where)  # fmt: skip
+    used = len(message.address_table_lookups)
+    return GuardResult(
+        "solana-lookup-table",
+        True,
+        f"every account resolves to the quote's own ({used} lookup tables used)",
+        where,
+    )
+
+
+class SolanaRunner(ItemRunner):
+    def parts(self, where: str) -> SolanaParts:
+        solana = self.shop.parts.solana
+        if solana is None:
+            raise _refused(
+                "solana-configured",
+                "no Solana key and RPC to send with (import one with `crossdeck wallet "
+                "import-solana` and set rpc.792703809)",
+                where,
+            )
+        return solana
+
+    def _payer(self, item: Item, signer: SolanaKeySigner) -> str:
+        request = item.run.request
+        payer = request.deposit_fee_payer if request is not None else None
+        return payer or signer.address
+
+    async def _build(
+        self, item: Item, solana: SolanaParts
+    ) -> tuple[Any, dict[str, list[str]], int, GuardResult]:
+        data = item.data.as_solana()
+        payer = self._payer(item, solana.signer)
+        blockhash, valid_height = await solana.gateway.latest_blockhash()
+        tables = await _tables(solana.gateway, data)
+        try:
+            message = _compile(data, payer, tables, blockhash)
+        except Exception as exc:  # solders: CompileError and friends
+            raise _refused(
+                "solana-message", f"the instructions make no v0 message: {exc}", item.where
+            ) from None
+        return message, tables, valid_height, lookup_guard(data, message, tables, item.where)
+
+    def _unsigned_wire(self, message: Any) -> bytes:
+        from solders.signature import Signature
+        from solders.transaction import VersionedTransaction
+
+        count = message.header.num_required_signatures
+        return bytes(VersionedTransaction.populate(message, [Signature.default()] * count))
+
+    async def prepare(self, item: Item) -> Prepared:
+        solana = self.parts(item.where)
+        results = self.shop.item_guards(item)
+        require(results)
+        message, _tables, _, lookup = await self._build(item, solana)
+        results.append(lookup)
+        require(results)
+        missing = self._missing_signers(message, solana.signer)
+        if missing:
+            results.append(GuardResult(
+                "solana-signers", False,
+                f"the transaction needs the signature of {missing[0]}, whose key crossdeck "
+                "does not hold", item.where,
+            ))  # fmt: skip
+            require(results)
+        err, logs = await solana.gateway.simulate(self._unsigned_wire(message))
+        if err is not None:
+            tail = "; ".join(logs[-3:])
+            results.append(GuardResult(
+                "solana-simulation", False, f"the simulation fails: {err} ({tail})", item.where
+            ))  # fmt: skip
+            require(results)
+        results.append(
+            GuardResult("solana-simulation", True, "the simulation succeeds", item.where)
+        )
+        currencies = describe.Currencies(item.run.quote, self.shop.chains)
+        data = item.data.as_solana()
+        lines = describe.solana_lines(data, currencies)
+        lines.append(describe.Line("fee payer", self._payer(item, solana.signer)))
+        request = SignRequest(
+            kind="transaction",
+            step_id=item.step.id,
+            item_index=item.item_index,
+            title=f"Send a Solana transaction (step {item.step.id})",
+            lines=tuple(lines),
+            payload={"chainId": SOLANA_CHAIN_ID, **data.to_wire(),
+                     "message": base64.b64encode(bytes(message)).decode()},
+            guards=tuple(results),
+            chain_id=SOLANA_CHAIN_ID,
+        )  # fmt: skip
+        return Prepared(
+            request,
+            intent={"kind": "solana", "chain_id": SOLANA_CHAIN_ID},
+            detail={"item": item, "solana": solana},
+        )
+
+    @staticmethod
+    def _missing_signers(message: Any, signer: SolanaKeySigner) -> list[str]:
+        count = message.header.num_required_signatures
+        needed = [str(k) for k in message.account_keys[:count]]
+        return [key for key in needed if key != signer.address]
+
+    async def sign(self, prepared: Prepared) -> dict[str, Any]:
+        from solders.transaction import VersionedTransaction
+
+        item: Item = prepared.detail["item"]
+        solana: SolanaParts = prepared.detail["solana"]
+        # built again right before signing: a fresh blockhash, the tables as they are now
+        message, _, valid_height, lookup = await self._build(item, solana)
+        require([lookup])
+        missing = self._missing_signers(message, solana.signer)
+        if missing:
+            raise _refused("solana-signers", f"no key here for signer {missing[0]}", item.where)
+        tx = VersionedTransaction(message, [solana.signer.keypair()])
+        return {
+            "raw_tx": "0x" + bytes(tx).hex(),
+            "tx_hash": str(tx.signatures[0]),
+            "chain_id": SOLANA_CHAIN_ID,
+            "signed": {"lastValidBlockHeight": valid_height},
+        }
+
+    async def send(
+        self, item: Item, prepared: Prepared, signed: dict[str, Any]
+    ) -> AsyncIterator[RunEvent]:
+        solana: SolanaParts = prepared.detail["solana"]
+        wire = bytes.fromhex(signed["raw_tx"].removeprefix("0x"))
+        signature = await solana.gateway.send(wire)
+        if signature != signed["tx_hash"]:
+            raise ExecutionError(
+                f"the Solana RPC gave signature {signature} for journalled {signed['tx_hash']}"
+            )
+        self.journal.record(*item.key, "sent")
+        yield TxSent(signature, SOLANA_CHAIN_ID, 0, item.step.id, item.item_index)
+        from crossdeck.execute.crash import crash_point
+
+        crash_point("after-send", item.step.id)
+        valid = int(signed["signed"]["lastValidBlockHeight"])
+        async for event in self._confirmed(item, solana, signature, wire, valid):
+            yield event
+
+    async def finish(self, item: Item, record: ItemRecord) -> AsyncIterator[RunEvent]:
+        solana = self.parts(item.where)
+        assert record.tx_hash is not None and record.raw_tx is not None
+        signature = record.tx_hash
+        wire = bytes.fromhex(record.raw_tx.removeprefix("0x"))
+        valid = int((record.signed or {}).get("lastValidBlockHeight") or 0)
+        status = await solana.gateway.signature_status(signature)
+        if status is None:
+            if await solana.gateway.block_height() > valid:
+                raise ExecutionError(
+                    f"Solana transaction {signature} never landed and its blockhash has "
+                    "expired: it can never land, and nothing was taken",
+                    hint="ask for a new quote",
+                )
+            yield Note(
+                f"Solana transaction {signature} has not landed: sending the same signed "
+                "bytes again (same signature)"
+            )
+            await solana.gateway.send(wire)
+            yield TxSent(signature, SOLANA_CHAIN_ID, 0, item.step.id, item.item_index)
+        else:
+            yield Note(f"Solana transaction {signature} is already on chain; not resent")
+        self.journal.record(*item.key, "sent")
+        async for event in self._confirmed(item, solana, signature, wire, valid):
+            yield event
+
+    async def _confirmed(
+        self, item: Item, solana: SolanaParts, signature: str, wire: bytes, valid: int
+    ) -> AsyncIterator[RunEvent]:
+        """Wait until the signature is confirmed, or its blockhash expires unlanded."""
+        timeout = self.shop.options.receipt_timeout
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            status = await solana.gateway.signature_status(signature)
+            if status is not None and status.err is not None:
+                self.journal.record(*item.key, "reverted")
+                raise ExecutionError(
+                    f"Solana transaction {signature} ({item.step.id}) failed: {status.err}",
+                    hint="its fee was paid, nothing else moved; ask for a new quote",
+                )
+            if status is not None and status.landed:
+                break
+            if status is None and await solana.gateway.block_height() > valid:
+                raise ExecutionError(
+                    f"Solana transaction {signature} expired unlanded (its blockhash is past "
+                    "its last valid block height): nothing was taken",
+                    hint="ask for a new quote",
+                )
+            if loop.time() > deadline:
+                raise RpcError(
+                    f"Solana transaction {signature} is not confirmed after {timeout:.0f} s",
+                    hint="`crossdeck resume` finds it (it is journalled)",
+                )
+            await asyncio.sleep(CONFIRM_POLL_SECONDS)
+        self.journal.record(*item.key, "done")
+        yield TxConfirmed(signature, SOLANA_CHAIN_ID, status.slot or 0, 0, item.step.id,
+                          item.item_index)  # fmt: skip
+        try:
+            async with asyncio.timeout(INDEX_TIMEOUT_SECONDS):
+                await self.shop.parts.service.index_solana_transaction(signature)
+        except (CrossdeckError, TimeoutError):
+            pass  # best effort, as for EVM deposits: the service finds it without
+        self.shop.acted(item.run)

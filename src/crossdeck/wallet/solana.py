@@ -1,0 +1,272 @@
+"""Solana: the key that signs (`SolanaKeySigner`, a backend of the Solana family beside the EVM
+ones in `wallet.signers`) and the chain over its JSON-RPC (`SolanaGateway`, plain POSTs
+through httpx, answers read into `solders` types).
+
+A key is written two ways: the base58 of the 64-byte keypair (secret then public, as wallets
+export it) or a Solana CLI keypair file's JSON array of those 64 numbers. `read_keypair` takes
+either and checks that the public half belongs to the secret half.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from pydantic import SecretStr
+
+from crossdeck.models.base58 import b58decode, b58encode
+from crossdeck.tls import client_context
+from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
+from crossdeck.wallet.signers import Family, SignerSource
+
+_RETRY_BACKOFF_S = 0.2
+
+
+def read_keypair(text: str) -> SecretStr:
+    """A Solana keypair as the base58 of its 64 bytes, from base58 text or a JSON array of 64
+    numbers (the Solana CLI's file); `InvalidKeyError` saying what is wrong, never echoing it."""
+    from solders.keypair import Keypair
+
+    cleaned = text.strip()
+    raw: bytes
+    if cleaned.startswith("["):
+        try:
+            numbers = json.loads(cleaned)
+        except ValueError:
+            raise InvalidKeyError("the keypair file is not a JSON array of 64 numbers") from None
+        if (
+            not isinstance(numbers, list)
+            or len(numbers) != 64
+            or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 256
+                       for n in numbers)
+        ):  # fmt: skip
+            raise InvalidKeyError("a Solana keypair file is a JSON array of 64 numbers 0-255")
+        raw = bytes(numbers)
+    else:
+        try:
+            raw = b58decode(cleaned)
+        except ValueError:
+            raise InvalidKeyError("the Solana key is not base58 (nor a JSON array)") from None
+        if len(raw) != 64:
+            raise InvalidKeyError(
+                f"a Solana keypair is 64 bytes (secret and public key), this one is {len(raw)}"
+            )
+    keypair = Keypair.from_seed(raw[:32])
+    if bytes(keypair.pubkey()) != raw[32:]:
+        raise InvalidKeyError("the keypair's public half is not the key of its secret half")
+    return SecretStr(b58encode(raw))
+
+
+def address_of(keypair: SecretStr) -> str:
+    from solders.keypair import Keypair
+
+    return str(Keypair.from_base58_string(keypair.get_secret_value()).pubkey())
+
+
+class SolanaKeySigner:
+    """A Solana key held in this process for the run (the keyring's or the world's)."""
+
+    family: Family = "solana"
+
+    def __init__(self, keypair: SecretStr, kind: str = "keyring") -> None:
+        from solders.keypair import Keypair
+
+        self._keypair = Keypair.from_base58_string(keypair.get_secret_value())
+        self._source = SignerSource(
+            "world" if kind == "world" else "keyring", str(self._keypair.pubkey())
+        )
+
+    def __repr__(self) -> str:
+        return f"SolanaKeySigner(address={self.address})"
+
+    @property
+    def address(self) -> str:
+        return str(self._keypair.pubkey())
+
+    @property
+    def source(self) -> SignerSource:
+        return self._source
+
+    def keypair(self) -> Any:
+        """The `solders` keypair, for signing a message built right before (never stored)."""
+        return self._keypair
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class SignatureStatus:
+    slot: int | None
+    confirmation: str | None  # processed, confirmed, finalized
+    err: Any
+
+    @property
+    def landed(self) -> bool:
+        return self.confirmation in ("confirmed", "finalized")
+
+
+class SolanaGateway:
+    """Solana's JSON-RPC: blockhash, lookup tables, simulation, send, signature statuses."""
+
+    chain_id = 792703809
+
+    def __init__(self, rpc_url: str, *, timeout: float = 20, retries: int = 2) -> None:
+        self.rpc_url = rpc_url
+        parts = urlsplit(rpc_url)
+        self._where = f"{parts.scheme}://{parts.netloc}"  # an RPC path may hold an API key
+        self._http = httpx.AsyncClient(timeout=timeout, verify=client_context(rpc_url))
+        self._retries = max(0, retries)
+        self._ids = itertools.count(1)
+
+    def __repr__(self) -> str:
+        return f"SolanaGateway({self._where})"
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def _unreachable(self, why: str) -> RpcUnreachableError:
+        return RpcUnreachableError(
+            f"the Solana RPC at {self._where} {why}", hint="check rpc.792703809 or the node"
+        )
+
+    async def rpc(self, method: str, *params: Any) -> Any:
+        body = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": list(params)}
+        # a send may have landed when its answer was lost: only a connection never made is
+        # tried again (the signature is journalled; resume looks for it)
+        again: tuple[type[Exception], ...] = (
+            (httpx.ConnectError, httpx.ConnectTimeout)
+            if method == "sendTransaction"
+            else (httpx.TransportError, OSError)
+        )
+        attempt = 0
+        while True:
+            try:
+                response = await self._http.post(self.rpc_url, json=body)
+                break
+            except (httpx.TransportError, OSError) as exc:
+                if attempt >= self._retries or not isinstance(exc, again):
+                    raise self._unreachable(f"is unreachable ({type(exc).__name__})") from None
+            await asyncio.sleep(_RETRY_BACKOFF_S * 2**attempt)
+            attempt += 1
+        if response.status_code >= 400:
+            raise self._unreachable(f"answered HTTP {response.status_code} to {method}")
+        try:
+            reply = response.json()
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict) or ("result" not in reply and "error" not in reply):
+            raise RpcError(f"malformed answer from the Solana RPC at {self._where} to {method}")
+        error = reply.get("error")
+        if error is not None:
+            message = str(error.get("message") or error) if isinstance(error, dict) else str(error)
+            raise RpcError(f"the Solana RPC refused {method}: {message}")
+        return reply.get("result")
+
+    def _value(self, method: str, result: Any) -> Any:
+        if not isinstance(result, dict) or "value" not in result:
+            raise RpcError(f"the Solana RPC answered {method} without a value")
+        return result["value"]
+
+    async def latest_blockhash(self) -> tuple[str, int]:
+        """(blockhash, last valid block height)."""
+        value = self._value(
+            "getLatestBlockhash",
+            await self.rpc("getLatestBlockhash", {"commitment": "confirmed"}),
+        )
+        try:
+            return str(value["blockhash"]), int(value["lastValidBlockHeight"])
+        except (KeyError, TypeError, ValueError):
+            raise RpcError("the Solana RPC's blockhash answer is malformed") from None
+
+    async def block_height(self) -> int:
+        result = await self.rpc("getBlockHeight", {"commitment": "confirmed"})
+        if not isinstance(result, int):
+            raise RpcError("the Solana RPC's block height is not a number")
+        return result
+
+    async def account_data(self, address: str) -> bytes | None:
+        value = self._value(
+            "getAccountInfo",
+            await self.rpc("getAccountInfo", address, {"encoding": "base64"}),
+        )
+        if value is None:
+            return None
+        try:
+            return base64.b64decode(value["data"][0])
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise RpcError(f"the Solana RPC's account {address} is malformed") from None
+
+    async def lookup_table(self, address: str) -> list[str]:
+        """The addresses an address lookup table holds, in order."""
+        from solders.address_lookup_table_account import AddressLookupTable
+
+        data = await self.account_data(address)
+        if data is None:
+            raise RpcError(f"the lookup table {address} does not exist on Solana")
+        try:
+            table = AddressLookupTable.deserialize(data)
+        except Exception:
+            raise RpcError(f"account {address} is not an address lookup table") from None
+        return [str(key) for key in table.addresses]
+
+    async def balance(self, address: str) -> int:
+        value = self._value("getBalance", await self.rpc("getBalance", address))
+        if not isinstance(value, int):
+            raise RpcError("the Solana RPC's balance is not a number")
+        return value
+
+    async def simulate(self, wire: bytes) -> tuple[Any, list[str]]:
+        """(err, logs) of simulating a transaction before it is signed (err None: it would
+        succeed); its signatures are not checked, since it is not signed yet."""
+        value = self._value(
+            "simulateTransaction",
+            await self.rpc(
+                "simulateTransaction",
+                base64.b64encode(wire).decode(),
+                {"encoding": "base64", "sigVerify": False, "commitment": "confirmed"},
+            ),
+        )
+        if not isinstance(value, dict):
+            raise RpcError("the Solana RPC's simulation answer is malformed")
+        logs = value.get("logs") or []
+        return value.get("err"), [str(line) for line in logs]
+
+    async def send(self, wire: bytes) -> str:
+        result = await self.rpc(
+            "sendTransaction",
+            base64.b64encode(wire).decode(),
+            {"encoding": "base64", "skipPreflight": True, "maxRetries": 0},
+        )
+        if not isinstance(result, str):
+            raise RpcError("the Solana RPC's sendTransaction answer is not a signature")
+        return result
+
+    async def signature_status(self, signature: str) -> SignatureStatus | None:
+        value = self._value(
+            "getSignatureStatuses",
+            await self.rpc("getSignatureStatuses", [signature], {"searchTransactionHistory": True}),
+        )
+        entry = value[0] if isinstance(value, list) and value else None
+        if entry is None:
+            return None
+        if not isinstance(entry, dict):
+            raise RpcError("the Solana RPC's signature status is malformed")
+        return SignatureStatus(entry.get("slot"), entry.get("confirmationStatus"), entry.get("err"))
+
+
+@dataclass
+class SolanaParts:
+    """The Solana side of a run: the key that signs and the chain's RPC."""
+
+    signer: SolanaKeySigner
+    gateway: SolanaGateway
+
+    async def aclose(self) -> None:
+        await self.gateway.aclose()
