@@ -62,7 +62,7 @@ class VenueChainReader:
                 summary = perps_state.margin_summary
                 account_value = summary.account_value if summary is not None else None
             elif kind == "spot" and spot_state is not None:
-                value = _spot_total(spot_state, currency)
+                value = spot_total(spot_state, currency)
             elif kind == "hip3" and dex in by_dex:
                 value = by_dex[dex].withdrawable
             amount = to_units(value, currency.decimals) if value is not None else 0
@@ -91,7 +91,7 @@ async def _nothing() -> None:
     return None
 
 
-def _spot_total(
+def spot_total(
     spot: tuple[SpotMeta, SpotClearinghouseState], currency: ChainCurrency
 ) -> Decimal | None:
     """The spot balance of the token whose id is the currency's address."""
