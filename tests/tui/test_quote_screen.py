@@ -103,7 +103,7 @@ async def test_quote_shows_fees_route_steps_and_age_and_requotes(world: Any, tui
             "1 ETH = ",
             "impact",
             "time about",
-            "quoted 0s ago",
+            "Quoted 0s ago",
         ):
             assert expected in text, expected
         # the steps follow the fees, further down the result pane

@@ -45,8 +45,19 @@ def amount_words(quote: Quote, amount: int | None, currency: str | None) -> str:
     if info is not None and info.decimals is not None and _same_address(info.address, currency):
         return f"{Decimal(format_units(amount, info.decimals)).normalize():f} {info.symbol or ''}"
     if currency is None or _same_address(currency, NATIVE_ADDRESS):
-        return f"{Decimal(format_units(amount, NATIVE_DECIMALS)).normalize():f} native"
+        symbol = _native_symbol(quote) or "of the chain's gas currency"
+        return f"{Decimal(format_units(amount, NATIVE_DECIMALS)).normalize():f} {symbol}"
     return f"{amount} units of token {short(currency)}"
+
+
+def _native_symbol(quote: Quote) -> str | None:
+    """The origin chain's native symbol (ETH, HYPE), as the quote's gas fee names it: the same
+    word the confirm dialog uses, never "native"."""
+    gas = quote.fees.gas if quote.fees is not None else None
+    info = gas.currency_info if gas is not None else None
+    if info is not None and info.symbol and _same_address(info.address, NATIVE_ADDRESS):
+        return info.symbol
+    return None
 
 
 def allowed_destinations(

@@ -69,7 +69,7 @@ def render_quote(
     from crossdeck.execute.describe import quote_sections
 
     age_seconds = (now - fetched_at).total_seconds()
-    age = Text(f"quoted {describe.age_text(fetched_at, now)}")
+    age = Text(describe.age_text(fetched_at, now))
     if age_seconds >= STALE_AFTER_SECONDS:
         age.append("  (old: ctrl+r re-quotes)", style="bold yellow")
 
@@ -81,7 +81,7 @@ def render_quote(
             "Out of date",
             Text("form changed — press ctrl+r to re-quote", style="bold yellow"),
         )
-    head.add_row("Age", age)
+    head.add_row("Quoted", age)
     summary, *sections = quote_sections(quote, chains)
     parts: list[RenderableType] = [head, _grid(summary.lines)]
 
