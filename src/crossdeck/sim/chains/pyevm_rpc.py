@@ -181,15 +181,18 @@ class PyEvmRpc:
         self.mine_block()
         return "0x0"
 
-    def anvil_setBalance(self, params: list[Any]) -> None:
-        account = fmt.address(param(params, 0, "address"), "address")
-        wei = fmt.quantity(param(params, 1, "balance"), "balance")
+    def _set_state(self, change: Callable[[StateAPI], None]) -> None:
         state = self.chain.get_vm().state
-        state.set_balance(to_canonical_address(account), wei)
+        change(state)
         state.persist()
         self.chain.header = self.chain.header.copy(state_root=state.state_root)
         if self.auto_mine:
-            self.mine_block()  # anvil shows the balance at 'latest' at once
+            self.mine_block()  # anvil shows the change at 'latest' at once
+
+    def anvil_setBalance(self, params: list[Any]) -> None:
+        account = fmt.address(param(params, 0, "address"), "address")
+        wei = fmt.quantity(param(params, 1, "balance"), "balance")
+        self._set_state(lambda state: state.set_balance(to_canonical_address(account), wei))
         return None
 
     hardhat_setBalance = anvil_setBalance
@@ -197,12 +200,7 @@ class PyEvmRpc:
     def anvil_setCode(self, params: list[Any]) -> None:
         account = fmt.address(param(params, 0, "address"), "address")
         code = fmt.data_bytes(param(params, 1, "code"), "code")
-        state = self.chain.get_vm().state
-        state.set_code(to_canonical_address(account), code)
-        state.persist()
-        self.chain.header = self.chain.header.copy(state_root=state.state_root)
-        if self.auto_mine:
-            self.mine_block()  # as anvil: the code is there at 'latest' at once
+        self._set_state(lambda state: state.set_code(to_canonical_address(account), code))
         return None
 
     hardhat_setCode = anvil_setCode
