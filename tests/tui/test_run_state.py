@@ -121,6 +121,10 @@ async def test_quit_during_a_run_asks_then_the_next_start_resumes_it(
         )
         await wait_until(pilot, lambda: rid in screen_text(app), what="the run in the offer")
         assert [run.request_id for run in offer.runs] == [rid]
+        # the offer names the move (amount and route), in a dialog centred on the screen
+        assert " ETH on chain 8453 -> " in screen_text(app)
+        box = offer.query_one("#resume-offer-box").region
+        assert abs(box.x - (120 - box.right)) <= 1 and box.y > 0
         await pilot.press("enter")
         resumed: ExecuteScreen = await wait_until(
             pilot,

@@ -21,6 +21,30 @@ def resume_command(request_id: str) -> str:
     return f"crossdeck resume {request_id}"
 
 
+def _side(amount: object) -> str | None:
+    """'0.01 ETH on chain 8453' from a quote's currencyIn / currencyOut (as the journal keeps
+    it); None when the quote does not say."""
+    if not isinstance(amount, dict):
+        return None
+    currency = amount.get("currency")
+    currency = currency if isinstance(currency, dict) else {}
+    symbol = currency.get("symbol") or "?"
+    how_much = amount.get("amountFormatted")
+    chain = currency.get("chainId")
+    said = f"{how_much} {symbol}" if how_much else str(symbol)
+    return f"{said} on chain {chain}" if chain is not None else said
+
+
+def run_route(quote: dict[str, object]) -> str:
+    """A journaled run's move in words: '0.01 ETH on chain 8453 -> 31.2 HYPE on chain 999'."""
+    details = quote.get("details")
+    details = details if isinstance(details, dict) else {}
+    pay, get = _side(details.get("currencyIn")), _side(details.get("currencyOut"))
+    if pay is None and get is None:
+        return "a move the journal does not describe"
+    return f"{pay or '?'} -> {get or '?'}"
+
+
 class QuitDuringRunScreen(ModalScreen[bool]):
     """True: quit anyway. A run that sent something is journaled and goes on without us."""
 
@@ -89,7 +113,13 @@ class ResumeOfferScreen(ModalScreen[str | None]):
                 "is found, never sent twice."
             )
             yield OptionList(
-                *(Option(f"{run.request_id}  {run.label}", id=run.request_id) for run in self.runs),
+                *(
+                    Option(
+                        f"{run_route(run.quote)}  ({run.label})\n  {run.request_id}",
+                        id=run.request_id,
+                    )
+                    for run in self.runs
+                ),
                 id="resume-offer-list",
             )
             with Horizontal(classes="dialog-buttons"):
