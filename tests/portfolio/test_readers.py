@@ -79,3 +79,33 @@ def test_a_chain_without_multicall3_is_read_call_by_call(world: Any) -> None:
     assert amounts[(8453, "ETH")] == chain_balance(world, 8453, owner)
     assert amounts[(8453, "USDC")] == chain_usdc(world, 8453, owner)
     assert amounts[(999, "USDC")] == chain_usdc(world, 999, owner)
+
+
+def test_a_chain_that_never_answers_is_cut_off_and_the_rest_shown(world: Any) -> None:
+    """A node that takes the connection and says nothing: its chain is shown as not
+    answering, with its URL, once the time per chain is up; the other chain is read."""
+
+    async def read() -> Any:
+        async def hold(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.read(1 << 16)
+            await asyncio.sleep(60)  # never answers
+
+        silent = await asyncio.start_server(hold, "127.0.0.1", 0)
+        port = silent.sockets[0].getsockname()[1]
+        try:
+            async with ServiceClient(world.service_url) as service:
+                return await read_portfolio(
+                    await service.chains(),
+                    {"evm": world.wallet_address},
+                    service=service,
+                    readers={"evm": EvmChainReader({999: f"http://127.0.0.1:{port}/key"})},
+                    chain_seconds=1.0,
+                )
+        finally:
+            silent.close()
+
+    portfolio = asyncio.run(read())
+    (slow,) = portfolio.unreachable
+    assert slow.chain_id == 999 and slow.error == "no answer within 1 s"
+    assert slow.url.startswith("http://127.0.0.1:") and "/key" not in slow.url
+    assert {h.chain_id for h in portfolio.holdings} == {8453}

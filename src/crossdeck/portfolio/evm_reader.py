@@ -82,6 +82,10 @@ class EvmChainReader:
         assert chain.id is not None
         return self.rpc_urls.get(chain.id) or chain.http_rpc_url or None
 
+    def where(self, chain: ChainInfo) -> str:
+        url = self.url_for(chain)
+        return url_shown(url) if url else ""
+
     async def read(self, chain: ChainInfo, owner: str) -> ChainReading:
         assert chain.id is not None
         name = chain.display_name or chain.name or str(chain.id)

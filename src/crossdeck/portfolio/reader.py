@@ -20,9 +20,17 @@ from crossdeck.models.chains import VENUE_CHAIN_ID, ChainInfo, ChainsResponse
 from crossdeck.portfolio.model import ChainReading, Portfolio
 from crossdeck.portfolio.prices import priced
 
+# a chain's reading, and then its prices, each get this long (the readers' own clients retry
+# within it); past it the chain is shown as not answering and the rest as usual
+CHAIN_SECONDS = 15.0
+
 
 class ChainBalanceReader(Protocol):
     family: str
+
+    def where(self, chain: ChainInfo) -> str:
+        """Where the chain is read (shown with an error): scheme://host[:port], or ''."""
+        ...
 
     async def read(self, chain: ChainInfo, owner: str) -> ChainReading: ...
 
@@ -74,21 +82,35 @@ async def read_portfolio(
     service: ServiceClient,
     readers: Mapping[str, ChainBalanceReader],
     only: Iterable[int] = (),
+    chain_seconds: float = CHAIN_SECONDS,
 ) -> Portfolio:
-    """Every chain read and priced concurrently; the readings in /chains order."""
+    """Every chain read and priced concurrently; the readings in /chains order. A chain (or its
+    prices) taking longer than `chain_seconds` is shown as not answering, so one slow chain
+    never holds the others back for long."""
     picked = chains_to_read(chains, owners, readers, only)
 
     async def one(chain: ChainInfo) -> ChainReading:
         family = chain_family(chain)
         assert chain.id is not None
+        name = chain.display_name or chain.name or str(chain.id)
+        where = readers[family].where(chain)
         try:
-            reading = await readers[family].read(chain, owners[family])
+            async with asyncio.timeout(chain_seconds):
+                reading = await readers[family].read(chain, owners[family])
         except CrossdeckError as exc:  # a reader's own refusal: that chain alone
-            name = chain.display_name or chain.name or str(chain.id)
-            return ChainReading(chain.id, name, "", "", error=exc.message)
+            return ChainReading(chain.id, name, where, "", error=exc.message)
+        except TimeoutError:
+            return ChainReading(
+                chain.id, name, where, "", error=f"no answer within {chain_seconds:g} s"
+            )
         if not reading.holdings:
             return reading
-        holdings = await priced(service, reading.holdings)
+        try:
+            async with asyncio.timeout(chain_seconds):
+                holdings = await priced(service, reading.holdings)
+        except TimeoutError:
+            why = f"the service gave no price within {chain_seconds:g} s"
+            holdings = [h.priced(None, why) for h in reading.holdings]
         return ChainReading(
             reading.chain_id,
             reading.name,

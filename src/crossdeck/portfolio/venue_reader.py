@@ -32,10 +32,13 @@ class VenueChainReader:
     def __init__(self, venue: VenueClient) -> None:
         self.venue = venue
 
+    def where(self, chain: ChainInfo) -> str:
+        return url_shown(self.venue.base_url)
+
     async def read(self, chain: ChainInfo, owner: str) -> ChainReading:
         assert chain.id is not None
         name = chain.display_name or chain.name or str(chain.id)
-        where = url_shown(self.venue.base_url)
+        where = self.where(chain)
         places = [(c, venue_place(c.address or "")) for c in chain.currencies]
         perps = [c for c, p in places if p is not None and p[0] == "perps"]
         spot = [c for c, p in places if p is not None and p[0] == "spot"]
