@@ -116,6 +116,8 @@ def event_from_json(data: dict[str, Any]) -> Any:
     def convert(name: str, value: Any) -> Any:
         if name in ("results", "failures", "guards"):
             return tuple(GuardResult(**r) for r in value)
+        if name == "children":
+            return tuple(ev.ChildRequest(**child) for child in value)
         if name == "what":
             what = {k: convert(k, v) for k, v in value.items()}
             return ev.SignRequest(**what)

@@ -184,8 +184,29 @@ _STATUS_EXIT = {"success": ExitCode.OK, "refund": ExitCode.REFUNDED, "fallback":
 
 
 @dataclass(frozen=True)
+class ChildRequest:
+    """A request the service opened from this one (the refund of a deposit address's excess,
+    a second deposit): `amount` in the smallest unit of what it carries, `amount_text` the
+    same with its unit."""
+
+    request_id: str
+    kind: str
+    status: str
+    amount: int | None
+    amount_text: str
+
+    def words(self) -> str:
+        kind = f" ({self.kind})" if self.kind != "child" else ""  # v3 records say no kind
+        return f"{self.request_id}{kind}: {self.amount_text}, {self.status}"
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
 class Finished(Event):
-    """The request reached a final status."""
+    """The request reached a final status. `children`: the requests it spawned (looked up at
+    the end of a deposit-address run), `children_note` why they could not be."""
 
     request_id: str
     status: str
@@ -195,6 +216,8 @@ class Finished(Event):
     tx_hashes: tuple[str, ...] = ()
     # what a refund paid back, read from its transaction (`crossdeck.execute.refund`)
     refund: RefundPaid | None = None
+    children: tuple[ChildRequest, ...] = ()
+    children_note: str | None = None
 
     @property
     def exit_code(self) -> ExitCode:

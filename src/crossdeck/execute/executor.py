@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from crossdeck.errors import CrossdeckError, InputError
+from crossdeck.execute.children_at_end import pays_a_deposit_address, settled_children
 from crossdeck.execute.events import (
     Finished,
     GuardsChecked,
@@ -252,6 +254,9 @@ class Executor:
                     event = await self._with_refund(run, event)
                     final = event.status
                     self.journal.set_run_state(run.request_id, "finished", final_status=final)
+                    if pays_a_deposit_address(run.quote):  # an excess comes back as a child
+                        children, note = await settled_children(self.service, run.request_id)
+                        event = replace(event, children=children, children_note=note)
                 yield event
         finally:
             close = getattr(updates, "aclose", None)

@@ -160,6 +160,9 @@ def event_lines(event: RunEvent) -> list[str]:
             said = [f"finished: {event.status}{reason}{refund}{leg}"]
             if event.refund is not None:
                 said.append(f"  {event.refund.words()}")
+            said += [f"  child request {child.words()}" for child in event.children]
+            if event.children_note:
+                said.append(f"  note: {event.children_note}")
             return said
         case ev.Failed():
             return [f"error: {event.error}"]

@@ -380,9 +380,15 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
             text.append("\n" + event.refund.words(name), style="bold")
         text.append(f"\nfailReason {event.fail_reason or 'N/A'}")
         text.append(f" · refundFailReason {event.refund_fail_reason or 'N/A'}")
+        for child in event.children:  # e.g. the refund of what a deposit address got too much
+            text.append(f"\nchild request {child.words()}", style="bold")
+        if event.children_note:
+            text.append(f"\n{event.children_note}", style="yellow")
         self.query_one("#exec-result", Static).update(text)
         self._say(f"finished: {event.status}", style)
         refunded = f": {event.refund.words()}" if event.refund is not None else ""
+        for child in event.children:
+            self._say(f"child request {child.words()}")
         self.notify(
             f"request finished: {event.status}{refunded}",
             title="Execute",

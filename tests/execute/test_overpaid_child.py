@@ -1,0 +1,69 @@
+"""A strict deposit address paid too much: the quote is filled and the world refunds the excess
+as a child request. The run's end names that child (id, kind, amount with its unit, status),
+in the text and in the `--json` `Finished` line; an exact payment names none."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from execute_support import ETH, NATIVE, Cli, new_address, send_from_demo
+
+
+@pytest.fixture
+def cli(world: Any, tmp_path: Path) -> Cli:
+    made = Cli(world, tmp_path)
+    asyncio.run(send_from_demo(world, 8453, {"to": made.address, "value": ETH}))
+    return made
+
+
+def strict(deposit: int | None, *extra: str) -> list[str]:
+    amount = ["--deposit-amount", str(deposit)] if deposit is not None else []
+    return [
+        "bridge",
+        "--origin-chain", "8453", "--origin-currency", NATIVE,
+        "--destination-chain", "999", "--destination-currency", NATIVE,
+        "--amount", str(ETH // 10), "--recipient", new_address(),
+        "--use-deposit-address", "--strict", "--refund-to", new_address(),
+        *amount, "--yes", *extra,
+    ]  # fmt: skip
+
+
+def test_the_excess_child_is_named_in_json(cli: Cli, world: Any) -> None:
+    excess = ETH // 20
+    result = cli.invoke(*strict(ETH // 10 + excess, "--json"))
+    assert result.exit_code == 0, result.output
+    [finished] = [
+        e for e in map(json.loads, result.stdout.splitlines()) if e["event"] == "Finished"
+    ]
+    assert finished["status"] == "success"
+    [child] = finished["children"]
+    assert child["kind"] in ("refund", "child")  # v2 records say 'refund', v3 ones no kind
+    assert child["status"] == "refund"
+    assert child["amount"] == excess and child["amount_text"] == "0.05 ETH"
+    assert child["request_id"] != finished["request_id"]
+    assert finished["children_note"] is None
+    # it is the world's child of this request, refunded on chain
+    record = world.state.get(child["request_id"])
+    assert record.amount_in == excess and record.status == "refund"
+
+
+def test_the_excess_child_is_named_in_words(cli: Cli) -> None:
+    result = cli.invoke(*strict(ETH // 10 + ETH // 50))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("finished: success"))
+    assert lines[at + 1].startswith("  child request 0x")
+    assert lines[at + 1].endswith(": 0.02 ETH, refund")
+
+
+def test_an_exact_payment_names_no_child(cli: Cli) -> None:
+    result = cli.invoke(*strict(None, "--json"))
+    assert result.exit_code == 0, result.output
+    [finished] = [
+        e for e in map(json.loads, result.stdout.splitlines()) if e["event"] == "Finished"
+    ]
+    assert finished["children"] == [] and finished["children_note"] is None
