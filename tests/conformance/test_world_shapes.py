@@ -319,7 +319,7 @@ def _family_address(vm_type: str, value: str) -> bool:
         except ValueError:
             return False
     # the BTC currency's address is the public service's placeholder, no payable address
-    return is_bitcoin_address(value) or value == "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
+    return is_bitcoin_address(value) or value == "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
 
 
 def _evm_forms(entry: Any, vm_type: str, path: str = "") -> Any:
@@ -371,7 +371,7 @@ def test_chains_list_solana_and_bitcoin_as_the_public_service_does(
     assert usdc["decimals"] == 6
     assert solana["protocol"]["v2"]["depository"] == "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"
     assert solana["httpRpcUrl"].startswith("http://127.0.0.1:")
-    assert bitcoin["currency"]["address"] == "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
+    assert bitcoin["currency"]["address"] == "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
     assert bitcoin["currency"]["symbol"] == "BTC" and bitcoin["currency"]["decimals"] == 8
     assert bitcoin["httpRpcUrl"] == ""  # no Bitcoin node runs in the world
 

@@ -167,6 +167,35 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
         "cent, as the app's form takes it. The wire's integer only through --extra.",
     ),
     click.option("--permit-expiry", type=POSITIVE, help="Permit validity in seconds."),
+    # the Solana-only body fields (solana.md's table)
+    click.option(
+        "--sponsor-rent",
+        is_flag=True,
+        default=None,
+        help="Solana: have the sponsor pay the rent of accounts the route creates "
+        "(sponsoredFeeComponents gains 'rent'; needs --subsidize-fees).",
+    ),
+    click.option(
+        "--deposit-fee-payer",
+        type=ANY_ADDRESS,
+        help="Solana origin: another account that pays the deposit's fees (a second signer; "
+        "crossdeck signs only with keys it holds).",
+    ),
+    click.option(
+        "--max-route-length", type=POSITIVE, help="Solana: the most hops a swap route may take."
+    ),
+    click.option(
+        "--use-shared-accounts/--no-use-shared-accounts",
+        "use_shared_accounts",
+        default=None,
+        help="Solana: use shared accounts instead of creating token accounts (ATA) per route.",
+    ),
+    click.option(
+        "--include-compute-unit-limit/--no-include-compute-unit-limit",
+        "include_compute_unit_limit",
+        default=None,
+        help="Solana: include a compute-unit-limit instruction in the deposit.",
+    ),
     click.option(
         "--slippage-bps", type=BPS, help="Slippage tolerance in basis points (50 = 0.5%)."
     ),
@@ -270,6 +299,44 @@ def _dollars(text: str | None, option: str) -> str | None:
         raise InputError(f"{option}: {exc.message}", hint=exc.hint) from None
 
 
+def _family_wallet(settings: Settings, chain_id: int, option: str) -> str:
+    """The profile's wallet of `chain_id`'s family: its Solana wallet for Solana, else its
+    EVM wallet (the venue's accounts are EVM addresses)."""
+    from crossdeck.models.addresses import Family, family_of
+
+    if family_of(chain_id) is Family.SOLANA:
+        from crossdeck.credentials import resolve_solana_address
+
+        address = resolve_solana_address(settings)
+        if address is None:
+            raise InputError(
+                f"no {option} given and profile {settings.profile!r} has no Solana wallet",
+                hint=f"pass {option} or run `crossdeck wallet import-solana`",
+            )
+        return address
+    if family_of(chain_id) is Family.BITCOIN:
+        raise InputError(
+            f"{option}: crossdeck holds no Bitcoin wallet, so it cannot send from Bitcoin",
+            hint="send from an EVM chain, Solana or the venue to a Bitcoin recipient instead",
+        )
+    return wallet_address(settings, option)
+
+
+def _other_family_recipient(settings: Settings, origin: int, destination: int) -> str | None:
+    """With no --recipient, a route into another chain family pays the profile's own wallet
+    of that family (its Solana wallet, its EVM wallet), when it has one; else None (the user,
+    which the request then refuses by family, naming --recipient)."""
+    from crossdeck.models.addresses import Family, family_of
+
+    wanted = family_of(destination)
+    if wanted is family_of(origin) or wanted is Family.BITCOIN:
+        return None
+    try:
+        return _family_wallet(settings, destination, "--recipient")
+    except InputError:
+        return None
+
+
 def quote_fields(
     settings: Settings, options: dict[str, Any], *, user: str | None = None
 ) -> tuple[dict[str, Any], str | None]:
@@ -285,15 +352,17 @@ def quote_fields(
     _refuse_zero(amount, "--amount")
     _refuse_zero(amount_human, "--amount-human")
     origin_chain = options["origin_chain"]
+    destination_chain = options["destination_chain"]
     fields: dict[str, Any] = {
-        "user": options.get("user") or user or wallet_address(settings, "--user"),
+        "user": options.get("user") or user or _family_wallet(settings, origin_chain, "--user"),
         "origin_chain_id": origin_chain,
         "destination_chain_id": options["destination_chain"],
         "origin_currency": options["origin_currency"],
         "destination_currency": options["destination_currency"],
         "trade_type": options["trade_type"],
         "amount": amount,
-        "recipient": options.get("recipient"),
+        "recipient": options.get("recipient")
+        or _other_family_recipient(settings, origin_chain, destination_chain),
         "refund_to": options.get("refund_to"),
         "protocol_version": options.get("protocol_version")
         or required_protocol_version(origin_chain),
@@ -303,10 +372,17 @@ def quote_fields(
             options.get("max_subsidization"), "--max-subsidization"
         ),
         "permit_expiry": options.get("permit_expiry"),
+        "deposit_fee_payer": options.get("deposit_fee_payer"),
+        "max_route_length": options.get("max_route_length"),
+        "use_shared_accounts": options.get("use_shared_accounts"),
+        "include_compute_unit_limit": options.get("include_compute_unit_limit"),
         "slippage_tolerance": options.get("slippage_bps"),
         "referrer": options.get("referrer"),
     }
     fields.update({name: options.get(name) for name in _BOOL_FIELDS})
+    if options.get("sponsor_rent"):
+        components = fields.get("sponsored_fee_components") or []
+        fields["sponsored_fee_components"] = [*components, "rent"]
     fields = {k: v for k, v in fields.items() if v is not None}
     from pathlib import Path
 

@@ -23,7 +23,7 @@ SOLANA = 792703809
 BITCOIN = 8253038
 SOL = "11111111111111111111111111111111"
 USDC_SOL = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
-BTC = "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
+BTC = "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
 NATIVE = "0x0000000000000000000000000000000000000000"
 ETH = 10**18
 

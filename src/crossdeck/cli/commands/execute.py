@@ -372,10 +372,16 @@ async def _bridge_as(
     from crossdeck.cli.commands.service import quote_with, render_quote
     from crossdeck.cli.quote_options import quote_fields
     from crossdeck.cli.support import service_client
+    from crossdeck.models.addresses import Family, family_of, same_address
 
     wallet = signer.address
-    fields, amount_human = quote_fields(settings, options, user=wallet)
-    if fields["user"].lower() != wallet.lower():
+    if family_of(options["origin_chain"]) is Family.SOLANA:
+        from crossdeck.credentials import resolve_solana_address
+
+        # a Solana deposit is signed by the profile's Solana key (`wallet import-solana`)
+        wallet = resolve_solana_address(settings) or ""
+    fields, amount_human = quote_fields(settings, options, user=wallet or None)
+    if not same_address(fields["user"], wallet):
         whose = (
             "this profile's wallet"
             if signer.source.kind in ("keyring", "world")

@@ -257,21 +257,68 @@ def wallet_import(
     _store_key(obj, normalise_private_key(key), yes)
 
 
+@wallet.command("import-solana")
+@click.option("--stdin", "from_stdin", is_flag=True, help=STDIN_HELP)
+@click.option(
+    "--keypair-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Import from a Solana CLI keypair file (a JSON array of 64 numbers).",
+)
+@click.option("--yes", "-y", is_flag=True, help=YES_HELP)
+@click.pass_obj
+@handles_errors
+def wallet_import_solana(
+    obj: CliContext, from_stdin: bool, keypair_file: Path | None, yes: bool
+) -> None:
+    """Store a Solana key beside the EVM key: the base58 of its 64-byte keypair (hidden
+    prompt or stdin) or a Solana CLI keypair file. It is kept only in the keyring."""
+    from crossdeck.wallet import keystore
+    from crossdeck.wallet.solana import read_keypair
+
+    if keypair_file is not None and from_stdin:
+        raise InputError("use either --keypair-file or --stdin, not both")
+    if keypair_file is not None:
+        try:
+            text = keypair_file.read_text(encoding="utf-8")
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read keypair file {keypair_file}: {exc}") from None
+    else:
+        text = _read_secret("Solana keypair (base58 of 64 bytes, or a JSON array)", from_stdin)
+    keypair = read_keypair(text)
+    settings = _settings(obj)
+    _world_note(settings)
+    existing = keystore.load_solana_address(settings.profile)
+    if existing is not None:
+        _confirm(
+            f"Profile {settings.profile!r} already has Solana wallet {existing}. Replace it? "
+            "Without a backup of its key, its funds are lost.",
+            yes,
+        )
+    address = keystore.store_solana_key(settings.profile, keypair)
+    if obj.json:
+        print_json({"profile": settings.profile, "solanaAddress": address})
+    else:
+        click.echo(address)
+        click.echo(f"stored in {keystore.backend_description()}", err=True)
+
+
 @wallet.command("show")
 @click.pass_obj
 @handles_errors
 def wallet_show(obj: CliContext) -> None:
     """Print the wallet address (no key is read) and the keyring backend."""
-    from crossdeck.credentials import resolve_wallet_address
+    from crossdeck.credentials import resolve_solana_address, resolve_wallet_address
 
     settings = _settings(obj)
     address = resolve_wallet_address(settings)
+    solana = resolve_solana_address(settings)
     source = "world file" if settings.world is not None else "keyring"
     backend = _backend_line()
     if obj.json:
         print_json(
-            {"profile": settings.profile, "address": address, "source": source, "keyring": backend}
-        )
+            {"profile": settings.profile, "address": address, "solanaAddress": solana,
+             "source": source, "keyring": backend}
+        )  # fmt: skip
         return
     if address is None:
         click.echo(f"no wallet stored for profile {settings.profile!r}")
@@ -279,6 +326,8 @@ def wallet_show(obj: CliContext) -> None:
     else:
         click.echo(address)
         click.echo(f"profile: {settings.profile}  source: {source}")
+    if solana is not None:
+        click.echo(f"solana: {solana}")
     click.echo(f"keyring: {backend}")
 
 

@@ -15,7 +15,9 @@ SOLANA_CHAIN_ID = 792703809
 BITCOIN_CHAIN_ID = 8253038
 SOL_ADDRESS = "11111111111111111111111111111111"
 SOLANA_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
-BTC_ADDRESS = "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
+# as the public answers write it (realdata/quote/docs-bitcoin-*.json); solana.md's copy has four
+# q's more, a text whose bech32 checksum fails
+BTC_ADDRESS = "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
 SOLANA_DEPOSITORY = "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"
 
 
