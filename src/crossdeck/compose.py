@@ -136,15 +136,48 @@ def venue_client(settings: Settings) -> VenueClient:
 
 def portfolio_readers(settings: Settings, venue: VenueClient) -> dict[str, ChainBalanceReader]:
     """The balance reader of each chain family a portfolio reads (`crossdeck balances`, the
-    Portfolio screen): EVM chains over their RPC (the config's `rpc`, else /chains'), the venue
-    over its client."""
+    Portfolio screen): EVM and Solana chains over their RPC (the config's `rpc`, else
+    /chains'), the venue over its client."""
     from crossdeck.portfolio.evm_reader import EvmChainReader
+    from crossdeck.portfolio.svm_reader import SvmChainReader
     from crossdeck.portfolio.venue_reader import VenueChainReader
 
+    rpc = {cid: str(url) for cid, url in settings.rpc.items()}
     return {
-        "evm": EvmChainReader({cid: str(url) for cid, url in settings.rpc.items()}),
+        "evm": EvmChainReader(rpc),
+        "svm": SvmChainReader(rpc),
         "venue": VenueChainReader(venue),
     }
+
+
+def portfolio_owners(settings: Settings, address: str | None = None) -> dict[str, str]:
+    """Whose portfolio, per chain family: `address` alone (an EVM one holds on the EVM chains
+    and the venue, a Solana one on Solana), else the profile's wallet on each family it has
+    an address for (blocking: reads the keyring). Empty when there is none."""
+    from crossdeck.credentials import resolve_solana_address, resolve_wallet_address
+    from crossdeck.models.addresses import Family, guess_family
+
+    if address is not None:
+        family = Family.EVM if address.startswith("0x") else guess_family(address)
+        if family is Family.EVM:
+            return {"evm": address, "venue": address}
+        if family is Family.SOLANA:
+            return {"svm": address}
+        raise InputError(
+            f"{address}: balances are read for EVM and Solana addresses, not this one",
+            hint="pass an EVM (0x…) or Solana address",
+        )
+    owners: dict[str, str] = {}
+    evm = resolve_wallet_address(settings)
+    if evm:
+        owners.update(evm=evm, venue=evm)
+    try:
+        solana = resolve_solana_address(settings)
+    except CrossdeckError:
+        solana = None  # a keyring without the Solana key: the other chains still show
+    if solana:
+        owners["svm"] = solana
+    return owners
 
 
 def signer(settings: Settings) -> EvmSigner:

@@ -5,6 +5,7 @@ answer, or a price the service does not give, is said so while the rest renders.
 from __future__ import annotations
 
 import asyncio
+import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from .portfolio_support import (
 
 NATIVE = "0x" + "0" * 40
 ETH = 10**18
+SOLANA = 792703809
 
 
 def _funded(world: Any, home: Path) -> Wallet:
@@ -167,3 +169,37 @@ def test_a_price_the_service_does_not_give_is_said_not_guessed(world: Any, tmp_p
     assert "7 USDC (7000000)" in text.stdout and "no price" in text.stdout
     assert "not in the total: 1 holding(s) without a price" in text.stdout
     assert "$7.00" in wallet.invoke("balances", "--chain", "8453").stdout  # priced again
+
+
+def _solana_rpc(world: Any, method: str, *params: Any) -> Any:
+    from .portfolio_support import rpc
+
+    return rpc(world.rpc[SOLANA], method, *params)
+
+
+def test_solana_rows_are_the_chains_own_answer(world: Any, tmp_path: Path) -> None:
+    """The demo wallet's world file names its Solana address too: its SOL and SPL USDC are
+    Solana rows, equal to the chain's getBalance and token account."""
+    wallet = Wallet(world, tmp_path)
+    info = json.loads(wallet.world_file.read_text())
+    info["wallet"] = dict(world.info["wallet"])  # the demo wallet, EVM and Solana
+    wallet.world_file.write_text(json.dumps(info))
+    owner = world.info["wallet"]["solana_address"]
+    document = wallet.balances()
+    assert document["addresses"]["svm"] == owner
+    held = {h["symbol"]: h for h in document["holdings"] if h["chainId"] == SOLANA}
+    lamports = _solana_rpc(world, "getBalance", owner)["value"]
+    assert held["SOL"]["amount"] == str(lamports) and held["SOL"]["decimals"] == 9
+    accounts = _solana_rpc(
+        world, "getTokenAccountsByOwner", owner, {"mint": held["USDC"]["currency"]},
+        {"encoding": "jsonParsed"},
+    )["value"]  # fmt: skip
+    units = sum(
+        int(a["account"]["data"]["parsed"]["info"]["tokenAmount"]["amount"]) for a in accounts
+    )
+    assert held["USDC"]["amount"] == str(units) and units > 0
+    assert held["USDC"]["amountUsd"] is not None
+    # a Solana address alone reads Solana alone
+    alone = wallet.balances(owner)
+    assert {h["chainId"] for h in alone["holdings"]} == {SOLANA}
+    assert alone["addresses"] == {"svm": owner}

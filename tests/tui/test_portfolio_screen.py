@@ -83,7 +83,7 @@ async def test_the_rows_are_the_chains_and_an_unreachable_one_says_where(
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await _read(pilot)
         text = screen_text(app)
-        assert "Total $" in text and "2 of 3 chains read · 1 unreachable" in text
+        assert "Total $" in text and "3 of 4 chains read · 1 unreachable" in text
         assert "HyperEVM (999)" in text and f"unreachable at {DEAD_RPC}" in text
         # Base and the venue still render
         assert "Base (8453)" in text

@@ -107,6 +107,7 @@ class Portfolio:
     owner: str
     chains: tuple[ChainReading, ...]
     names: dict[int, str] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)  # the address read, per chain family
 
     @property
     def holdings(self) -> list[Holding]:
@@ -136,6 +137,7 @@ class Portfolio:
         name = self.names.get
         return {
             "address": self.owner,
+            "addresses": self.owners,
             "holdings": [h.to_json(name(h.chain_id)) for h in self.holdings],
             "assets": [
                 {

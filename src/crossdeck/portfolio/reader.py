@@ -124,4 +124,4 @@ async def read_portfolio(
     readings = await asyncio.gather(*(one(chain) for chain in picked))
     owner = owners.get("evm") or next(iter(owners.values()), "")
     names = {c.id: c.display_name or c.name or str(c.id) for c in chains.chains if c.id is not None}
-    return Portfolio(owner, tuple(readings), names)
+    return Portfolio(owner, tuple(readings), names, dict(owners))

@@ -17,7 +17,8 @@ def asset_amount(total: AssetTotal) -> str:
 
 
 def portfolio_lines(portfolio: Portfolio) -> list[str]:
-    lines = [f"Portfolio of {portfolio.owner}"]
+    others = sorted({a for a in portfolio.owners.values() if a != portfolio.owner})
+    lines = [f"Portfolio of {' and '.join([portfolio.owner, *others])}"]
     read = [c for c in portfolio.chains if c.reachable]
     if read:
         lines.append("read: " + ", ".join(f"{c.name} ({c.chain_id}) via {c.via}" for c in read))

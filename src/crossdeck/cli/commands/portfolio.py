@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from crossdeck.cli.option_types import ADDRESS, CHAIN_ID
+from crossdeck.cli.option_types import ANY_ADDRESS, CHAIN_ID
 from crossdeck.cli.support import handles_errors, print_json, service_client, wallet_address
 from crossdeck.errors import CrossdeckError
 from crossdeck.exitcodes import ExitCode
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from crossdeck.portfolio import Portfolio
 
 
-async def read(settings: Settings, owner: str, only: tuple[int, ...]) -> Portfolio:
+async def read(settings: Settings, owners: dict[str, str], only: tuple[int, ...]) -> Portfolio:
     from crossdeck import compose
     from crossdeck.portfolio import read_portfolio
 
@@ -27,7 +27,7 @@ async def read(settings: Settings, owner: str, only: tuple[int, ...]) -> Portfol
         chains = await service.chains()
         return await read_portfolio(
             chains,
-            {"evm": owner, "venue": owner},
+            owners,
             service=service,
             readers=compose.portfolio_readers(settings, venue),
             only=only,
@@ -35,7 +35,7 @@ async def read(settings: Settings, owner: str, only: tuple[int, ...]) -> Portfol
 
 
 @click.command("balances")
-@click.argument("address", required=False, type=ADDRESS)
+@click.argument("address", required=False, type=ANY_ADDRESS)
 @click.option(
     "--chain",
     "chains",
@@ -49,17 +49,21 @@ async def read(settings: Settings, owner: str, only: tuple[int, ...]) -> Portfol
 def balances_command(
     obj: CliContext, address: str | None, chains: tuple[int, ...], json_: bool
 ) -> None:
-    """What ADDRESS (default: the profile's wallet; any address, read-only) holds on every
-    chain the service lists and on the venue (chain 1337: perps, spot, HIP-3 DEXs): each
+    """What ADDRESS (default: the profile's wallet, EVM and Solana; any EVM or Solana address,
+    read-only) holds on every chain the service lists that it can hold on, the venue (chain
+    1337: perps, spot, HIP-3 DEXs) included for an EVM address: each
     currency with a balance, in units with the exact integer, its USD value at the service's
     price, a total per asset and a grand total. Each chain is read in one Multicall3 call, all
     at once; a chain that does not answer is shown as unreachable with its URL."""
+    from crossdeck import compose
     from crossdeck.config import load_settings
     from crossdeck.portfolio.text import portfolio_lines
 
     settings = load_settings(obj.profile, obj.world, obj.signer)
-    owner = address or wallet_address(settings, "address")
-    portfolio = asyncio.run(read(settings, owner, chains))
+    owners = compose.portfolio_owners(settings, address)
+    if not owners:
+        wallet_address(settings, "address")  # raises: says what to pass
+    portfolio = asyncio.run(read(settings, owners, chains))
     if portfolio.chains and not any(c.reachable for c in portfolio.chains):
         problems = "; ".join(f"{c.chain_id} at {c.url or '-'}: {c.error}" for c in portfolio.chains)
         raise _NothingRead(f"no chain could be read ({problems})")

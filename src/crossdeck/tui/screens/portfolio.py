@@ -1,11 +1,12 @@
-"""Portfolio: what the wallet holds on every chain of /chains and on the venue, read by the same
-layer as `crossdeck balances` (one Multicall3 call per chain, all at once, priced by the
-service). The total on top; one row per asset, opened with enter to one row per chain; `m` on a
+"""Portfolio: what the wallet holds on every chain of /chains (EVM, and Solana where the profile
+has a Solana address) and on the venue, read by the same layer as `crossdeck balances` (one
+Multicall3 call per EVM chain, all chains at once, priced by the service). The total on top; one row per asset, opened with enter to one row per chain; `m` on a
 chain's row starts a quote from that chain and currency. Read again on ctrl+r and whenever a
 request the app follows ends (its balances moved)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -19,6 +20,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
+from crossdeck.config import Settings
+from crossdeck.errors import CrossdeckError
 from crossdeck.portfolio import Portfolio
 from crossdeck.tui.notices import describe_error
 from crossdeck.tui.portfolio_rows import Row, asset_key, portfolio_rows, total_line
@@ -26,6 +29,16 @@ from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen
 from crossdeck.tui.waits import service_at, within
 
 READING = "Reading every chain and the venue…"
+
+
+def _solana_address(settings: Settings) -> str | None:
+    """The profile's Solana address, if it has one (blocking: the keyring)."""
+    from crossdeck.credentials import resolve_solana_address
+
+    try:
+        return resolve_solana_address(settings)
+    except CrossdeckError:
+        return None  # a locked or broken keyring: the other chains still show
 
 
 class PortfolioLoaded(Message):
@@ -102,7 +115,11 @@ class PortfolioScreen(ModeScreen):
         app = self.crossdeck
         await app.services_ready.wait()
         owner = app.services.wallet_address
-        if not owner:
+        owners = {"evm": owner, "venue": owner} if owner else {}
+        solana = await asyncio.to_thread(_solana_address, app.settings)
+        if solana:
+            owners["svm"] = solana
+        if not owners:
             self.query_one("#portfolio-total", Static).update(
                 Text("no wallet address for this profile: `crossdeck wallet import`", "yellow")
             )
@@ -121,7 +138,7 @@ class PortfolioScreen(ModeScreen):
         portfolio = await within(
             read_portfolio(
                 chains,
-                {"evm": owner, "venue": owner},
+                owners,
                 service=services.service,
                 readers=compose.portfolio_readers(settings, services.venue),
             ),

@@ -1,0 +1,97 @@
+"""The balances of a Solana chain: SOL and every SPL token /chains lists for it.
+
+Three reads, sent together: `getBalance` for SOL, and `getTokenAccountsByOwner` (jsonParsed)
+for each token program (SPL Token and Token-2022), which lists every token account of the owner
+with its mint and amount in one answer; a mint held in several accounts is added up. A mint
+/chains does not list is left out, as an EVM chain's unlisted tokens are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from crossdeck.errors import CrossdeckError
+from crossdeck.models.chains import ChainInfo
+from crossdeck.models.solana import SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM
+from crossdeck.portfolio.evm_reader import url_shown
+from crossdeck.portfolio.model import ChainReading, Holding
+from crossdeck.wallet.errors import RpcError
+from crossdeck.wallet.solana import SolanaGateway
+
+SOL_DECIMALS = 9
+VIA_SOLANA = "getBalance + getTokenAccountsByOwner"
+
+
+def token_amounts(answer: Any) -> dict[str, int]:
+    """mint -> amount (smallest unit) of a jsonParsed getTokenAccountsByOwner answer."""
+    value = answer.get("value") if isinstance(answer, dict) else None
+    if not isinstance(value, list):
+        raise RpcError("the Solana RPC answered getTokenAccountsByOwner without a value")
+    amounts: dict[str, int] = {}
+    for entry in value:
+        try:
+            info = entry["account"]["data"]["parsed"]["info"]
+            mint, amount = info["mint"], int(info["tokenAmount"]["amount"])
+        except (KeyError, TypeError, ValueError):
+            raise RpcError("the Solana RPC's token account is not jsonParsed as asked") from None
+        amounts[mint] = amounts.get(mint, 0) + amount
+    return amounts
+
+
+class SvmChainReader:
+    family = "svm"
+
+    def __init__(self, rpc_urls: dict[int, str], *, timeout: float = 8.0) -> None:
+        self.rpc_urls = rpc_urls
+
+        self.timeout = timeout
+
+    def url_for(self, chain: ChainInfo) -> str | None:
+        assert chain.id is not None
+        return self.rpc_urls.get(chain.id) or chain.http_rpc_url or None
+
+    def where(self, chain: ChainInfo) -> str:
+        url = self.url_for(chain)
+        return url_shown(url) if url else ""
+
+    async def read(self, chain: ChainInfo, owner: str) -> ChainReading:
+        assert chain.id is not None
+        name = chain.display_name or chain.name or str(chain.id)
+        url = self.url_for(chain)
+        if url is None:
+            return ChainReading(
+                chain.id, name, "", "", error=f"no RPC URL: set rpc.{chain.id} in the config"
+            )
+        gateway = SolanaGateway(url, timeout=self.timeout, retries=1)
+        try:
+            parsed = {"encoding": "jsonParsed"}
+            lamports, *by_program = await asyncio.gather(
+                gateway.balance(owner),
+                *(
+                    gateway.rpc("getTokenAccountsByOwner", owner, {"programId": p}, parsed)
+                    for p in (TOKEN_PROGRAM, TOKEN_2022_PROGRAM)
+                ),
+            )
+            held: dict[str, int] = {}
+            for answer in by_program:
+                for mint, amount in token_amounts(answer).items():
+                    held[mint] = held.get(mint, 0) + amount
+        except CrossdeckError as exc:
+            return ChainReading(chain.id, name, url_shown(url), "", error=exc.message)
+        finally:
+            await gateway.aclose()
+        holdings = []
+        for currency in chain.currencies:
+            address = currency.address or ""
+            if address == SYSTEM_PROGRAM:
+                amount, decimals = lamports, currency.decimals or SOL_DECIMALS
+            elif address in held and currency.decimals is not None:
+                amount, decimals = held[address], currency.decimals
+            else:
+                continue
+            if amount:
+                holdings.append(
+                    Holding(chain.id, address, currency.symbol or "?", decimals, amount)
+                )
+        return ChainReading(chain.id, name, url_shown(url), VIA_SOLANA, tuple(holdings))
