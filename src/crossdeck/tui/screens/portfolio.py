@@ -1,8 +1,9 @@
 """Portfolio: what the wallet holds on every chain of /chains (EVM, and Solana where the profile
 has a Solana address) and on the venue, read by the same layer as `crossdeck balances` (one
-Multicall3 call per EVM chain, all chains at once, priced by the service). The total on top; one row per asset, opened with enter to one row per chain; `m` on a
-chain's row starts a quote from that chain and currency. Read again on ctrl+r and whenever a
-request the app follows ends (its balances moved)."""
+Multicall3 call per EVM chain, all chains at once, priced by the service). The total on top;
+one row per asset, opened with enter to one row per chain; `m` on a chain's row starts a quote
+from that chain and currency. Read again on ctrl+r and whenever a request the app follows ends
+(its balances moved)."""
 
 from __future__ import annotations
 
