@@ -106,6 +106,11 @@ QUOTES_REFUSED = {
         "the NonceMapping has no `depositor` field (an older authorize form)",
     ),
     "quote/docs-bitcoin-2026-06-09-1.json": ("step-kind", "a Bitcoin transaction (`psbt`)"),
+    # routes to Bitcoin and to Solana whose EVM items the docs cut to from/to/chainId (no
+    # calldata, no value) and which carry no paymentDetails: nothing a wallet could sign as
+    # shown; their Solana / Bitcoin recipients pass the request guards (below)
+    "quote/docs-bitcoin-2026-06-09-2.json": NO_PAYMENT_DETAILS,
+    "quote/docs-solana-2026-08-13-1.json": NO_PAYMENT_DETAILS,
     "quote/docs-bitcoin-2026-06-09-3.json": ("step-kind", "a Bitcoin transaction (`psbt`)"),
     # an unlimited Permit2 approve, then a Permit2 batch transfer permit, with no paymentDetails
     # to hold them to
@@ -121,14 +126,6 @@ QUOTES_MODELS_ONLY = {
     "quote/docs-integrating-2025-12-18-1.json": "partial: only `protocol`",
     "quote/docs-step-execution-2025-12-09-1.json": "partial: steps without a requestId",
     "quote/docs-step-execution-2026-04-17-1.json": "partial: steps without a requestId",
-    "quote/docs-bitcoin-2026-06-09-2.json": (
-        "a route to Bitcoin whose EVM items the docs cut to from/to/chainId (no calldata, no "
-        "value, no paymentDetails): nothing a wallet could sign as shown"
-    ),
-    "quote/docs-solana-2026-08-13-1.json": (
-        "a route to Solana whose EVM items the docs cut to from/to/chainId (no calldata, no "
-        "value, no paymentDetails): nothing a wallet could sign as shown"
-    ),
 }
 STEPS = sorted(
     [f"step/docs-hyperliquid-support-{d}.json" for d in ("2026-04-24-1", "2026-06-03-1")]
@@ -440,6 +437,31 @@ def test_a_form_the_guards_cannot_judge_is_refused_in_words(name: str) -> None:
     quote = for_this_wallet(name)
     refused = failures(check_quote(quote, wallet=WALLET, chains=chains_answer()))
     assert any(r.name == guard and words in r.message for r in refused), refused
+
+
+@pytest.mark.parametrize(
+    "name", ["quote/docs-solana-2026-08-13-1.json", "quote/docs-bitcoin-2026-06-09-2.json"]
+)
+def test_solana_and_bitcoin_recipients_pass_the_request_guards(name: str) -> None:
+    quote = for_this_wallet(name)
+    details = quote.details
+    assert details is not None and details.currency_in and details.currency_out
+    inp, out = details.currency_in, details.currency_out
+    assert not isinstance(inp.currency, str) and not isinstance(out.currency, str)
+    request = QuoteRequest.build(
+        user=WALLET,
+        origin_chain_id=inp.currency.chain_id,
+        destination_chain_id=out.currency.chain_id,
+        origin_currency=inp.currency.address,
+        destination_currency=out.currency.address,
+        amount=str(inp.amount),
+        trade_type="EXACT_INPUT",
+        recipient=details.recipient,
+    )
+    results = check_quote(quote, wallet=WALLET, chains=chains_answer(), request=request)
+    passed = {r.name for r in results if r.ok}
+    assert {"request-recipient", "request-destination", "request-user"} <= passed
+    assert not [r for r in failures(results) if r.name.startswith("request-")]
 
 
 def test_a_permit2_permit_is_not_signed_blind() -> None:

@@ -16,6 +16,7 @@ from crossdeck.execute.describe import Line, label_width
 from crossdeck.execute.guards import GuardResult
 from crossdeck.execute.refund import RefundPaid
 from crossdeck.exitcodes import ExitCode
+from crossdeck.models.addresses import SOLANA_CHAIN_ID
 
 SignKind = Literal["transaction", "typed_data", "message", "venue_action"]
 
@@ -123,6 +124,11 @@ class TxSent(Event):
     step_id: str | None = None
     item_index: int = 0
 
+    def words(self) -> str:
+        if self.chain_id == SOLANA_CHAIN_ID:  # a signature, no nonce
+            return f"sent {self.hash} on Solana ({self.chain_id})"
+        return f"sent {self.hash} on chain {self.chain_id} (nonce {self.nonce})"
+
 
 @dataclass(frozen=True)
 class TxConfirmed(Event):
@@ -132,6 +138,11 @@ class TxConfirmed(Event):
     gas_used: int
     step_id: str | None = None
     item_index: int = 0
+
+    def words(self) -> str:
+        if self.chain_id == SOLANA_CHAIN_ID:  # `block_number` is the slot; no gas
+            return f"confirmed in slot {self.block_number}"
+        return f"mined in block {self.block_number} (gas used {self.gas_used})"
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.execute.gateways import Gateways
     from crossdeck.venue.client import VenueClient
-    from crossdeck.wallet.signers import EvmSigner
+    from crossdeck.wallet.signers import EvmSigner, SignerSource
 
 __all__ = ["Collaborators", "Executor", "RunOptions", "approve_all"]
 
@@ -102,6 +102,13 @@ class Executor:
     @property
     def signer(self) -> EvmSigner:
         return self._shop.parts.signer
+
+    def signer_for(self, quote: Quote) -> SignerSource:
+        """Who signs `quote`: the Solana key for a Solana deposit, else the EVM signer."""
+        solana = self._shop.parts.solana
+        if solana is not None and self._shop.wallet_for(quote) == solana.signer.address:
+            return solana.signer.source
+        return self.signer.source
 
     @property
     def journal(self) -> Journal:
@@ -167,7 +174,8 @@ class Executor:
             except GuardRefused:
                 self.journal.set_run_state(request_id, "refused", error="guard refused")
                 raise
-            yield RunStarted(request_id, self.signer.address, _step_ids(run.quote))
+            wallet = self._shop.wallet_for(run.quote) or self.signer.address
+            yield RunStarted(request_id, wallet, _step_ids(run.quote))
             async for event in self._execute(run):
                 yield event
         except CrossdeckError as exc:
@@ -195,7 +203,8 @@ class Executor:
             wallet, chain_id = self.signer.address, self._shop.options.signing_chain_id
             run, finished = resumable_run(self.journal, request_id, wallet, chain_id)
             owned = True
-            yield RunStarted(request_id, self.signer.address, _step_ids(run.quote), resumed=True)
+            wallet = self._shop.wallet_for(run.quote) or self.signer.address
+            yield RunStarted(request_id, wallet, _step_ids(run.quote), resumed=True)
             if finished is not None:
                 yield Note(f"request {request_id} already finished: {finished}")
             await self.chains_for(run.quote)

@@ -126,9 +126,9 @@ def event_lines(event: RunEvent) -> list[str]:
         case ev.Signed():
             return [f"  signed ({event.kind})"]
         case ev.TxSent():
-            return [f"  sent {event.hash} on chain {event.chain_id} (nonce {event.nonce})"]
+            return [f"  {event.words()}"]
         case ev.TxConfirmed():
-            return [f"  mined in block {event.block_number} (gas used {event.gas_used})"]
+            return [f"  {event.words()}"]
         case ev.Posted():
             more = (
                 f"; the answer added steps {', '.join(event.appended_steps)}"
@@ -405,7 +405,11 @@ async def _bridge_as(
         chains = await executor.chains_for(quote, known=asked)
         if as_json:
             print_json(
-                {"event": "Quote", "quote": quote.to_wire(), "signer": signer.source.to_json()}
+                {
+                    "event": "Quote",
+                    "quote": quote.to_wire(),
+                    "signer": executor.signer_for(quote).to_json(),
+                }
             )
         if as_json and yes:
             # nothing shows or asks before the run, whose first event is these very checks
@@ -419,7 +423,7 @@ async def _bridge_as(
                 click.echo(line)
             if deposit_amount is not None:
                 click.echo(f"Deposit      sending {deposit_amount} instead of the quoted amount")
-            click.echo(f"Signer       {signer.source.words()}")
+            click.echo(f"Signer       {executor.signer_for(quote).words()}")
             bad = [g for g in guards if not g.ok]
             if bad:
                 click.echo(

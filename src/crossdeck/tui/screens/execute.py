@@ -325,12 +325,12 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
     def _show_TxSent(self, event: ev.TxSent) -> None:
         self._follow_on_live()
         self._set_state(self._row(event.step_id, event.item_index), "sent", short(event.hash))
-        self._say(f"sent {event.hash} on chain {event.chain_id} (nonce {event.nonce})")
+        self._say(event.words())
 
     def _show_TxConfirmed(self, event: ev.TxConfirmed) -> None:
         key = self._row(event.step_id, event.item_index)
         self._set_state(key, "confirmed", short(event.hash))
-        self._say(f"confirmed in block {event.block_number} (gas used {event.gas_used})", "green")
+        self._say(event.words().replace("mined", "confirmed"), "green")
 
     def _show_Posted(self, event: ev.Posted) -> None:
         self._follow_on_live()
