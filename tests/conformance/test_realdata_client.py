@@ -96,10 +96,21 @@ QUOTES_REFUSED = {
     "quote/docs-bridging-integration-guide-2026-08-21-1.json": NO_PAYMENT_DETAILS,
     "quote/docs-quickstart-2026-07-21-1.json": NO_PAYMENT_DETAILS,
     "quote/docs-swapping-integration-guide-2025-12-18-1.json": NO_PAYMENT_DETAILS,
-    "quote/openapi-quote-examples.json": NO_PAYMENT_DETAILS,
     "quote/relay-kit-executeBridge.json": NO_PAYMENT_DETAILS,
-    "quote/relay-kit-swapWithApproval.json": NO_PAYMENT_DETAILS,
-    "quote/relay-kit-swapWithZeroResetApproval.json": NO_PAYMENT_DETAILS,
+    # same-chain swaps in the self-executed form (no protocol.v2): their router calldata would
+    # be simulated, but each is refused first by what can be read without a chain
+    "quote/openapi-quote-examples.json": (
+        "tx-payment",
+        "a same-chain swap on chain 8453, but this transaction is on chain 1",
+    ),
+    "quote/relay-kit-swapWithApproval.json": (
+        "tx-destination",  # its router is none of the contracts the recorded /chains names
+        "which is not the depository /chains names",
+    ),
+    "quote/relay-kit-swapWithZeroResetApproval.json": (
+        "tx-payment",  # the zero reset before the approve
+        "approves 0 (value 0), but the swap's input is",
+    ),
 
     "quote/docs-hyperliquid-support-2026-04-24-1.json": (
         "authorize-terms",

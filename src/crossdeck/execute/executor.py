@@ -160,6 +160,7 @@ class Executor:
             results = self._shop.run_guards(run)
             if deposit_amount is None:  # another amount is held to the chain when it is sent
                 results += await self.check_funds(run.quote)
+            results += await self._shop.simulation_guards(run.quote)
             yield GuardsChecked(tuple(results))
             self.journal.start_run(
                 request_id,

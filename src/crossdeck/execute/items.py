@@ -44,6 +44,7 @@ from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE
 from crossdeck.execute.guards.funds import funds_guard, venue_funds_guard
 from crossdeck.execute.guards.gas import DEFAULT_GAS_LIMIT_MULTIPLE, quote_gas_guards
 from crossdeck.execute.guards.request import no_request_guard
+from crossdeck.execute.guards.simulation import simulated_chain, simulation_guard
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest, StatusV3, Step, StepItem
 
@@ -203,6 +204,17 @@ class Workshop:
         results = await funds_guard(quote, address, chain_id, gateway)
         gas_multiple = self.options.gas_limit_multiple
         return results + await quote_gas_guards(quote, address, self.parts.gateways, gas_multiple)
+
+    async def simulation_guards(
+        self, quote: Quote, start: tuple[int, int] = (0, 0)
+    ) -> list[GuardResult]:
+        """`balance-changes`: the pending transactions from `start` on, simulated and held to
+        the quote, when one of them has calldata the decoders cannot read (else nothing)."""
+        chain_id = simulated_chain(quote, start)
+        if chain_id is None:
+            return []
+        gateway = self.parts.gateways.get(chain_id)
+        return await simulation_guard(quote, self.parts.signer.address, gateway, start)
 
     def item_guards(self, item: Item) -> list[GuardResult]:
         run = item.run

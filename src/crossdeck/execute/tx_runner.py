@@ -100,6 +100,11 @@ class TransactionRunner(ItemRunner):
         results += await chain_guards(
             gateway, unsigned, address, run.quote, options.fee_cap_multiple, item.where
         )
+        # calldata the decoders cannot read: this transaction and those after it, simulated on
+        # the chain as it is now and held to the quote, right before this signature
+        results += await self.shop.simulation_guards(
+            run.quote, (item.step_index, item.item_index)
+        )
         require(results)
         title = describe.transaction_title(
             chain_id, item.step.id, deposit_address=deposit_address is not None

@@ -5,6 +5,9 @@ What it watches
 - Each EVM chain, from the block after the one current at start: the depository's ``Deposit``
   logs (matched to a request by ``id`` = the quote's ``protocol.v2.orderId``), USDC ``Transfer``
   logs and value-carrying transactions into deposit addresses (matched by address).
+- Each EVM chain: the router's ``Swap`` logs, by order id: a self-executed same-chain swap is
+  done in the user's own transaction (``pending`` then ``success``, that transaction both in
+  and out).
 - The venue: every accepted ``sendAsset`` whose destination is the venue depository's account
   (an account of its own, not the solver's),
   matched by (user, nonce) through the nonce mapping made by ``POST /authorize``. A sendAsset
@@ -87,6 +90,7 @@ from crossdeck.sim.solver_chain import (
     DEPOSIT_TOPIC,
     ERC20_TRANSFER_GAS,
     NATIVE,
+    SWAP_TOPIC,
     SolverChain,
     Unconfirmed,
     is_native,
@@ -340,6 +344,9 @@ class Solver:
             record = self.state.by_order_id(topics[3])
             token = topic_address(topics[2]).lower()
             sender = topic_address(topics[1])
+        elif emitter == chain.router.lower() and topics[0] == SWAP_TOPIC:
+            await self._swapped(chain, key, entry)
+            return
         elif emitter == chain.usdc.lower() and len(topics) == 3:
             record = self._deposit_address_request(chain, topic_address(topics[2]))
             token, sender = chain.usdc.lower(), topic_address(topics[1])
@@ -357,6 +364,19 @@ class Solver:
         if record is not None:
             sender = to_checksum_address(tx["from"])
             await self._paid(chain, key, record, NATIVE, _int(tx["value"]), sender, tx["hash"])
+
+    async def _swapped(self, chain: SolverChain, key: str, entry: dict[str, Any]) -> None:
+        """A self-executed swap ran through the router: the user's own transaction took the
+        input and paid the recipient, so the request it names (by order id) is done, with that
+        one transaction as both its deposit and its fill."""
+        record = self.state.by_order_id(entry["topics"][3])
+        tx = await chain.onchain_tx(entry["transactionHash"])
+        self._seen.add(key)
+        if record is None or record.status not in _STARTED:
+            log.warning("router swap %s matches no waiting request", key)
+            return
+        self.state.advance(record.id, Status.PENDING, in_tx=tx)
+        self.state.advance(record.id, Status.SUCCESS, out_tx=tx)
 
     def _deposit_address_request(self, chain: SolverChain, address: str) -> RequestRecord | None:
         requests = self.state.by_deposit_address(address)

@@ -27,6 +27,9 @@ ERC20_TRANSFER_GAS = 80_000
 
 DEPOSIT_TOPIC = "0x" + keccak(text="Deposit(address,address,uint256,bytes32)").hex()
 TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
+SWAP_TOPIC = (
+    "0x" + keccak(text="Swap(address,address,address,uint256,address,uint256,bytes32)").hex()
+)
 _TRANSFER_SELECTOR = keccak(text="transfer(address,uint256)")[:4]
 
 
@@ -67,6 +70,7 @@ class SolverChain:
         self.chain_id = node.chain_id
         self.usdc = to_checksum_address(node.usdc)
         self.depository = to_checksum_address(node.depository)
+        self.router = to_checksum_address(node.router)
         self.client = ChainRpcClient(node.rpc_url, timeout=timeout)
         self.next_block = 0  # first block not scanned yet
         self._send_locks: dict[str, asyncio.Lock] = {}
@@ -88,14 +92,15 @@ class SolverChain:
         return int(raw, 16)
 
     async def contract_logs(self, from_block: int, to_block: int) -> list[dict[str, Any]]:
-        """Depository `Deposit` and USDC `Transfer` logs in the range, in chain order."""
+        """Depository `Deposit`, USDC `Transfer` and router `Swap` logs in the range, in chain
+        order."""
         logs = await self.client.call(
             "eth_getLogs",
             {
                 "fromBlock": hex(from_block),
                 "toBlock": hex(to_block),
-                "address": [self.depository, self.usdc],
-                "topics": [[DEPOSIT_TOPIC, TRANSFER_TOPIC]],
+                "address": [self.depository, self.usdc, self.router],
+                "topics": [[DEPOSIT_TOPIC, TRANSFER_TOPIC, SWAP_TOPIC]],
             },
         )
         return sorted(logs, key=lambda log: (int(log["blockNumber"], 16), int(log["logIndex"], 16)))

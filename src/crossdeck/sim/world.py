@@ -479,6 +479,7 @@ class World:
             display,
             usdc=node.usdc,
             depository=node.depository,
+            router=node.router,
             rpc_url=node.rpc_url,
             native_symbol=symbol,
             native_name=native_name,

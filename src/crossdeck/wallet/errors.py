@@ -49,6 +49,10 @@ class ChainMismatchError(RpcError):
     exit_code = ExitCode.INVALID_INPUT
 
 
+class SimulationUnsupportedError(RpcError):
+    """The EVM node has no `eth_simulateV1`: what a transaction would do cannot be seen."""
+
+
 class WouldRevertError(RpcError):
     """Gas estimation says the transaction would revert; nothing was sent."""
 

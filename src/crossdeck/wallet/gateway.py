@@ -29,6 +29,7 @@ from crossdeck.wallet.errors import (
     ReceiptTimeoutError,
     RpcError,
     RpcUnreachableError,
+    SimulationUnsupportedError,
     TransactionRevertedError,
     WouldRevertError,
 )
@@ -401,3 +402,46 @@ class EvmGateway:
     async def erc20_allowance(self, token: str, owner: str, spender: str) -> int:
         """`allowance(owner, spender)` in the token's smallest unit."""
         return await self._erc20_uint(token, _ALLOWANCE, owner, spender)
+
+    async def simulate(self, calls: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """`eth_simulateV1` of `calls` in order on the latest state, with `traceTransfers`
+        (native value moved shows as Transfer logs of 0xEeee...eEEeE): each call's result
+        (`status`, `returnData`, `logs`, `error`). `SimulationUnsupportedError` when the node
+        does not have the method."""
+        await self._ensure_chain()
+        options = {
+            "blockStateCalls": [{"calls": [self._call_params(c) for c in calls]}],
+            "traceTransfers": True,
+            "validation": False,
+        }
+        try:
+            blocks = await self._rpc("eth_simulateV1", options, "latest")
+        except RpcUnreachableError:
+            raise
+        except RpcError as exc:
+            if _UNSUPPORTED.search(str(exc)):
+                raise SimulationUnsupportedError(
+                    f"the node at {self._where} (chain {self.expected_chain_id}) does not "
+                    "answer eth_simulateV1",
+                    hint="use an RPC that has eth_simulateV1 (geth, reth, anvil, ...)",
+                ) from None
+            raise
+        return self._parse("eth_simulateV1", _simulated_calls, blocks)
+
+
+def _simulated_calls(blocks: Any) -> list[dict[str, Any]]:
+    calls: list[dict[str, Any]] = []
+    for block in blocks:
+        for call in block["calls"]:
+            if not isinstance(call, dict) or not isinstance(call.get("logs", []), list):
+                raise ValueError("a simulated call is not an object with logs")
+            calls.append(call)
+    return calls
+
+
+# how nodes say they do not have a method (geth, anvil, reth, providers' gateways)
+_UNSUPPORTED = re.compile(
+    r"does not exist|not found|not supported|unsupported|not available|unknown method|"
+    r"method not|not implemented",
+    re.IGNORECASE,
+)

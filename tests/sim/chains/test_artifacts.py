@@ -31,7 +31,7 @@ def test_artifact_has_abi_and_bytecode(name: str) -> None:
 
 
 def test_unknown_artifact_is_a_clear_error() -> None:
-    with pytest.raises(KeyError, match="known: Depository, USDC"):
+    with pytest.raises(KeyError, match="known: Depository, Router, USDC"):
         load_artifact("Vault")
 
 

@@ -144,7 +144,38 @@ async def quote_time_funds(
     venue: VenueClient | None,
 ) -> list[GuardResult]:
     """The `funds` guard where no executor is at hand (`crossdeck quote`, the app's Quote
-    screen): the paying chain's RPC from `rpc` (chain id -> URL), or the venue's balance."""
+    screen): the paying chain's RPC from `rpc` (chain id -> URL), or the venue's balance; and
+    `balance-changes`, the simulation of calldata crossdeck cannot decode, with what it shows
+    ("you send 0.01 ETH, you receive at least 29.81 USDC")."""
+    return [
+        *await _quote_time_funds(quote, wallet, chains, rpc, venue),
+        *await quote_time_simulation(quote, wallet, rpc),
+    ]
+
+
+async def quote_time_simulation(
+    quote: Quote, wallet: str, rpc: Mapping[int, str]
+) -> list[GuardResult]:
+    from crossdeck.execute.guards.simulation import simulated_chain, simulation_guard
+    from crossdeck.wallet.gateway import EvmGateway
+
+    chain_id = simulated_chain(quote)
+    if chain_id is None:
+        return []
+    url = rpc.get(chain_id)
+    if url is None:
+        return await simulation_guard(quote, wallet, None)
+    async with EvmGateway(url, chain_id) as gateway:
+        return await simulation_guard(quote, wallet, gateway)
+
+
+async def _quote_time_funds(
+    quote: Quote,
+    wallet: str,
+    chains: ChainsResponse | None,
+    rpc: Mapping[int, str],
+    venue: VenueClient | None,
+) -> list[GuardResult]:
     from crossdeck.wallet.gateway import EvmGateway
 
     if venue is not None:

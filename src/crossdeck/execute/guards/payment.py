@@ -6,7 +6,9 @@ quote's own step, or a contract the user named in the request's `txs`. What it d
 read from its calldata by ABI (`calldata.decode_call`): a deposit pays exactly the payment, with
 this order id, from this wallet; an approve allows exactly the payment to the depository (or a
 contract /chains names). A quote without paymentDetails gives nothing to hold a transaction to,
-so it is refused rather than checked less.
+so it is refused rather than checked less, except in the self-executed form of a same-chain
+swap (`guards.self_executed`). Calldata the decoders cannot read, to a contract /chains names,
+is simulated before signing (`guards.simulation`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ from crossdeck.execute.guards.base import (
     _same_address,
 )
 from crossdeck.execute.guards.calldata import Call, CalldataError, decode_call
+from crossdeck.execute.guards.self_executed import (
+    input_token,
+    is_self_executed,
+    self_executed_payment,
+)
 from crossdeck.models import (
     NATIVE_ADDRESS,
     NATIVE_DECIMALS,
@@ -95,6 +102,7 @@ def destination_guard(
     chains: ChainsResponse | None,
     request: QuoteRequest | None,
     where: str,
+    quote: Quote | None = None,
 ) -> GuardResult:
     if chains is None:
         return _fail(
@@ -104,6 +112,9 @@ def destination_guard(
             where,
         )
     allowed = allowed_destinations(tx.chain_id, step, payment, chains, request)
+    token = input_token(quote) if quote is not None and is_self_executed(quote) else None
+    if token is not None:  # a self-executed swap's approve
+        allowed.setdefault(token.lower(), "the swap's input token")
     why = allowed.get((tx.to or "").lower())
     if why is not None:
         return _ok("tx-destination", f"goes to {why} {short(tx.to)}", where)
@@ -126,6 +137,12 @@ def payment_guards(
 ) -> list[GuardResult]:
     """What the transaction does with the payment (the destination is checked apart)."""
     payment = quote.payment_details
+    try:
+        call, undecoded = decode_call(tx.data), None
+    except CalldataError as exc:
+        call, undecoded = None, str(exc)
+    if is_self_executed(quote):
+        return [self_executed_payment(quote, tx, call, undecoded, chains, where)]
     if payment is None or not payment.depository or payment.amount is None:
         return [
             _fail(
@@ -135,13 +152,22 @@ def payment_guards(
                 where,
             )
         ]
-    try:
-        call = decode_call(tx.data)
-    except CalldataError as exc:
+    if undecoded is not None:
+        if _same_address(tx.to, payment.depository) or _same_address(tx.to, payment.currency):
+            return [
+                _fail(
+                    "tx-payment",
+                    f"calls {short(tx.to)} with data crossdeck cannot read: {undecoded}",
+                    where,
+                )
+            ]
+        # a contract /chains names (the destination guard holds it to that): what the call
+        # does is simulated before signing and held to the quote
         return [
-            _fail(
+            _ok(
                 "tx-payment",
-                f"calls {short(tx.to)} with data crossdeck cannot read: {exc}",
+                f"calls {short(tx.to)} with data crossdeck does not decode ({undecoded}); it is "
+                "simulated before signing and held to the quote (balance-changes)",
                 where,
             )
         ]

@@ -414,7 +414,7 @@ def _tx_guards(
         )
         return results
     results += payment_guards(quote, step, tx, wallet, chains, where)
-    results.append(destination_guard(tx, step, payment, chains, request, where))
+    results.append(destination_guard(tx, step, payment, chains, request, where, quote))
     return results
 
 

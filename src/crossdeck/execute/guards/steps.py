@@ -20,6 +20,7 @@ from crossdeck.execute.guards.base import (
     _same_address,
 )
 from crossdeck.execute.guards.calldata import CalldataError, decode_call
+from crossdeck.execute.guards.self_executed import input_token, is_self_executed
 from crossdeck.models import NATIVE_ADDRESS, Quote, StepItem
 
 
@@ -53,7 +54,7 @@ def steps_guard(quote: Quote) -> GuardResult:
         payment is not None
         and payment.currency is not None
         and not _same_address(payment.currency, NATIVE_ADDRESS)
-    )
+    ) or (is_self_executed(quote) and input_token(quote) is not None)
     problems = []
     if payments != 1:
         problems.append(f"{payments} payments (deposits, venue transfers, permits) instead of one")

@@ -36,6 +36,7 @@ class ChainNode:
     backend: str
     usdc: str
     depository: str
+    router: str  # the swap router of self-executed same-chain swaps
     multicall3: str
     operator_key: str = field(repr=False)
     operator: str
@@ -126,6 +127,7 @@ async def start_chain(
         backend=backend,
         usdc=deployment.usdc,
         depository=deployment.depository,
+        router=deployment.router,
         multicall3=multicall3,
         operator_key=key,
         operator=operator,

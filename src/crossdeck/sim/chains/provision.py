@@ -17,12 +17,16 @@ from crossdeck.sim.contracts import load_artifact
 PRIORITY_FEE_WEI = 10**9
 DEPLOY_GAS = 3_000_000
 MINT_GAS = 120_000
+# the swap router's own liquidity, paid out by same-chain swaps the user executes
+ROUTER_NATIVE_WEI = 10_000 * 10**18
+ROUTER_USDC_UNITS = 50_000_000 * 10**6
 
 
 @dataclass(frozen=True)
 class Deployment:
     usdc: str
     depository: str
+    router: str
 
 
 def function_call(signature: str, arg_types: list[str], args: list[Any]) -> bytes:
@@ -37,21 +41,22 @@ def contract_address(deployer: str, nonce: int) -> str:
 
 async def deployed(client: ChainRpcClient, chain_id: int, operator: str) -> Deployment:
     """The contracts of a chain provisioned earlier (restored from its state): the operator
-    deployed USDC and the depository with its first two nonces."""
+    deployed USDC, the depository and the swap router with its first three nonces."""
     usdc, depository = contract_address(operator, 0), contract_address(operator, 1)
-    for name, address in (("USDC", usdc), ("the depository", depository)):
+    router = contract_address(operator, 2)
+    for name, address in (("USDC", usdc), ("the depository", depository), ("the router", router)):
         if await client.call("eth_getCode", address, "latest") in ("0x", "0x0", None):
             raise RuntimeError(
-                f"chain {chain_id}: the restored chain has no {name} at {address}; start it "
-                "fresh"
+                f"chain {chain_id}: the restored chain has no {name} at {address}; start it fresh"
             )
-    return Deployment(usdc=usdc, depository=depository)
+    return Deployment(usdc=usdc, depository=depository, router=router)
 
 
 async def provision(
     client: ChainRpcClient, chain_id: int, operator_key: str, usdc_mints: dict[str, int]
 ) -> Deployment:
-    """Deploy USDC and the depository from the operator, then mint USDC to each address.
+    """Deploy USDC, the depository and the swap router from the operator, give the router its
+    liquidity (native and USDC), then mint USDC to each address.
 
     All transactions are sent back to back with consecutive nonces and awaited together.
     """
@@ -78,7 +83,10 @@ async def provision(
     raw_txs.append(sign({"data": load_artifact("USDC")["bytecode"], "gas": DEPLOY_GAS}))
     depository = contract_address(account.address, nonce + 1)
     raw_txs.append(sign({"data": load_artifact("Depository")["bytecode"], "gas": DEPLOY_GAS}))
-    for holder, amount in usdc_mints.items():
+    router = contract_address(account.address, nonce + 2)
+    raw_txs.append(sign({"data": load_artifact("Router")["bytecode"], "gas": DEPLOY_GAS}))
+    raw_txs.append(sign({"to": router, "value": ROUTER_NATIVE_WEI, "gas": 60_000}))
+    for holder, amount in {**usdc_mints, router: ROUTER_USDC_UNITS}.items():
         if amount > 0:
             data = function_call("mint(address,uint256)", ["address", "uint256"], [holder, amount])
             raw_txs.append(sign({"to": usdc, "data": "0x" + data.hex(), "gas": MINT_GAS}))
@@ -88,9 +96,9 @@ async def provision(
     failed = [h for h, r in zip(hashes, receipts, strict=True) if int(r["status"], 16) != 1]
     if failed:
         raise RuntimeError(f"chain {chain_id}: setup transactions reverted: {failed}")
-    deployed = (receipts[0]["contractAddress"], receipts[1]["contractAddress"])
-    if [to_checksum_address(a) for a in deployed] != [usdc, depository]:
+    deployed = [receipts[index]["contractAddress"] for index in range(3)]
+    if [to_checksum_address(a) for a in deployed] != [usdc, depository, router]:
         raise RuntimeError(
             f"chain {chain_id}: contracts deployed at unexpected addresses {deployed}"
         )
-    return Deployment(usdc=usdc, depository=depository)
+    return Deployment(usdc=usdc, depository=depository, router=router)

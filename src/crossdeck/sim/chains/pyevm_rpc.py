@@ -447,6 +447,11 @@ class PyEvmRpc:
             return "out of gas"
         return str(error) or type(error).__name__
 
+    def eth_simulateV1(self, params: list[Any]) -> list[dict[str, Any]]:
+        from crossdeck.sim.chains.pyevm_simulate import simulate_v1
+
+        return simulate_v1(self, params)
+
     def eth_call(self, params: list[Any]) -> str:
         _, _, computation = self._execute(params)
         return "0x" + bytes(computation.output).hex()

@@ -13,7 +13,7 @@ from typing import Any
 
 CONTRACTS_DIR = Path(__file__).resolve().parent
 ARTIFACTS_DIR = CONTRACTS_DIR / "artifacts"
-CONTRACT_NAMES = ("USDC", "Depository")
+CONTRACT_NAMES = ("USDC", "Depository", "Router")
 
 
 def compile_contract(name: str) -> dict[str, Any]:

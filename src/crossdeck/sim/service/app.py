@@ -39,6 +39,7 @@ from aiohttp import web
 
 from crossdeck.sim.brand import BRANDS, Brand
 from crossdeck.sim.service.currencies import VENUE_CHAIN_ID, Currency
+from crossdeck.sim.service.directory import EvmChain
 from crossdeck.sim.service.errors import ServiceError, invalid, not_found
 from crossdeck.sim.service.faults import FAULT_KINDS
 from crossdeck.sim.service.history import (
@@ -253,9 +254,10 @@ async def _status_v3(request: web.Request) -> web.Response:
 def chains_payload(quotes: QuoteEngine, brand: Brand) -> dict[str, Any]:
     """GET /chains in the public shape. ``protocol.v2.chainId`` is the protocol's chain NAME
     (quotes' ``paymentDetails.chainId`` uses it); ``solverAddresses`` names who fills;
-    ``contracts`` names Multicall3 where the chain has it, as the public answer does; the world
-    deploys none of the other public helper contracts (routers, receiver): deposits and
-    approvals go to the depository itself."""
+    ``contracts`` names Multicall3 where the chain has it, as the public answer does, and the
+    swap router self-executed same-chain swaps go to; the world deploys none of the other
+    public helper contracts (approval proxies, receiver): deposits and their approvals go to the
+    depository itself."""
     directory = quotes.directory
     solver = directory.venue.solver_address.lower()
     chains = []
@@ -282,7 +284,7 @@ def chains_payload(quotes: QuoteEngine, brand: Brand) -> dict[str, Any]:
                 protocol_chain_id=quotes.protocol_chain_id(chain.chain_id),
                 depository=chain.depository,
                 solver=solver,
-                contracts={"multicall3": chain.multicall3.lower()} if chain.multicall3 else {},
+                contracts=_contracts(chain),
             )
         )
     venue_currencies = directory.currencies(VENUE_CHAIN_ID)
@@ -328,6 +330,12 @@ def chains_payload(quotes: QuoteEngine, brand: Brand) -> dict[str, Any]:
             )
         )
     return {"chains": chains}
+
+
+def _contracts(chain: EvmChain) -> dict[str, str]:
+    # the router has the role the public answer calls `erc20Router`
+    found = {"multicall3": chain.multicall3, "erc20Router": chain.router}
+    return {role: address.lower() for role, address in found.items() if address}
 
 
 def _fee_free(entry: dict[str, Any]) -> dict[str, Any]:

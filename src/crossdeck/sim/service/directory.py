@@ -54,6 +54,8 @@ class EvmChain:
     usdc: str
     depository: str
     rpc_url: str | None = None
+    # the swap router of self-executed same-chain swaps (None: every swap goes to the solver)
+    router: str | None = None
     native_symbol: str = "ETH"
     native_name: str = "Ether"
     explorer_url: str = ""
@@ -64,6 +66,8 @@ class EvmChain:
     def __post_init__(self) -> None:
         object.__setattr__(self, "usdc", to_checksum_address(self.usdc))
         object.__setattr__(self, "depository", to_checksum_address(self.depository))
+        if self.router is not None:
+            object.__setattr__(self, "router", to_checksum_address(self.router))
         if not self.explorer_url:
             object.__setattr__(self, "explorer_url", f"https://explorer.demo.invalid/{self.name}")
 

@@ -15,6 +15,9 @@ Flows and their steps:
 - ``useDepositAddress`` (native): 'deposit' is a plain transfer to a fresh deposit address.
 - Destination 1337 (venue deposit): an ordinary EVM deposit; the solver credits the venue.
 - Origin 1337 (venue withdrawal): 'authorize' (NonceMapping) then 'deposit' (sendAsset), 4.4.
+- Same-chain swap (the default; ``swaps``): 'approve' of the router when an ERC-20 input's
+  allowance is short, then 'swap', the user's own transaction to the router; no ``protocol``.
+  ``forceSolverExecution: true`` makes it an ordinary depository flow filled by the solver.
 
 ``protocol.v2.paymentDetails`` names where the payment goes: the depository contract (EVM), the
 deposit address (deposit-address flow), or the venue's depository account (venue withdrawal),
@@ -64,6 +67,7 @@ from crossdeck.sim.service.steps import (
     permit_step,
     venue_withdrawal_steps,
 )
+from crossdeck.sim.service.swaps import self_executed_steps
 from crossdeck.sim.service.validation import QuoteParams, parse_quote_body
 
 # gas limits as a service quotes them: a margin over what each call uses on both backends
@@ -169,6 +173,7 @@ class QuoteEngine:
         venue_nonce: int | None = None
         origin_gas_units = 0
         max_fee = 0
+        self_executed = self._self_executed(p)
 
         depository: str
         try:
@@ -221,7 +226,27 @@ class QuoteEngine:
                         gas=gas,
                     )
 
-                if p.use_deposit_address:
+                if self_executed:
+                    assert chain.router is not None
+                    allowance = 0
+                    if not p.origin.is_native:
+                        allowance = await reader.allowance(
+                            chain, p.origin.address, p.user, chain.router
+                        )
+                    depository = chain.depository  # unused: the quote names no payment
+                    steps, origin_gas_units = self_executed_steps(
+                        request_id=request_id,
+                        order_id=order_id,
+                        chain=chain,
+                        origin=p.origin,
+                        destination=p.destination,
+                        amount_in=b.amount_in,
+                        amount_out=b.amount_out,
+                        recipient=p.recipient,
+                        allowance=allowance,
+                        tx=tx,
+                    )
+                elif p.use_deposit_address:
                     account = self.state.deposit_account(request_id)
                     deposit_address = DepositAddress(
                         address=account.address,
@@ -323,9 +348,10 @@ class QuoteEngine:
         if sponsorship is not None:  # absent when not sponsored, as the public service does
             response["feeSponsorship"] = sponsorship
         response["details"] = self._details_json(p, b, balance)
-        response["protocol"] = {
-            "v2": {"orderId": order_id, "orderData": order_data, "paymentDetails": payment}
-        }
+        if not self_executed:  # a swap in the user's own transaction has no protocol order
+            response["protocol"] = {
+                "v2": {"orderId": order_id, "orderData": order_data, "paymentDetails": payment}
+            }
         extra["orderData"] = order_data
         if p.calls:
             extra["calls"] = [call.wire() for call in p.calls]
@@ -363,6 +389,15 @@ class QuoteEngine:
         )
         self.state.create_request(record)
         return response
+
+    def _self_executed(self, p: QuoteParams) -> bool:
+        """A same-chain swap the user executes through the router (the default, as on the
+        public service), unless the body forces the solver or the chain has no router."""
+        if p.origin_chain_id != p.destination_chain_id or p.origin_chain_id == VENUE_CHAIN_ID:
+            return False
+        if p.force_solver_execution or p.use_deposit_address or p.use_permit:
+            return False
+        return self.directory.chain(p.origin_chain_id).router is not None
 
     # ---- response parts ---------------------------------------------------------------------
 

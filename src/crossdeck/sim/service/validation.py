@@ -64,6 +64,8 @@ class QuoteParams:
     app_fees: tuple[tuple[str, int], ...]
     solana: SolanaOptions | None = None  # origin Solana: its five body fields
     calls: tuple[Call, ...] = ()  # txs: run on the destination after the fill
+    # a same-chain swap through the depository and the solver, not the user's own transaction
+    force_solver_execution: bool = False
 
     @property
     def demo(self) -> str | None:
@@ -430,6 +432,7 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
         app_fees=app_fees,
         solana=solana,
         calls=calls,
+        force_solver_execution=_bool(body, "forceSolverExecution"),
     )
 
 
