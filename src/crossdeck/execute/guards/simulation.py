@@ -33,6 +33,7 @@ from crossdeck.errors import CrossdeckError
 from crossdeck.execute.guards.base import GuardResult, _fail, _ok
 from crossdeck.execute.guards.calldata import CalldataError, decode_call
 from crossdeck.models import NATIVE_ADDRESS, Quote, TransactionData, format_units
+from crossdeck.models.addresses import to_checksum_address
 from crossdeck.models.text import short
 
 NAME = "balance-changes"
@@ -144,9 +145,17 @@ class _Words:
         if known is None and token == _NATIVE:
             known = ("native", 18)
         if known is None:
-            return f"{amount} units of token {short(token)}"
+            return f"{amount} units of token {_short(token)}"
         symbol, decimals = known
         return f"{Decimal(format_units(amount, decimals)).normalize():f} {symbol}".strip()
+
+
+def _short(address: str) -> str:
+    """An address as the user reads it elsewhere: EIP-55 case, shortened."""
+    try:
+        return short(to_checksum_address(address))
+    except ValueError:
+        return short(address)
 
 
 def _word(address: str) -> int:
@@ -333,9 +342,9 @@ def _problems(
     if terms.token_out is not None and terms.minimum_out is not None:
         got = net.get((terms.token_out, terms.recipient), 0)
         if got < terms.minimum_out:
-            who = "you" if terms.recipient == wallet else short(terms.recipient)
+            who = "you" if terms.recipient == wallet else _short(terms.recipient)
             others = [
-                f"{short(holder)} would receive {words(change, token)}"
+                f"{_short(holder)} would receive {words(change, token)}"
                 for (token, holder), change in sorted(net.items())
                 if token == terms.token_out and change > 0 and holder != terms.recipient
             ]
@@ -348,7 +357,7 @@ def _problems(
         if owner != wallet:
             continue
         if amount < 0:
-            problems.append(f"it would let {short(spender)} move all your {short(token)} tokens")
+            problems.append(f"it would let {_short(spender)} move all your {_short(token)} tokens")
     return problems
 
 
@@ -363,7 +372,7 @@ def _allowance_problems(
         old, new = _uint(was), _uint(now)
         if new > old:
             problems.append(
-                f"it would leave {short(spender)} an allowance of {words(new, token)} "
+                f"it would leave {_short(spender)} an allowance of {words(new, token)} "
                 f"(it was {words(old, token)})"
             )
     return problems
@@ -385,7 +394,7 @@ def _summary(terms: _Terms, net: dict[tuple[str, str], int], words: _Words) -> d
         who = (
             "you receive"
             if terms.recipient == terms.wallet
-            else f"{short(terms.recipient)} receives"
+            else f"{_short(terms.recipient)} receives"
         )
         parts.append(f"{who} at least {words(terms.minimum_out, terms.token_out)}")
         got = net.get((terms.token_out, terms.recipient), 0)
