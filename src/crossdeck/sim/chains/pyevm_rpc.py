@@ -15,17 +15,15 @@ from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.exceptions import OutOfGas, Revert, VMError
 from eth.vm.forks.london.transactions import LondonTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
-from eth_abi.abi import decode as abi_decode
 from eth_tester.exceptions import BlockNotFound, TransactionNotFound
 from eth_typing import BlockNumber
 from eth_utils.address import to_canonical_address, to_checksum_address
-from eth_utils.crypto import keccak
 from eth_utils.exceptions import ValidationError
 
 from crossdeck.sim.chains import rpc_format as fmt
 from crossdeck.sim.chains.pyevm_backend import IndexedPyEVMBackend, make_tester
 from crossdeck.sim.chains.pyevm_state import restore_chain, save_chain
-from crossdeck.sim.chains.rpc_format import RpcFault, bad_params, param
+from crossdeck.sim.chains.rpc_format import RpcFault, bad_params, param, revert_fault
 
 if TYPE_CHECKING:
     from eth.abc import (
@@ -42,7 +40,6 @@ REVERT_ERROR = 3
 METHOD_NOT_FOUND = -32601
 PRIORITY_FEE_WEI = 10**9
 CLIENT_VERSION = "crossdeck-sim/py-evm"
-ERROR_STRING_SELECTOR = keccak(text="Error(string)")[:4]
 BLOB_TX_TYPE = 3
 FEE_HISTORY_MAX_BLOCKS = 1024
 MAX_LOG_BLOCK_RANGE = 100_000
@@ -60,18 +57,6 @@ def _base_fee(header: BlockHeaderAPI) -> int:
     if fee is None:
         raise _execution_error(f"block {header.block_number} has no base fee (pre-London)")
     return fee
-
-
-def revert_fault(output: bytes) -> RpcFault:
-    """geth's revert error: code 3, the revert data in `data`, the reason in the message."""
-    message = "execution reverted"
-    if output[:4] == ERROR_STRING_SELECTOR:
-        try:
-            (reason,) = abi_decode(["string"], output[4:])
-            message = f"execution reverted: {reason}"
-        except Exception:  # undecodable reason: the data still carries it
-            pass
-    return RpcFault(REVERT_ERROR, message, "0x" + output.hex())
 
 
 class PyEvmRpc:

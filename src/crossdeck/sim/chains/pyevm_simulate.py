@@ -26,7 +26,7 @@ from eth_utils.crypto import keccak
 from eth_utils.exceptions import ValidationError
 
 from crossdeck.sim.chains import rpc_format as fmt
-from crossdeck.sim.chains.rpc_format import RpcFault, bad_params, param
+from crossdeck.sim.chains.rpc_format import RpcFault, bad_params, param, revert_fault
 
 if TYPE_CHECKING:
     from eth.abc import ComputationAPI, StateAPI, VirtualMachineAPI
@@ -154,17 +154,11 @@ def _run(
     if computation.is_error:
         error = computation.error
         if isinstance(error, Revert):
-            fault = rpc_revert(bytes(computation.output))
+            fault = revert_fault(bytes(computation.output))
             out["error"] = {"code": REVERTED, "message": fault.message, "data": fault.data}
         else:
             out["error"] = {"code": VM_ERROR, "message": str(error) or type(error).__name__}
     return out
-
-
-def rpc_revert(output: bytes) -> RpcFault:
-    from crossdeck.sim.chains.pyevm_rpc import revert_fault
-
-    return revert_fault(output)
 
 
 def _native_transfers(computation: ComputationAPI) -> list[tuple[str, list[str], bytes]]:

@@ -181,3 +181,21 @@ def wire_block(block: dict[str, Any]) -> dict[str, Any]:
         for tx in block["transactions"]
     ]
     return out
+
+
+ERROR_STRING_SELECTOR = bytes.fromhex("08c379a0")  # Error(string)
+REVERT_ERROR = 3  # geth's code for a reverted call
+
+
+def revert_fault(output: bytes) -> RpcFault:
+    """geth's revert error: code 3, the revert data in `data`, the reason in the message."""
+    from eth_abi.abi import decode as abi_decode
+
+    message = "execution reverted"
+    if output[:4] == ERROR_STRING_SELECTOR:
+        try:
+            (reason,) = abi_decode(["string"], output[4:])
+            message = f"execution reverted: {reason}"
+        except Exception:  # undecodable reason: the data still carries it
+            pass
+    return RpcFault(REVERT_ERROR, message, "0x" + output.hex())
