@@ -31,8 +31,6 @@ from crossdeck.sim.chains.rpc_format import RpcFault, bad_params, param, revert_
 if TYPE_CHECKING:
     from eth.abc import ComputationAPI, StateAPI, VirtualMachineAPI
 
-    from crossdeck.sim.chains.pyevm_rpc import PyEvmRpc
-
 # the pseudo-token of native transfers in traced logs (geth, anvil: ERC-7528's address)
 NATIVE_TRANSFER_ADDRESS = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
 TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
@@ -43,7 +41,8 @@ VM_ERROR = -32015
 INVALID_PARAMS = -32602
 
 
-def simulate_v1(rpc: PyEvmRpc, params: list[Any]) -> list[dict[str, Any]]:
+def simulate_v1(rpc: Any, params: list[Any]) -> list[dict[str, Any]]:
+    """`rpc`: the `PyEvmRpc` asked (its chain, chain id and block lookup)."""
     options = param(params, 0, "simulation")
     if not isinstance(options, dict):
         raise bad_params("invalid argument 0: simulation options object expected")
@@ -97,7 +96,7 @@ def _block(
 
 
 def _run(
-    rpc: PyEvmRpc,
+    rpc: Any,
     vm: VirtualMachineAPI,
     state: StateAPI,
     call: Any,
