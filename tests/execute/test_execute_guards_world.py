@@ -21,7 +21,7 @@ from execute_support import (
     usdc_address,
 )
 
-from crossdeck.execute import Failed, GuardsChecked
+from crossdeck.execute import Failed, Finished, GuardsChecked
 from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet.signer import Signer
 
@@ -435,12 +435,34 @@ async def test_chain_without_rpc_is_refused_before_signing(
     kit = py_kit
     quote, request = await native_quote(kit)
     kit.executor = kit.make_executor(rpc={999: kit.world.rpc[999]})
+    # neither the settings nor /chains name an RPC for 8453 (/chains' would be used otherwise)
+    chains = await kit.service.chains()
+    for chain in chains.chains:
+        if chain.id == 8453:
+            chain.http_rpc_url = None
+    await kit.executor.chains_for(quote, known=chains)
     events = await kit.run(quote, request=request)
 
     last = events[-1]
     assert isinstance(last, Failed) and last.exit_code == ExitCode.GUARD_REFUSED
     assert "no RPC is configured for chain 8453" in last.error
     assert sign_calls == [] and kit.asked == []
+
+
+async def test_a_chain_the_settings_name_no_rpc_for_uses_the_chains_one(py_kit: Kit) -> None:
+    kit = py_kit
+    await fund(kit.world, kit.address, native={8453: ETH})
+    quote, request = await native_quote(kit)
+    kit.executor = kit.make_executor(rpc={999: kit.world.rpc[999]})
+    events = await kit.run(quote, request=request)
+    last = events[-1]
+    assert isinstance(last, Finished) and last.status == "success", last
+    pool = kit.executor.gateways
+    assert pool.from_chains == {8453: kit.world.rpc[8453]}  # /chains' httpRpcUrl of 8453
+    assert pool.notes(quote) == [
+        f"chain 8453: RPC {kit.world.rpc[8453]} (the service's /chains httpRpcUrl; the "
+        "settings name none for this chain)"
+    ]
 
 
 async def test_rpc_serving_another_chain_is_refused_before_signing(

@@ -151,8 +151,9 @@ async def test_venue_withdrawal_confirms_both_signatures(world: Any, tui_dir: Pa
 
 
 async def test_guard_refusal_is_shown_and_nothing_is_signed(world: Any, tui_dir: Path) -> None:
-    # a profile without an RPC for chain 8453 cannot send the deposit: refused before signing
-    settings = world_settings(world, tui_dir, rpc={999: world.rpc[999]})
+    # a profile whose RPC for chain 8453 serves another chain cannot send the deposit (the
+    # settings' RPC wins over /chains'): refused before signing
+    settings = world_settings(world, tui_dir, rpc={8453: world.rpc[999], 999: world.rpc[999]})
     app = make_app(world, tui_dir, settings=settings)
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
@@ -161,9 +162,9 @@ async def test_guard_refusal_is_shown_and_nothing_is_signed(world: Any, tui_dir:
         await wait_until(pilot, lambda: execute.outcome is not None, what="the refusal")
         outcome = execute.outcome
         assert isinstance(outcome, ev.Failed) and outcome.error_type == "GuardRefused"
-        assert [f.name for f in outcome.failures] == ["rpc-configured"]
+        assert [f.name for f in outcome.failures] == ["rpc-chain-id"]
         text = screen_text(app)
-        assert "REFUSED" in text and "✗ rpc-configured" in text
+        assert "REFUSED" in text and "✗ rpc-chain-id" in text
         assert not any(isinstance(e, ev.Signed | ev.TxSent) for e in execute.events)
         assert ("Refused before signing", "error") in [(t, s) for t, _, s in notifications(app)]
         await pilot.press("escape")
@@ -260,3 +261,18 @@ async def test_steps_a_post_answer_appends_get_rows(world: Any, tui_dir: Path) -
         await pilot.pause()
         assert str(table.get_cell(key, table.ordered_columns[4].key)).startswith("posted")
         assert "the service added step acknowledge" in str(screen._log)
+
+
+async def test_the_run_says_which_rpc_comes_from_chains(world: Any, tui_dir: Path) -> None:
+    """Settings with no RPC for the paying chain (8453): the run uses /chains' and says so."""
+    settings = world_settings(world, tui_dir, rpc={999: world.rpc[999]})
+    app = make_app(world, tui_dir, settings=settings)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        app.quote_screen.query_one("#amount", Input).value = "0.01"
+        execute = await _quote_then_execute(pilot)
+        await _confirm_each(pilot, execute, ["y"])
+        await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
+        assert isinstance(execute.outcome, ev.Finished), execute.outcome
+        log = " ".join(str(execute.query_one("#exec-log-text", Static).render()).split())
+        assert f"chain 8453: RPC {world.rpc[8453]} (the service's /chains httpRpcUrl" in log

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from crossdeck.models import ChainsResponse, Quote
     from crossdeck.wallet.gateway import EvmGateway
 
 GatewayFactory = Callable[[int], "EvmGateway | None"]
@@ -24,13 +25,57 @@ class Gateways(Protocol):
     async def aclose(self) -> None: ...
 
 
+def rpc_from_chains(configured: Mapping[int, str], chains: ChainsResponse | None) -> dict[int, str]:
+    """The RPC URL the service's /chains gives (`httpRpcUrl`, http or https) for each EVM
+    chain the settings name none for: what the public SDK uses too. The settings always win."""
+    found: dict[int, str] = {}
+    for chain in chains.chains if chains is not None else []:
+        url = (chain.http_rpc_url or "").strip()
+        if chain.id is None or chain.id in configured or (chain.vm_type or "evm") != "evm":
+            continue
+        if url.startswith(("https://", "http://")) and url.isprintable() and " " not in url:
+            found[chain.id] = url
+    return found
+
+
+def transaction_chains(quote: Quote) -> list[int]:
+    """The chains `quote`'s transactions are sent on, in step order."""
+    seen: list[int] = []
+    for step in quote.steps:
+        for item in step.items:
+            if item.kind_of_data == "transaction":
+                chain_id = item.as_transaction().chain_id
+                if chain_id is not None and chain_id not in seen:
+                    seen.append(chain_id)
+    return seen
+
+
 class GatewayPool:
-    """`rpc` maps chain id -> RPC URL, or is a factory returning a gateway (None: no RPC)."""
+    """`rpc` maps chain id -> RPC URL, or is a factory returning a gateway (None: no RPC).
+    `adopt` adds /chains' RPC of each chain the mapping has none for (`from_chains`)."""
 
     def __init__(self, rpc: Mapping[int, str] | GatewayFactory) -> None:
         self._urls = {int(k): v for k, v in rpc.items()} if isinstance(rpc, Mapping) else None
         self._factory = None if isinstance(rpc, Mapping) else rpc
         self._made: dict[int, EvmGateway] = {}
+        self.from_chains: dict[int, str] = {}
+
+    def adopt(self, chains: ChainsResponse) -> None:
+        """Use the /chains `httpRpcUrl` of every EVM chain no RPC is configured for."""
+        if self._urls is None:
+            return
+        found = rpc_from_chains(self._urls, chains)
+        self._urls.update(found)
+        self.from_chains.update(found)
+
+    def notes(self, quote: Quote) -> list[str]:
+        """One line per chain of `quote`'s transactions whose RPC came from /chains."""
+        return [
+            f"chain {chain_id}: RPC {self.from_chains[chain_id]} (the service's /chains "
+            "httpRpcUrl; the settings name none for this chain)"
+            for chain_id in transaction_chains(quote)
+            if chain_id in self.from_chains
+        ]
 
     @property
     def chain_ids(self) -> frozenset[int] | None:

@@ -164,6 +164,9 @@ class Workshop:
                 self.chains = await self.parts.service.chains()
             except CrossdeckError:
                 return None
+        adopt = getattr(self.parts.gateways, "adopt", None)  # a GatewayPool's, not a test's
+        if self.chains is not None and adopt is not None:
+            adopt(self.chains)  # an RPC for each chain the settings name none for
         return self.chains
 
     def wallet_for(self, quote: Quote) -> str | None:

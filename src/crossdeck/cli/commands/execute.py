@@ -403,6 +403,8 @@ async def _bridge_as(
     try:
         # maps the payment's chain name, when it has one, and names chains and currencies
         chains = await executor.chains_for(quote, known=asked)
+        for note in getattr(executor.gateways, "notes", lambda _q: [])(quote):
+            click.echo(f"note: {note}", err=True)  # which URL a chain's RPC is, when not ours
         if as_json:
             print_json(
                 {

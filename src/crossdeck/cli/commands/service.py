@@ -114,11 +114,17 @@ async def _checks(
                 chains = await client.chains()
             except CrossdeckError:
                 chains = None  # the guards that need it refuse, saying so
+    pool = compose.gateways(settings)
+    if chains is not None:
+        pool.adopt(chains)  # /chains' RPC where the settings name none, as bridge does
+    for note in pool.notes(quote):
+        click.echo(f"note: {note}", err=True)
+    rpc = {**settings.rpc, **pool.from_chains}
     results = check_quote(
-        quote, wallet=request.user, rpc_chain_ids=set(settings.rpc), chains=chains, request=request
+        quote, wallet=request.user, rpc_chain_ids=set(rpc), chains=chains, request=request
     )
     async with compose.venue_client(settings) as venue:
-        results += await quote_time_funds(quote, request.user, chains, settings.rpc, venue)
+        results += await quote_time_funds(quote, request.user, chains, rpc, venue)
     return results, chains
 
 

@@ -183,8 +183,16 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
             if self.resume and self.request_id is not None
             else executor.run(self.quote, request=self.request)
         )
+        noted = False
         try:
             async for event in events:
+                if not noted and isinstance(event, ev.GuardsChecked):
+                    noted = True  # /chains is read by then: say which RPC URLs are its
+                    notes: list[str] = getattr(executor.gateways, "notes", lambda _q: [])(
+                        self.quote
+                    )
+                    for note in notes:
+                        self._say(note, "yellow")
                 self.post_message(ExecutionEvent(event))
         finally:
             await services.close_executor(executor)
