@@ -180,11 +180,12 @@ def portfolio_owners(settings: Settings, address: str | None = None) -> dict[str
     return owners
 
 
-def signer(settings: Settings) -> EvmSigner:
+def signer(settings: Settings, password: SecretStr | None = None) -> EvmSigner:
     """The signer the settings choose, for the signers that need no event loop: a read-only
     address (`--from`), a Foundry keystore (unlocked with its password file, or a prompt on
-    the terminal), the world's demo key under --world, else the profile's keyring key. The
-    browser wallet is opened with `open_signer`. Blocking: call it in a thread from a loop."""
+    the terminal; `password`: the keystore's, when the app asked for it), the world's demo key
+    under --world, else the profile's keyring key. The browser wallet is opened with
+    `open_signer`. Blocking: call it in a thread from a loop."""
     from crossdeck.credentials import resolve_wallet_key
     from crossdeck.wallet.signer import Signer
     from crossdeck.wallet.signers import KeySigner, ReadOnlySigner, SignerKind
@@ -196,7 +197,7 @@ def signer(settings: Settings) -> EvmSigner:
         return ReadOnlySigner(chosen.address)
     if chosen.kind == "browser":
         raise InputError("the browser wallet is opened with open_signer (it serves a page)")
-    key = Signer(resolve_wallet_key(settings))
+    key = Signer(resolve_wallet_key(settings, password))
     kind: SignerKind = "keyring"
     where = ""
     if chosen.kind == "keystore":
@@ -207,6 +208,38 @@ def signer(settings: Settings) -> EvmSigner:
         kind, where = "world", str(settings.world.file)
     _expect_address(settings, key.address)
     return KeySigner(key, kind, where)
+
+
+def wallet_address(settings: Settings) -> str | None:
+    """The address the settings' signer signs as, when known without a key (blocking)."""
+    from crossdeck.credentials import resolve_wallet_address
+
+    try:
+        return resolve_wallet_address(settings)
+    except CrossdeckError:
+        return None
+
+
+def signer_words(settings: Settings, address: str | None) -> str:
+    """Who will sign, in the words of `SignerSource.words`, before the signer is opened (the
+    app's confirm dialog and Settings; a browser wallet's address is known once it connected)."""
+    from crossdeck.wallet.signers import SignerKind, SignerSource
+
+    chosen = settings.signer
+    kind: SignerKind = chosen.kind
+    where = ""
+    if kind == "keyring" and settings.world is not None:
+        kind, where = "world", str(settings.world.file)
+    elif kind == "keystore":
+        from crossdeck.credentials import keystore_file
+
+        where = str(keystore_file(settings)[0])
+    if address is None:
+        return {
+            "browser": "your browser wallet (it connects when a run starts): confirm there",
+            "keystore": f"the keystore {where}",
+        }.get(kind, "no wallet")
+    return SignerSource(kind, address, where).words()
 
 
 def _expect_address(settings: Settings, address: str) -> None:
@@ -220,7 +253,9 @@ def _expect_address(settings: Settings, address: str) -> None:
 
 
 async def open_signer(
-    settings: Settings, announce: Callable[[str], None] | None = None
+    settings: Settings,
+    announce: Callable[[str], None] | None = None,
+    password: SecretStr | None = None,
 ) -> EvmSigner:
     """The signer the settings choose, ready to sign. The browser wallet serves its page on
     127.0.0.1, `announce`s its URL (with its token: show it to the user only, never log it),
@@ -229,7 +264,7 @@ async def open_signer(
     import asyncio
 
     if settings.signer.kind != "browser":
-        return await asyncio.to_thread(signer, settings)
+        return await asyncio.to_thread(signer, settings, password)
     from crossdeck.wallet.browser import BrowserSigner
 
     chosen = settings.signer

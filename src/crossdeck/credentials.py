@@ -39,20 +39,22 @@ def keystore_file(settings: Settings) -> tuple[Path, str]:
     )
 
 
-def unlock_keystore(settings: Settings) -> SecretStr:
-    """The keystore's key, decrypted with the password file or a prompt (for this run only)."""
+def unlock_keystore(settings: Settings, password: SecretStr | None = None) -> SecretStr:
+    """The keystore's key, decrypted with `password` (the app's dialog), else the password
+    file, else a terminal prompt (for this run only)."""
     from crossdeck.wallet.foundry_keystore import unlock
 
     path, option = keystore_file(settings)
     password_file = settings.signer.password_file
-    return unlock(path, password_file.expanduser() if password_file else None, option)
+    return unlock(path, password_file.expanduser() if password_file else None, option, password)
 
 
-def resolve_wallet_key(settings: Settings) -> SecretStr:
-    """The private key to sign with: the keystore's when one is chosen, else the world's demo
-    key, else the profile's keyring entry."""
+def resolve_wallet_key(settings: Settings, password: SecretStr | None = None) -> SecretStr:
+    """The private key to sign with: the keystore's when one is chosen (`password`: its
+    password, when the caller asked for it), else the world's demo key, else the profile's
+    keyring entry."""
     if settings.signer.kind == "keystore":
-        return unlock_keystore(settings)
+        return unlock_keystore(settings, password)
     if settings.world is not None:
         return settings.world.wallet_key
     from crossdeck.wallet import keystore

@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_wallet import InjectedWallet, chromium, open_with_wallet, read_url
 from execute_support import (
     CROSSDECK,
     ETH,
@@ -35,6 +34,7 @@ from execute_support import (
 
 from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet.gateway import EvmGateway
+from helpers.browser_wallet import InjectedWallet, chromium, open_with_wallet, read_url
 
 pytestmark = pytest.mark.timeout(240)
 

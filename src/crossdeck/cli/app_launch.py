@@ -17,4 +17,4 @@ def launch_app(obj: CliContext) -> None:
         raise click.ClickException(
             "the app is not built yet; see `crossdeck --help` for the commands"
         ) from None
-    run_app(obj.profile, obj.world)
+    run_app(obj.profile, obj.world, obj.signer)

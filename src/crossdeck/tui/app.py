@@ -208,6 +208,7 @@ class CrossdeckApp(App[None]):
         super().__init__()
         self.settings = settings
         self.services = services or Services(settings, secrets)
+        self.services.announce_signer = self._announce_signer
         self.clock: Clock = clock or _utc_now
         self.config_path = config_file_path()
         self.user_theme_dir = user_themes if user_themes is not None else user_theme_dir()
@@ -265,9 +266,32 @@ class CrossdeckApp(App[None]):
         self.switch_mode(self.start_mode)
 
     def _sub_title(self) -> str:
+        return self.sub_title_text()
+
+    def refresh_sub_title(self) -> None:
+        """The title bar's profile and signer, again (the signer changed or connected)."""
+        self.sub_title = self.sub_title_text()
+
+    def sub_title_text(self) -> str:
         wallet = self.services.wallet_address
         shown = f"{wallet[:6]}…{wallet[-4:]}" if wallet else "no wallet"
+        kind = self.services.signer_kind
+        if kind == "browser":
+            shown = f"browser wallet {shown}" if wallet else "browser wallet (connecting)"
+        elif kind in ("keystore", "read-only"):
+            shown = f"{kind} {shown}"
         return f"profile {self.settings.profile} · {shown}"
+
+    def _announce_signer(self, url: str) -> None:
+        from crossdeck.tui.signer_flow import announce
+
+        announce(self, url)
+
+    @work(group="signer", exclusive=True, exit_on_error=False, name="Browser wallet")
+    async def connect_browser_wallet(self) -> None:
+        from crossdeck.tui.signer_flow import learn_browser_address
+
+        await learn_browser_address(self)
 
     @work(group="startup", exclusive=True, exit_on_error=False, name="Reading the keyring")
     async def load_secrets(self) -> None:
@@ -283,11 +307,17 @@ class CrossdeckApp(App[None]):
             self.services_ready.set()
         self.sub_title = self._sub_title()
         self.secrets_loaded.publish(None)
+        if self.services.signer_kind == "browser" and not self.services.wallet_address:
+            self.connect_browser_wallet()
 
     async def ensure_keyring_unlocked(self) -> None:
         """Before signing: a keyring that was skipped at start-up is asked for again here (never
-        by the keyring's own terminal prompt, which would fight the app for the terminal)."""
-        if self.settings.world is not None:
+        by the keyring's own terminal prompt, which would fight the app for the terminal); a
+        keystore without a password file is asked for its password."""
+        from crossdeck.tui.signer_flow import ensure_signer_ready
+
+        await ensure_signer_ready(self)
+        if self.settings.world is not None or self.services.signer_kind != "keyring":
             return
         if not await self._unlock_keyring_if_needed():
             from crossdeck.wallet.errors import KeyringLockedError
@@ -613,6 +643,13 @@ class CrossdeckApp(App[None]):
                 f"Go to {title}", f"Open the {title} screen", lambda m=mode: self.action_goto(m)
             )
         yield SystemCommand("Next theme", "Switch to the next theme", self.action_next_theme)
+        if self.services.browser_url:
+            url = self.services.browser_url
+            yield SystemCommand(
+                "Copy browser wallet link",
+                "The signing page's full address, token included (to open it yourself)",
+                lambda: self.copy_to_clipboard(url),
+            )
         if isinstance(screen, ModeScreen) or hasattr(screen, "palette_commands"):
             yield from screen.palette_commands()
 
@@ -624,12 +661,15 @@ class CrossdeckApp(App[None]):
         await self.services.aclose()
 
 
-def run_app(profile: str | None, world: Path | None) -> None:
-    """Open the app on this profile (or world file, for `crossdeck demo`)."""
+def run_app(
+    profile: str | None, world: Path | None, signer: dict[str, Any] | None = None
+) -> None:
+    """Open the app on this profile (or world file, for `crossdeck demo`); `signer`: the
+    signer the global options chose."""
     from crossdeck.config import load_settings
 
     try:
-        settings = load_settings(profile, world)
+        settings = load_settings(profile, world, signer)
     except CrossdeckError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(int(exc.exit_code))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from crossdeck import compose
 from crossdeck.compose import Secrets, read_secrets
 from crossdeck.config import Settings
-from crossdeck.errors import CrossdeckError
+from crossdeck.errors import CrossdeckError, InputError
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
@@ -44,7 +44,11 @@ class Services:
         self._venue: VenueClient | None = None
         self._signer: EvmSigner | None = None
         self.announce_signer: Callable[[str], None] | None = None
-        """Told the browser wallet page's URL (with its token: shown, never logged)."""
+        """Told the browser wallet page's URL (with its token: never logged or drawn)."""
+        self.browser_url: str | None = None
+        """The browser wallet page's full URL while it serves (the palette copies it)."""
+        self.keystore_password: SecretStr | None = None
+        """The keystore's password from the app's dialog, taken by the next `signer()`."""
         self._chains: ChainsResponse | None = None
         self._spot_meta: SpotMeta | None = None
         self._chains_lock = asyncio.Lock()
@@ -86,18 +90,77 @@ class Services:
             self._venue = compose.venue_client(self.settings)
         return self._venue
 
+    @property
+    def signer_kind(self) -> str:
+        return self.settings.signer.kind
+
+    @property
+    def signer_words(self) -> str:
+        """Who will sign, in words (the confirm dialog, Settings): the open signer's own."""
+        if self._signer is not None:
+            return self._signer.source.words()
+        try:
+            return compose.signer_words(self.settings, self.wallet_address)
+        except CrossdeckError as exc:
+            return f"unusable signer: {exc.message}"
+
+    def _announce(self, url: str) -> None:
+        self.browser_url = url
+        if self.announce_signer is not None:
+            self.announce_signer(url)
+
     async def signer(self) -> EvmSigner:
-        """The signer the settings choose, opened on first use (the keyring key, a keystore,
-        the browser wallet's page, or a read-only address)."""
+        """The signer the settings choose, opened for a run (the keyring key, a keystore
+        unlocked with `keystore_password` or its password file, the browser wallet's page, or a
+        read-only address). It must be the address the app quotes for."""
         if self._signer is None:
-            self._signer = await compose.open_signer(self.settings, self.announce_signer)
+            password, self.keystore_password = self.keystore_password, None
+            opened = await compose.open_signer(self.settings, self._announce, password)
+            known = self.wallet_address
+            if known and opened.address.lower() != known.lower():
+                await opened.aclose()
+                self.browser_url = None
+                raise InputError(
+                    f"the signer is {opened.address}, not {known}, the address this app "
+                    "quotes for",
+                    hint="connect that account in the wallet, or choose the signer again in "
+                    "Settings",
+                )
+            self._signer = opened
         return self._signer
 
+    async def learn_signer_address(self) -> str:
+        """A browser wallet's address, before any run: its page serves until the wallet
+        connects, then stops."""
+        signer = await compose.open_signer(self.settings, self._announce)
+        try:
+            if self.secrets is not None:
+                self.secrets.wallet_address = signer.address
+            return signer.address
+        finally:
+            await signer.aclose()
+            self.browser_url = None
+
     async def close_signer(self) -> None:
-        """Let the signer go (the browser page stops serving); the next run opens it again."""
+        """Let the signer go at a run's end: the browser page stops serving, a keystore's key
+        is dropped; the next run opens it again."""
         signer, self._signer = self._signer, None
+        self.browser_url = None
         if signer is not None:
             await signer.aclose()
+
+    async def use_signer(self, chosen: dict[str, Any]) -> None:
+        """Sign with another signer from now on (the Settings screen): its settings section
+        replaced, the open signer let go, the wallet address read again."""
+        from crossdeck.config import SignerSettings
+
+        section = SignerSettings.model_validate(chosen)
+        await self.close_signer()
+        self.settings = self.settings.model_copy(update={"signer": section})
+        if self.secrets is not None:
+            self.secrets.wallet_address = await asyncio.to_thread(
+                compose.wallet_address, self.settings
+            )
 
     async def executor(self, confirm: Callable[[SignRequest], Awaitable[bool]]) -> Executor:
         """A new executor for one run (its journal and chain gateways are its own; close it
@@ -119,10 +182,10 @@ class Services:
 
         return await asyncio.to_thread(build)
 
-    @staticmethod
-    async def close_executor(executor: Executor) -> None:
+    async def close_executor(self, executor: Executor) -> None:
         await executor.aclose()
         executor.journal.close()
+        await self.close_signer()
 
     # -- cached reads ------------------------------------------------------------------------
 
@@ -220,4 +283,5 @@ class Services:
             "wallet": self.wallet_address or "none",
             "api_key": self.secrets.api_key_state if self.secrets else "not read yet",
             "signing_chain_id": settings.signing_chain_id,
+            "signer": self.signer_words,
         }

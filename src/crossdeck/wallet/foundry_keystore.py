@@ -140,10 +140,13 @@ def decrypt(data: dict[str, Any], password: SecretStr, path: Path) -> SecretStr:
     return SecretStr("0x" + bytes(key).hex())
 
 
-def unlock(path: Path, password_file: Path | None, option: str) -> SecretStr:
-    """Read, ask for or take the password, and decrypt: the key, for this run only."""
+def unlock(
+    path: Path, password_file: Path | None, option: str, password: SecretStr | None = None
+) -> SecretStr:
+    """Take, read or ask for the password, and decrypt: the key, for this run only."""
     data = read_keystore(path, option)
-    password = read_password_file(password_file) if password_file else None
+    if password is None and password_file is not None:
+        password = read_password_file(password_file)
     if password is None:
         password = prompt_password(path, option)
     return decrypt(data, password, path)

@@ -84,13 +84,19 @@ class ConfirmScreen(ModalScreen[bool]):
         ),
     ]
 
-    def __init__(self, request: SignRequest) -> None:
+    def __init__(self, request: SignRequest, signer: str | None = None) -> None:
+        """`signer`: who will sign, in words ("your browser wallet 0xabc…: confirm there")."""
         super().__init__()
         self.request = request
+        self.signer = signer
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
             yield Static(Text(self.request.title, style="bold"), id="confirm-title")
+            if self.signer:
+                signer = Text("Signer  ", style="bold")
+                signer.append(self.signer)
+                yield Static(signer, id="confirm-signer")
             with VerticalScroll(id="confirm-what"):
                 yield Static(request_text(self.request), id="confirm-lines")
             yield Static("[b]Guards[/b]", classes="section")

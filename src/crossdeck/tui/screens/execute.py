@@ -199,7 +199,8 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
 
     async def _confirm(self, request: ev.SignRequest) -> bool:
         """Asked by the executor before every signature: the dialog's answer."""
-        answer = await self.app.push_screen_wait(ConfirmScreen(request))
+        signer = self.crossdeck.services.signer_words
+        answer = await self.app.push_screen_wait(ConfirmScreen(request, signer))
         return bool(answer)  # None when the dialog is dismissed without an answer
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

@@ -1,5 +1,8 @@
 """Settings: the profile in use, its URLs and RPCs, the wallet, whether an API key is set (never
-the key), the signing chain id, and the theme (picked here, remembered across runs)."""
+the key), the signing chain id, the theme (picked here, remembered across runs) and the signer
+(picked here for this session: the keyring key, a Foundry keystore, the browser wallet or a
+read-only address, as the global options `--account`, `--keystore`, `--browser` and `--from`
+pick it at start)."""
 
 from __future__ import annotations
 
@@ -8,12 +11,45 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from crossdeck.tui.screens.base import ModeScreen
+
+SIGNER_CHOICES = [
+    ("keyring (or world) key", "keyring"),
+    ("Foundry keystore", "keystore"),
+    ("browser wallet", "browser"),
+    ("read-only address", "read-only"),
+]
+SIGNER_VALUE_HINTS = {
+    "keystore": "keystore name in ~/.foundry/keystores, or a path",
+    "read-only": "the 0x address to watch",
+}
+
+
+def signer_choice(kind: str, value: str) -> dict[str, object]:
+    """The signer settings section the Settings form describes (ValueError says what is
+    missing); a keystore is a name in ~/.foundry/keystores or, with a slash, a path."""
+    if kind == "keyring":
+        return {}
+    if kind == "browser":
+        return {"kind": "browser"}
+    if not value:
+        raise ValueError(f"the {kind} signer needs {SIGNER_VALUE_HINTS[kind]}")
+    if kind == "read-only":
+        from crossdeck.models.addresses import checksum_problem
+
+        problem = checksum_problem(value)
+        if problem is not None or len(value) != 42 or not value.startswith("0x"):
+            raise ValueError(problem or f"{value} is not an EVM address ('0x' and 40 hex digits)")
+        return {"kind": "read-only", "address": value}
+    if "/" in value or value.startswith("~"):
+        return {"kind": "keystore", "keystore": value}
+    return {"kind": "keystore", "account": value}
 
 
 class SettingsScreen(ModeScreen):
@@ -40,9 +76,21 @@ class SettingsScreen(ModeScreen):
                     allow_blank=False,
                     compact=True,
                 )
+            with Horizontal(id="signer-row"):
+                yield Label("Signer ", id="signer-label")
+                yield Select[str](
+                    SIGNER_CHOICES,
+                    value=self.crossdeck.services.signer_kind,
+                    id="signer-select",
+                    allow_blank=False,
+                    compact=True,
+                )
+                yield Input(id="signer-value", compact=True)
+                yield Button("Use", id="signer-use", compact=True)
             yield Static(id="settings-notes")
 
     def on_mount(self) -> None:
+        self._signer_placeholder(self.crossdeck.services.signer_kind)
         self.refresh_settings()
         self.crossdeck.secrets_loaded.subscribe(self, lambda _: self.refresh_settings())
         self.watch(self.app, "theme", self._theme_changed, init=False)
@@ -63,7 +111,40 @@ class SettingsScreen(ModeScreen):
             options.append((f"{name} — {description}", name))
         return options
 
+    def _signer_placeholder(self, kind: object) -> None:
+        field = self.query_one("#signer-value", Input)
+        field.placeholder = SIGNER_VALUE_HINTS.get(str(kind), "")
+        field.disabled = kind in ("keyring", "browser")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "signer-use":
+            self.use_signer()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "signer-value":
+            self.use_signer()
+
+    @work(group="signer-choice", exclusive=True, exit_on_error=False)
+    async def use_signer(self) -> None:
+        kind = str(self.query_one("#signer-select", Select).value)
+        value = self.query_one("#signer-value", Input).value.strip()
+        try:
+            chosen = signer_choice(kind, value)
+        except ValueError as exc:
+            self.notify(str(exc), title="Signer", severity="error")
+            return
+        app = self.crossdeck
+        await app.services.use_signer(chosen)
+        app.refresh_sub_title()
+        self.refresh_settings()
+        self.notify(f"Signing with {app.services.signer_words}", title="Signer")
+        if kind == "browser":
+            app.connect_browser_wallet()
+
     def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "signer-select":
+            self._signer_placeholder(event.value)
+            return
         if event.select.id == "theme-select" and isinstance(event.value, str):
             if event.value != self.app.theme:
                 self.app.theme = event.value
@@ -88,6 +169,7 @@ class SettingsScreen(ModeScreen):
         else:
             table.add_row("RPCs", Text("none configured", style="italic"))
         table.add_row("Wallet address", info["wallet"])
+        table.add_row("Signer", info["signer"])
         api_key = info["api_key"]
         style = "green" if api_key == "set" else "yellow"
         table.add_row("API key", Text(api_key, style=style))

@@ -27,18 +27,30 @@ class UnlockScreen(ModalScreen[str | None]):
         ),
     ]
 
-    def __init__(self, keyring_file: Path) -> None:
+    def __init__(
+        self,
+        keyring_file: Path | None,
+        *,
+        title: str = "Unlock the crossdeck keyring",
+        body: str | None = None,
+        placeholder: str = "keyring password",
+    ) -> None:
+        """The keyring's dialog; `title`, `body` and `placeholder` make it another password's
+        (a Foundry keystore's)."""
         super().__init__()
         self.keyring_file = keyring_file
+        self.title_text = title
+        self.body = body or (
+            f"The wallet key and API key are in the encrypted file {keyring_file}. "
+            "Type its password (it stays in memory for this run only)."
+        )
+        self.placeholder = placeholder
 
     def compose(self) -> ComposeResult:
         with Vertical(id="unlock-box", classes="dialog"):
-            yield Static("[b]Unlock the crossdeck keyring[/b]")
-            yield Static(
-                f"The wallet key and API key are in the encrypted file {self.keyring_file}. "
-                "Type its password (it stays in memory for this run only)."
-            )
-            yield Input(password=True, placeholder="keyring password", id="unlock-password")
+            yield Static(f"[b]{self.title_text}[/b]")
+            yield Static(self.body, markup=False)
+            yield Input(password=True, placeholder=self.placeholder, id="unlock-password")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Unlock", variant="primary", id="unlock-ok")
                 yield Button("Skip", id="unlock-skip")

@@ -97,9 +97,11 @@ class Bridge:
         app.router.add_get("/{token}", self._page)
         app.router.add_post("/{token}/api/{call}", self._api)
         # access_log=None: the request line carries the token
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=0.5
+        )
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", self._want_port, shutdown_timeout=0.5)
+        site = web.TCPSite(self._runner, "127.0.0.1", self._want_port)
         await site.start()
         sockets: Any = getattr(site._server, "sockets", None) or ()
         self.port = int(sockets[0].getsockname()[1])
