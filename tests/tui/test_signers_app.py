@@ -8,8 +8,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from helpers.browser_wallet import InjectedWallet, chromium, open_with_wallet
-from helpers.funding import fund, new_address, new_key
 from textual.widgets import Input, Select
 from tui_support import chains_loaded, make_app, notifications, screen_text, wait_until
 from tui_support import world_settings as settings_of
@@ -18,6 +16,8 @@ from crossdeck.config import SignerSettings
 from crossdeck.execute import events as ev
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.execute import ExecuteScreen
+from helpers.browser_wallet import InjectedWallet, chromium, open_with_wallet
+from helpers.funding import fund, new_address, new_key
 
 ETH = 10**18
 
