@@ -89,6 +89,11 @@ def test_only_the_chains_asked_for(funded: Wallet) -> None:
     refused = funded.invoke("balances", "--chain", "12345")
     assert refused.exit_code == 3
     assert "12345: not a chain the service lists" in refused.output
+    bitcoin = funded.invoke("balances", "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq")
+    assert bitcoin.exit_code == 3
+    assert "read for EVM and Solana addresses" in bitcoin.output
+    garbage = funded.invoke("balances", "0x1234")
+    assert garbage.exit_code != 0 and "Traceback" not in garbage.output
 
 
 def test_any_address_read_only_and_in_words(funded: Wallet, tmp_path: Path) -> None:
