@@ -59,12 +59,14 @@ class Ran:
         return [e for e in self.events if e.get("event") == name]
 
 
-async def in_browser(cli: Cli, wallet: InjectedWallet, *args: str) -> Ran:
+async def in_browser(
+    cli: Cli, wallet: InjectedWallet, *args: str, crash_at: str | None = None
+) -> Ran:
     """`crossdeck --world W --browser --browser-disable-open ARGS` with the wallet's page open
-    in headless Chromium until the process ends."""
+    in headless Chromium until the process ends (`crash_at`: killed there)."""
     process = await asyncio.create_subprocess_exec(
         CROSSDECK, "--world", str(cli.world_file), "--browser", "--browser-disable-open", *args,
-        env=cli.env(None), stdin=subprocess.DEVNULL,
+        env=cli.env(crash_at), stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     assert process.stdout is not None and process.stderr is not None
@@ -141,6 +143,30 @@ async def test_native_bridge_sent_by_the_browser_wallet(cli: Cli, wallet: Inject
     journal.close()
     assert_token_kept(ran)
     assert ran.page_state == "closed"
+
+
+async def test_killed_after_the_wallet_sent_resume_finds_the_hash(
+    cli: Cli, wallet: InjectedWallet
+) -> None:
+    world = cli.world
+    await fund(world, wallet.address, native={8453: ETH})
+    killed = await in_browser(cli, wallet, *native(new_address()), crash_at="after-sign")
+    assert killed.code == -9 and len(wallet.sent) == 1  # SIGKILL right after the journal write
+    journal = cli.journal()
+    [run] = journal.runs()
+    [item] = journal.items(run.request_id)
+    assert item.tx_hash == wallet.sent[0] and item.state == "signed"  # written before anything
+    journal.close()
+
+    calls_before = wallet.calls.count("eth_sendTransaction")
+    resumed = await in_browser(cli, wallet, "resume", run.request_id, "--yes", "--json")
+
+    assert resumed.code == 0, resumed.stderr
+    assert wallet.calls.count("eth_sendTransaction") == calls_before  # never asked again
+    notes = [e["message"] for e in resumed.of("Note")]
+    assert any(f"transaction {wallet.sent[0]} the wallet sent is on chain 8453" in n for n in notes)
+    assert resumed.events[-1]["status"] == "success"
+    assert await nonce(world, wallet.address) == 1
 
 
 async def test_usdc_deposit_with_its_approve(cli: Cli, wallet: InjectedWallet) -> None:
