@@ -75,6 +75,8 @@ async def test_self_executed_eth_to_usdc_through_the_router(kit: Kit) -> None:
     # the confirm dialog shows the same simulated changes, right before the signature
     [asked] = kit.asked
     assert "you send 0.01 ETH" in balance_changes(list(asked.guards)).message
+    [shown] = [line.value for line in asked.lines if line.label == "simulated"]
+    assert shown.startswith("you send 0.01 ETH, you receive at least ")
     [sent] = of_type(events, TxSent)
     gas = await gas_paid(world, CHAIN, [sent.hash])
     assert await kit.native(CHAIN, kit.address) == before_eth - ETH // 100 - gas

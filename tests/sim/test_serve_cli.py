@@ -171,3 +171,38 @@ def test_webhook_config_file_and_restart_keeps_history(tmp_path: Path) -> None:
         assert hooks.rejected == []
     finally:
         hooks.stop()
+
+
+def test_bridge_runs_a_self_executed_swap_against_sim_serve(tmp_path: Path) -> None:
+    """The done-when of issue 23: `crossdeck bridge` swaps ETH -> USDC on 8453 through the
+    world's router (the self-executed form, simulated before signing) to success, against a
+    served world, as a new user would run it."""
+    world_file = tmp_path / "world.json"
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("CROSSDECK_")},
+        "CROSSDECK_CONFIG": str(config),
+        "CROSSDECK_DATA_DIR": str(tmp_path / "data"),
+    }
+    command = [
+        CROSSDECK, "--world", str(world_file), "bridge",
+        "--origin-chain", "8453", "--origin-currency", "ETH",
+        "--destination-chain", "8453", "--destination-currency", "USDC",
+        "--amount-human", "0.01", "--yes",
+    ]  # fmt: skip
+    with serving(tmp_path, "--world-file", str(world_file)):
+        run = subprocess.run(
+            command,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = run.stdout
+    assert "Steps (1)" in out and "1. swap" in out
+    assert "balance-changes: ok: simulated on chain 8453 (eth_simulateV1" in out
+    assert "simulated you send 0.01 ETH, you receive at least " in out  # beside the tx
+    assert out.rstrip().splitlines()[-1].startswith("finished: success")

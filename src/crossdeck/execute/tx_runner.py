@@ -17,6 +17,7 @@ from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, T
 from crossdeck.execute.guards import GuardRefused, GuardResult, require, rpc_chain_guard
 from crossdeck.execute.guards.chain import chain_guards
 from crossdeck.execute.guards.gas import gas_limit_guard
+from crossdeck.execute.guards.simulation import NAME as SIMULATED
 from crossdeck.execute.items import Item, ItemRunner, Prepared
 from crossdeck.execute.journal import ItemRecord
 from crossdeck.wallet.errors import ChainMismatchError, TransactionRevertedError
@@ -116,6 +117,7 @@ class TransactionRunner(ItemRunner):
             deposit_address=deposit_address,
             currencies=describe.Currencies(run.quote, self.shop.chains),
         )
+        lines += _simulated_lines(results)
         request = SignRequest(
             kind="transaction",
             step_id=item.step.id,
@@ -290,3 +292,14 @@ def _deposit_address_terms(item: Item, tx: TransactionData) -> dict[str, Any] | 
         "refund_to": request.effective_refund_to(),
         "quoted_amount": tx.value,
     }
+
+
+def _simulated_lines(results: list[GuardResult]) -> list[describe.Line]:
+    """What the simulation showed, beside what will be signed (the confirm dialog, the CLI's
+    prompt): 'you send 0.01 ETH, you receive at least 29.81 USDC (...)'."""
+    lines = []
+    for result in results:
+        if result.name == SIMULATED and result.ok:
+            _, _, shown = result.message.partition("): ")
+            lines.append(describe.Line("simulated", shown or result.message, kind="amount"))
+    return lines

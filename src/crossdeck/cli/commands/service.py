@@ -93,6 +93,9 @@ def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
     results, chains = asyncio.run(_checks(settings, quote, request, chains))
     for line in render_quote(quote, request, chains):
         click.echo(line)
+    for result in results:  # what the simulation of undecoded calldata showed
+        if result.name == "balance-changes" and result.ok:
+            click.echo(f"Simulated    {result.message.partition('): ')[2] or result.message}")
     for line in _check_lines(results):
         click.echo(line)
 
