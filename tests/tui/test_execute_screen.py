@@ -276,3 +276,41 @@ async def test_the_run_says_which_rpc_comes_from_chains(world: Any, tui_dir: Pat
         assert isinstance(execute.outcome, ev.Finished), execute.outcome
         log = " ".join(str(execute.query_one("#exec-log-text", Static).render()).split())
         assert f"chain 8453: RPC {world.rpc[8453]} (the service's /chains httpRpcUrl" in log
+
+
+async def test_a_self_executed_swap_shows_what_the_simulation_saw(
+    world: Any, tui_dir: Path
+) -> None:
+    """ETH -> USDC on Base from the Quote form: the world quotes the router's swap, and the
+    confirm dialog shows the simulated balance changes beside the undecoded call."""
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        screen = app.quote_screen
+        screen.query_one("#destination-chain", Select).value = 8453
+        usdc = world.chains[8453].usdc
+        await wait_until(
+            pilot,
+            lambda: any(
+                str(value).lower() == usdc.lower()
+                for _, value in screen.query_one("#destination-currency", Select)._options
+            ),
+            what="Base's currencies",
+        )
+        currency = next(
+            value
+            for _, value in screen.query_one("#destination-currency", Select)._options
+            if str(value).lower() == usdc.lower()
+        )
+        screen.query_one("#destination-currency", Select).value = currency
+        await pilot.click("#amount")
+        screen.query_one("#amount", Input).value = ""
+        await pilot.press(*"0.01")
+        execute = await _quote_then_execute(pilot)
+        assert [s.id for s in execute.quote.steps] == ["swap"]
+        [dialog] = await _confirm_each(pilot, execute, ["y"])
+        flat = " ".join(dialog.split())
+        assert "simulated you send 0.01 ETH, you receive at least" in flat
+        await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
+        outcome = execute.outcome
+        assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
