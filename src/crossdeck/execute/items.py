@@ -41,7 +41,7 @@ from crossdeck.execute.guards import (
     payment_chain,
 )
 from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE
-from crossdeck.execute.guards.funds import funds_guard, venue_funds_guard
+from crossdeck.execute.guards.funds import funds_guard, solana_funds_guard, venue_funds_guard
 from crossdeck.execute.guards.gas import DEFAULT_GAS_LIMIT_MULTIPLE, quote_gas_guards
 from crossdeck.execute.guards.request import no_request_guard
 from crossdeck.execute.guards.simulation import simulated_chain, simulation_guard
@@ -201,8 +201,12 @@ class Workshop:
         if venue_results:
             return venue_results
         chain_id = payment_chain(quote, self.chains).chain_id
+        solana = self.parts.solana
         if self.wallet_for(quote) != address:
-            return []  # a Solana payment: its simulation, right before signing, holds the funds
+            # a Solana payment (the simulation right before signing is the exact check)
+            if solana is None:
+                return []
+            return await solana_funds_guard(quote, solana.signer.address, solana.gateway)
         gateway = self.parts.gateways.get(chain_id) if chain_id is not None else None
         results = await funds_guard(quote, address, chain_id, gateway)
         gas_multiple = self.options.gas_limit_multiple

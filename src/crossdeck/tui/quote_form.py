@@ -99,9 +99,42 @@ def _usd_units(text: str, wire: str) -> int | None:
         raise QuoteRequestError(wire, f"{wire}: {exc.message}", hint=exc.hint) from None
 
 
+def _family_wallets(
+    values: QuoteFormValues, user: str | None, solana_wallet: str | None, chains: ChainsResponse
+) -> tuple[str | None, str | None]:
+    """(user, default recipient): a Solana origin deposits from the Solana wallet; a route
+    into the other family pays the profile's own wallet of that family (None: the user)."""
+    from crossdeck.models.addresses import Family, UnknownFamily
+
+    try:
+        origin = chains.family(values.origin_chain_id) if values.origin_chain_id else None
+        destination = (
+            chains.family(values.destination_chain_id) if values.destination_chain_id else None
+        )
+    except UnknownFamily:
+        return user, None
+    wallets = {Family.EVM: user, Family.SOLANA: solana_wallet}
+    if origin is Family.SOLANA and not solana_wallet:
+        raise QuoteRequestError(
+            "user",
+            "user: this profile has no Solana wallet to send from",
+            hint="run `crossdeck wallet import-solana`",
+        )
+    sender = wallets.get(origin, user) if origin is not None else user
+    recipient = None
+    if destination is not None and destination is not origin:
+        recipient = wallets.get(destination)
+    return sender, recipient
+
+
 def build_quote_request(
-    values: QuoteFormValues, user: str | None, chains: ChainsResponse
+    values: QuoteFormValues,
+    user: str | None,
+    chains: ChainsResponse,
+    *,
+    solana_wallet: str | None = None,
 ) -> QuoteRequest:
+    user, own_recipient = _family_wallets(values, user, solana_wallet, chains)
     if not user:
         raise QuoteRequestError(
             "user",
@@ -133,6 +166,8 @@ def build_quote_request(
     }
     if values.recipient.strip():
         body["recipient"] = values.recipient.strip()
+    elif own_recipient:
+        body["recipient"] = own_recipient
     if values.refund_to.strip():
         body["refundTo"] = values.refund_to.strip()
     if values.slippage_bps.strip():

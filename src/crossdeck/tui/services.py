@@ -72,6 +72,19 @@ class Services:
     def wallet_address(self) -> str | None:
         return self.secrets.wallet_address if self.secrets else None
 
+    @property
+    def solana_address(self) -> str | None:
+        """The profile's Solana wallet (the world's, or the keyring's), read once."""
+        if not hasattr(self, "_solana_address"):
+            from crossdeck.credentials import resolve_solana_address
+            from crossdeck.errors import CrossdeckError
+
+            try:
+                self._solana_address = resolve_solana_address(self.settings)
+            except CrossdeckError:
+                self._solana_address = None
+        return self._solana_address
+
     # -- clients -----------------------------------------------------------------------------
 
     @property

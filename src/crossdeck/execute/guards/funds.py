@@ -23,6 +23,7 @@ from crossdeck.execute.guards.base import (
 )
 from crossdeck.execute.guards.payment import amount_words
 from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID, ChainsResponse, Quote
+from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.venue.currencies import expected_token_id
 
 if TYPE_CHECKING:
@@ -186,5 +187,59 @@ async def _quote_time_funds(
     url = rpc.get(chain_id) if chain_id is not None else None
     if url is None or chain_id is None:
         return []
+    if chain_id == SOLANA_CHAIN_ID:
+        from crossdeck.wallet.solana import SolanaGateway
+
+        solana = SolanaGateway(url)
+        try:
+            return await solana_funds_guard(quote, wallet, solana)
+        finally:
+            await solana.aclose()
     async with EvmGateway(url, chain_id) as gateway:
         return await funds_guard(quote, wallet, chain_id, gateway)
+
+
+# what a Solana deposit costs besides what it pays: one signature's fee, with room for a
+# priority fee (the run's simulation, right before signing, is the exact check)
+SOLANA_FEE_ROOM_LAMPORTS = 100_000
+
+
+async def solana_funds_guard(quote: Quote, wallet: str, gateway: Any) -> list[GuardResult]:
+    """The `funds` guard for a Solana payment: SOL for the amount (when it is SOL) and the
+    fee, the token account's balance for a mint; nothing when it cannot be read."""
+    from crossdeck.models.solana import SYSTEM_PROGRAM
+
+    payment = quote.payment_details
+    if payment is None or payment.amount is None:
+        return []
+    native = payment.currency in (None, SYSTEM_PROGRAM)
+    try:
+        lamports = await gateway.balance(wallet)
+        held = None
+        if not native:
+            result = await gateway.rpc(
+                "getTokenAccountsByOwner",
+                wallet,
+                {"mint": payment.currency},
+                {"encoding": "jsonParsed"},
+            )
+            held = sum(
+                int(entry["account"]["data"]["parsed"]["info"]["tokenAmount"]["amount"])
+                for entry in result["value"]
+            )
+    except (CrossdeckError, KeyError, TypeError, ValueError):
+        return []
+    need = SOLANA_FEE_ROOM_LAMPORTS + (payment.amount if native else 0)
+    problems = []
+    if held is not None and held < payment.amount:
+        problems.append(
+            f"the payment is {amount_words(quote, payment.amount, payment.currency)} but the "
+            f"wallet holds {amount_words(quote, held, payment.currency)}"
+        )
+    if lamports < need:
+        problems.append(f"it needs {need} lamports with the fee, the wallet holds {lamports}")
+    if problems:
+        return [_fail(_NAME, "; ".join(problems) + ". Fund the wallet or ask for less")]
+    return [_ok(_NAME, f"the Solana wallet holds enough ({lamports} lamports"
+                + (f", {amount_words(quote, held, payment.currency)}" if held is not None else "")
+                + ")")]  # fmt: skip

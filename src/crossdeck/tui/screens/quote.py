@@ -330,7 +330,7 @@ class QuoteScreen(ModeScreen):
 
     def _default_values(self) -> QuoteFormValues:
         chains = [c for c in (self.chains.chains if self.chains else []) if c.id is not None]
-        evm = [c for c in chains if c.id != VENUE_CHAIN_ID]
+        evm = [c for c in chains if c.id != VENUE_CHAIN_ID and (c.vm_type or "evm") == "evm"]
         origin = evm[0] if evm else (chains[0] if chains else None)
         destination = next((c for c in chains if c.id == VENUE_CHAIN_ID), None) or (
             chains[1] if len(chains) > 1 else origin
@@ -600,7 +600,10 @@ class QuoteScreen(ModeScreen):
         values = self.form_values()
         try:
             request = build_quote_request(
-                values, self.crossdeck.services.wallet_address, self.chains
+                values,
+                self.crossdeck.services.wallet_address,
+                self.chains,
+                solana_wallet=self.crossdeck.services.solana_address,
             )
         except QuoteRequestError as exc:
             self.crossdeck.show_error(exc, "Quote")

@@ -222,12 +222,16 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
             for c in (venue.currencies if venue else [])
             if c.address
         ]
+        # a deposit comes from a chain crossdeck signs on (not Bitcoin: no wallet for it)
+        sending = [
+            (label, i) for label, i in evm if getattr(chains.by_id(i), "vm_type", None) != "bvm"
+        ]
         with self.prevent(Select.Changed):
-            for chain_select in ("#dep-chain", "#wd-chain"):
+            for chain_select, options in (("#dep-chain", sending), ("#wd-chain", evm)):
                 select = self.query_one(chain_select, Select)
-                select.set_options(evm)
-                if evm:
-                    select.value = evm[0][1]
+                select.set_options(options)
+                if options:
+                    select.value = options[0][1]
             for currency_select in ("#dep-venue-currency", "#wd-venue-currency"):
                 select = self.query_one(currency_select, Select)
                 select.set_options(venue_options)

@@ -1,0 +1,162 @@
+"""The app with Solana and Bitcoin against the demo world, from the keyboard: the chain pickers
+offer them; a Venue deposit from Solana USDC (the Venue screen's form, then the Quote screen)
+is confirmed with its Solana instructions in words and raises the withdrawable balance; a quote
+from 8453 USDC to Solana pays the profile's Solana wallet and lands there; a Bitcoin recipient
+of the wrong family is refused on the form, naming the field."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+from textual.widgets import Input, Select, Static
+from tui_support import (
+    chains_loaded,
+    make_app,
+    notifications,
+    open_options,
+    screen_text,
+    wait_until,
+)
+
+from crossdeck.execute import events as ev
+from crossdeck.models.addresses import SOLANA_CHAIN_ID
+from crossdeck.tui.screens.confirm import ConfirmScreen
+from crossdeck.tui.screens.execute import ExecuteScreen
+
+SOLANA_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+
+
+def _withdrawable(world: Any) -> Decimal:
+    body = {"type": "clearinghouseState", "user": world.wallet_address}
+    return Decimal(httpx.post(world.venue_url + "/info", json=body).json()["withdrawable"])
+
+
+def _spl_usdc(world: Any, owner: str) -> int:
+    body = {
+        "jsonrpc": "2.0", "id": 1, "method": "getTokenAccountsByOwner",
+        "params": [owner, {"mint": SOLANA_USDC}, {"encoding": "jsonParsed"}],
+    }  # fmt: skip
+    answer = httpx.post(world.rpc[SOLANA_CHAIN_ID], json=body).json()
+    return sum(
+        int(a["account"]["data"]["parsed"]["info"]["tokenAmount"]["amount"])
+        for a in answer["result"]["value"]
+    )
+
+
+async def _execute(pilot: Any) -> tuple[ExecuteScreen, list[str]]:
+    app = pilot.app
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: app.quote_screen.quote is not None, what="a quote")
+    await pilot.press("ctrl+g")
+    execute = await wait_until(
+        pilot,
+        lambda: next((s for s in app.screen_stack if isinstance(s, ExecuteScreen)), None),
+        what="the Execute screen",
+    )
+    dialogs = []
+    while True:
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ConfirmScreen) or execute.outcome is not None,
+            what="a confirm dialog or the end",
+            within=60,
+        )
+        if execute.outcome is not None and not isinstance(app.screen, ConfirmScreen):
+            break
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        lines = dialog.query_one("#confirm-lines", Static).content
+        dialogs.append(screen_text(app) + "\n" + getattr(lines, "plain", str(lines)))
+        assert dialog.request.guards and all(g.ok for g in dialog.request.guards)
+        await pilot.press("y")
+        await wait_until(pilot, lambda d=dialog: app.screen is not d, what="it to close")
+    return execute, dialogs
+
+
+async def test_venue_deposit_from_solana_usdc_from_the_keyboard(
+    world: Any, tui_dir: Path
+) -> None:
+    before = _withdrawable(world)
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: "Perps withdrawable" in screen_text(app), what="venue")
+        venue = app.screen
+        chain = venue.query_one("#dep-chain", Select)
+        offered = [value for _, value in chain._options]
+        assert SOLANA_CHAIN_ID in offered and 8253038 not in offered  # no Bitcoin wallet
+        chain.value = SOLANA_CHAIN_ID
+        await pilot.pause(0.2)
+        assert venue.query_one("#dep-currency", Select).value == SOLANA_USDC
+        venue.query_one("#dep-amount", Input).value = "4"
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: app.current_mode == "quote", what="the Quote screen")
+        await wait_until(
+            pilot, lambda: app.quote_screen.form_values().amount == "4", what="the form"
+        )
+        execute, dialogs = await _execute(pilot)
+        assert len(dialogs) == 1
+        assert "the service's depository: deposit 4000000 units of mint" in dialogs[0]
+        assert "4 USDC (4000000)" in dialogs[0]
+        outcome = execute.outcome
+        assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
+        sent = [e for e in execute.events if isinstance(e, ev.TxSent)]
+        assert len(sent) == 1 and sent[0].chain_id == SOLANA_CHAIN_ID
+    assert _withdrawable(world) > before
+
+
+async def test_base_usdc_to_solana_pays_the_solana_wallet(world: Any, tui_dir: Path) -> None:
+    solana_wallet = world.info["wallet"]["solana_address"]
+    before = _spl_usdc(world, solana_wallet)
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        quote = app.quote_screen
+        pickers = quote.query_one("#destination-chain", Select)
+        offered = [value for _, value in pickers._options]
+        assert SOLANA_CHAIN_ID in offered and 8253038 in offered
+        quote.query_one("#origin-chain", Select).value = 8453
+        await pilot.pause(0.1)
+        pickers.value = SOLANA_CHAIN_ID
+        await pilot.pause(0.2)
+        quote.query_one("#destination-currency", Select).value = SOLANA_USDC
+        usdc = next(v for label, v in quote.query_one("#origin-currency", Select)._options
+                    if str(label).startswith("USDC"))  # fmt: skip
+        quote.query_one("#origin-currency", Select).value = usdc
+        quote.query_one("#amount", Input).value = "3"
+        await pilot.pause(0.2)
+        execute, dialogs = await _execute(pilot)
+        assert len(dialogs) == 2  # approve, deposit
+        assert execute.quote.details.recipient == solana_wallet
+        outcome = execute.outcome
+        assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
+        out = int(execute.quote.details.currency_out.amount)
+    assert _spl_usdc(world, solana_wallet) - before == out
+
+
+async def test_a_recipient_of_the_wrong_family_is_refused_on_the_form(
+    world: Any, tui_dir: Path
+) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        quote = app.quote_screen
+        quote.query_one("#destination-chain", Select).value = 8253038
+        await pilot.pause(0.2)
+        await open_options(pilot)
+        quote.query_one("#recipient", Input).value = world.info["wallet"]["solana_address"]
+        quote.query_one("#amount", Input).value = "0.01"
+        await pilot.pause(0.1)
+        await pilot.press("ctrl+r")
+        await wait_until(
+            pilot,
+            lambda: any("takes a Bitcoin address" in n[1] for n in notifications(app)),
+            what="the refusal",
+        )
+        assert quote.quote is None
+        said = next(n[1] for n in notifications(app) if "Bitcoin" in n[1])
+        assert said.startswith("recipient")
