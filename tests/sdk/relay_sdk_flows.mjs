@@ -2,7 +2,7 @@
 //
 //   node relay_sdk_flows.mjs '<json>'   with json = {tools_dir, service_url, venue_url, rpc:
 //   {"8453": url, "999": url}, private_key, flow: "usdc-deposit" | "venue-withdrawal" |
-//   "native-bridge", timeout_s}
+//   "native-bridge" | "same-chain-swap", timeout_s}
 //
 // Prints one JSON line: {flow, requestId, status, seconds, steps: [{id, kind, items}], polls}.
 // Only the SDK's public API is used: createClient, configureDynamicChains (reads the world's
@@ -105,6 +105,19 @@ function flowParameters(chains, flow, user) {
         currency: native,
         toChainId: 999,
         toCurrency: native,
+        amount: '10000000000000000', // 0.01 native
+        tradeType: 'EXACT_INPUT'
+      }
+    }
+  }
+  if (flow === 'same-chain-swap') {
+    return {
+      walletChain: 8453,
+      quote: {
+        chainId: 8453,
+        currency: native,
+        toChainId: 8453,
+        toCurrency: currencyOf(chains, 8453, 'USDC'),
         amount: '10000000000000000', // 0.01 native
         tradeType: 'EXACT_INPUT'
       }
