@@ -24,6 +24,7 @@ from crossdeck.history import (
     TimeParseError,
     apply_quick_filters,
     build_query,
+    counts_as_failed,
     csv_header,
     csv_line,
     describe_filters,
@@ -186,12 +187,11 @@ def test_a_bad_api_key_filter_is_never_echoed() -> None:
 def test_quick_filters_are_presets_over_the_query() -> None:
     base = build_query(status="success", chain=8453, limit=10, continuation="somewhere")
     mine_failed = apply_quick_filters(base, {QuickFilter.MINE, QuickFilter.FAILED}, wallet=ADDRESS)
-    assert mine_failed.to_params() == {
-        "limit": "10",
-        "user": ADDRESS,
-        "chainId": "8453",
-        "status": "failure",
-    }
+    # 'failed' asks for every status (a refunded failure is listed as refund): the rows are
+    # kept by counts_as_failed
+    assert mine_failed.to_params() == {"limit": "10", "user": ADDRESS, "chainId": "8453"}
+    assert counts_as_failed("failure", "N/A") and counts_as_failed("refund", "SLIPPAGE")
+    assert not counts_as_failed("refund", "N/A") and not counts_as_failed("success", "X")
     assert apply_quick_filters(base, [], wallet=None).status == "success"
     assert apply_quick_filters(base, ["refunded"]).status == "refund"
     with pytest.raises(FilterError, match="cannot both"):

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from textual.widgets import Checkbox, DataTable, Input
 from textual.widgets._footer import FooterKey
-from tui_support import make_app, wait_until
+from tui_support import make_app, screen_text, wait_until
 
 from crossdeck.tui.screens.history import (
     LOAD_MORE_MARGIN,
@@ -117,12 +117,34 @@ async def _first_page(pilot: Any) -> HistoryScreen:
 
 @asynccontextmanager
 async def _on_history(
-    world: Any, tui_dir: Path, **options: Any
+    world: Any, tui_dir: Path, size: tuple[int, int] = SIZE, **options: Any
 ) -> AsyncIterator[tuple[Any, Any, HistoryScreen]]:
-    """The app started on History at SIZE, once its first page is in: (app, pilot, screen)."""
+    """The app started on History at `size`, once its first page is in: (app, pilot, screen)."""
     app = make_app(world, tui_dir, start_mode="history", **options)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         yield app, pilot, await _first_page(pilot)
+
+
+async def test_filters_are_labelled_and_fold_away_at_80x24(
+    seeded: tuple[Any, list[Any]], tui_dir: Path
+) -> None:
+    world, _ = seeded
+    async with _on_history(world, tui_dir, size=(80, 24)) as (app, pilot, screen):
+        bar = screen.filter_bar
+        assert not bar.display or not bar.region.height  # folded: the rows get its lines
+        table = _table(app)
+        assert table.region.height >= 8
+        await pilot.press("slash")
+        user = screen.query_one("#history-filter-user", Input)
+        await wait_until(pilot, lambda: app.focused is user and bar.region.height, what="open")
+        text = screen_text(app)
+        # each filter named beside its field, so a filled one still says what it holds
+        for label in ("user", "from chain", "to chain", "tx hash", "since", "until"):
+            assert label in text, label
+        assert "[ ] my API key" in text  # the flags read without colour
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.focused is table, what="back to the table")
+        await wait_until(pilot, lambda: not bar.region.height, what="folded again")
 
 
 async def test_a_filter_narrows_the_rows_and_a_bad_one_sends_nothing(
@@ -218,8 +240,9 @@ async def test_quick_filters_and_scrolling_load_more(
         await pilot.press("r")
         refunded = seeding.expected(seeds, where=lambda s: s.status == "refund")
         await wait_until(pilot, lambda: _ids(app) == refunded[:PAGE_SIZE], what="refunded")
-        await pilot.press("f")  # failed replaces refunded (one status value)
-        failed = seeding.expected(seeds, where=lambda s: s.status == "failure")
+        await pilot.press("f")  # failed replaces refunded
+        # failures, and the refunds of failures (the seeds' refunds all carry a failReason)
+        failed = seeding.expected(seeds, where=lambda s: s.status in ("failure", "refund"))
         await wait_until(pilot, lambda: _ids(app) == failed[:PAGE_SIZE], what="failed")
         await pilot.press("f", "w")  # failed off, mine on
         mine = seeding.expected(seeds, where=_mine(world))
@@ -263,16 +286,29 @@ async def test_detail_pane_shows_the_record_and_explorer_links(
             what="the record with its links",
         )
         text = detail.text
+        # in sections: the request, what moved, the fees, the transactions
+        for title in ("Status", "Amounts", "Fees", "Transactions"):
+            assert f"\n{title}\n" in f"\n{text}", title
         assert f"id {chosen.id}" in text
         assert f"status {chosen.status}" in text
-        assert "createdAt" in text and "updatedAt" in text and "data.inTxs[0].txHash" in text
+        row = screen._rows[chosen.id]
+        assert f"route {row.route}" in text and f"amount {row.amount}" in text
         assert f"/tx/{chosen.in_hashes[0]}" in text
         assert "https://" in text
         # the fees in their currency's units beside their integers, USD to the cent
-        fee = r"^data\.fees\.quoted\.execution\.amount [0-9.]+ [A-Za-z.]+ \([0-9]+\)$"
+        fee = r"^fees\.quoted\.execution\.amount [0-9.]+ [A-Za-z.]+ \([0-9]+\)$"
         assert re.search(fee, text, re.M), text
-        usd = r"^data\.fees\.quoted\.execution\.usd -?\$[0-9,]+\.[0-9]{2} \(-?[0-9.]+\)$"
+        usd = r"^fees\.quoted\.execution\.usd -?\$[0-9,]+\.[0-9]{2} \(-?[0-9.]+\)$"
         assert re.search(usd, text, re.M), text
+        # the raw fields one key away (v), and the pane one key away (d; escape goes back)
+        assert "createdAt" not in text and "Raw fields: " in text
+        await pilot.press("v")
+        await wait_until(pilot, lambda: "data.inTxs[0].txHash" in detail.text, what="raw")
+        assert "createdAt" in detail.text and "updatedAt" in detail.text
+        await pilot.press("d")
+        await wait_until(pilot, lambda: app.focused is detail, what="the pane focused")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.focused is table, what="back to the table")
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
@@ -364,6 +400,7 @@ async def test_include_flags_reach_the_query_and_a_misplaced_one_is_refused(
     async with _on_history(world, tui_dir) as (app, pilot, screen):
         detail = screen.query_one(HistoryDetail)
         await wait_until(pilot, lambda: "id 0x" in detail.text, what="the first record")
+        detail.toggle_raw()  # every raw field: where orderData and authenticatedData show
         assert "orderData" not in detail.text and "authenticatedData" not in detail.text
 
         order = screen.query_one("#history-filter-include-order-data", Checkbox)

@@ -24,6 +24,7 @@ from crossdeck.history.filters import (
     QuickFilter,
     apply_quick_filters,
     build_query,
+    counts_as_failed,
     describe_filters,
 )
 from crossdeck.history.formats import (
@@ -78,6 +79,7 @@ __all__ = [
     "build_query",
     "child_kind",
     "child_requests",
+    "counts_as_failed",
     "csv_header",
     "csv_line",
     "csv_values",

@@ -302,12 +302,22 @@ _QUICK_LABELS = {
 }
 
 
+def counts_as_failed(status: str, fail_reason: object) -> bool:
+    """The 'failed' quick filter: a request in `failure`, or one refunded because it failed
+    (`refund` / `fallback` with a failReason other than 'N/A')."""
+    if status == "failure":
+        return True
+    failed = isinstance(fail_reason, str) and fail_reason not in ("", "N/A")
+    return status in ("refund", "fallback") and failed
+
+
 def apply_quick_filters(
     query: RequestsQuery, active: Iterable[QuickFilter | str], *, wallet: str | None = None
 ) -> RequestsQuery:
     """`query` with the presets applied on top (each preset overrides the field it sets), from
-    its first page. `failed` and `refunded` both set the single `status` value, so they cannot
-    be combined; `mine` needs the wallet address."""
+    its first page. `refunded` sets the single `status` value; `failed` lists every status and
+    leaves the choice to `counts_as_failed` (failures, refunded ones included), so the two
+    cannot be combined; `mine` needs the wallet address."""
     chosen = {QuickFilter(value) for value in active}
     update: dict[str, Any] = {"continuation": None}
     if QuickFilter.FAILED in chosen and QuickFilter.REFUNDED in chosen:
@@ -319,8 +329,10 @@ def apply_quick_filters(
         if address is None:
             raise _fail("user", "'mine' needs a wallet address", "import or create a wallet first")
         update["user"] = address
+    # FAILED asks for every status: a failure that was then refunded is listed as `refund`,
+    # and the status filter is one value; the rows are kept by `counts_as_failed` instead
     if QuickFilter.FAILED in chosen:
-        update["status"] = "failure"
+        update["status"] = None
     if QuickFilter.REFUNDED in chosen:
         update["status"] = "refund"
     return RequestsQuery.build(**{**query.model_dump(exclude_none=True), **update})

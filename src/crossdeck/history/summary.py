@@ -24,6 +24,7 @@ from crossdeck.models.text import short
 # a record of GET /requests/v2 or of GET /requests/v3: rows, formats and the detail pane take both
 HistoryRecord = RequestRecord | RequestRecordV3
 
+
 def _metadata_amount(record: RequestRecord, key: str) -> CurrencyAmount | None:
     data = record.data
     if data is None:

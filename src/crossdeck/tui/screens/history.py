@@ -126,6 +126,22 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
             id="history.filter",
             tooltip="Edit the filters (enter applies them, escape goes back to the table)",
         ),
+        Binding(
+            "d",
+            "focus_detail",
+            "Detail",
+            id="history.detail",
+            tooltip="Move to the detail pane of the selected request (escape goes back to the "
+            "table); tab goes there from the table too",
+        ),
+        Binding(
+            "v",
+            "toggle_raw",
+            "Raw",
+            id="history.raw",
+            tooltip="Show or hide every raw field of the selected request, as the service sent "
+            "it, under the detail pane's sections",
+        ),
         copy_binding("history", "the selected request id"),
         explorer_binding("history", "the selected request's latest transaction"),
         Binding(
@@ -158,7 +174,8 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
             "Failed",
             id="history.quick.failed",
             group=QUICK_GROUP,
-            tooltip="Quick filter: failed requests only (toggle; turns 'refunded' off)",
+            tooltip="Quick filter: failed requests, those refunded after failing too (toggle; "
+            "turns 'refunded' off)",
         ),
         Binding(
             "r",
@@ -370,19 +387,60 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
                 where=service_at(self.crossdeck.settings),
                 retry="ctrl+r",
             )
+            # 'failed' lists every status and keeps the failures (refunded ones too): read on
+            # while a page's worth has not turned up, within the loader's window
+            extra = 0
+            while (
+                self._keeps_failed
+                and loader.has_more
+                and extra < WINDOW_PAGES - 1
+                and sum(1 for row in loader.rows if self._keep(row)) < PAGE_SIZE
+            ):
+                extra += 1
+                await within(
+                    loader.load_next(),
+                    what="the service (the request listing)",
+                    where=service_at(self.crossdeck.settings),
+                    retry="ctrl+r",
+                )
         except BaseException as exc:
             self._settled()  # no page to wait for: tracking need not wait either
             self._say_no_listing(exc)
             raise
         self.post_message(
             RowsLoaded(
-                list(loader.rows),
+                [row for row in loader.rows if self._keep(row)],
                 reset=reset,
                 has_more=loader.has_more,
                 offset=loader.offset,
                 earlier=loader.has_earlier,
                 top_read=earlier and not loader.has_earlier,
             )
+        )
+
+    @property
+    def _keeps_failed(self) -> bool:
+        from crossdeck.history import QuickFilter
+
+        return QuickFilter.FAILED in self._quick
+
+    def _keep(self, row: HistoryRow) -> bool:
+        """Whether a row of the listing is shown (all, but with 'failed' the failures)."""
+        if not self._keeps_failed:
+            return True
+        from crossdeck.history import counts_as_failed, wire_value
+
+        if row.status not in ("refund", "fallback"):
+            return counts_as_failed(row.status, None)
+        return counts_as_failed(row.status, wire_value(row.record, "data", "failReason"))
+
+    def action_focus_detail(self) -> None:
+        self.query_one(HistoryDetail).focus()
+
+    def action_toggle_raw(self) -> None:
+        shown = self.query_one(HistoryDetail).toggle_raw()
+        self.notify(
+            "raw fields shown" if shown else "raw fields hidden", title="History", timeout=2
         )
 
     def _say_no_listing(self, error: BaseException) -> None:
@@ -401,6 +459,7 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
     async def load_links(self) -> None:
         from crossdeck.errors import CrossdeckError
         from crossdeck.history import ExplorerLinks
+
         app = self.crossdeck
         await app.services_ready.wait()
         try:
@@ -423,6 +482,7 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
 
         from crossdeck.errors import CrossdeckError
         from crossdeck.history import child_requests
+
         await asyncio.sleep(CHILD_LOOKUP_DELAY)
         query = self.query_in_use
         detail = self.query_one(HistoryDetail)
@@ -464,6 +524,7 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
         counted in the status line (ctrl+r shows them) rather than pushing the rows down
         under the cursor."""
         from crossdeck.errors import CrossdeckError
+
         loader = self._loader
         if loader is None:
             return
@@ -721,8 +782,11 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
     def key_escape(self) -> None:
         if isinstance(self.focused, Input | Checkbox):
             self.query_one(DataTable).focus()
+            self.filter_bar.remove_class("-open")  # folded again on a short screen
 
     def action_focus_filters(self) -> None:
+        # on a short screen (80x24) the bar is folded until asked for: the rows get its lines
+        self.filter_bar.add_class("-open")
         self.query_one("#history-filter-user", Input).focus()
 
     def action_toggle_sort_by(self) -> None:

@@ -75,8 +75,13 @@ FIELD_WIDGETS = {
     "referrer": "referrer",
 }
 # the fields on the form itself; every other one is under the options (ctrl+l)
-BASIC_FIELDS = {"origin-chain", "origin-currency", "destination-chain", "destination-currency",
-                "amount"}
+BASIC_FIELDS = {
+    "origin-chain",
+    "origin-currency",
+    "destination-chain",
+    "destination-currency",
+    "amount",
+}
 _KNOWN_NON_SERVICE = {"swap", "execution", "app", "sponsored", "rent"}
 
 

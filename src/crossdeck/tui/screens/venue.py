@@ -398,4 +398,3 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
                 label = describe.currency_label(venue, currency)
                 items.append(Copyable(f"address of {label}", currency.address))
         return items
-

@@ -6,11 +6,12 @@ its transactions and addresses and those of its children."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.css.styles import RulesMap
 from textual.strip import Strip
@@ -19,6 +20,7 @@ from textual.visual import RenderOptions, RichVisual
 from textual.widget import Widget
 from textual.widgets import Static
 
+from crossdeck.models.display import usd
 from crossdeck.tui.widgets.status_style import status_text
 
 if TYPE_CHECKING:
@@ -97,12 +99,91 @@ class _RenderedOnce(RichVisual):
         return len(self.render_strips(width, None, widget.visual_style, options))
 
 
+def _grid() -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", max_width=34, overflow="fold")
+    table.add_column(overflow="fold")
+    return table
+
+
+def _said(value: Any) -> str | None:
+    return value if isinstance(value, str) and value not in ("", "N/A") else None
+
+
+def _sections(
+    wire: dict[str, Any], units: RecordUnits, row: HistoryRow
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The record in words: the request, what moved (in its currency and USD), the fees."""
+    data = wire.get("data") if isinstance(wire.get("data"), dict) else {}
+    assert isinstance(data, dict)
+    status = row.status
+    request: list[tuple[str, str]] = [("id", str(wire.get("id"))), ("status", status)]
+    if reason := _said(data.get("failReason")):
+        request.append(("fail reason", reason))
+    if reason := _said(data.get("refundFailReason")):
+        request.append(("refund failed", reason))
+    kind = data.get("requestKind")
+    if isinstance(kind, str) and kind != "main":
+        request.append(("kind", kind))
+    for key, label in (("createdAt", "created"), ("updatedAt", "updated")):
+        if wire.get(key):
+            request.append((label, str(wire[key])))
+    for key, label in (("user", "from"), ("recipient", "to"), ("depositAddress", "deposit to")):
+        if wire.get(key):
+            request.append((label, str(wire[key])))
+    auth = wire.get("authenticatedData")
+    if isinstance(auth, dict) and auth.get("refundTo"):
+        request.append(("refund to", str(auth["refundTo"])))
+
+    moved: list[tuple[str, str]] = [("route", row.route)]
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    assert isinstance(metadata, dict)
+    refunded = status in ("refund", "fallback")
+    for key, label in (
+        ("currencyIn", "paid"),
+        ("currencyOut", "was to get" if refunded else "got"),
+    ):
+        amount = metadata.get(key)
+        if not isinstance(amount, dict) or amount.get("amount") is None:
+            continue
+        path = f"data.metadata.{key}.amount"
+        text = units.text(path, amount["amount"]) or _scalar(amount["amount"])
+        chain = (
+            amount.get("currency", {}).get("chainId")
+            if isinstance(amount.get("currency"), dict)
+            else None
+        )
+        if chain is not None:
+            text += f" on chain {chain}"
+        if amount.get("amountUsd") is not None:
+            text += f", {usd(str(amount['amountUsd']))}"
+        moved.append((label, text))
+
+    if len(moved) == 1:  # no currencyIn / currencyOut objects (v3): the listing's summary
+        moved.append(("amount", row.amount))
+    # every fee leaf (v2: data.fees.gas; v3: data.fees.quoted.execution.amount), in units
+    fees = [
+        (path.removeprefix("data."), units.text(path, value) or _scalar(value))
+        for path, value in record_fields(
+            {"data": {k: data[k] for k in ("fees", "feesUsd") if k in data}}
+        )
+    ]
+    return [("Status", request), ("Amounts", moved), ("Fees", fees)]
+
+
 class HistoryDetail(VerticalScroll, can_focus=True):
     """Shows one `HistoryRow`'s record; `show(None)` for nothing selected."""
 
     DEFAULT_CSS = """
     HistoryDetail { height: 40%; border: round $primary; padding: 0 1; }
     """
+
+    BINDINGS: ClassVar = [
+        Binding("escape", "back_to_table", "Table", show=False),
+    ]
+
+    def action_back_to_table(self) -> None:
+        self.screen.query_one("#history-table").focus()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -112,10 +193,11 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         self._children: Children | None = None
         self._children_note = ""
         self._plain = ""
+        self.show_raw = False  # every raw field under the sections (v)
         self.border_title = "Request"
 
     def compose(self) -> Any:
-        yield Static("Highlight a request to see every field of it", id="history-detail-body")
+        yield Static("Highlight a request to see it here", id="history-detail-body")
 
     def set_links(self, links: ExplorerLinks) -> None:
         self._links = links
@@ -160,58 +242,86 @@ class HistoryDetail(VerticalScroll, can_focus=True):
         """The pane's content as plain text (for tests and screen readers)."""
         return self._plain
 
+    def toggle_raw(self) -> bool:
+        """Show or hide every raw field of the record under the sections (v); the new state."""
+        self.show_raw = not self.show_raw
+        self._render_row()
+        return self.show_raw
+
     def _render_row(self) -> None:
         body = self.query_one("#history-detail-body", Static)
         row = self._row
         if row is None:
-            body.update("Highlight a request to see every field of it")
+            body.update("Highlight a request to see it here")
             self.border_subtitle = ""
             self._plain = ""
             return
         record = row.record
         wire = record.to_wire()
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold", max_width=34, overflow="fold")
-        table.add_column(overflow="fold")
-        plain: list[str] = []
         units = _record_units(record, self._links)
-        for path, value in record_fields(wire):
-            shown = units.text(path, value) or _scalar(value)
-            table.add_row(path, Text(shown))
-            plain.append(f"{path} {shown}")
-        parts: list[Any] = [table, *self._children_parts(plain)]
-        links = self._links
-        if links is not None:
-            link_table = Table.grid(padding=(0, 2))
-            link_table.add_column(style="bold", max_width=34, overflow="fold")
-            link_table.add_column(overflow="fold")
-            family = [("", record)]
-            if self._children is not None:
-                family += [(f"child {c.short_id} ", c.record) for c in self._children.rows]
-            for prefix, member in family:
-                for tx in links.record_links(member):
-                    where = links.chain_name(tx.chain_id)
-                    label = f"{prefix}{tx.direction} tx on {where}"
-                    link_table.add_row(label, _link(tx.url, f"{tx.hash} (no explorer known)"))
-                    plain.append(f"{label} {tx.url or tx.hash}")
-            chains = (row.origin_chain_id, row.destination_chain_id)
-            for name in ADDRESS_FIELDS:
-                address = wire.get(name)
-                if isinstance(address, dict):
-                    address = address.get("address")
-                if not isinstance(address, str) or not address:
-                    continue
-                chain = chains[1] if name == "recipient" else chains[0]
-                url = links.address_url(chain, address)
-                if url:
-                    link_table.add_row(f"{name} on {links.chain_name(chain)}", _link(url, address))
-                    plain.append(f"{name} {url}")
-            parts += [Text("\nExplorer links", style="bold underline"), link_table]
+        plain: list[str] = []
+        parts: list[Any] = []
+        for title, lines in _sections(wire, units, row):
+            if not lines:
+                continue
+            parts.append(Text(("\n" if parts else "") + title, style="bold underline"))
+            plain.append(title)
+            grid = _grid()
+            for label, value in lines:
+                grid.add_row(label, Text(value))
+                plain.append(f"{label} {value}")
+            parts.append(grid)
+        parts += self._links_parts(record, row, wire, plain)
+        parts += self._children_parts(plain)
+        fields = record_fields(wire)
+        if self.show_raw:
+            table = _grid()
+            for path, value in fields:
+                shown = units.text(path, value) or _scalar(value)
+                table.add_row(path, Text(shown))
+                plain.append(f"{path} {shown}")
+            parts += [Text(f"\nRaw fields ({len(fields)}; v hides them)", style="bold underline")]
+            parts.append(table)
         else:
-            parts.append(Text(f"\nExplorer links: {self._links_note}", style="dim"))
-            plain.append(f"Explorer links: {self._links_note}")
+            said = f"Raw fields: {len(fields)}, as the service sent them (v shows them)"
+            parts.append(Text("\n" + said, style="dim"))
+            plain.append(said)
         body.update(_RenderedOnce(body, Group(*parts)))
         self._plain = "\n".join(plain)
+
+    def _links_parts(
+        self, record: HistoryRecord, row: HistoryRow, wire: dict[str, Any], plain: list[str]
+    ) -> list[Any]:
+        links = self._links
+        if links is None:
+            plain.append(f"Transactions: {self._links_note}")
+            return [Text(f"\nTransactions: {self._links_note}", style="dim")]
+        link_table = _grid()
+        family = [("", record, row.status)]
+        if self._children is not None:
+            family += [(f"child {c.short_id} ", c.record, c.status) for c in self._children.rows]
+        for prefix, member, status in family:
+            for tx in links.record_links(member):
+                where = links.chain_name(tx.chain_id)
+                refunded = tx.direction == "out" and status in ("refund", "fallback")
+                leg = "refund" if refunded else ("paid" if tx.direction == "in" else "filled")
+                label = f"{prefix}{leg} on {where}"
+                link_table.add_row(label, _link(tx.url, f"{tx.hash} (no explorer known)"))
+                plain.append(f"{label} {tx.url or tx.hash}")
+        chains = (row.origin_chain_id, row.destination_chain_id)
+        for name in ADDRESS_FIELDS:
+            address = wire.get(name)
+            if isinstance(address, dict):
+                address = address.get("address")
+            if not isinstance(address, str) or not address:
+                continue
+            chain = chains[1] if name == "recipient" else chains[0]
+            url = links.address_url(chain, address)
+            if url:
+                link_table.add_row(f"{name} on {links.chain_name(chain)}", _link(url, address))
+                plain.append(f"{name} {url}")
+        plain.insert(len(plain) - link_table.row_count, "Transactions")
+        return [Text("\nTransactions", style="bold underline"), link_table]
 
     def _children_parts(self, plain: list[str]) -> list[Any]:
         from crossdeck.history import child_kind, wire_value

@@ -9,26 +9,46 @@ from typing import Any
 
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widget import Widget
-from textual.widgets import Checkbox, Input, Static
+from textual.widgets import Checkbox, Input, Label, Static
+
+from crossdeck.tui.widgets.form_fields import TickBox
 
 # (build_query keyword, wire field named by FilterError.field, placeholder)
 FILTER_FIELDS: tuple[tuple[str, str, str], ...] = (
-    ("user", "user", "user 0x…"),
-    ("status", "status", "status: success, refund…"),
-    ("origin_chain", "originChainId", "origin chain id"),
-    ("destination_chain", "destinationChainId", "destination chain id"),
+    ("user", "user", "0x…"),
+    ("status", "status", "success, refund…"),
+    ("origin_chain", "originChainId", "chain id"),
+    ("destination_chain", "destinationChainId", "chain id"),
     ("id", "id", "request id 0x…"),
-    ("hash", "hash", "tx hash 0x…"),
-    ("referrer", "referrer", "referrer"),
-    ("deposit_address", "depositAddress", "deposit address 0x…"),
-    ("start", "startTimestamp", "from (ISO 8601, unix s)"),
-    ("end", "endTimestamp", "to (ISO 8601, unix s)"),
-    ("chain", "chainId", "chain id (either way)"),
-    ("order_id", "orderId", "order id 0x…"),
-    ("start_block", "startBlock", "from origin block"),
-    ("end_block", "endBlock", "to origin block"),
-    ("private_chains", "privateChainsToInclude", "private chain UUIDs, a,b"),
+    ("hash", "hash", "0x…"),
+    ("referrer", "referrer", ""),
+    ("deposit_address", "depositAddress", "0x…"),
+    ("start", "startTimestamp", "ISO 8601, unix s"),
+    ("end", "endTimestamp", "ISO 8601, unix s"),
+    ("chain", "chainId", "from or to"),
+    ("order_id", "orderId", "0x…"),
+    ("start_block", "startBlock", "origin block"),
+    ("end_block", "endBlock", "origin block"),
+    ("private_chains", "privateChainsToInclude", "UUIDs a,b"),
 )
+# each filter's label, beside its field: it reads whole once the field is filled
+FILTER_LABELS = {
+    "user": "user",
+    "status": "status",
+    "origin_chain": "from chain",
+    "destination_chain": "to chain",
+    "id": "request",
+    "hash": "tx hash",
+    "referrer": "referrer",
+    "deposit_address": "deposit to",
+    "start": "since",
+    "end": "until",
+    "chain": "any chain",
+    "order_id": "order",
+    "start_block": "from block",
+    "end_block": "to block",
+    "private_chains": "private",
+}
 OWN_API_KEY = "own_api_key"
 # (build_query keyword, or OWN_API_KEY for the apiKey filter; wire field, label, tooltip)
 FLAG_FIELDS: tuple[tuple[str, str, str, str], ...] = (
@@ -73,8 +93,10 @@ class HistoryFilterBar(Vertical):
     HistoryFilterBar { height: auto; }
     /* three a row: each placeholder reads whole from 80 columns on */
     HistoryFilterBar Grid { grid-size: 3 5; grid-gutter: 0 1; height: 5; }
+    HistoryFilterBar .filter-cell { height: 1; }
+    HistoryFilterBar .filter-label { width: 10; color: $text-muted; }
     HistoryFilterBar Input, HistoryFilterBar Input:focus {
-        border: none; height: 1; padding: 0 1; background: $boost;
+        border: none; height: 1; padding: 0 1; background: $boost; width: 1fr;
     }
     HistoryFilterBar Input:focus { background: $primary 30%; }
     HistoryFilterBar Input.-bad { background: $error 30%; }
@@ -87,10 +109,14 @@ class HistoryFilterBar(Vertical):
     def compose(self) -> Any:
         with Grid():
             for name, field, placeholder in FILTER_FIELDS:
-                yield Input(placeholder=placeholder, id=input_id(name), tooltip=field)
+                yield Horizontal(
+                    Label(FILTER_LABELS[name], classes="filter-label"),
+                    Input(placeholder=placeholder, id=input_id(name), tooltip=field),
+                    classes="filter-cell",
+                )
         with Horizontal(id="history-filter-flags"):
             for name, _, label, tooltip in FLAG_FIELDS:
-                yield Checkbox(label, id=input_id(name), tooltip=tooltip, compact=True)
+                yield TickBox(label, id=input_id(name), tooltip=tooltip, compact=True)
         error = Static("", id="history-filter-error")
         error.display = False
         yield error
