@@ -189,6 +189,14 @@ async def simulation_guard(
         ]
     txs = [p for p in pending_txs(quote, start) if p.tx.chain_id == chain_id]
     terms = _terms(quote, wallet, chain_id)
+    if terms.token_in is None or terms.amount_in is None:
+        return [
+            _fail(
+                NAME,
+                "the quote does not say what you send (no currencyIn amount or paymentDetails), "
+                "so a simulation has nothing to be held to",
+            )
+        ]
     words = _Words(quote)
     allowances = _allowance_pairs(txs, terms)
     reads = [
@@ -225,10 +233,19 @@ async def simulation_guard(
                     f"({reason or 'reverted'}); refusing to sign what would not run as quoted",
                 )
             ]
-    flows, approvals = _flows(ran)
-    problems = _problems(terms, flows, approvals, words)
-    problems += _allowance_problems(allowances, before, after, words)
-    summary = _summary(terms, flows, words)
+    try:
+        flows, approvals = _flows(ran)
+        problems = _problems(terms, flows, approvals, words)
+        problems += _allowance_problems(allowances, before, after, words)
+        summary = _summary(terms, flows, words)
+    except (ValueError, TypeError, AttributeError, KeyError) as exc:
+        return [
+            _fail(
+                NAME,
+                f"chain {chain_id}'s node answered eth_simulateV1 with logs or data crossdeck "
+                f"cannot read ({type(exc).__name__}); nothing is signed that cannot be checked",
+            )
+        ]
     what = ", ".join(f"'{p.step_id}'" for p in txs)
     if problems:
         return [
@@ -296,6 +313,8 @@ def _flows(
     approvals = []
     for result in results:
         for log in result.get("logs") or []:
+            if not isinstance(log, dict) or not isinstance(log.get("topics") or [], list):
+                raise ValueError("a log is not an object with a list of topics")
             topics = [str(t).lower() for t in log.get("topics") or []]
             address = str(log.get("address", "")).lower()
             data = str(log.get("data") or "0x")
