@@ -135,6 +135,32 @@ async def test_force_solver_execution_goes_through_the_depository(kit: Kit) -> N
     assert await kit.usdc(CHAIN, kit.address) - before == quote.details.currency_out.amount
 
 
+async def test_a_forced_swap_paying_the_depository_less_is_refused_by_the_decoders(
+    kit: Kit,
+) -> None:
+    world = kit.world
+    await fund(world, kit.address, native={CHAIN: ETH})
+    quote, request = await kit.quote(
+        origin_chain_id=CHAIN,
+        destination_chain_id=CHAIN,
+        origin_currency=NATIVE,
+        destination_currency=usdc_address(world, CHAIN),
+        amount=str(ETH // 100),
+        force_solver_execution=True,
+    )
+
+    def pay_less(wire: dict[str, Any]) -> None:
+        wire["steps"][0]["items"][0]["data"]["value"] = str(ETH // 1000)
+
+    events = await kit.run(kit.tampered(quote, pay_less), request=request)
+
+    failed = events[-1]
+    assert isinstance(failed, Failed) and failed.exit_code == 7
+    refused = {r.name: r.message for r in checks(events) if not r.ok}
+    assert "sends 0.001 ETH but the payment is 0.01 ETH" in refused["tx-payment"]
+    assert kit.asked == []
+
+
 def _redirect_swap(wire: dict[str, Any], to: str) -> None:
     """The router's calldata with another recipient (its fifth word)."""
     data = wire["steps"][-1]["items"][0]["data"]
