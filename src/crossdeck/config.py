@@ -61,7 +61,11 @@ _BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
     MAINNET: {
         "service": {"url": "https://api.relay.link"},
         "venue": {"url": "https://api.hyperliquid.xyz"},
-        "rpc": {"8453": "https://mainnet.base.org", "999": "https://rpc.hyperliquid.xyz/evm"},
+        "rpc": {
+            "8453": "https://mainnet.base.org",
+            "999": "https://rpc.hyperliquid.xyz/evm",
+            "792703809": "https://api.mainnet-beta.solana.com",  # Solana's public RPC
+        },
         "signing_chain_id": 1,
     },
     DEMO: {},  # filled from the world file

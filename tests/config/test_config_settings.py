@@ -35,6 +35,7 @@ def test_mainnet_is_the_default_with_public_endpoints(config_file: WriteConfig) 
     assert settings.rpc == {
         8453: "https://mainnet.base.org",
         999: "https://rpc.hyperliquid.xyz/evm",
+        792703809: "https://api.mainnet-beta.solana.com",
     }
     assert settings.signing_chain_id == 1
     assert settings.service.timeout_seconds == 20.0 and settings.service.max_retries == 4
@@ -74,6 +75,7 @@ timeout_seconds = 5
     assert settings.rpc == {
         8453: "https://base-from-file.example",  # file over profile
         999: "https://hyperevm-from-env.example",  # env over profile
+        792703809: "https://api.mainnet-beta.solana.com",  # the profile's own
     }
     assert settings.signing_chain_id == 8453
     assert settings.tracking.timeout_seconds == 90  # shared top-level section
