@@ -285,7 +285,7 @@ def _write(path: Path, content: bytes | str) -> Path:
 @pytest.mark.parametrize(
     ("value", "words"),
     [
-        (f"{GOOD},1", "--call 1 ("),
+        (f"{GOOD},1", "is not TO,VALUE,DATA"),
         (f"{GOOD},1,0x,extra", "is not TO,VALUE,DATA"),
         ("0x12,0,0x", "--call 1: to "),
         ("0xAbababababababababababababababababababab,0,0x", "checksum"),
@@ -318,7 +318,7 @@ def test_a_malformed_call_is_refused_naming_it(
         ("[" * 5000 + "]" * 5000, "nests deeper"),
         (json.dumps(["0x12"]), "[0] is not an object"),
         (json.dumps([{"to": GOOD, "gas": 1}]), "fields other than to, value, data"),
-        (json.dumps([{"to": GOOD, "value": 1.5}]), "[0]: `value` must be wei"),
+        (json.dumps([{"to": GOOD, "value": 1.5}]), "[0]: value '1.5' is not wei"),
         (json.dumps([{"to": GOOD, "data": "0x1"}]), "[0]: data"),
         (json.dumps([{"to": GOOD}] * 17), "at most 16"),
         (" " * (1024 * 1024 + 1), "larger than 1024 KiB"),

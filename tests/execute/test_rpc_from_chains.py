@@ -75,9 +75,13 @@ def test_only_evm_chains_with_a_web_url_are_taken() -> None:
                 {"id": 1, "name": "one", "httpRpcUrl": "https://one.example", "vmType": "evm"},
                 {"id": 2, "name": "two", "httpRpcUrl": "https://two.example", "vmType": "evm"},
                 {"id": 3, "name": "sol", "httpRpcUrl": "https://sol.example", "vmType": "svm"},
+                {"id": 6, "name": "hyp", "httpRpcUrl": "https://hyp.example", "vmType": "hypevm"},
                 {"id": 4, "name": "bad", "httpRpcUrl": "file:///etc/passwd", "vmType": "evm"},
                 {"id": 5, "name": "none", "vmType": "evm"},
             ]
         }
     )
-    assert rpc_from_chains({2: "http://mine"}, chains) == {1: "https://one.example"}
+    assert rpc_from_chains({2: "http://mine"}, chains) == {
+        1: "https://one.example",
+        6: "https://hyp.example",
+    }

@@ -5,6 +5,7 @@ signature are shown to the user with nothing sent."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -314,3 +315,40 @@ async def test_a_self_executed_swap_shows_what_the_simulation_saw(
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
         outcome = execute.outcome
         assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
+
+
+async def test_a_call_from_the_quote_form_runs_on_the_destination(
+    world: Any, tui_dir: Path
+) -> None:
+    """The form's calls field (TO,VALUE,DATA as --call takes it): the quote carries the call,
+    the run succeeds, and the destination contract saw the call and its value."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "execute"))
+    from test_calls import deploy_target, poke_data, read
+
+    from crossdeck.tui.quote_form import QuoteFormValues
+
+    target = await asyncio.to_thread(deploy_target, world)  # it runs a loop of its own
+    value = 10**15  # 0.001 ETH of the 0.01 bridged
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        native = "0x" + "0" * 40
+        app.quote_screen.apply_values(
+            QuoteFormValues(
+                origin_chain_id=8453, origin_currency=native,
+                destination_chain_id=999, destination_currency=native,
+                amount="0.01", calls=f"{target},{value},{poke_data(9)}",
+            )
+        )  # fmt: skip
+        await pilot.pause()
+        execute = await _quote_then_execute(pilot)
+        assert len(execute.request.txs or []) == 1
+        await _confirm_each(pilot, execute, ["y"])
+        await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
+        assert isinstance(execute.outcome, ev.Finished), execute.outcome
+        assert execute.outcome.status == "success"
+    assert read(world, target, "calls()") == 1  # (read is plain JSON-RPC over httpx)
+    assert read(world, target, "last_value()") == value
+    assert read(world, target, "last_note()") == 9

@@ -192,3 +192,29 @@ def test_the_options_line_says_what_is_set_in_a_traders_words() -> None:
     assert demo_referrer_warning(QuoteFormValues(referrer="myapp")) is None
     warning = demo_referrer_warning(QuoteFormValues(referrer="demo:fail:SLIPPAGE"))
     assert warning is not None and "fail this transfer and refund it" in warning
+
+
+def test_calls_reach_the_body_as_the_cli_takes_them(chains: ChainsResponse) -> None:
+    calls = f"{OTHER},1000,0xd0e30db0; {USER},0,"
+    body = build_quote_request(
+        _values(destination_chain_id=999, destination_currency=NATIVE, calls=calls), USER, chains
+    ).to_body()
+    assert body["txs"] == [
+        {"to": OTHER, "value": "1000", "data": "0xd0e30db0"},
+        {"to": USER, "value": "0", "data": "0x"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("calls", "words"),
+    [
+        (f"{OTHER},1", "is not TO,VALUE,DATA"),
+        (f"{OTHER},0.5,0x", "call 1: value"),
+        (f"{OTHER},0,0x; 0x12,0,0x", "call 2: to"),
+        (f"{OTHER},0,0xabc", "call 1: data"),
+    ],
+)
+def test_bad_calls_name_the_calls_field(chains: ChainsResponse, calls: str, words: str) -> None:
+    with pytest.raises(QuoteRequestError) as caught:
+        build_quote_request(_values(calls=calls), USER, chains)
+    assert caught.value.field == "txs" and words in caught.value.message

@@ -10,57 +10,39 @@ and, in a file, the entry.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-from crossdeck.cli.option_types import ADDRESS, parse_whole_number, shown
+from crossdeck.cli.option_types import shown
 from crossdeck.errors import InputError
+from crossdeck.models.calls import MAX_CALLS
 
-MAX_CALLS = 16
 MAX_TXS_FILE_BYTES = 1024 * 1024
-_HEX = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
-_UINT256_MAX = 2**256 - 1
 _CALL_KEYS = {"to", "value", "data"}
 
 
 def _call(where: str, to: object, value: object, data: object) -> dict[str, str]:
     """One call, checked: `where` names it in errors ('--call 2', '--txs-file x.json [0]')."""
-    if not isinstance(to, str):
-        raise InputError(f"{where}: `to` must be an address (a string)")
+    from crossdeck.models.calls import checked_call
+
     try:
-        address = ADDRESS.parse(to)
-    except InputError as exc:
-        raise InputError(f"{where}: to {exc.message}") from None
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
-    if not isinstance(value, str):
-        raise InputError(f"{where}: `value` must be wei as digits (a string)")
-    try:
-        wei = parse_whole_number(value, minimum=0, maximum=_UINT256_MAX)
-    except InputError as exc:
-        raise InputError(
-            f"{where}: value {exc.message}", hint="the value is wei: 0.01 ETH is 10000000000000000"
-        ) from None
-    if not isinstance(data, str) or not _HEX.fullmatch(data.strip() or "0x"):
-        raise InputError(
-            f"{where}: data {shown(str(data))} is not 0x-prefixed hex of whole bytes",
-            hint="e.g. 0xd0e30db0 (a 4-byte selector), or empty for a plain transfer",
-        )
-    return {"to": address, "value": str(wei), "data": data.strip().lower() or "0x"}
+        return checked_call(to, value, data)
+    except ValueError as exc:
+        raise InputError(f"{where}: {exc}") from None
 
 
 def parse_call_option(text: str, index: int) -> dict[str, str]:
     """`--call TO,VALUE,DATA` (the `index`-th, from 1)."""
-    parts = text.split(",")
-    if len(parts) != 3:
+    from crossdeck.models.calls import parse_call
+
+    try:
+        return parse_call(text)
+    except ValueError as exc:
         raise InputError(
-            f"--call {index} ({shown(text)}) is not TO,VALUE,DATA",
+            f"--call {index}: {exc}",
             hint="e.g. --call 0xAbC…,10000000000000000,0xd0e30db0 (value in wei; data may be "
             "empty: TO,VALUE,)",
-        )
-    to, value, data = (part.strip() for part in parts)
-    return _call(f"--call {index}", to, value, data or "0x")
+        ) from None
 
 
 def read_txs_file(path: Path) -> list[dict[str, str]]:

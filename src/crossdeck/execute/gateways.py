@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from crossdeck.models.addresses import Family, family_of
+
 if TYPE_CHECKING:
     from crossdeck.models import ChainsResponse, Quote
     from crossdeck.wallet.gateway import EvmGateway
@@ -31,7 +33,9 @@ def rpc_from_chains(configured: Mapping[int, str], chains: ChainsResponse | None
     found: dict[int, str] = {}
     for chain in chains.chains if chains is not None else []:
         url = (chain.http_rpc_url or "").strip()
-        if chain.id is None or chain.id in configured or (chain.vm_type or "evm") != "evm":
+        if chain.id is None or chain.id in configured:
+            continue
+        if family_of(chain.id, chain.vm_type) is not Family.EVM:  # hypevm too; not svm, bvm
             continue
         if url.startswith(("https://", "http://")) and url.isprintable() and " " not in url:
             found[chain.id] = url

@@ -48,6 +48,7 @@ class QuoteFormValues:
     use_permit: bool = False
     protocol_version: str | None = None  # None: automatic ('v2' for venue withdrawals)
     referrer: str = ""
+    calls: str = ""  # TO,VALUE,DATA; ... as --call takes them (value in wei)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def with_changes(self, **changes: Any) -> QuoteFormValues:
@@ -200,6 +201,17 @@ def build_quote_request(
         body["usePermit"] = True
     if values.referrer.strip():
         body["referrer"] = values.referrer.strip()
+    if values.calls.strip():
+        from crossdeck.models.calls import parse_calls
+
+        try:
+            body["txs"] = parse_calls(values.calls)
+        except ValueError as exc:
+            raise QuoteRequestError(
+                "txs",
+                f"txs: {exc}",
+                hint="TO,VALUE,DATA with the value in wei; several separated by ';'",
+            ) from None
     version = values.protocol_version or required_protocol_version(values.origin_chain_id)
     if version:
         body["protocolVersion"] = version
@@ -276,6 +288,9 @@ def options_summary(values: QuoteFormValues) -> list[str]:
         said.append(f"referrer {values.referrer.strip()}")
     if values.protocol_version:
         said.append(f"protocol {values.protocol_version}")
+    if values.calls.strip():
+        count = len([c for c in values.calls.replace("\n", ";").split(";") if c.strip()])
+        said.append(f"{count} call(s) after the fill")
     said.extend(f"{key} set" for key in values.extra)
     return said
 

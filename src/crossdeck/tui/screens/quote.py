@@ -73,6 +73,7 @@ FIELD_WIDGETS = {
     "usePermit": "permit",
     "protocolVersion": "protocol",
     "referrer": "referrer",
+    "txs": "calls",
 }
 # the fields on the form itself; every other one is under the options (ctrl+l)
 BASIC_FIELDS = {

@@ -88,6 +88,13 @@ class QuoteOptions(Vertical):
             Input(placeholder="optional, e.g. your app's name", id="referrer", compact=True),
         )
         yield _row(
+            "calls",
+            Input(placeholder="TO,VALUE(wei),DATA; … run after the fill", id="calls", compact=True),
+            tooltip="Calls the service makes on the destination chain after the fill, as "
+            "--call takes them: contract,value in wei,0x calldata; several separated by ';'. "
+            "Their value is paid out of what arrives; one that reverts fails and refunds.",
+        )
+        yield _row(
             "protocol",
             Select[str](
                 [("auto (v2 for venue withdrawals)", "auto"), ("v2", "v2")],
@@ -121,6 +128,7 @@ class QuoteOptions(Vertical):
         self.query_one("#permit", TickBox).value = values.use_permit
         self.query_one("#protocol", Select).value = values.protocol_version or "auto"
         self.query_one("#referrer", Input).value = values.referrer
+        self.query_one("#calls", Input).value = values.calls
         components = self.query_one("#components", SelectionList)
         if values.sponsored_components is None:
             components.select_all()
@@ -151,4 +159,5 @@ class QuoteOptions(Vertical):
             use_permit=self.query_one("#permit", TickBox).value,
             protocol_version=None if protocol in (None, "auto", Select.BLANK) else str(protocol),
             referrer=self.query_one("#referrer", Input).value,
+            calls=self.query_one("#calls", Input).value,
         )
