@@ -142,3 +142,24 @@ async def test_a_solana_run_killed_after_sending_resumes_without_sending_again(
         assert 10**8 <= spent < 10**8 + 100_000  # 0.1 SOL once, and one signature's fee
     finally:
         await gateway.aclose()
+
+
+async def test_from_the_venue_to_solana_and_bitcoin_recipients(world: Any, cli: Cli) -> None:
+    world.ledger.credit(cli.address, "0x" + "0" * 32, 100 * 10**8)
+    recipient = str(Keypair().pubkey())
+    to_solana = cli.run(
+        "bridge", "--origin-chain", "1337", "--origin-currency", "perps:USDC",
+        "--destination-chain", str(SOLANA_CHAIN_ID), "--destination-currency", "USDC",
+        "--amount-human", "20", "--recipient", recipient, "--yes", "--json",
+    )  # fmt: skip
+    assert to_solana.returncode == 0, to_solana.stderr
+    assert final_status(to_solana) == "success"
+    assert await spl_usdc(world, recipient) > 0
+    to_bitcoin = cli.run(
+        "bridge", "--origin-chain", "1337", "--origin-currency", "perps:USDC",
+        "--destination-chain", "8253038", "--destination-currency", "BTC",
+        "--amount-human", "20", "--recipient", "3LRW7jeCvQCRdPF8S3yUCfRAx4eqXFmdcr",
+        "--yes", "--json",
+    )  # fmt: skip
+    assert to_bitcoin.returncode == 0, to_bitcoin.stderr
+    assert final_status(to_bitcoin) == "success"

@@ -160,3 +160,45 @@ async def test_a_recipient_of_the_wrong_family_is_refused_on_the_form(
         assert quote.quote is None
         said = next(n[1] for n in notifications(app) if "Bitcoin" in n[1])
         assert said.startswith("recipient")
+
+
+async def _pick(pilot: Any, origin: tuple[int, str], destination: tuple[int, str]) -> None:
+    quote = pilot.app.quote_screen
+    for side, (chain_id, symbol) in (("origin", origin), ("destination", destination)):
+        quote.query_one(f"#{side}-chain", Select).value = chain_id
+        await pilot.pause(0.2)
+        currency = quote.query_one(f"#{side}-currency", Select)
+        currency.value = next(v for label, v in currency._options if str(label).startswith(symbol))
+        await pilot.pause(0.1)
+
+
+async def test_solana_sol_to_base_eth_from_the_keyboard(world: Any, tui_dir: Path) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        await _pick(pilot, (SOLANA_CHAIN_ID, "SOL"), (8453, "ETH"))
+        app.quote_screen.query_one("#amount", Input).value = "0.2"
+        await pilot.pause(0.2)
+        execute, dialogs = await _execute(pilot)
+        assert "deposit 200000000 lamports of SOL" in dialogs[0]
+        assert execute.quote.details.recipient == world.wallet_address
+        outcome = execute.outcome
+        assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
+
+
+async def test_base_eth_to_a_bitcoin_recipient_from_the_keyboard(
+    world: Any, tui_dir: Path
+) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        await _pick(pilot, (8453, "ETH"), (8253038, "BTC"))
+        await open_options(pilot)
+        app.quote_screen.query_one("#recipient", Input).value = (
+            "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0"
+        )
+        app.quote_screen.query_one("#amount", Input).value = "0.01"
+        await pilot.pause(0.2)
+        execute, _ = await _execute(pilot)
+        outcome = execute.outcome
+        assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
