@@ -115,6 +115,8 @@ EXTRA_FORMS = {
     "$.errorData": {"object"},  # fact 6 of the issue: errorData may be a string or an object
     "$.chains[].wsRpcUrl": {"empty"},  # the world's chains serve no websocket
     "$.chains[].httpRpcUrl": {"empty"},  # the venue (1337) is no EVM chain: no RPC
+    # the world's venue has no block explorer (as the README says): the client links none
+    "$.chains[].explorerUrl": {"empty"},
 }
 
 # Paths the contract (../shared/spec/service-api.md) requires that no recorded answer shows.

@@ -22,6 +22,7 @@ from tui_support import (
     event_from_json,
     load_fixture,
     make_app,
+    notifications,
     screen_text,
     wait_until,
 )
@@ -239,7 +240,7 @@ async def test_every_key_of_every_screen_is_in_its_footer(
 
 
 async def test_live_status_and_history_c_copy_the_selected_request_id(
-    world: Any, tui_dir: Path
+    world: Any, tui_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     request_id = await deposit_by_executor(world, tui_dir / "journal")
     app = make_app(world, tui_dir, start_mode="live")
@@ -270,6 +271,38 @@ async def test_live_status_and_history_c_copy_the_selected_request_id(
         titles = [command.title for command in history.palette_commands()]
         assert "Copy request id" in titles and "Copy user address" in titles
         assert any(title.startswith("Copy explorer link of origin tx") for title in titles)
+
+        # b where no browser can open (no display, no BROWSER: as in CI, headless, over SSH):
+        # nothing claims to have opened, the link is copied and the notification says so
+        for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+            monkeypatch.delenv(name, raising=False)
+        from crossdeck.tui.copy_links import open_link
+
+        origin_link = next(link for link in history.tx_links() if link.chain_id == 8453)
+        assert origin_link.url
+        open_link(app, origin_link, "")
+        await pilot.pause()
+        assert app.clipboard == origin_link.url
+        said = [m for _, m, _ in notifications(app) if "no browser can open here" in m]
+        assert said and "the link is copied" in said[0] and "opened" not in said[0]
+        # the venue leg: /chains gives the demo venue no explorer, so b copies its hash
+        latest = history.tx_links()[-1]
+        assert latest.chain_id == 1337 and latest.url is None
+        await pilot.press("b")
+        await pilot.pause()
+        assert app.clipboard == latest.hash
+        assert any("names no explorer for chain 1337" in m for _, m, _ in notifications(app))
+
+
+def test_a_browser_opens_only_where_one_can() -> None:
+    from crossdeck.tui.browser import can_open_browser
+
+    assert not can_open_browser({}, "linux")  # headless: no display
+    assert can_open_browser({"DISPLAY": ":0"}, "linux")
+    assert can_open_browser({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
+    assert can_open_browser({"BROWSER": "firefox"}, "linux")
+    assert can_open_browser({}, "darwin") and can_open_browser({}, "win32")
+    assert not can_open_browser({"SSH_CONNECTION": "1.2.3.4 5 6.7.8.9 22"}, "darwin")
 
 
 def test_an_explorer_link_from_the_public_chains_answer() -> None:

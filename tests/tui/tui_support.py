@@ -118,6 +118,10 @@ def event_from_json(data: dict[str, Any]) -> Any:
             return tuple(GuardResult(**r) for r in value)
         if name == "children":
             return tuple(ev.ChildRequest(**child) for child in value)
+        if name == "refund" and value is not None:
+            from crossdeck.execute.refund import RefundPaid
+
+            return RefundPaid.from_json(value)
         if name == "what":
             what = {k: convert(k, v) for k, v in value.items()}
             return ev.SignRequest(**what)

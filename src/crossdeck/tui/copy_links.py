@@ -83,7 +83,7 @@ def copy_text(app: App[object], item: Copyable | None, nothing: str) -> None:
 
 
 def open_link(app: App[object], link: TxLink | None, nothing: str) -> None:
-    """Open `link` in the system browser (or say why not)."""
+    """Open `link` in the system browser where one can open; else copy it, and say which."""
     if link is None:
         app.notify(nothing, title="Explorer", severity="warning")
         return
@@ -95,8 +95,18 @@ def open_link(app: App[object], link: TxLink | None, nothing: str) -> None:
         )
         copy_text(app, Copyable(link.what, link.hash), "")
         return
-    app.open_url(link.url)
-    app.notify(f"opened {link.url}", title="Explorer", timeout=4)
+    from crossdeck.tui.browser import open_in_browser
+
+    if open_in_browser(link.url):
+        app.notify(f"opened in your browser: {link.url}", title="Explorer", timeout=4)
+        return
+    # headless, over SSH, or no browser found: nothing opened, so the link is what the user gets
+    app.copy_to_clipboard(link.url)
+    app.notify(
+        f"no browser can open here; the link is copied: {link.url}",
+        title="Explorer",
+        timeout=8,
+    )
 
 
 def palette_commands(

@@ -87,7 +87,8 @@ class VenueSide:
     balance: VenueBalance | None = None
     name: str = "venue"
     display_name: str = "Venue"
-    explorer_url: str = "https://explorer.demo.invalid/venue"
+    # the venue has no block explorer: /chains gives none, as the README says
+    explorer_url: str = ""
 
 
 class ChainReader(Protocol):
