@@ -356,3 +356,30 @@ def test_calls_and_extra_txs_clash(cli: Cli) -> None:
     )
     assert result.exit_code == ExitCode.INVALID_INPUT
     assert "already sets" in result.stderr
+
+
+def test_the_quote_shows_each_call_in_words(cli: Cli, py_target: str) -> None:
+    result = cli.invoke(
+        "quote", *bridge(new_address(), "--call", f"{py_target},{CALL_VALUE},{poke_data(3)}")[1:]
+    )
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.stdout.split())
+    assert f"1. to {py_target.lower()}" in flat, result.stdout
+    # in the destination's native currency (chain 999's is HYPE), out of the output
+    assert f"value 0.01 HYPE ({CALL_VALUE}) out of what arrives" in flat
+    assert f"data {poke_data(3)}" in flat
+    assert "order-calls: ok: the order makes exactly the 1 call(s) you asked for" in flat
+
+
+def test_the_recorded_public_calls_are_described() -> None:
+    from crossdeck.execute.describe import quote_sections, text_lines
+    from crossdeck.models import Quote
+
+    quote = Quote.from_wire(
+        json.loads(
+            (REALDATA / "quote" / "docs-calling-integration-guide-2026-08-21-1.json").read_text()
+        )
+    )
+    flat = " ".join(" ".join(text_lines(quote_sections(quote))).split())
+    assert "1. to 0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2" in flat
+    assert f"({10**17}) out of what arrives" in flat and "data 0xd0e30db0" in flat

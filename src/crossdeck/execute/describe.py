@@ -674,8 +674,35 @@ def quote_sections(
     route = _route(quote, currencies)
     if route:
         sections.append(Section("Route", tuple(route)))
+    calls = _calls(quote, currencies)
+    if calls:
+        sections.append(Section("Calls", tuple(calls)))
     sections.append(step_section(quote.steps, currencies))
     return sections
+
+
+def _calls(quote: Quote, currencies: Currencies) -> list[Line]:
+    """The calls the order makes on the destination after the fill (`orderData.output.calls`),
+    decoded: each contract, the value it gets out of the output, its calldata."""
+    from crossdeck.execute.guards.calls import decode_call, order_calls
+
+    given = order_calls(quote) or []
+    details = quote.details
+    out = details.currency_out if details is not None else None
+    currency = out.currency if out is not None else None
+    chain_id = currency.chain_id if currency is not None and not isinstance(currency, str) else None
+    unit = currencies.native(chain_id)
+    lines = []
+    for i, encoded in enumerate(given, start=1):
+        call = decode_call(encoded)
+        if call is None:
+            lines.append(Line(f"{i}.", f"cannot be read: {short(str(encoded), 18, 8)}"))
+            continue
+        lines.append(Line(f"{i}. to", call.to, raw=call.to, kind="address"))
+        value = f"{units_text(call.value, unit)} out of what arrives"
+        lines.append(Line("   value", value, raw=str(call.value), kind="amount"))
+        lines.append(Line("   data", call.data, raw=call.data, kind="calldata"))
+    return lines
 
 
 def _summary(quote: Quote, request: QuoteRequest | None, currencies: Currencies) -> Section:

@@ -72,7 +72,7 @@ def _asked(request: QuoteRequest) -> list[OrderCall]:
     ]
 
 
-def _order_calls(quote: Quote) -> list[Any] | None:
+def order_calls(quote: Quote) -> list[Any] | None:
     """The order's `output.calls` as given; None when the quote carries no order."""
     v2 = quote.protocol.v2 if quote.protocol else None
     order: Any = v2.order_data if v2 else None
@@ -85,7 +85,7 @@ def _order_calls(quote: Quote) -> list[Any] | None:
 
 def calls_guard(quote: Quote, request: QuoteRequest) -> GuardResult:
     asked = _asked(request)
-    given = _order_calls(quote)
+    given = order_calls(quote)
     if given is None:
         if asked:
             return _fail(
