@@ -117,7 +117,7 @@ async def test_browser_wallet_in_the_app(world: Any, tui_dir: Path) -> None:
             await wait_until(
                 pilot, lambda: app.services.wallet_address == wallet.address, what="connected"
             )
-            assert "browser wallet 0x" in app.sub_title
+            await wait_until(pilot, lambda: "browser wallet 0x" in app.sub_title, what="title")
             said = [m for t, m, _ in notifications(app) if t == "Browser wallet"]
             assert any("http://127.0.0.1:" in m and "/…" in m for m in said)
             # the start-up page served until the wallet connected, and no longer
@@ -130,7 +130,11 @@ async def test_browser_wallet_in_the_app(world: Any, tui_dir: Path) -> None:
                 within=60,
             )
             short = f"{wallet.address[:6]}…{wallet.address[-4:]}"
-            assert f"your browser wallet {short}: confirm there" in screen_text(app)
+            await wait_until(
+                pilot,
+                lambda: f"your browser wallet {short}: confirm there" in screen_text(app),
+                what="the dialog to name the signer",
+            )
             shot = app.export_screenshot()
             await pilot.press("y")
             await wait_until(pilot, lambda: dialog is not app.screen, what="it to close")
