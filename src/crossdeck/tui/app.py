@@ -369,10 +369,27 @@ class CrossdeckApp(App[None]):
         # before Live status lists anything: runs that sent nothing are not followed, and
         # what the tracker saw end is ended in the journal too
         unfinished = await asyncio.to_thread(self._reconcile_runs, tracker.store)
+        # what it was following, and what finished in the last day, are listed from the store
+        # first (a request with no status yet included); the unfinished are followed again
+        store = tracker.store
+        if store is not None:
+            import time
+
+            from crossdeck.tui.live import shown_after_restart
+
+            stored = await asyncio.to_thread(store.all)
+            for request in shown_after_restart(stored, time.time()):
+                tracked = self.live.add(request.request_id)
+                if request.latest is not None:
+                    self.live.apply(request.latest)
+                if request.given_up:
+                    tracked.problem, tracked.given_up = request.given_up, True
         for update in tracker.resume():
             if update is not None:
                 self.live.apply(update)
-        for rid in list(self.live.requests):
+        for rid, tracked in list(self.live.requests.items()):
+            if tracked.final or tracked.given_up:
+                continue  # finished before this start: listed, not followed again
             latest = tracker.track(rid)
             if latest is not None:
                 self.live.apply(latest)
@@ -661,9 +678,7 @@ class CrossdeckApp(App[None]):
         await self.services.aclose()
 
 
-def run_app(
-    profile: str | None, world: Path | None, signer: dict[str, Any] | None = None
-) -> None:
+def run_app(profile: str | None, world: Path | None, signer: dict[str, Any] | None = None) -> None:
     """Open the app on this profile (or world file, for `crossdeck demo`); `signer`: the
     signer the global options chose."""
     from crossdeck.config import load_settings

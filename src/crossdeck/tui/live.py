@@ -6,10 +6,15 @@ webhook, or settled: a `failure` that held), in arrival order, plus any tracking
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from crossdeck.track.updates import StatusUpdate, normalise_request_id
+
+if TYPE_CHECKING:
+    from crossdeck.track.store import StoredRequest
 
 
 @dataclass
@@ -74,6 +79,25 @@ class LiveBoard:
             return self.requests.get(normalise_request_id(request_id))
         except Exception:
             return None
+
+
+# after a restart Live status shows what it was following and what finished within this long
+FINISHED_SHOWN_SECONDS = 86_400
+
+
+def shown_after_restart(stored: Iterable[StoredRequest], now: float) -> list[StoredRequest]:
+    """Of the status store's requests, those Live status lists when the app starts again: every
+    unfinished one (followed again) and those that finished within the last day, oldest first."""
+    shown = []
+    for request in stored:
+        if not request.finished:
+            shown.append(request)
+            continue
+        latest = request.latest
+        updated = latest.updated_at_ms / 1000 if latest and latest.updated_at_ms else None
+        if (updated or request.added_at) >= now - FINISHED_SHOWN_SECONDS:
+            shown.append(request)
+    return sorted(shown, key=lambda r: r.added_at)
 
 
 def clock_text(unix_seconds: float) -> str:
