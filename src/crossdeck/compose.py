@@ -396,5 +396,6 @@ def executor(
         trust_quote=trust_quote,
         fee_cap_multiple=settings.guards.fee_cap_multiple,
         gas_limit_multiple=settings.guards.gas_limit_multiple,
+        service_name=settings.service.name,
     )
     return Executor(parts, confirm=confirm, options=options)

@@ -59,7 +59,7 @@ DEMO = "demo"
 # chains' public RPCs). Override per profile in the file or with env vars.
 _BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
     MAINNET: {
-        "service": {"url": "https://api.relay.link"},
+        "service": {"url": "https://api.relay.link", "name": "Relay"},
         "venue": {"url": "https://api.hyperliquid.xyz"},
         "rpc": {
             "8453": "https://mainnet.base.org",
@@ -104,6 +104,10 @@ class ServiceSettings(_Section):
 
     url: HttpUrlStr
     """Base URL of the service API."""
+    name: str | None = Field(default=None, min_length=1, pattern=r"^[A-Za-z0-9]+$")
+    """The service's name as its signatures carry it: a venue withdrawal's NonceMapping domain
+    is this name followed by `NonceMapping` (`Relay` for the public service); unset, such a
+    withdrawal is refused before signing."""
     timeout_seconds: float = 20.0
     """Timeout of one HTTP request to the service."""
     max_retries: int = Field(default=DEFAULT_MAX_RETRIES, ge=0)
@@ -395,7 +399,7 @@ def read_world_file(path: Path) -> dict[str, Any]:
         solana_key=parsed.wallet.solana_private_key,
     )
     return {
-        "service": {"url": parsed.service_url},
+        "service": {"url": parsed.service_url, "name": parsed.service_name},
         "venue": {"url": parsed.venue_url},
         "rpc": dict(parsed.rpc),
         "world": world,
@@ -411,6 +415,7 @@ class _WorldWallet(BaseModel):
 
 class _WorldFile(BaseModel):
     service_url: str
+    service_name: str | None = None
     venue_url: str
     rpc: dict[str, str]
     wallet: _WorldWallet

@@ -35,6 +35,7 @@ def test_config_show_text_is_toml_of_the_profile(config_file: WriteConfig) -> No
     assert shown["profile"] == "mainnet"
     assert shown["service"] == {
         "url": "https://api.relay.link",
+        "name": "Relay",
         "timeout_seconds": 7.0,
         "max_retries": 4,
     }

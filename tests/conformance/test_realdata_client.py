@@ -342,6 +342,15 @@ def for_this_wallet(name: str) -> Quote:
     return Quote.from_wire(with_wallet(raw, recorded_users(raw), WALLET))
 
 
+# the public service's name as the mainnet profile sets it (service.name)
+PUBLIC_SERVICE_NAME = "Relay"
+
+
+def public_spot_meta() -> SpotMeta:
+    """The venue's recorded spotMeta: the names a sendAsset token must carry."""
+    return SpotMeta.model_validate(load("venue-info/pysdk-spotMeta-from-spotMetaAndAssetCtxs.json"))
+
+
 @pytest.mark.parametrize("name", QUOTES_PASSING)
 def test_a_real_quote_for_this_wallet_passes_every_guard(name: str) -> None:
     quote = for_this_wallet(name)
@@ -351,7 +360,14 @@ def test_a_real_quote_for_this_wallet_passes_every_guard(name: str) -> None:
         for item in step.items
         if item.kind_of_data == "transaction"
     }
-    results = check_quote(quote, wallet=WALLET, rpc_chain_ids=tx_chains, chains=chains_answer())
+    results = check_quote(
+        quote,
+        wallet=WALLET,
+        rpc_chain_ids=tx_chains,
+        chains=chains_answer(),
+        service_name=PUBLIC_SERVICE_NAME,
+        spot_meta=public_spot_meta(),
+    )
     assert failures(results) == []
     names = {r.name for r in results}
     if quote.payment_details is not None and quote.steps:
@@ -631,3 +647,67 @@ def test_crossdeck_names_the_error_code_wherever_the_body_carries_it(
     assert "Traceback" not in result.output
     if isinstance(raw.get("errorData"), str):
         assert raw["errorData"] in result.output
+
+
+def test_the_real_withdrawal_is_held_to_the_venues_and_the_services_words() -> None:
+    """The public withdrawal passes the venue-words guards with the venue's recorded spotMeta and
+    the public service's name; each word changed as a service in the middle would is refused
+    before signing, naming its guard."""
+    name = "quote/docs-hyperliquid-support-2026-06-03-1.json"
+    raw = with_wallet(load(name), recorded_users(load(name)), WALLET)
+
+    def verdicts(change: Any = None, service: str = PUBLIC_SERVICE_NAME) -> dict[str, str]:
+        wire = copy.deepcopy(raw)
+        if change is not None:
+            change(wire)
+        results = check_quote(
+            Quote.from_wire(wire),
+            wallet=WALLET,
+            chains=chains_answer(),
+            service_name=service,
+            spot_meta=public_spot_meta(),
+        )
+        return {r.name: r.message for r in results if not r.ok}
+
+    assert verdicts() == {}
+    deposit = ("steps", 1, "items", 0, "data")
+
+    def at(wire: dict[str, Any], path: tuple[Any, ...]) -> Any:
+        for key in path:
+            wire = wire[key]
+        return wire
+
+    def params(wire: dict[str, Any]) -> dict[str, Any]:
+        return at(wire, deposit)["action"]["parameters"]
+
+    def rename(wire: dict[str, Any]) -> None:
+        p = params(wire)
+        p["destDex"] = p.pop("destinationDex")
+        fields = at(wire, deposit)["eip712Types"]["HyperliquidTransaction:SendAsset"]
+        for field in fields:
+            if field["name"] == "destinationDex":
+                field["name"] = "destDex"
+
+    token_id = "0x6d1e7cde53ba9467b783cb7c530ce054"
+    cases: list[tuple[Any, str, str]] = [
+        (lambda w: params(w).update(token=f"USDH:{token_id}"), "send-asset-token", "'USDH:0x6d1e"),
+        (lambda w: params(w).update(token=token_id), "send-asset-token", "is not 'USDC:0x6d1e"),
+        (lambda w: params(w).update(token=f":{token_id}"), "send-asset-token", "':0x6d1e"),
+        (lambda w: params(w).update(destinationDex="spot"), "send-asset-dex", "'spot' is not ''"),
+        (lambda w: params(w).update(sourceDex="xyz"), "send-asset-dex", "sourceDex 'xyz'"),
+        (lambda w: params(w).update(memo="hi"), "send-asset-shape", "['memo']"),
+        (lambda w: params(w).pop("fromSubAccount"), "send-asset-shape", "['fromSubAccount']"),
+        (rename, "send-asset-shape", "destDex string"),
+        (
+            lambda w: at(w, ("steps", 0, "items", 0, "data"))["sign"]["domain"].update(
+                name="OtherNonceMapping"
+            ),
+            "authorize-domain",
+            "'OtherNonceMapping' is not 'RelayNonceMapping'",
+        ),
+    ]
+    for change, guard, words in cases:
+        refused = verdicts(change)
+        assert guard in refused and words in refused[guard], (guard, refused)
+    # another service's name (the setting) reads the public domain as not its own
+    assert "is not 'ServiceNonceMapping'" in verdicts(service="Service")["authorize-domain"]

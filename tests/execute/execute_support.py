@@ -88,7 +88,12 @@ class Kit:
         if follower is None:
             follower = StatusTracker(self.service, policy=policy, budget=RateBudget(50, burst=10))
             self._trackers.append(follower)
-        options = {"signing_chain_id": self.signing_chain_id, "receipt_poll": 0.05, **overrides}
+        options = {
+            "signing_chain_id": self.signing_chain_id,
+            "receipt_poll": 0.05,
+            "service_name": self.world.brand.service_name,
+            **overrides,
+        }
         parts = Collaborators(
             self.service,
             self.venue,

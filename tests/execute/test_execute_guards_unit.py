@@ -22,9 +22,26 @@ from crossdeck.execute.guards import (
 )
 from crossdeck.execute.guards.calldata import SELECTORS
 from crossdeck.models import ChainsResponse, Quote
+from crossdeck.models.venue import SpotMeta
 
 FIXTURES = Path(__file__).resolve().parents[1] / "models" / "fixtures"
 WALLET = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+# the venue's spotMeta as far as the fixtures need it: spot USDC, which perps USDC sends as
+SPOT_META = SpotMeta.model_validate(
+    {
+        "tokens": [
+            {
+                "name": "USDC",
+                "szDecimals": 8,
+                "weiDecimals": 8,
+                "index": 0,
+                "tokenId": "0x6d1e7cde53ba9467b783cb7c530ce054",
+                "isCanonical": True,
+            }
+        ],
+        "universe": [],
+    }
+)
 
 
 def load(name: str) -> dict[str, Any]:
@@ -54,9 +71,16 @@ def fixture_chains(wire: dict[str, Any]) -> ChainsResponse:
     return ChainsResponse.from_wire({"chains": entries})
 
 
+def fixture_service_name(wire: dict[str, Any]) -> str:
+    """The service's name (the setting) for the fixture: the public one for the public brand."""
+    return "Relay" if "hyperliquidChain" in json.dumps(wire) else "Service"
+
+
 def guards(wire: dict[str, Any], **options: Any) -> list[GuardResult]:
     if "chains" not in options:
         options["chains"] = fixture_chains(wire)
+    options.setdefault("service_name", fixture_service_name(wire))
+    options.setdefault("spot_meta", SPOT_META)
     return check_quote(Quote.from_wire(wire), wallet=WALLET, **options)
 
 

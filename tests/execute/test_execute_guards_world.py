@@ -266,10 +266,10 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
         "USDe:0x22e9417ea9e6367dee20b2b9b56adc9e",
     ),
     (
-        "send-asset-token",
+        "send-asset-dex",
         withdrawal_quote,
         lambda w: deposit_params(w).update(sourceDex="spot"),
-        "leaves DEX 'spot'",
+        "sourceDex 'spot' is not ''",
     ),
     (
         "send-asset-amount",
@@ -328,7 +328,7 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
     ("request-recipient", native_quote, _recipient, f"the quote pays out to {OTHER}"),
     ("request-refund", native_quote, _refund_to, f"a refund would go to {OTHER}"),
     (
-        "send-asset-fields",
+        "send-asset-dex",
         withdrawal_quote,
         lambda w: deposit_params(w).update(destinationDex="xyz"),
         "destinationDex 'xyz'",
@@ -346,7 +346,7 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
         "network 'Testnet' is not 'Mainnet'",
     ),
     (
-        "authorize-fields",
+        "authorize-domain",
         withdrawal_quote,
         lambda w: item(w, "authorize")["sign"]["domain"].update(name="OtherThing"),
         "domain name 'OtherThing'",
@@ -426,7 +426,14 @@ async def _guards(kit: Kit, quote: Any) -> list[Any]:
 
     # the world names the payment's chain as the public service does; /chains maps it
     chains = await kit.service.chains()
-    return check_quote(quote, wallet=kit.address, rpc_chain_ids=set(kit.world.rpc), chains=chains)
+    return check_quote(
+        quote,
+        wallet=kit.address,
+        rpc_chain_ids=set(kit.world.rpc),
+        chains=chains,
+        service_name=kit.world.brand.service_name,
+        spot_meta=await kit.venue.spot_meta(),
+    )
 
 
 async def test_chain_without_rpc_is_refused_before_signing(

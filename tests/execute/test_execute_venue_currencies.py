@@ -48,8 +48,9 @@ async def test_withdrawal_from_spot_and_hip3(py_kit: Kit, currency: str, dex: st
     assert send.payload["message"]["token"] == f"USDC:{SPOT_USDC}"
     guards = {g.name: g for g in send.guards}
     book = "spot" if dex == "spot" else f"the {dex} DEX"
-    assert guards["send-asset-token"].ok
-    assert f"sends USDC from your {book} balance" in guards["send-asset-token"].message
+    assert guards["send-asset-token"].ok and guards["send-asset-dex"].ok
+    assert f"sends USDC:{SPOT_USDC}, the venue's own name" in guards["send-asset-token"].message
+    assert f"leaves your {book} balance and lands on {book}" in guards["send-asset-dex"].message
     assert await kit.usdc(8453, recipient) == quote.details.currency_out.amount
     # 20 sent (plus the 1 USDC first-send fee, taken from the same book)
     after = kit.world.ledger.balance(kit.address, currency)

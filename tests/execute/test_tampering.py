@@ -204,6 +204,44 @@ def _gas(step_id: str, gas: int) -> Tamper:
     return tamper
 
 
+SPOT_USDC_ID = "0x6d1e7cde53ba9467b783cb7c530ce054"
+
+
+def _send_asset_types(wire: dict[str, Any]) -> list[dict[str, str]]:
+    deposit = item(wire, "deposit")
+    return deposit["eip712Types"][deposit["eip712PrimaryType"]]
+
+
+def _rename_field(old: str, new: str, *, in_types: bool) -> Tamper:
+    """An action field renamed (and, `in_types`, in the eip712Types too)."""
+
+    def tamper(wire: dict[str, Any]) -> None:
+        params = deposit_params(wire)
+        params[new] = params.pop(old)
+        if in_types:
+            for field in _send_asset_types(wire):
+                if field["name"] == old:
+                    field["name"] = new
+
+    return tamper
+
+
+def _extra_field(wire: dict[str, Any]) -> None:
+    deposit_params(wire)["memo"] = "hello"
+
+
+def _extra_signed_field(wire: dict[str, Any]) -> None:
+    deposit_params(wire)["vaultAddress"] = OTHER
+    _send_asset_types(wire).append({"name": "vaultAddress", "type": "string"})
+
+
+def _domain(**changes: Any) -> Tamper:
+    def tamper(wire: dict[str, Any]) -> None:
+        item(wire, "authorize")["sign"]["domain"].update(changes)
+
+    return tamper
+
+
 # (flow, tamper, guard that must refuse it, words the refusal must contain)
 CASES: list[tuple[str, Tamper, str, str]] = [
     # the signature posted to another host: here the world's own service, which would take it
@@ -236,6 +274,58 @@ CASES: list[tuple[str, Tamper, str, str]] = [
         "endpoint-host",
         "not this step's request",
     ),
+    # the venue's words: the token's name, the books, the action's fields, the domain's name
+    (
+        "withdrawal",
+        lambda w: deposit_params(w).update(token=f"USDH:{SPOT_USDC_ID}"),
+        "send-asset-token",
+        f"sendAsset token 'USDH:{SPOT_USDC_ID}' is not 'USDC:{SPOT_USDC_ID}'",
+    ),
+    (
+        "withdrawal",
+        lambda w: deposit_params(w).update(token=SPOT_USDC_ID),
+        "send-asset-token",
+        "the venue's NAME:tokenId (spotMeta)",
+    ),
+    (
+        "withdrawal",
+        lambda w: deposit_params(w).update(token=f":{SPOT_USDC_ID}"),
+        "send-asset-token",
+        f"sendAsset token ':{SPOT_USDC_ID}'",
+    ),
+    (
+        "withdrawal",
+        lambda w: deposit_params(w).update(destinationDex="spot"),
+        "send-asset-dex",
+        "destinationDex 'spot' is not ''",
+    ),
+    (
+        "withdrawal",
+        lambda w: deposit_params(w).update(sourceDex="spot"),
+        "send-asset-dex",
+        "sourceDex 'spot' is not ''",
+    ),
+    (
+        "withdrawal",
+        _rename_field("destinationDex", "destDex", in_types=False),
+        "send-asset-shape",
+        "the action carries field(s) ['destDex'] its eip712Types do not sign",
+    ),
+    (
+        "withdrawal",
+        _rename_field("destinationDex", "destDex", in_types=True),
+        "send-asset-shape",
+        "not the venue's SendAsset fields",
+    ),
+    ("withdrawal", _extra_field, "send-asset-shape", "['memo']"),
+    ("withdrawal", _extra_signed_field, "send-asset-shape", "vaultAddress string"),
+    (
+        "withdrawal",
+        _domain(name="RelayNonceMapping"),
+        "authorize-domain",
+        "'RelayNonceMapping' is not 'ServiceNonceMapping'",
+    ),
+    ("withdrawal", _domain(version="1"), "authorize-domain", "domain version '1' is not '2'"),
     # a personal message, in any flow, wherever the step is
     ("native", _message_step("Log in to crossdeck.example"), "message-signature", "'Log in"),
     ("withdrawal", _message_step("I agree"), "message-signature", "(EIP-191) 'I agree'"),
@@ -275,13 +365,13 @@ CASES: list[tuple[str, Tamper, str, str]] = [
     (
         "withdrawal",
         lambda w: deposit_params(w).update(destinationDex="xyz"),
-        "send-asset-fields",
+        "send-asset-dex",
         "destinationDex 'xyz'",
     ),
     (
         "withdrawal",
         lambda w: item(w, "authorize")["sign"]["domain"].update(name="OtherThing"),
-        "authorize-fields",
+        "authorize-domain",
         "domain name 'OtherThing'",
     ),
     ("withdrawal", _miscased_destination, "address-checksum", "wrong EIP-55 checksum"),

@@ -102,7 +102,7 @@ def test_venue_withdrawal_steps(name: str, venue: str, chain_field: str) -> None
     assert action.destination == quote.payment_details.depository  # type: ignore[union-attr]
     assert action.token == "USDC:0x6d1e7cde53ba9467b783cb7c530ce054"
     assert action.amount == "10"
-    assert action.source_dex == "" and action.destination_dex == "spot"
+    assert action.source_dex == "" and action.destination_dex == ""
     assert action.from_sub_account == ""
     # the authorize nonce, the item nonce and the action nonce are one number
     assert sig.sign.value is not None

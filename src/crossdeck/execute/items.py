@@ -47,6 +47,7 @@ from crossdeck.execute.guards.request import no_request_guard
 from crossdeck.execute.guards.simulation import simulated_chain, simulation_guard
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest, StatusV3, Step, StepItem
+from crossdeck.models.venue import SpotMeta
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
@@ -83,6 +84,8 @@ class RunOptions:
     """Run a quote without the request that produced it (`--trust-quote`)."""
     fee_cap_multiple: float = DEFAULT_FEE_CAP_MULTIPLE
     gas_limit_multiple: float = DEFAULT_GAS_LIMIT_MULTIPLE
+    service_name: str | None = None
+    """The service's name (`service.name`): a NonceMapping domain is it + 'NonceMapping'."""
     gas_margin_percent: int = GAS_MARGIN_PERCENT
     receipt_timeout: float = 120.0
     receipt_poll: float = 0.25
@@ -139,6 +142,9 @@ class Workshop:
     confirm: Confirm
     options: RunOptions
     chains: ChainsResponse | None = None
+    spot_meta: SpotMeta | None = None
+    """The venue's spotMeta, read with /chains for a quote that transfers on the venue: the
+    names its sendAsset tokens must carry."""
 
     def rpc_chain_ids(self, quote: Quote) -> frozenset[int]:
         """Chains with an RPC: the configured ones, or those a gateway factory can serve."""
@@ -159,6 +165,13 @@ class Workshop:
     ) -> ChainsResponse | None:
         if self.chains is None and known is not None:
             self.chains = known
+        if self.spot_meta is None and any(
+            item.kind_of_data == "venue_deposit" for step in quote.steps for item in step.items
+        ):
+            try:
+                self.spot_meta = await self.parts.venue.spot_meta()
+            except CrossdeckError:
+                pass  # the send-asset-token guard refuses, saying so
         if self.chains is None and quote.steps:
             try:
                 self.chains = await self.parts.service.chains()
@@ -186,6 +199,8 @@ class Workshop:
             rpc_chain_ids=self.rpc_chain_ids(quote),
             chains=self.chains,
             request=request,
+            service_name=self.options.service_name,
+            spot_meta=self.spot_meta,
         )
 
     def run_guards(self, run: Run) -> list[GuardResult]:
@@ -234,6 +249,8 @@ class Workshop:
             rpc_chain_ids=self.rpc_chain_ids(run.quote),
             chains=self.chains,
             request=run.request,
+            service_name=self.options.service_name,
+            spot_meta=self.spot_meta,
         )
 
     async def ask(self, request: SignRequest) -> None:

@@ -75,9 +75,8 @@ class TransactionRunner(ItemRunner):
             gas = tx.gas
             call = {"from": address, "to": tx.to, "value": value, "data": data}
             multiple = options.gas_limit_multiple
-            results.append(
-                await gas_limit_guard(gateway, call, gas, multiple, chain_id, item.where)
-            )
+            held = await gas_limit_guard(gateway, call, gas, multiple, chain_id, item.where)
+            results += [held] if held is not None else []
         else:
             estimate = await gateway.estimate_gas(
                 {"from": address, "to": tx.to, "value": value, "data": data}

@@ -391,6 +391,7 @@ class World:
         self.rpc[SOLANA_CHAIN_ID] = self.solana.rpc_url
         self.info = {
             "service_url": self.service_url,
+            "service_name": self.brand.service_name,
             "venue_url": self.venue_url,
             "rpc": {str(cid): url for cid, url in self.rpc.items()},
             "wallet": {

@@ -123,10 +123,22 @@ async def _checks(
     for note in pool.notes(quote):
         click.echo(f"note: {note}", err=True)
     rpc = {**settings.rpc, **pool.from_chains}
-    results = check_quote(
-        quote, wallet=request.user, rpc_chain_ids=set(rpc), chains=chains, request=request
-    )
     async with compose.venue_client(settings) as venue:
+        spot_meta = None
+        if any(i.kind_of_data == "venue_deposit" for s in quote.steps for i in s.items):
+            try:
+                spot_meta = await venue.spot_meta()
+            except CrossdeckError:
+                spot_meta = None  # the send-asset-token guard refuses, saying so
+        results = check_quote(
+            quote,
+            wallet=request.user,
+            rpc_chain_ids=set(rpc),
+            chains=chains,
+            request=request,
+            service_name=settings.service.name,
+            spot_meta=spot_meta,
+        )
         results += await quote_time_funds(quote, request.user, chains, rpc, venue)
     return results, chains
 

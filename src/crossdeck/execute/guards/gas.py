@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from crossdeck.errors import CrossdeckError
 from crossdeck.execute.guards.base import GuardResult, _fail, _items, _ok, _where
 from crossdeck.models import Quote
+from crossdeck.wallet.errors import WouldRevertError
 
 if TYPE_CHECKING:
     from crossdeck.execute.gateways import Gateways
@@ -48,10 +49,14 @@ def gas_limit_verdict(
 
 async def gas_limit_guard(
     gateway: Any, call: dict[str, Any], gas: int, multiple: float, chain_id: int, where: str
-) -> GuardResult:
-    """Right before signing: the estimate of `call` (from, to, value, data) now."""
+) -> GuardResult | None:
+    """Right before signing: the estimate of `call` (from, to, value, data) now. None when
+    the node says the call would revert: the dry run (`simulation`) refuses it with the
+    reason, and one refusal says it."""
     try:
         estimate = await gateway.estimate_gas(call)
+    except WouldRevertError:
+        return None
     except CrossdeckError as exc:
         reason = getattr(exc, "message", str(exc))
         return _fail(

@@ -38,6 +38,12 @@ from crossdeck.execute.guards.request import request_guards
 from crossdeck.execute.guards.solana import solana_guards
 from crossdeck.execute.guards.steps import steps_guard
 from crossdeck.execute.guards.typed import nonce_mapping_fields, typed_kind_guard, venue_fields
+from crossdeck.execute.guards.venue_words import (
+    authorize_domain_guard,
+    send_asset_dex_guard,
+    send_asset_shape_guard,
+    send_asset_token_guard,
+)
 from crossdeck.models import (
     VENUE_CHAIN_ID,
     ZERO_ADDRESS,
@@ -54,7 +60,7 @@ from crossdeck.models import (
     format_units,
 )
 from crossdeck.models.text import short
-from crossdeck.venue.currencies import expected_token_id
+from crossdeck.models.venue import SpotMeta
 
 # -- whole-quote guards -------------------------------------------------------------------
 
@@ -149,10 +155,14 @@ def check_quote(
     rpc_chain_ids: Collection[int] | None = None,
     chains: ChainsResponse | None = None,
     request: QuoteRequest | None = None,
+    service_name: str | None = None,
+    spot_meta: SpotMeta | None = None,
 ) -> list[GuardResult]:
     """Every guard over the whole quote. `rpc_chain_ids`: chains with a configured RPC (None:
     not checked here). `chains`: the /chains answer, which maps the chain names of
-    paymentDetails to chain ids (needed whenever the quote names its chain)."""
+    paymentDetails to chain ids (needed whenever the quote names its chain). `service_name`
+    (the setting `service.name`) and `spot_meta` (the venue's) hold a venue withdrawal's
+    NonceMapping domain and sendAsset token to what the service and the venue read."""
     paid = payment_chain(quote, chains)
     results = [
         _request_id_guard(quote),
@@ -176,6 +186,8 @@ def check_quote(
             rpc_chain_ids=rpc_chain_ids,
             chains=chains,
             request=request,
+            service_name=service_name,
+            spot_meta=spot_meta,
         )
     return results
 
@@ -189,6 +201,8 @@ def check_item(
     rpc_chain_ids: Collection[int] | None = None,
     chains: ChainsResponse | None = None,
     request: QuoteRequest | None = None,
+    service_name: str | None = None,
+    spot_meta: SpotMeta | None = None,
 ) -> list[GuardResult]:
     """The guards that concern one item, run right before it is signed."""
     paid = payment_chain(quote, chains)
@@ -215,6 +229,8 @@ def check_item(
         rpc_chain_ids=rpc_chain_ids,
         chains=chains,
         request=request,
+        service_name=service_name,
+        spot_meta=spot_meta,
     )
 
 
@@ -230,6 +246,8 @@ def item_guards(
     rpc_chain_ids: Collection[int] | None = None,
     chains: ChainsResponse | None = None,
     request: QuoteRequest | None = None,
+    service_name: str | None = None,
+    spot_meta: SpotMeta | None = None,
 ) -> list[GuardResult]:
     step = quote.steps[step_index]
     item = step.items[item_index]
@@ -257,13 +275,19 @@ def item_guards(
         ]
     if kind == "signature":
         signature = item.as_signature()
-        return [kind_result, *_signature_guards(quote, signature, where, wallet, paid, chains)]
+        return [
+            kind_result,
+            *_signature_guards(quote, signature, where, wallet, paid, chains, service_name),
+        ]
     if kind == "solana":
         return [kind_result, *solana_guards(quote, item.as_solana(), where, wallet, request)]
     venue = item.as_venue_deposit()
     return [
         kind_result,
         *_venue_guards(quote, venue, payment, where, paid),
+        send_asset_token_guard(quote, venue, spot_meta, where),
+        send_asset_dex_guard(quote, venue, where),
+        send_asset_shape_guard(venue, where),
         *venue_fields(venue, chains, where),
     ]
 
@@ -428,6 +452,7 @@ def _signature_guards(
     wallet: str | None,
     paid: PaymentChain,
     chains: ChainsResponse | None,
+    service_name: str | None,
 ) -> list[GuardResult]:
     sign = data.sign
     assert sign is not None  # the kind guard passed
@@ -438,6 +463,7 @@ def _signature_guards(
     if sign.primary_type == NONCE_MAPPING:
         body = (data.post.body if data.post else None) or {}
         results.append(nonce_mapping_fields(sign, body, paid, chains, where))
+        results.append(authorize_domain_guard(sign, service_name, where))
         contract = domain.get("verifyingContract")
         if _same_address(contract, ZERO_ADDRESS):
             results.append(
@@ -590,8 +616,6 @@ def _venue_guards(
         )
 
     currency = currency_in.currency_info if currency_in else None
-    address = currency.address if currency else None
-    results.append(_token_guard(action.token, action.source_dex, address, payment, where))
 
     amount = _decimal(action.amount)
     quoted = currency_in.amount_formatted_decimal if currency_in else None
@@ -626,51 +650,6 @@ def _venue_guards(
             )
         )
     return results
-
-
-def _token_guard(
-    token: str | None,
-    source_dex: str | None,
-    currency_address: str | None,
-    payment: PaymentDetails | None,
-    where: str,
-) -> GuardResult:
-    if currency_address is None:
-        return _fail("send-asset-token", "the quote has no currencyIn address", where)
-    if (
-        payment is not None
-        and payment.currency
-        and not _same_address(payment.currency, currency_address)
-    ):
-        return _fail(
-            "send-asset-token",
-            f"paymentDetails.currency {payment.currency} is not currencyIn {currency_address}",
-            where,
-        )
-    expected = expected_token_id(currency_address)
-    if expected is None:
-        return _fail(
-            "send-asset-token", f"currencyIn {currency_address} is not a venue currency", where
-        )
-    token_id, dex = expected
-    _, sep, sent_id = (token or "").partition(":")
-    if not sep or sent_id.lower() != token_id:
-        return _fail(
-            "send-asset-token",
-            f"sendAsset token {token!r} is not token {token_id} that currencyIn "
-            f"{currency_address} stands for",
-            where,
-        )
-    if (source_dex or "") != dex:
-        return _fail(
-            "send-asset-token",
-            f"sendAsset leaves DEX {source_dex!r}, but currencyIn {currency_address} lives on "
-            f"{dex!r}",
-            where,
-        )
-    book = f"the {dex} DEX" if dex and dex != "spot" else ("spot" if dex else "perps")
-    name = (token or "").split(":")[0]
-    return _ok("send-asset-token", f"sends {name} from your {book} balance", where)
 
 
 # -- checks made at execution time --------------------------------------------------------

@@ -27,8 +27,6 @@ from crossdeck.wallet.typed_data import full_typed_data, typed_data_digest
 SIGNED_KINDS = (NONCE_MAPPING, *sorted(PERMIT_TYPES))
 # the venue network crossdeck signs for (the venue's '<venue>Chain' field)
 VENUE_NETWORK = "Mainnet"
-# books a venue transfer may land on at the depository: perps (''), spot, or the one it left
-_DEPOSITORY_BOOKS = ("", "spot")
 
 
 def typed_kind_guard(sign: SignPayload, where: str) -> GuardResult:
@@ -78,11 +76,7 @@ def nonce_mapping_fields(
     domain = sign.domain or {}
     value = sign.value or {}
     problems = []
-    name = domain.get("name")
-    if not isinstance(name, str) or not name.endswith(NONCE_MAPPING) or name == NONCE_MAPPING:
-        problems.append(
-            f"domain name {name!r} is not '<service>{NONCE_MAPPING}' (named after the primary type)"
-        )
+    name = domain.get("name")  # held to the service's name by `authorize-domain`
     if body.get("type") != "nonce-mapping":
         problems.append(f"the body's type is {body.get('type')!r}, not 'nonce-mapping'")
     # the chain by the protocol's name: as paymentDetails gives it, or as /chains names the
@@ -174,9 +168,7 @@ def venue_fields(
         problems.append(f"the network field is {action.chain_field!r}, not {wanted_field!r}")
     if action.chain_value != VENUE_NETWORK:
         problems.append(f"network {action.chain_value!r} is not {VENUE_NETWORK!r}")
-    source, target = action.source_dex or "", action.destination_dex
-    if target is None or (target not in _DEPOSITORY_BOOKS and target != source):
-        problems.append(f"destinationDex {target!r} is none of '', 'spot' or {source!r}")
+    target = action.destination_dex  # both books are held to the order by `send-asset-dex`
     if action.from_sub_account != "":
         problems.append(
             f"fromSubAccount {action.from_sub_account!r}: the transfer must leave your own "
