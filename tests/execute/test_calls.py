@@ -383,3 +383,59 @@ def test_the_recorded_public_calls_are_described() -> None:
     flat = " ".join(" ".join(text_lines(quote_sections(quote))).split())
     assert "1. to 0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2" in flat
     assert f"({10**17}) out of what arrives" in flat and "data 0xd0e30db0" in flat
+
+
+def _public_calling(to_router: bool = True) -> tuple[Any, Any, Any]:
+    """The recorded public calling quote, the request it answers (WETH deposit() with 0.1 ETH
+    on Base), and a /chains naming Base's router as the recorded answer names Optimism's."""
+    from crossdeck.models import ChainsResponse, Quote, QuoteRequest
+
+    raw = json.loads(
+        (REALDATA / "quote" / "docs-calling-integration-guide-2026-08-21-1.json").read_text()
+    )
+    quote = Quote.from_wire(raw)
+    user = raw["details"]["sender"]
+    request = QuoteRequest.build(
+        user=user, originChainId=1, destinationChainId=8453, originCurrency=NATIVE,
+        destinationCurrency=NATIVE, amount=str(10**17), tradeType="EXPECTED_OUTPUT",
+        txs=[{"to": "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "value": str(10**17),
+              "data": "0xd0e30db0"}],
+    )  # fmt: skip
+    recorded = json.loads((REALDATA / "chains" / "docs-quickstart-2026-07-21-1.json").read_text())
+    [optimism] = recorded["chains"]
+    contracts = (
+        optimism["contracts"]
+        if to_router
+        else {"multicall3": optimism["contracts"]["v3"]["erc20Router"]}
+    )
+    chains = ChainsResponse.from_wire(
+        {"chains": [{"id": 8453, "name": "base", "vmType": "evm", "contracts": contracts}]}
+    )
+    return quote, request, chains
+
+
+def test_the_public_calling_quote_pays_the_router_that_makes_the_calls() -> None:
+    from crossdeck.execute.guards.base import PaymentChain
+    from crossdeck.execute.guards.request import request_guards
+
+    quote, request, chains = _public_calling()
+    results = {
+        r.name: r for r in request_guards(quote, request, None, PaymentChain("ethereum", 1), chains)
+    }
+    assert results["order-calls"].ok, results["order-calls"]
+    recipient = results["request-recipient"]
+    assert recipient.ok, recipient
+    assert "through the service's v3.erc20Router" in recipient.message
+    # without /chains naming it (or naming it only as Multicall3), the router is a stranger
+    for chains_given in (None, _public_calling(to_router=False)[2]):
+        refused = {
+            r.name: r
+            for r in request_guards(quote, request, None, PaymentChain("ethereum", 1), chains_given)
+        }["request-recipient"]
+        assert not refused.ok and "0xb92fe925dc43a0ecde6c8b1a2709c170ec4fff4f" in refused.message
+    # and without calls asked for, paying the router is refused too
+    plain = request.replace(txs=None)
+    refused = {
+        r.name: r for r in request_guards(quote, plain, None, PaymentChain("ethereum", 1), chains)
+    }
+    assert not refused["request-recipient"].ok and not refused["order-calls"].ok

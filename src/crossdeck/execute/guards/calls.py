@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crossdeck.execute.guards.base import GuardResult, _fail, _ok
-from crossdeck.models import Quote, QuoteRequest
+from crossdeck.models import ChainsResponse, Quote, QuoteRequest
 from crossdeck.models.text import short
 
 _HEX = re.compile(r"^0x(?:[0-9a-fA-F]{2})*$")
@@ -59,6 +59,28 @@ def decode_call(encoded: object) -> OrderCall | None:
     if any(raw[5 * _WORD + length :]):
         return None  # padding must be zeros
     return OrderCall(to="0x" + raw[12:_WORD].hex(), value=word(2), data="0x" + data.hex())
+
+
+# the service's helper contracts that receive an order's output and make its calls ('router',
+# 'receiver', 'multicaller' in /chains `contracts`; never the generic Multicall3, which anyone
+# can make send what it holds, nor an approval proxy)
+_RECEIVER_ROLES = ("router", "receiver", "multicaller")
+
+
+def call_receivers(request: QuoteRequest, chains: ChainsResponse | None) -> dict[str, str]:
+    """{address (lower-case): role} of the destination's contracts an order with calls may pay
+    its output to, when the request asks for calls; {} otherwise."""
+    if not request.txs or chains is None:
+        return {}
+    chain = chains.by_id(request.destination_chain_id)
+    if chain is None:
+        return {}
+    return {
+        address: f"{role} (/chains contracts of chain {request.destination_chain_id})"
+        for address, role in chain.contract_addresses().items()
+        if any(word in role.lower() for word in _RECEIVER_ROLES)
+        and "multicall3" not in role.lower()
+    }
 
 
 def _asked(request: QuoteRequest) -> list[OrderCall]:

@@ -176,7 +176,7 @@ def check_quote(
         *order_version_guard(quote),
     ]
     if request is not None:
-        results += request_guards(quote, request, wallet, paid)
+        results += request_guards(quote, request, wallet, paid, chains)
     for step_index, _step, item_index, _item in _items(quote):
         results += item_guards(
             quote,
@@ -217,7 +217,7 @@ def check_item(
         *order_version_guard(quote),
     ]
     if request is not None:  # shown beside each signature, so the dialog lists them too
-        results += request_guards(quote, request, wallet, paid)
+        results += request_guards(quote, request, wallet, paid, chains)
     kind = quote.steps[step_index].items[item_index].kind_of_data
     if kind in ("venue_deposit", "signature"):
         results += _venue_nonce_guard(quote)

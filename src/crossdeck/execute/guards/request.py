@@ -19,9 +19,9 @@ from crossdeck.execute.guards.base import (
     _ok,
     _same_address,
 )
-from crossdeck.execute.guards.calls import calls_guard
+from crossdeck.execute.guards.calls import call_receivers, calls_guard
 from crossdeck.execute.guards.payment import amount_words
-from crossdeck.models import CurrencyAmount, Quote, QuoteRequest
+from crossdeck.models import ChainsResponse, CurrencyAmount, Quote, QuoteRequest
 from crossdeck.models.addresses import canonical_address, solana_problem
 from crossdeck.models.base58 import b58decode
 
@@ -45,7 +45,11 @@ def no_request_guard(trusted: bool) -> GuardResult:
 
 
 def request_guards(
-    quote: Quote, request: QuoteRequest, wallet: str | None, paid: PaymentChain
+    quote: Quote,
+    request: QuoteRequest,
+    wallet: str | None,
+    paid: PaymentChain,
+    chains: ChainsResponse | None = None,
 ) -> list[GuardResult]:
     details = quote.details
     amount_in = details.currency_in if details else None
@@ -69,7 +73,7 @@ def request_guards(
             None,
         ),
         _amount_guard(quote, request, amount_in, amount_out),
-        _recipient_guard(quote, request),
+        _recipient_guard(quote, request, call_receivers(request, chains)),
         _refund_guard(quote, request),
         calls_guard(quote, request),
     ]
@@ -196,10 +200,18 @@ def _same_recipient(named: str, wanted: str) -> bool:
     return False
 
 
-def _recipient_guard(quote: Quote, request: QuoteRequest) -> GuardResult:
+def _recipient_guard(
+    quote: Quote, request: QuoteRequest, receivers: dict[str, str]
+) -> GuardResult:
+    """The quote pays out to the recipient asked for. With calls asked for, the order may pay
+    the destination's router instead (`receivers`, as /chains names it), which runs them out
+    of the output: the public service's calling quotes do; the quote must still name the
+    recipient asked for."""
     wanted = request.recipient or request.user
     quoted = quote.details.recipient if quote.details else None
-    named = [quoted, *_order_addresses(quote, "recipient")]
+    paid = _order_addresses(quote, "recipient")
+    routed = [a for a in paid if not _same_recipient(a, wanted) and a.lower() in receivers]
+    named = [quoted, *(a for a in paid if a not in routed)]
     wrong = [a for a in named if a is not None and not _same_recipient(a, wanted)]
     if wrong:
         return _fail(
@@ -208,6 +220,12 @@ def _recipient_guard(quote: Quote, request: QuoteRequest) -> GuardResult:
         )
     if quoted is None and not named[1:]:
         return _fail("request-recipient", "the quote names no recipient to check")
+    if routed:
+        return _ok(
+            "request-recipient",
+            f"pays out to {wanted}, as you asked, through the service's "
+            f"{receivers[routed[0].lower()]} {routed[0]}, which makes the calls you asked for",
+        )
     return _ok("request-recipient", f"pays out to {wanted}, as you asked")
 
 
