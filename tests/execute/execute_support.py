@@ -282,3 +282,13 @@ async def webhook_tracker(world: Any) -> AsyncIterator[Any]:
     finally:
         await receiver.stop()
         await client.aclose()
+
+
+def native_bridge(recipient: str, *extra: str) -> list[str]:
+    """`bridge` of 0.1 ETH from 8453 to 999 for `recipient` (the CLI tests' usual move)."""
+    return [
+        "bridge",
+        "--origin-chain", "8453", "--origin-currency", NATIVE,
+        "--destination-chain", "999", "--destination-currency", NATIVE,
+        "--amount", str(ETH // 10), "--recipient", recipient, *extra,
+    ]  # fmt: skip

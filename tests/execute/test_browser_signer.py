@@ -21,12 +21,12 @@ import pytest
 from execute_support import (
     CROSSDECK,
     ETH,
-    NATIVE,
     PERPS_USDC,
     USDC,
     VENUE_UNIT,
     Cli,
     fund,
+    native_bridge,
     new_address,
     new_key,
     usdc_address,
@@ -90,12 +90,7 @@ async def in_browser(
 
 
 def native(recipient: str, *extra: str) -> list[str]:
-    return [
-        "bridge",
-        "--origin-chain", "8453", "--origin-currency", NATIVE,
-        "--destination-chain", "999", "--destination-currency", NATIVE,
-        "--amount", str(ETH // 10), "--recipient", recipient, "--yes", "--json", *extra,
-    ]  # fmt: skip
+    return native_bridge(recipient, "--yes", "--json", *extra)
 
 
 async def nonce(world: Any, address: str, chain_id: int = 8453) -> int:

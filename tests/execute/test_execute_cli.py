@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from execute_support import ETH, NATIVE, Cli, fund, new_address, send_from_demo
+from execute_support import native_bridge as native
 
 from crossdeck.exitcodes import ExitCode
 
@@ -20,14 +21,6 @@ from crossdeck.exitcodes import ExitCode
 def cli(world: Any, tmp_path: Path) -> Cli:
     return Cli(world, tmp_path)
 
-
-def native(recipient: str, *extra: str) -> list[str]:
-    return [
-        "bridge",
-        "--origin-chain", "8453", "--origin-currency", NATIVE,
-        "--destination-chain", "999", "--destination-currency", NATIVE,
-        "--amount", str(ETH // 10), "--recipient", recipient, *extra,
-    ]  # fmt: skip
 
 
 def nonce(cli: Cli) -> int:

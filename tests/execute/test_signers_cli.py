@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from eth_account import Account
 from eth_keyfile import create_keyfile_json
-from execute_support import ETH, NATIVE, Cli, fund, new_address, new_key
+from execute_support import ETH, Cli, fund, new_address, new_key
+from execute_support import native_bridge as native
 
 from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet.gateway import EvmGateway
@@ -25,15 +26,6 @@ PASSWORD = "correct horse battery staple 7f3a"
 @pytest.fixture
 def cli(world: Any, tmp_path: Path) -> Cli:
     return Cli(world, tmp_path)
-
-
-def native(recipient: str, *extra: str) -> list[str]:
-    return [
-        "bridge",
-        "--origin-chain", "8453", "--origin-currency", NATIVE,
-        "--destination-chain", "999", "--destination-currency", NATIVE,
-        "--amount", str(ETH // 10), "--recipient", recipient, *extra,
-    ]  # fmt: skip
 
 
 def nonce(world: Any, address: str) -> int:

@@ -20,6 +20,7 @@ from tui_support import (
     make_app,
     notifications,
     open_options,
+    quote_and_execute,
     screen_text,
     wait_until,
     world_settings,
@@ -37,19 +38,6 @@ def _withdrawable(world: Any) -> Decimal:
     body = {"type": "clearinghouseState", "user": world.wallet_address}
     return Decimal(httpx.post(world.venue_url + "/info", json=body).json()["withdrawable"])
 
-
-async def _quote_then_execute(pilot: Any) -> ExecuteScreen:
-    app = pilot.app
-    await wait_until(pilot, lambda: app.current_mode == "quote", what="the Quote screen")
-    await pilot.pause(0.2)
-    await pilot.press("ctrl+r")
-    await wait_until(pilot, lambda: app.quote_screen.quote is not None, what="a quote")
-    await pilot.press("ctrl+g")
-    return await wait_until(
-        pilot,
-        lambda: next((s for s in app.screen_stack if isinstance(s, ExecuteScreen)), None),
-        what="the Execute screen",
-    )
 
 
 async def _confirm_each(pilot: Any, execute: ExecuteScreen, answers: list[str]) -> list[str]:
@@ -92,7 +80,7 @@ async def test_evm_to_venue_deposit_from_the_venue_form(world: Any, tui_dir: Pat
         )
         assert form.destination_chain_id == 1337 and form.destination_currency == PERPS
         assert form.recipient == world.wallet_address
-        execute = await _quote_then_execute(pilot)
+        execute = await quote_and_execute(pilot)
         dialogs = await _confirm_each(pilot, execute, ["y", "y"])
         # amounts in the token's units beside the integer, the calldata decoded by its ABI
         assert "approve 25 USDC (25000000) to the depository 0x" in dialogs[0]
@@ -127,7 +115,7 @@ async def test_venue_withdrawal_confirms_both_signatures(world: Any, tui_dir: Pa
             what="the prefilled withdrawal",
         )
         assert any("first outbound send" in m for _, m, _ in notifications(app))
-        execute = await _quote_then_execute(pilot)
+        execute = await quote_and_execute(pilot)
         assert app.quote_screen.request.protocol_version == "v2"
         dialogs = await _confirm_each(pilot, execute, ["y", "y"])
         # typed data and the POST body as JSON, never a Python dict
@@ -159,7 +147,7 @@ async def test_guard_refusal_is_shown_and_nothing_is_signed(world: Any, tui_dir:
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         app.quote_screen.query_one("#amount", Input).value = "0.01"
-        execute = await _quote_then_execute(pilot)
+        execute = await quote_and_execute(pilot)
         await wait_until(pilot, lambda: execute.outcome is not None, what="the refusal")
         outcome = execute.outcome
         assert isinstance(outcome, ev.Failed) and outcome.error_type == "GuardRefused"
@@ -178,7 +166,7 @@ async def test_declining_a_signature_stops_the_run(world: Any, tui_dir: Path) ->
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         app.quote_screen.query_one("#amount", Input).value = "0.01"
-        execute = await _quote_then_execute(pilot)
+        execute = await quote_and_execute(pilot)
         await _confirm_each(pilot, execute, ["n"])
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end")
         assert isinstance(execute.outcome, ev.Failed) and execute.outcome.error_type == "Declined"
@@ -197,7 +185,7 @@ async def test_a_failed_then_refunded_request_shows_its_fail_reason(
         # the demo world's trigger: the solver declines, the deposit is refunded
         await open_options(pilot)
         app.quote_screen.query_one("#referrer", Input).value = "demo:fail:SLIPPAGE"
-        execute = await _quote_then_execute(pilot)
+        execute = await quote_and_execute(pilot)
         await _confirm_each(pilot, execute, ["y"])
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
         outcome = execute.outcome
@@ -271,7 +259,7 @@ async def test_the_run_says_which_rpc_comes_from_chains(world: Any, tui_dir: Pat
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         app.quote_screen.query_one("#amount", Input).value = "0.01"
-        execute = await _quote_then_execute(pilot)
+        execute = await quote_and_execute(pilot)
         await _confirm_each(pilot, execute, ["y"])
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
         assert isinstance(execute.outcome, ev.Finished), execute.outcome
@@ -307,7 +295,7 @@ async def test_a_self_executed_swap_shows_what_the_simulation_saw(
         await pilot.click("#amount")
         screen.query_one("#amount", Input).value = ""
         await pilot.press(*"0.01")
-        execute = await _quote_then_execute(pilot)
+        execute = await quote_and_execute(pilot)
         assert [s.id for s in execute.quote.steps] == ["swap"]
         [dialog] = await _confirm_each(pilot, execute, ["y"])
         flat = " ".join(dialog.split())
@@ -343,7 +331,7 @@ async def test_a_call_from_the_quote_form_runs_on_the_destination(
             )
         )  # fmt: skip
         await pilot.pause()
-        execute = await _quote_then_execute(pilot)
+        execute = await quote_and_execute(pilot)
         assert len(execute.request.txs or []) == 1
         await _confirm_each(pilot, execute, ["y"])
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)

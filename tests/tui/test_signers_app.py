@@ -9,13 +9,19 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input, Select
-from tui_support import chains_loaded, make_app, notifications, screen_text, wait_until
+from tui_support import (
+    chains_loaded,
+    make_app,
+    notifications,
+    quote_and_execute,
+    screen_text,
+    wait_until,
+)
 from tui_support import world_settings as settings_of
 
 from crossdeck.config import SignerSettings
 from crossdeck.execute import events as ev
 from crossdeck.tui.screens.confirm import ConfirmScreen
-from crossdeck.tui.screens.execute import ExecuteScreen
 from helpers.browser_wallet import InjectedWallet, chromium, open_with_wallet
 from helpers.funding import fund, new_address, new_key
 
@@ -28,28 +34,13 @@ def app_with(world: Any, tui_dir: Path, signer: dict[str, Any]) -> Any:
     return make_app(world, tui_dir, settings=settings, secrets=None)
 
 
-async def quote_then_execute(pilot: Any) -> ExecuteScreen:
-    app = pilot.app
-    await chains_loaded(pilot)
-    app.quote_screen.query_one("#amount", Input).value = "0.01"
-    await pilot.pause(0.2)
-    await pilot.press("ctrl+r")
-    await wait_until(pilot, lambda: app.quote_screen.quote is not None, what="a quote")
-    await pilot.press("ctrl+g")
-    return await wait_until(
-        pilot,
-        lambda: next((s for s in app.screen_stack if isinstance(s, ExecuteScreen)), None),
-        what="the Execute screen",
-    )
-
-
 async def test_read_only_address_quotes_and_refuses_to_sign(world: Any, tui_dir: Path) -> None:
     watched = new_address()
     app = app_with(world, tui_dir, {"kind": "read-only", "address": watched})
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: app.services.wallet_address == watched, what="secrets")
         assert f"read-only {watched[:6]}…{watched[-4:]}" in app.sub_title
-        execute = await quote_then_execute(pilot)
+        execute = await quote_and_execute(pilot, "0.01")
         assert app.quote_screen.request.user == watched
         await wait_until(pilot, lambda: execute.start_failed, what="the refusal", within=60)
         assert f"before anything was signed: read-only: {watched}" in screen_text(app)
@@ -122,7 +113,7 @@ async def test_browser_wallet_in_the_app(world: Any, tui_dir: Path) -> None:
             assert any("http://127.0.0.1:" in m and "/…" in m for m in said)
             # the start-up page served until the wallet connected, and no longer
             await wait_until(pilot, lambda: app.services.browser_url is None, what="closed")
-            execute = await quote_then_execute(pilot)
+            execute = await quote_and_execute(pilot, "0.01")
             dialog = await wait_until(
                 pilot,
                 lambda: isinstance(app.screen, ConfirmScreen) and app.screen,

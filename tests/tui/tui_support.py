@@ -10,6 +10,7 @@ from typing import Any
 
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from crossdeck.config import Settings, load_settings
 from crossdeck.tui.app import CrossdeckApp
@@ -79,6 +80,27 @@ async def wait_until(
 
 def notifications(app: App[Any]) -> list[tuple[str, str, str]]:
     return [(n.title, n.message, n.severity) for n in app._notifications]
+
+
+async def quote_and_execute(pilot: Pilot[Any], amount: str | None = None) -> Any:
+    """On the Quote screen: (type `amount`,) quote with ctrl+r, execute with ctrl+g; the
+    Execute screen."""
+    from crossdeck.tui.screens.execute import ExecuteScreen
+
+    app: Any = pilot.app
+    await wait_until(pilot, lambda: app.current_mode == "quote", what="the Quote screen")
+    if amount is not None:
+        await chains_loaded(pilot)
+        app.quote_screen.query_one("#amount", Input).value = amount
+    await pilot.pause(0.2)
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: app.quote_screen.quote is not None, what="a quote")
+    await pilot.press("ctrl+g")
+    return await wait_until(
+        pilot,
+        lambda: next((s for s in app.screen_stack if isinstance(s, ExecuteScreen)), None),
+        what="the Execute screen",
+    )
 
 
 async def chains_loaded(pilot: Pilot[Any]) -> None:
