@@ -61,6 +61,12 @@ def wallet_address(settings: Settings, what: str) -> str:
     from crossdeck.credentials import resolve_wallet_address
 
     address = resolve_wallet_address(settings)
+    if not address and settings.signer.kind == "browser":
+        raise InputError(
+            f"no {what} given, and the browser wallet's address is known only once it connects",
+            hint=f"pass {what if what.startswith('--') else what.upper()}; `bridge` and "
+            "`resume` connect the wallet first",
+        )
     if not address:
         raise InputError(
             f"no {what} given and profile {settings.profile!r} has no wallet",
