@@ -85,7 +85,7 @@ async def test_evm_to_venue_deposit_from_the_venue_form(world: Any, tui_dir: Pat
         # amounts in the token's units beside the integer, the calldata decoded by its ABI
         assert "approve 25 USDC (25000000) to the depository 0x" in dialogs[0]
         assert "the payment token 0x" in dialogs[0] and "(8453)" in dialogs[0]
-        assert "deposit 25 USDC (25000000) of token the payment token" in dialogs[1]
+        assert "deposit 25 USDC (25000000) of the payment token" in dialogs[1]
         assert "into the depository 0x" in dialogs[1] and " ETH (0 wei)" in dialogs[1]
         assert "selector" not in dialogs[0] + dialogs[1]
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)

@@ -199,7 +199,8 @@ def test_confirm_dialog(
         await app.push_screen(screen)
         for event in events[: index + 1]:
             screen.apply(event)
-        await app.push_screen(ConfirmScreen(events[index].what))
+        # as the Execute screen asks: with the move the signature is part of
+        await app.push_screen(ConfirmScreen(events[index].what, move=screen._move()))
         await _settle(pilot)
 
     assert snap_compare(_app(snap_world, tui_dir), terminal_size=size, run_before=run_before)
@@ -338,6 +339,42 @@ def test_keyring_unlock_dialog(
         await pilot.app.push_screen(
             UnlockScreen(Path("/home/trader/.local/share/crossdeck/keyring.cfg"))
         )
+        await _settle(pilot)
+
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=size, run_before=ready)
+
+
+def test_quit_during_a_run_dialog(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size
+) -> None:
+    from crossdeck.tui.screens.run_dialogs import QuitDuringRunScreen
+
+    rid = load_fixture("run_native.json")["quote"]["steps"][0]["requestId"]
+
+    async def ready(pilot: Any) -> None:
+        await chains_loaded(pilot)
+        await pilot.app.push_screen(QuitDuringRunScreen([rid], [rid]))
+        await _settle(pilot)
+
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=size, run_before=ready)
+
+
+def test_resume_offer_dialog(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size) -> None:
+    from crossdeck.execute.journal import RunRecord
+    from crossdeck.tui.screens.run_dialogs import ResumeOfferScreen
+
+    runs = []
+    for name in ("native", "deposit"):
+        data = load_fixture(f"run_{name}.json")
+        rid = data["quote"]["steps"][0]["requestId"]
+        runs.append(
+            RunRecord(rid, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", data["quote"],
+                      data["request"], {}, "tracking", None, None, 0.0, 0.0, sent=True)
+        )  # fmt: skip
+
+    async def ready(pilot: Any) -> None:
+        await chains_loaded(pilot)
+        await pilot.app.push_screen(ResumeOfferScreen(runs))
         await _settle(pilot)
 
     assert snap_compare(_app(snap_world, tui_dir), terminal_size=size, run_before=ready)

@@ -295,10 +295,13 @@ def call_words(
             f"for depositor {depositor}, order {order}"
         )
     token = currencies.token(chain_id, args["token"])
+    # "of the payment token 0x…" where the token has a role, else "of token 0x…"
+    of_token = _named(args["token"], roles, full=full)
+    if not roles.get(str(args["token"]).lower()):
+        of_token = f"token {of_token}"
     return (
-        f"deposit {units_text(int(args['amount']), token)} of token "
-        f"{_named(args['token'], roles, full=full)} into {_named(to, roles, full=full)} "
-        f"for depositor {depositor}, order {order}"
+        f"deposit {units_text(int(args['amount']), token)} of {of_token} "
+        f"into {_named(to, roles, full=full)} for depositor {depositor}, order {order}"
     )
 
 

@@ -169,7 +169,7 @@ class CrossdeckApp(App[None]):
             tooltip="Help, as F1, when the focus is not in a text field (there it types ?)",
         ),
         _goto("f2", "quote", "Quote a move: chains, currencies, amount, options"),
-        _goto("f3", "venue", "Venue balances, address forms, deposit and withdraw forms"),
+        _goto("f3", "venue", "Venue balances, currency addresses, deposit and withdraw forms"),
         _goto("f4", "history", "Your requests, newest first"),
         _goto("f5", "live", "Requests being tracked, with their status timelines"),
         _goto("f6", "settings", "Profile, URLs, RPCs, wallet, API key (set/unset), theme"),

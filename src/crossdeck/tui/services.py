@@ -134,8 +134,7 @@ class Services:
                 await opened.aclose()
                 self.browser_url = None
                 raise InputError(
-                    f"the signer is {opened.address}, not {known}, the address this app "
-                    "quotes for",
+                    f"the signer is {opened.address}, not {known}, the address this app quotes for",
                     hint="connect that account in the wallet, or choose the signer again in "
                     "Settings",
                 )

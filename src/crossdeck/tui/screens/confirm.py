@@ -84,15 +84,22 @@ class ConfirmScreen(ModalScreen[bool]):
         ),
     ]
 
-    def __init__(self, request: SignRequest, signer: str | None = None) -> None:
-        """`signer`: who will sign, in words ("your browser wallet 0xabc…: confirm there")."""
+    def __init__(
+        self, request: SignRequest, signer: str | None = None, move: str | None = None
+    ) -> None:
+        """`signer`: who will sign, in words ("your browser wallet 0xabc…: confirm there");
+        `move`: the whole transfer this signature is part of ("pay 25 USDC → receive …"),
+        which the dialog covers on a short screen."""
         super().__init__()
         self.request = request
         self.signer = signer
+        self.move = move
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
             yield Static(Text(self.request.title, style="bold"), id="confirm-title")
+            if self.move:
+                yield Static(Text(self.move), id="confirm-move")
             if self.signer:
                 signer = Text("Signer  ", style="bold")
                 signer.append(self.signer)

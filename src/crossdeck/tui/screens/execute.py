@@ -131,8 +131,12 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
         text = Text()
         text.append("Execute ", style="bold")
         text.append(summary.request_id)
-        text.append(f"\npay {summary.pay}  →  receive {summary.receive}")
+        text.append("\n" + self._move())
         return text
+
+    def _move(self) -> str:
+        summary = describe.summarize_quote(self.quote, self.chains)
+        return f"pay {summary.pay}  →  receive {summary.receive}"
 
     def on_mount(self) -> None:
         self.query_one("#exec-guards").border_title = "Guards"
@@ -200,7 +204,7 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
     async def _confirm(self, request: ev.SignRequest) -> bool:
         """Asked by the executor before every signature: the dialog's answer."""
         signer = self.crossdeck.services.signer_words
-        answer = await self.app.push_screen_wait(ConfirmScreen(request, signer))
+        answer = await self.app.push_screen_wait(ConfirmScreen(request, signer, self._move()))
         return bool(answer)  # None when the dialog is dismissed without an answer
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

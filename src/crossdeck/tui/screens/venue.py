@@ -96,9 +96,7 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
                 yield Static("Reading the venue…", id="venue-account")
                 yield Static("[b]Spot balances[/b]", classes="section")
                 yield DataTable(id="venue-spot", cursor_type="row", show_cursor=False)
-                yield Static(
-                    "[b]Venue currencies and their address forms (2.4)[/b]", classes="section"
-                )
+                yield Static("[b]Venue currencies and their addresses[/b]", classes="section")
                 yield DataTable(id="venue-forms", cursor_type="row", show_cursor=False)
             with VerticalScroll(id="venue-right"):
                 with Vertical(id="deposit-form", classes="venue-form"):
