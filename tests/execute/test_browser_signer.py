@@ -167,6 +167,7 @@ async def test_killed_after_the_wallet_sent_resume_finds_the_hash(
 async def test_usdc_deposit_with_its_approve(cli: Cli, wallet: InjectedWallet) -> None:
     world = cli.world
     await fund(world, wallet.address, native={8453: ETH}, usdc={8453: 100 * USDC})
+    wallet.chain_id = 999  # the wallet is elsewhere: the page switches it to 8453 first
     ran = await in_browser(
         cli, wallet,
         "bridge", "--origin-chain", "8453", "--origin-currency", usdc_address(world, 8453),
@@ -179,6 +180,7 @@ async def test_usdc_deposit_with_its_approve(cli: Cli, wallet: InjectedWallet) -
     assert wallet.sent == [e["hash"] for e in ran.of("TxSent")]
     assert await usdc_balance(world, 8453, wallet.address) == 60 * USDC
     assert ran.events[-1]["status"] == "success"
+    assert wallet.calls.count("wallet_switchEthereumChain") == 1 and wallet.chain_id == 8453
 
 
 async def withdraw(cli: Cli, wallet: InjectedWallet) -> tuple[Ran, str]:
