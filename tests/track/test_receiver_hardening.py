@@ -103,10 +103,11 @@ async def test_a_connection_over_the_caps_is_refused_with_503_and_idle_ones_make
     async with WebhookReceiver(API_KEY, max_connections=8, max_connections_per_peer=4) as rx:
         body = body_of(status_payload("0xcaps"))
         head = _raw_request(rx, body, signed_headers(body))
-        # four connections of one peer that started a request (not idle) fill its cap
+        # four connections of one peer whose requests are being handled (the head sent, the
+        # body on its way) fill its cap: none of them can be closed to make room
         busy = [await asyncio.open_connection("127.0.0.1", rx.port) for _ in range(4)]
         for _reader, writer in busy:
-            writer.write(head[:20])
+            writer.write(head + body[:5])
             await writer.drain()
         await asyncio.sleep(0.2)
         reader, writer = await asyncio.open_connection("127.0.0.1", rx.port)
@@ -300,3 +301,107 @@ async def test_senders_going_away_mid_body_are_one_line_each_without_traceback(
     assert 1 <= len(gone) <= 20
     assert all("\n" not in r.getMessage() for r in records)
     assert any("not logged" in r.getMessage() for r in records)
+
+
+# -- slow clients ----------------------------------------------------------------------------
+
+
+def test_stalled_half_heads_cannot_keep_deliveries_out_under_a_low_open_file_limit(
+    tmp_path: Path,
+) -> None:
+    """Before: 300 connections that sent half a request head and stopped held their slots until
+    the 10 s header deadline, and the deliveries meanwhile were answered 503. Now the oldest
+    connection still reading its head is closed to admit a new one: under RLIMIT_NOFILE 256
+    (set in the receiver's own process), with 300 such half-heads open, 20 of 20 valid
+    deliveries are answered 2xx, each within 5 s."""
+    log_file = tmp_path / "serve.log"
+    env = {**os.environ, "TEST_WEBHOOK_KEY": API_KEY}
+    with log_file.open("wb") as err:
+        proc = subprocess.Popen(
+            [CROSSDECK, "webhook", "serve", "--api-key-env", "TEST_WEBHOOK_KEY"],
+            env=env, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_low_file_limit,
+        )  # fmt: skip
+    stalled: list[socket.socket] = []
+    try:
+        url = _wait_for_url(log_file, proc)
+        port = int(url.split(":")[2].split("/")[0])
+        path = "/" + url.split("/", 3)[3]
+        half_head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le".encode()
+        for _ in range(300):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(half_head)
+            stalled.append(sock)
+        time.sleep(0.5)  # every half-head is in, and none will finish before 10 s
+        answered: list[tuple[int, float]] = []
+        with httpx.Client(timeout=5) as http:
+            for n in range(20):
+                body = body_of(status_payload(f"0xstall{n}", "success"))
+                started = time.monotonic()
+                resp = http.post(url, content=body, headers=signed_headers(body))
+                answered.append((resp.status_code, time.monotonic() - started))
+        assert [status for status, _ in answered] == [200] * 20
+        assert max(took for _, took in answered) < 5
+        # the half-heads that still hold a slot are the newest; the oldest were closed for room
+        closed = 0
+        for sock in stalled[:100]:
+            sock.settimeout(0.01)
+            try:
+                closed += sock.recv(1) == b""
+            except (TimeoutError, BlockingIOError):
+                pass
+            except OSError:
+                closed += 1
+        assert closed == 100
+    finally:
+        for sock in stalled:
+            sock.close()
+        proc.terminate()
+        proc.wait(timeout=15)
+    log_text = log_file.read_text(errors="replace")
+    assert "20 accepted" in log_text
+    assert "Too many open files" not in log_text
+    assert "Traceback" not in log_text
+
+
+async def test_a_peers_half_heads_make_room_for_its_own_and_others_deliveries() -> None:
+    """At the peer's share, its oldest connection still reading a head is closed for its next
+    one; at the total cap, the oldest anywhere; busy ones (a request in hand) never are."""
+    async with WebhookReceiver(API_KEY, max_connections=6, max_connections_per_peer=4) as rx:
+        body = body_of(status_payload("0xshare"))
+        head = _raw_request(rx, body, signed_headers(body))
+        stalled = []
+        for _ in range(4):  # one peer's share of half-heads
+            reader, writer = await asyncio.open_connection("127.0.0.1", rx.port)
+            writer.write(head[:30])
+            await writer.drain()
+            stalled.append((reader, writer))
+        await asyncio.sleep(0.1)
+        # the same peer's delivery closes its own oldest half-head, and is answered
+        reader, writer = await asyncio.open_connection("127.0.0.1", rx.port)
+        writer.write(head + body)
+        assert (await asyncio.wait_for(reader.readuntil(b"\r\n"), 5)).startswith(b"HTTP/1.1 200")
+        assert await asyncio.wait_for(stalled[0][0].read(), 5) == b""
+        # another peer fills the total cap with half-heads; a third peer's delivery still gets in
+        others = []
+        for _ in range(3):
+            r, w = await asyncio.open_connection("127.0.0.1", rx.port, local_addr=("127.0.0.2", 0))
+            w.write(head[:30])
+            await w.drain()
+            others.append((r, w))
+        await asyncio.sleep(0.1)
+        third = await asyncio.open_connection("127.0.0.1", rx.port, local_addr=("127.0.0.3", 0))
+        third[1].write(head + body)
+        answer = await asyncio.wait_for(third[0].readuntil(b"\r\n"), 5)
+        assert answer.startswith(b"HTTP/1.1 200")
+        assert rx.open_connections <= 6 and rx.stats.connections_refused == 0
+        for _r, w in [*stalled, (reader, writer), *others, third]:
+            w.close()
+
+
+def test_the_aiohttp_names_the_guard_reads_are_there() -> None:
+    """`GuardedConnection.reading_head` reads aiohttp's request loop by three private names; a
+    new aiohttp that renames them would make every connection busy (none closed for room)."""
+    from aiohttp.web_protocol import RequestHandler
+
+    slots = set(getattr(RequestHandler, "__slots__", ()))
+    assert {"_waiter", "_messages", "_request_in_progress"} <= slots

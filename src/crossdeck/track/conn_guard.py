@@ -2,11 +2,15 @@
 
 Anyone who can reach the port can open connections without credentials. Unbounded, 300 idle
 ones exhausted a 256-file limit: every later delivery hung and the event loop logged each failed
-`accept()`. Here every accepted connection is counted; over a cap, the oldest connection of the
-same kind that has not sent a single byte (idle, not a sender mid-request) is closed to make
-room, and when there is none the new connection gets `503 Retry-After: 1` and is closed, so a
-real sender retries. Connections that do send are bounded in time by the receiver's read
-deadline (aiohttp's keep-alive timer, which also covers a request whose headers never finish).
+`accept()`; capped, 300 that each sent half a request head and stopped held every slot until
+the header deadline, and valid deliveries got 503 meanwhile. Here every accepted connection is
+counted; over a cap (the total, or the peer's own share), the oldest connection that is still
+reading its head is closed to make room: one that has sent nothing, or half a head, or sits
+idle after its answer, as opposed to one whose request is being handled or waits its turn. Only
+when every connection is busy with a request does the new one get `503 Retry-After: 1` and is
+closed, so a real sender retries. A sender sends its head at once and is then busy, so hundreds
+of stalled clients cannot keep it out; what stalls is bounded in time anyway by the receiver's
+read deadline (aiohttp's keep-alive timer, which also covers a head that never finishes).
 
 The caps sit below the process's open-file limit (`effective_cap`), leaving room for the
 connections one `accept()` batch takes before any of them is counted, so `accept()` itself
@@ -70,6 +74,22 @@ class GuardedConnection(asyncio.Protocol):
         self.admitted = True
         self._inner.connection_made(transport)
 
+    @property
+    def reading_head(self) -> bool:
+        """No request of this connection is being handled or waits to be: it is idle, or still
+        sending a head. Read off aiohttp's protocol: its request loop waits for a message
+        (`_waiter`) with none queued (`_messages`) and none in hand (`_request_in_progress`).
+        Where aiohttp names these otherwise, a connection that has sent a byte counts as busy
+        (never closed to make room), as before; a test pins the names."""
+        if self.quiet:
+            return True
+        inner = self._inner
+        return (
+            getattr(inner, "_waiter", None) is not None
+            and not getattr(inner, "_messages", True)
+            and not getattr(inner, "_request_in_progress", True)
+        )
+
     def data_received(self, data: bytes) -> None:
         if self.admitted:
             self.quiet = False
@@ -111,7 +131,7 @@ class ConnectionGuard:
         self.max_total = max_total
         self.max_per_peer = max_per_peer
         self._on_refused = on_refused
-        # insertion-ordered: the first quiet entry is the oldest quiet connection
+        # insertion-ordered: the first entry reading its head is the oldest such connection
         self._open: dict[GuardedConnection, None] = {}
         self._by_peer: dict[str, dict[GuardedConnection, None]] = {}
         self.refused = 0
@@ -127,10 +147,12 @@ class ConnectionGuard:
     def admit(self, conn: GuardedConnection) -> bool:
         of_peer = self._by_peer.get(conn.peer)
         if of_peer is not None and len(of_peer) >= self.max_per_peer:
-            if not self._evict_oldest_quiet(of_peer):
-                return self._refuse(conn, f"{self.max_per_peer} connections from it already")
-        if len(self._open) >= self.max_total and not self._evict_oldest_quiet(self._open):
-            return self._refuse(conn, f"{self.max_total} connections open already")
+            if not self._evict_oldest_reading_head(of_peer):
+                return self._refuse(
+                    conn, f"{self.max_per_peer} connections from it already, all busy"
+                )
+        if len(self._open) >= self.max_total and not self._evict_oldest_reading_head(self._open):
+            return self._refuse(conn, f"{self.max_total} connections open already, all busy")
         self._open[conn] = None
         self._by_peer.setdefault(conn.peer, {})[conn] = None
         return True
@@ -144,9 +166,9 @@ class ConnectionGuard:
         if not of_peer:
             del self._by_peer[conn.peer]
 
-    def _evict_oldest_quiet(self, conns: dict[GuardedConnection, None]) -> bool:
-        for candidate in conns:
-            if candidate.quiet:
+    def _evict_oldest_reading_head(self, conns: dict[GuardedConnection, None]) -> bool:
+        for candidate in conns:  # oldest first: the dicts keep the order they were opened in
+            if candidate.reading_head:
                 self.release(candidate)  # now, so the newcomer has its place at once
                 candidate.evict()
                 self.evicted += 1

@@ -22,11 +22,12 @@ Status codes:
 Limits, so that nobody who can reach the port starves it (see `crossdeck.track.conn_guard`):
 headers must arrive within `read_timeout` of the connection opening and the body within
 `read_timeout` after them; at most `max_connections` are open (`max_connections_per_peer` from
-one address), idle ones being closed first to make room; the body's structure (UTF-8, nesting
-depth) is checked in linear time before it is parsed (`crossdeck.track.payload`); what outsiders
-can make it log is rate-limited (`crossdeck.track.log_limit`). A sender that goes away
-mid-body is one log line. A replay is processed once for as long as its timestamp could pass
-(`crossdeck.track.replay_window`).
+one address), and over a cap the oldest connection still reading its head (idle, or stalled
+mid-head) is closed to make room, so stalled clients cannot keep deliveries out; the body's
+structure (UTF-8, nesting depth) is checked in linear time before it is parsed
+(`crossdeck.track.payload`); what outsiders can make it log is rate-limited
+(`crossdeck.track.log_limit`). A sender that goes away mid-body is one log line. A replay is
+processed once for as long as its timestamp could pass (`crossdeck.track.replay_window`).
 
 It does not care which URL fronts it (a webhook gateway, 6.4, may forward to it): it reads only
 the path, the headers and the raw body. A gateway that replays an old delivery with its original
