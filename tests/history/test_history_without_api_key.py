@@ -100,4 +100,8 @@ async def test_the_history_screen_says_so_instead_of_an_empty_table(
         assert "crossdeck apikey set" in text, screen_text(app)
         assert "No requests match" not in text and "Loading" not in str(status.render())
         assert app.screen.query_one(DataTable).row_count == 0
-        assert any("apikey set" in (n.message or "") for n in app._notifications)
+        await wait_until(  # the failed load's notification follows the status line
+            pilot,
+            lambda: any("apikey set" in (n.message or "") for n in app._notifications),
+            what="the notification naming crossdeck apikey set",
+        )
