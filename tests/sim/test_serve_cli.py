@@ -23,7 +23,11 @@ from .byhand import NATIVE, Hand, only_item, request_id
 from .webhook_receiver import WebhookReceiver
 
 CROSSDECK = str(Path(sys.executable).with_name("crossdeck"))  # the installed console script
-INFO_KEYS = {"service_url", "venue_url", "rpc", "wallet", "api_key", "solver", "venue_depository"}
+# the world file: URLs, wallet, key, and the names the client holds quotes to
+INFO_KEYS = {
+    "service_url", "venue_url", "rpc", "wallet", "api_key", "solver", "venue_depository",
+    "service_name",
+}  # fmt: skip
 ETH = 10**18
 
 
@@ -99,7 +103,9 @@ def test_serve_prints_one_line_writes_the_world_file_and_exits_cleanly(tmp_path:
             "--webhook-header", f"{DEMO_API_KEY}=Authorization:Bearer flag-token",
         ) as (proc, info):  # fmt: skip
             assert set(info) == INFO_KEYS
-            assert set(info["rpc"]) == {"8453", "999"}
+            # the two EVM chains and Solana's JSON-RPC (Bitcoin has no node: the world's ledger)
+            assert set(info["rpc"]) == {"8453", "999", "792703809"}
+            assert info["wallet"]["solana_address"] and info["wallet"]["solana_private_key"]
             assert info["wallet"]["address"] == "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
             assert info["api_key"] == DEMO_API_KEY
             assert json.loads(world_file.read_text()) == info
