@@ -439,3 +439,21 @@ def test_the_public_calling_quote_pays_the_router_that_makes_the_calls() -> None
         r.name: r for r in request_guards(quote, plain, None, PaymentChain("ethereum", 1), chains)
     }
     assert not refused["request-recipient"].ok and not refused["order-calls"].ok
+
+
+def test_a_same_chain_swap_with_a_call_goes_through_an_order(cli: Cli, py_target: str) -> None:
+    """The router's self-executed swap makes no calls: with one asked for, the world quotes the
+    swap as an order (through the depository) that carries it, never dropping it."""
+    usdc = cli.world.chains[DESTINATION].usdc
+    result = cli.invoke(
+        "quote",
+        "--origin-chain", str(DESTINATION), "--origin-currency", NATIVE,
+        "--destination-chain", str(DESTINATION), "--destination-currency", usdc,
+        "--amount", str(ETH // 10), "--call", f"{py_target},0,{poke_data(4)}", "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    quote = json.loads(result.stdout)
+    [call] = quote["protocol"]["v2"]["orderData"]["output"]["calls"]
+    decoded = decode_call(call)
+    assert decoded is not None and decoded.to == py_target.lower() and decoded.value == 0
+    assert [s["id"] for s in quote["steps"]] == ["deposit"]

@@ -397,6 +397,8 @@ class QuoteEngine:
             return False
         if p.force_solver_execution or p.use_deposit_address or p.use_permit:
             return False
+        if p.calls:  # the router's swap makes no calls: an order with them goes to the solver
+            return False
         return self.directory.chain(p.origin_chain_id).router is not None
 
     # ---- response parts ---------------------------------------------------------------------
