@@ -102,7 +102,7 @@ def test_demo_quote_confirm_execute_success(tmux: Tmux) -> None:
     tmux.keys("0.01")
     tmux.wait_for("= 10000000000000000 (18 decimals)")
     tmux.keys("C-r")
-    tmux.wait_for("quoted ")
+    tmux.wait_for("Quoted ")
     tmux.keys("C-g")
     screen = tmux.wait_for("Sign (y)")
     assert "What will be signed" in screen and "the depository" in screen
