@@ -22,7 +22,6 @@ def cli(world: Any, tmp_path: Path) -> Cli:
     return Cli(world, tmp_path)
 
 
-
 def nonce(cli: Cli) -> int:
     from crossdeck.wallet.gateway import EvmGateway
 
@@ -250,3 +249,26 @@ def test_quote_runs_the_guards_bridge_runs_and_checks_the_wallet(cli: Cli) -> No
     result = cli.invoke("quote", *native(new_address())[1:])
     assert "Checks       all " in result.stdout, result.output
     assert "  funds: ok: the wallet holds 1.05 ETH on chain 8453" in result.stdout
+
+
+def test_dollar_options_buy_dollars_and_an_amount_of_zero_is_refused(cli: Cli) -> None:
+    """`--topup-gas-amount 2` buys about $2 of gas on arrival, as the app's "2" does, and the
+    quote says the dollars back; `--amount 0` never reaches the service (exit 3)."""
+    route = [
+        "--origin-chain", "8453", "--origin-currency", NATIVE,
+        "--destination-chain", "999", "--destination-currency", "USDC",
+        "--amount", str(ETH // 10),
+    ]  # fmt: skip
+    asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
+    result = cli.invoke("quote", *route, "--topup-gas", "--topup-gas-amount", "2", "--json")
+    assert result.exit_code == 0, result.output
+    quote = json.loads(result.stdout)
+    topup = quote["details"]["currencyGasTopup"]
+    assert 1.9 <= float(topup["amountUsd"]) <= 2.1, topup
+    assert int(topup["amount"]) > 0 and topup["currency"]["symbol"] == "HYPE"
+    said = cli.invoke("quote", *route, "--topup-gas", "--topup-gas-amount", "2")
+    assert "gas on arrival $2 asked" in " ".join(said.stdout.split()), said.stdout
+
+    zero = cli.invoke("quote", *route[:-1], "0")
+    assert zero.exit_code == ExitCode.INVALID_INPUT, zero.output
+    assert "--amount: 0 moves nothing" in zero.output
