@@ -429,3 +429,19 @@ async def test_options_are_composed_on_demand_and_read_without_colour(
         assert values.topup_gas and values.referrer == "demo:fail"
         text = screen_text(app)
         assert "gas on arrival $2" in text and "⚠ referrer demo:fail" in text
+
+
+async def test_the_funds_check_reads_the_chains_rpc_where_settings_name_none(
+    world: Any, tui_dir: Path
+) -> None:
+    """No RPC for the paying chain (8453) in the settings: the Quote screen's funds check reads
+    the wallet through /chains' httpRpcUrl, as the run will, instead of saying it cannot."""
+    from tui_support import world_settings
+
+    settings = world_settings(world, tui_dir, rpc={999: world.rpc[999]})
+    app = make_app(world, tui_dir, settings=settings)
+    async with app.run_test(size=(120, 60)) as pilot:
+        screen = await _quoted(pilot, "0.01")
+        await wait_until(pilot, lambda: screen.funds is not None, what="the funds check")
+        [verdict] = screen.funds
+        assert verdict.ok and "the wallet holds" in verdict.message, verdict.message

@@ -254,13 +254,14 @@ class QuoteScreen(ModeScreen):
     async def check_funds(self, quote: Quote, request: QuoteRequest) -> None:
         """The same `funds` guard `crossdeck quote` runs: shown with the quote, not a refusal
         (the run refuses before its first signature)."""
+        from crossdeck.execute.gateways import rpc_from_chains
         from crossdeck.execute.guards.funds import quote_time_funds
 
         services = self.crossdeck.services
+        configured = services.settings.rpc
+        rpc = {**configured, **rpc_from_chains(configured, self.chains)}  # as the run will
         results = await within(
-            quote_time_funds(
-                quote, request.user, self.chains, services.settings.rpc, services.venue
-            ),
+            quote_time_funds(quote, request.user, self.chains, rpc, services.venue),
             what="the balance check (the chain's RPC or the venue)",
             where="the RPC URLs and the venue URL (Settings, F6)",
             retry="ctrl+r",
