@@ -133,7 +133,9 @@ async def test_a_thousand_tracked_requests_finish_without_one_429(
     for rid, updates in per_request.items():
         stamps = [u.updated_at_ms or 0 for u in updates]
         assert stamps == sorted(stamps), rid
-        changes = [(str(u.status), u.updated_at_ms) for u in updates]
+        # a failure held for the settle period is announced once more, as final: on a busy
+        # machine the driver can fall that far behind between a request's failure and refund
+        changes = [(str(u.status), u.updated_at_ms, u.final) for u in updates]
         assert len(changes) == len(set(changes)), rid
         last = updates[-1]
         assert last.final and status_rank(last.status) == 5
