@@ -143,6 +143,18 @@ def test_an_unreachable_chain_is_named_with_its_url_and_the_rest_renders(
     assert Decimal(document["totalUsd"]) > 0
 
 
+def test_a_key_in_an_rpc_url_never_reaches_the_output(funded: Wallet) -> None:
+    # user info, path and query each carry a key at some RPC provider
+    funded.write_world(**{"999": "http://alice:PASSWORD@127.0.0.1:9/v2/PATHKEY?apikey=QUERYKEY"})
+    for args in [("balances",), ("balances", "--json")]:
+        result = funded.invoke(*args)
+        assert result.exit_code == 0, result.output
+        said = result.stdout + result.stderr
+        assert "http://127.0.0.1:9" in said
+        for secret in ("alice", "PASSWORD", "PATHKEY", "QUERYKEY"):
+            assert secret not in said
+
+
 def test_a_chain_serving_another_chain_id_is_refused(funded: Wallet) -> None:
     funded.write_world(**{"999": funded.world.rpc[8453]})
     document = funded.balances()

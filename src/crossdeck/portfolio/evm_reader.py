@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import re
-from urllib.parse import urlsplit
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.models.chains import NATIVE_ADDRESS, NATIVE_DECIMALS, ChainCurrency, ChainInfo
+from crossdeck.models.urls import url_where
 from crossdeck.portfolio.model import ChainReading, Holding
 from crossdeck.portfolio.multicall import (
     BALANCE_OF,
@@ -36,12 +36,6 @@ VIA_SINGLE = "single calls"
 
 class _NoMulticall(Exception):
     """The chain has no Multicall3 where we asked (or it answered something else)."""
-
-
-def url_shown(url: str) -> str:
-    """scheme://host[:port] of an RPC URL: its path often carries an API key."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else url
 
 
 def multicall_address(chain: ChainInfo) -> str:
@@ -84,7 +78,7 @@ class EvmChainReader:
 
     def where(self, chain: ChainInfo) -> str:
         url = self.url_for(chain)
-        return url_shown(url) if url else ""
+        return url_where(url) if url else ""
 
     async def read(self, chain: ChainInfo, owner: str) -> ChainReading:
         assert chain.id is not None
@@ -109,7 +103,7 @@ class EvmChainReader:
                     amounts, failed = await self._singly(gateway, owner, native, tokens)
                     via = VIA_SINGLE
             except CrossdeckError as exc:
-                return ChainReading(chain.id, name, url_shown(url), "", error=exc.message)
+                return ChainReading(chain.id, name, url_where(url), "", error=exc.message)
         holdings = []
         notes = [f"{c.symbol or c.address} ({c.address}) did not answer balanceOf" for c in failed]
         for currency, amount in amounts:
@@ -127,7 +121,7 @@ class EvmChainReader:
                     )
                 )
         return ChainReading(
-            chain.id, name, url_shown(url), via, tuple(holdings), notes=tuple(notes)
+            chain.id, name, url_where(url), via, tuple(holdings), notes=tuple(notes)
         )
 
     async def _batched(

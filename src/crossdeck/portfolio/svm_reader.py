@@ -14,7 +14,7 @@ from typing import Any
 from crossdeck.errors import CrossdeckError
 from crossdeck.models.chains import ChainInfo
 from crossdeck.models.solana import SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM
-from crossdeck.portfolio.evm_reader import url_shown
+from crossdeck.models.urls import url_where
 from crossdeck.portfolio.model import ChainReading, Holding
 from crossdeck.wallet.errors import RpcError
 from crossdeck.wallet.solana import SolanaGateway
@@ -53,7 +53,7 @@ class SvmChainReader:
 
     def where(self, chain: ChainInfo) -> str:
         url = self.url_for(chain)
-        return url_shown(url) if url else ""
+        return url_where(url) if url else ""
 
     async def read(self, chain: ChainInfo, owner: str) -> ChainReading:
         assert chain.id is not None
@@ -78,7 +78,7 @@ class SvmChainReader:
                 for mint, amount in token_amounts(answer).items():
                     held[mint] = held.get(mint, 0) + amount
         except CrossdeckError as exc:
-            return ChainReading(chain.id, name, url_shown(url), "", error=exc.message)
+            return ChainReading(chain.id, name, url_where(url), "", error=exc.message)
         finally:
             await gateway.aclose()
         holdings = []
@@ -94,4 +94,4 @@ class SvmChainReader:
                 holdings.append(
                     Holding(chain.id, address, currency.symbol or "?", decimals, amount)
                 )
-        return ChainReading(chain.id, name, url_shown(url), VIA_SOLANA, tuple(holdings))
+        return ChainReading(chain.id, name, url_where(url), VIA_SOLANA, tuple(holdings))

@@ -13,8 +13,8 @@ from typing import Any
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.models.chains import ChainCurrency, ChainInfo
+from crossdeck.models.urls import url_where
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, SpotMeta
-from crossdeck.portfolio.evm_reader import url_shown
 from crossdeck.portfolio.model import ChainReading, Holding
 from crossdeck.venue.client import VenueClient
 from crossdeck.venue.currencies import place_label, venue_place
@@ -33,7 +33,7 @@ class VenueChainReader:
         self.venue = venue
 
     def where(self, chain: ChainInfo) -> str:
-        return url_shown(self.venue.base_url)
+        return url_where(self.venue.base_url)
 
     async def read(self, chain: ChainInfo, owner: str) -> ChainReading:
         assert chain.id is not None

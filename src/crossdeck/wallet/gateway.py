@@ -15,7 +15,6 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -23,6 +22,7 @@ from crossdeck.errors import InputError
 from crossdeck.keccak import keccak256
 from crossdeck.models.addresses import to_checksum_address
 from crossdeck.models.units import tx_int
+from crossdeck.models.urls import url_where
 from crossdeck.tls import client_context
 from crossdeck.wallet.errors import (
     ChainMismatchError,
@@ -140,9 +140,8 @@ class EvmGateway:
     ) -> None:
         self.rpc_url = rpc_url
         self.expected_chain_id = expected_chain_id
-        parts = urlsplit(rpc_url)
-        # Only scheme and host in messages: RPC URLs often carry an API key in the path.
-        self._where = f"{parts.scheme}://{parts.netloc}"
+        # Only scheme, host and port in messages: RPC URLs often carry an API key.
+        self._where = url_where(rpc_url)
         self._http = httpx.AsyncClient(timeout=timeout, verify=client_context(rpc_url))
         self._retries = max(0, retries)
         self._ids = itertools.count(1)

@@ -15,12 +15,12 @@ import itertools
 import json
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 from pydantic import SecretStr
 
 from crossdeck.models.base58 import b58decode, b58encode
+from crossdeck.models.urls import url_where
 from crossdeck.tls import client_context
 from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
 from crossdeck.wallet.signers import Family, SignerSource
@@ -119,8 +119,7 @@ class SolanaGateway:
 
     def __init__(self, rpc_url: str, *, timeout: float = 20, retries: int = 2) -> None:
         self.rpc_url = rpc_url
-        parts = urlsplit(rpc_url)
-        self._where = f"{parts.scheme}://{parts.netloc}"  # an RPC path may hold an API key
+        self._where = url_where(rpc_url)  # an RPC URL may hold an API key
         self._http = httpx.AsyncClient(timeout=timeout, verify=client_context(rpc_url))
         self._retries = max(0, retries)
         self._ids = itertools.count(1)
