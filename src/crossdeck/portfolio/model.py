@@ -95,11 +95,16 @@ class ChainReading:
 
 @dataclass(frozen=True)
 class AssetTotal:
-    asset: str
+    asset: str  # the grouping key (the symbol upper-cased), not for display
     units: Decimal
     usd: Decimal | None  # None when no row of it has a price
     unpriced: int  # rows without a price (their value is not in `usd`)
     holdings: tuple[Holding, ...]
+
+    @property
+    def symbol(self) -> str:
+        """The symbol as the chains write it ('USDe', not the key 'USDE'): its largest row's."""
+        return self.holdings[0].symbol if self.holdings else self.asset
 
 
 @dataclass(frozen=True)
@@ -141,7 +146,7 @@ class Portfolio:
             "holdings": [h.to_json(name(h.chain_id)) for h in self.holdings],
             "assets": [
                 {
-                    "symbol": total.asset,
+                    "symbol": total.symbol,
                     "amount": _text(total.units),
                     "amountUsd": _text(total.usd),
                     "unpriced": total.unpriced,
@@ -198,7 +203,7 @@ def _text(value: Decimal | None) -> str | None:
 
 
 def usd_text(value: Decimal | None) -> str:
-    """'$1,234.56' for display; '—' for no value."""
+    """'$1,234.56' for display; 'no price' for no value."""
     if value is None:
         return "no price"
     return f"${value.quantize(Decimal('0.01'), rounding=ROUND_HALF_EVEN):,}"

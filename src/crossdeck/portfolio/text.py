@@ -13,7 +13,7 @@ def holding_where(holding: Holding, chain_name: str) -> str:
 
 
 def asset_amount(total: AssetTotal) -> str:
-    return f"{format(total.units, 'f')} {total.asset}"
+    return f"{format(total.units, 'f')} {total.symbol}"
 
 
 def portfolio_lines(portfolio: Portfolio) -> list[str]:
@@ -38,6 +38,9 @@ def portfolio_lines(portfolio: Portfolio) -> list[str]:
                 lines.append(f"  {'':<26} account value {usd_text(holding.account_value)}")
     lines.append("")
     lines.append(f"{'Total':<44} {usd_text(portfolio.total_usd):>18}")
+    # the total counts only what was read: say so beside it, not only in the lines below
+    for chain in portfolio.unreachable:
+        lines.append(f"  not in the total: what {chain.name} ({chain.chain_id}) holds (not read)")
     unpriced = portfolio.unpriced
     if unpriced:
         lines.append(

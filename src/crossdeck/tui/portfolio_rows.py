@@ -48,11 +48,11 @@ def portfolio_rows(portfolio: Portfolio, expanded: set[str], *, wide: bool) -> l
             Row(
                 key=asset_key(total.asset),
                 kind="asset",
-                label=f"{marker} {total.asset}",
-                amount=f"{format(total.units, 'f')} {total.asset}",
+                label=f"{marker} {total.symbol}",
+                amount=f"{format(total.units, 'f')} {total.symbol}",
                 usd=usd_text(total.usd),
                 asset=total.asset,
-                detail=f"{total.asset} on {where}{unpriced}: enter "
+                detail=f"{total.symbol} on {where}{unpriced}: enter "
                 f"{'hides' if opened else 'shows'} its row per chain",
             )
         )
