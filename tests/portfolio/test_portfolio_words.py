@@ -1,11 +1,18 @@
-"""The portfolio's words (no world): symbols as the chains write them, and a total that says
-what it leaves out."""
+"""The portfolio's words (no world): symbols as the chains write them, a total that says what
+it leaves out, a chain with no RPC URL."""
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 
+import pytest
+
+from crossdeck.models.chains import ChainInfo
 from crossdeck.portfolio import ChainReading, Holding, Portfolio
+from crossdeck.portfolio.evm_reader import EvmChainReader
+from crossdeck.portfolio.rpc_chain import RpcChainReader
+from crossdeck.portfolio.svm_reader import SvmChainReader
 from crossdeck.portfolio.text import portfolio_lines
 from crossdeck.tui.portfolio_rows import portfolio_rows
 
@@ -40,3 +47,15 @@ def test_the_total_says_which_chains_it_leaves_out() -> None:
     assert "$9,990.00" in lines[at]
     assert lines[at + 1] == "  not in the total: what HyperEVM (999) holds (not read)"
     assert not any("not in the total" in line for line in portfolio_lines(_portfolio()))
+
+
+@pytest.mark.parametrize("reader", [EvmChainReader, SvmChainReader])
+def test_a_chain_with_no_rpc_url_says_which_setting_to_set(reader: type[RpcChainReader]) -> None:
+    chain = ChainInfo.model_validate({"id": 4242, "displayName": "Nowhere", "httpRpcUrl": ""})
+    reading = asyncio.run(reader({}).read(chain, "0x" + "11" * 20))
+    assert not reading.reachable and reading.name == "Nowhere" and reading.url == ""
+    assert reading.error == "no RPC URL: set rpc.4242 in the config"
+    # the config's URL wins over /chains', and only its scheme, host and port are shown
+    assert reader({4242: "https://k:KEY@rpc.example:8545/KEY"}).where(chain) == (
+        "https://rpc.example:8545"
+    )

@@ -26,6 +26,7 @@ from crossdeck.portfolio.multicall import (
     encode_aggregate3,
     uint_result,
 )
+from crossdeck.portfolio.rpc_chain import RpcChainReader, chain_label
 from crossdeck.wallet.errors import WouldRevertError
 from crossdeck.wallet.gateway import EvmGateway
 
@@ -60,7 +61,7 @@ def token_currencies(chain: ChainInfo) -> list[ChainCurrency]:
     ]
 
 
-class EvmChainReader:
+class EvmChainReader(RpcChainReader):
     """Reads EVM chains over their JSON-RPC URLs (`rpc_urls` by chain id, else /chains')."""
 
     family = "evm"
@@ -68,26 +69,15 @@ class EvmChainReader:
     def __init__(
         self, rpc_urls: dict[int, str], *, timeout: float = 8.0, use_multicall: bool = True
     ) -> None:
-        self.rpc_urls = rpc_urls
-        self.timeout = timeout
+        super().__init__(rpc_urls, timeout=timeout)
         self.use_multicall = use_multicall  # False: one call at a time (the benchmark's anchor)
-
-    def url_for(self, chain: ChainInfo) -> str | None:
-        assert chain.id is not None
-        return self.rpc_urls.get(chain.id) or chain.http_rpc_url or None
-
-    def where(self, chain: ChainInfo) -> str:
-        url = self.url_for(chain)
-        return url_where(url) if url else ""
 
     async def read(self, chain: ChainInfo, owner: str) -> ChainReading:
         assert chain.id is not None
-        name = chain.display_name or chain.name or str(chain.id)
+        name = chain_label(chain)
         url = self.url_for(chain)
         if url is None:
-            return ChainReading(
-                chain.id, name, "", "", error=f"no RPC URL: set rpc.{chain.id} in the config"
-            )
+            return self.no_url(chain)
         native = native_currency(chain)
         tokens = token_currencies(chain)
         async with EvmGateway(url, chain.id, timeout=self.timeout, retries=1) as gateway:

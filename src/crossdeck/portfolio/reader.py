@@ -19,6 +19,7 @@ from crossdeck.errors import CrossdeckError, InputError
 from crossdeck.models.chains import VENUE_CHAIN_ID, ChainInfo, ChainsResponse
 from crossdeck.portfolio.model import ChainReading, Portfolio
 from crossdeck.portfolio.prices import priced
+from crossdeck.portfolio.rpc_chain import chain_label
 
 # a chain's reading, and then its prices, each get this long (the readers' own clients retry
 # within it); past it the chain is shown as not answering and the rest as usual
@@ -92,7 +93,7 @@ async def read_portfolio(
     async def one(chain: ChainInfo) -> ChainReading:
         family = chain_family(chain)
         assert chain.id is not None
-        name = chain.display_name or chain.name or str(chain.id)
+        name = chain_label(chain)
         where = readers[family].where(chain)
         try:
             async with asyncio.timeout(chain_seconds):
@@ -123,5 +124,5 @@ async def read_portfolio(
 
     readings = await asyncio.gather(*(one(chain) for chain in picked))
     owner = owners.get("evm") or next(iter(owners.values()), "")
-    names = {c.id: c.display_name or c.name or str(c.id) for c in chains.chains if c.id is not None}
+    names = {c.id: chain_label(c) for c in chains.chains if c.id is not None}
     return Portfolio(owner, tuple(readings), names, dict(owners))

@@ -16,6 +16,7 @@ from crossdeck.models.chains import ChainInfo
 from crossdeck.models.solana import SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM
 from crossdeck.models.urls import url_where
 from crossdeck.portfolio.model import ChainReading, Holding
+from crossdeck.portfolio.rpc_chain import RpcChainReader, chain_label
 from crossdeck.wallet.errors import RpcError
 from crossdeck.wallet.solana import SolanaGateway
 
@@ -39,30 +40,17 @@ def token_amounts(answer: Any) -> dict[str, int]:
     return amounts
 
 
-class SvmChainReader:
+class SvmChainReader(RpcChainReader):
+    """Reads Solana chains over their JSON-RPC URLs (`rpc_urls` by chain id, else /chains')."""
+
     family = "svm"
-
-    def __init__(self, rpc_urls: dict[int, str], *, timeout: float = 8.0) -> None:
-        self.rpc_urls = rpc_urls
-
-        self.timeout = timeout
-
-    def url_for(self, chain: ChainInfo) -> str | None:
-        assert chain.id is not None
-        return self.rpc_urls.get(chain.id) or chain.http_rpc_url or None
-
-    def where(self, chain: ChainInfo) -> str:
-        url = self.url_for(chain)
-        return url_where(url) if url else ""
 
     async def read(self, chain: ChainInfo, owner: str) -> ChainReading:
         assert chain.id is not None
-        name = chain.display_name or chain.name or str(chain.id)
+        name = chain_label(chain)
         url = self.url_for(chain)
         if url is None:
-            return ChainReading(
-                chain.id, name, "", "", error=f"no RPC URL: set rpc.{chain.id} in the config"
-            )
+            return self.no_url(chain)
         gateway = SolanaGateway(url, timeout=self.timeout, retries=1)
         try:
             parsed = {"encoding": "jsonParsed"}

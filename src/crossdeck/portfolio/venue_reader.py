@@ -16,6 +16,7 @@ from crossdeck.models.chains import ChainCurrency, ChainInfo
 from crossdeck.models.urls import url_where
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, SpotMeta
 from crossdeck.portfolio.model import ChainReading, Holding
+from crossdeck.portfolio.rpc_chain import chain_label
 from crossdeck.venue.client import VenueClient
 from crossdeck.venue.currencies import place_label, venue_place
 
@@ -37,7 +38,7 @@ class VenueChainReader:
 
     async def read(self, chain: ChainInfo, owner: str) -> ChainReading:
         assert chain.id is not None
-        name = chain.display_name or chain.name or str(chain.id)
+        name = chain_label(chain)
         where = self.where(chain)
         places = [(c, venue_place(c.address or "")) for c in chain.currencies]
         perps = [c for c, p in places if p is not None and p[0] == "perps"]
