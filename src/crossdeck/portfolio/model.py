@@ -147,7 +147,10 @@ class Portfolio:
             "assets": [
                 {
                     "symbol": total.symbol,
-                    "amount": _text(total.units),
+                    # units, as a holding's amountFormatted: an asset's chains may give it
+                    # different decimals (USDC: 6 on EVM chains, 8 on the venue), so it has no
+                    # one smallest unit, and `amount` keeps its one meaning (an integer string)
+                    "amountFormatted": _text(total.units),
                     "amountUsd": _text(total.usd),
                     "unpriced": total.unpriced,
                     "chainIds": sorted({h.chain_id for h in total.holdings}),
