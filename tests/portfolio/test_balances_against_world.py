@@ -221,3 +221,8 @@ def test_solana_rows_are_the_chains_own_answer(world: Any, tmp_path: Path) -> No
     alone = wallet.balances(owner)
     assert {h["chainId"] for h in alone["holdings"]} == {SOLANA}
     assert alone["addresses"] == {"svm": owner}
+    # and a chain it cannot hold on is refused naming where it can be read, not a family
+    refused = wallet.invoke("balances", owner, "--chain", "8453")
+    assert refused.exit_code == 3
+    assert "--chain 8453: this address cannot hold on that chain" in refused.output
+    assert f"it is read on Solana ({SOLANA})" in refused.output and "svm" not in refused.output

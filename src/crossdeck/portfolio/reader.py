@@ -59,19 +59,22 @@ def chains_to_read(
             f"--chain {', '.join(map(str, unknown))}: not a chain the service lists",
             hint="`crossdeck chains` lists them",
         )
-    picked = [
+    holdable = [
         chain
         for chain in chains.chains
         if chain.id is not None
         and not chain.disabled
         and chain_family(chain) in readers
         and chain_family(chain) in owners
-        and (not wanted or chain.id in wanted)
     ]
+    picked = [chain for chain in holdable if not wanted or chain.id in wanted]
     if wanted and not picked:
+        # name the chains it can be read on, not the families ('svm' means nothing to a trader)
+        readable = ", ".join(f"{chain_label(c)} ({c.id})" for c in holdable)
         raise InputError(
-            f"--chain {', '.join(map(str, sorted(wanted)))}: none of these can be read for "
-            f"this address (families read: {', '.join(sorted(set(readers) & set(owners)))})"
+            f"--chain {', '.join(map(str, sorted(wanted)))}: this address cannot hold on "
+            f"{'that chain' if len(wanted) == 1 else 'those chains'}",
+            hint=f"it is read on {readable or 'no chain the service lists'}",
         )
     return picked
 
