@@ -45,6 +45,7 @@ from crossdeck.execute.guards.funds import funds_guard, solana_funds_guard, venu
 from crossdeck.execute.guards.gas import DEFAULT_GAS_LIMIT_MULTIPLE, quote_gas_guards
 from crossdeck.execute.guards.request import no_request_guard
 from crossdeck.execute.guards.simulation import simulated_chain, simulation_guard
+from crossdeck.execute.guards.venue_words import spot_meta_for
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest, StatusV3, Step, StepItem
 from crossdeck.models.venue import SpotMeta
@@ -165,13 +166,8 @@ class Workshop:
     ) -> ChainsResponse | None:
         if self.chains is None and known is not None:
             self.chains = known
-        if self.spot_meta is None and any(
-            item.kind_of_data == "venue_deposit" for step in quote.steps for item in step.items
-        ):
-            try:
-                self.spot_meta = await self.parts.venue.spot_meta()
-            except CrossdeckError:
-                pass  # the send-asset-token guard refuses, saying so
+        if self.spot_meta is None:
+            self.spot_meta = await spot_meta_for(quote, self.parts.venue)
         if self.chains is None and quote.steps:
             try:
                 self.chains = await self.parts.service.chains()

@@ -110,6 +110,7 @@ async def _checks(
     from crossdeck import compose
     from crossdeck.execute.guards import check_quote
     from crossdeck.execute.guards.funds import quote_time_funds
+    from crossdeck.execute.guards.venue_words import spot_meta_for
 
     if chains is None:
         async with service_client(settings) as client:
@@ -124,12 +125,7 @@ async def _checks(
         click.echo(f"note: {note}", err=True)
     rpc = {**settings.rpc, **pool.from_chains}
     async with compose.venue_client(settings) as venue:
-        spot_meta = None
-        if any(i.kind_of_data == "venue_deposit" for s in quote.steps for i in s.items):
-            try:
-                spot_meta = await venue.spot_meta()
-            except CrossdeckError:
-                spot_meta = None  # the send-asset-token guard refuses, saying so
+        spot_meta = await spot_meta_for(quote, venue)
         results = check_quote(
             quote,
             wallet=request.user,

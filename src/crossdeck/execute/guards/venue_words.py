@@ -19,13 +19,17 @@ funds somewhere the user did not ask.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crossdeck.errors import CrossdeckError
 from crossdeck.execute.guards.base import NONCE_MAPPING, GuardResult, _fail, _ok, _same_address
 from crossdeck.models import Quote, SignPayload, VenueDepositData
 from crossdeck.models.venue import SpotMeta
 from crossdeck.venue.currencies import describe_venue_currency, place_label, venue_place
 from crossdeck.venue.errors import VenueDataError
+
+if TYPE_CHECKING:
+    from crossdeck.venue.client import VenueClient
 
 NONCE_MAPPING_VERSION = "2"
 # the venue's SendAsset fields after its '<venue>Chain' field, in the venue's order
@@ -38,6 +42,17 @@ _SEND_ASSET_TAIL = (
     ("fromSubAccount", "string"),
     ("nonce", "uint64"),
 )
+
+
+async def spot_meta_for(quote: Quote, venue: VenueClient) -> SpotMeta | None:
+    """The venue's spotMeta when the quote transfers on the venue (else None, unasked); None
+    too when the venue cannot be read, and `send-asset-token` refuses, saying so."""
+    if not any(i.kind_of_data == "venue_deposit" for s in quote.steps for i in s.items):
+        return None
+    try:
+        return await venue.spot_meta()
+    except CrossdeckError:
+        return None
 
 
 def _book(dex: str) -> str:
