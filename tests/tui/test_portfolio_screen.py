@@ -164,3 +164,43 @@ async def test_a_followed_request_that_ends_reads_the_portfolio_again(
         second = screen.portfolio
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: screen.portfolio is not second, what="ctrl+r")
+
+
+async def test_at_80x24_enter_closes_an_asset_and_m_moves_a_venue_row(
+    folio_world: Any, tui_dir: Path
+) -> None:
+    app = _app(folio_world, tui_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _read(pilot)
+        table = screen.query_one("#portfolio-table")
+        table.focus()
+        table.move_cursor(row=list(screen.rows).index("asset:USDC"))
+        # m on an asset held on several chains says which row to pick, and stays
+        await pilot.press("m")
+        await pilot.pause()
+        assert app.current_mode == "portfolio"
+        await pilot.press("enter")
+        perps = "holding:1337:0x00000000000000000000000000000000"
+        await wait_until(pilot, lambda: perps in screen.rows, what="USDC's chains")
+        # enter on one of its chains closes the asset again, the cursor back on it
+        table.move_cursor(row=list(screen.rows).index(perps))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: perps not in screen.rows, what="USDC closed")
+        assert screen._cursor_key() == "asset:USDC"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: perps in screen.rows, what="USDC opened again")
+        table.move_cursor(row=list(screen.rows).index(perps))
+        await pilot.pause()
+        detail = str(screen.query_one("#portfolio-detail").render())
+        assert "Venue (1337) perps" in detail and "account value $" in detail
+        await pilot.press("m")
+        await wait_until(pilot, lambda: app.current_mode == "quote", what="the Quote screen")
+        await wait_until(
+            pilot,
+            lambda: (
+                app.quote_screen is not None
+                and app.quote_screen.form_values().origin_chain_id == 1337
+            ),
+            what="the venue as the origin",
+        )
+        assert app.quote_screen.form_values().origin_currency == perps.split(":")[2]
