@@ -39,7 +39,7 @@ async def cli(world: Any, tmp_path: Path) -> Cli:
     info["wallet"]["solana_address"] = demo["solana_address"]
     info["wallet"]["solana_private_key"] = demo["solana_private_key"]
     made.world_file.write_text(json.dumps(info))
-    await fund(world, made.address, native={8453: ETH}, usdc={8453: 50 * 10**6})
+    await fund(world, made.address, native={8453: ETH // 10}, usdc={8453: 10 * 10**6})
     return made
 
 
