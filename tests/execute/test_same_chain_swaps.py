@@ -47,7 +47,7 @@ def balance_changes(results: list[GuardResult]) -> GuardResult:
 
 async def test_self_executed_eth_to_usdc_through_the_router(kit: Kit) -> None:
     world = kit.world
-    await fund(world, kit.address, native={CHAIN: ETH})
+    await fund(world, kit.address, native={CHAIN: ETH // 10})
     quote, request = await kit.quote(
         origin_chain_id=CHAIN,
         destination_chain_id=CHAIN,
@@ -86,7 +86,7 @@ async def test_self_executed_eth_to_usdc_through_the_router(kit: Kit) -> None:
 
 async def test_self_executed_usdc_to_eth_approves_then_swaps(kit: Kit) -> None:
     world = kit.world
-    await fund(world, kit.address, native={CHAIN: ETH}, usdc={CHAIN: 50 * USDC_UNIT})
+    await fund(world, kit.address, native={CHAIN: ETH // 10}, usdc={CHAIN: 50 * USDC_UNIT})
     recipient = new_address()
     quote, request = await kit.quote(
         origin_chain_id=CHAIN,
@@ -115,7 +115,7 @@ async def test_self_executed_usdc_to_eth_approves_then_swaps(kit: Kit) -> None:
 
 async def test_force_solver_execution_goes_through_the_depository(kit: Kit) -> None:
     world = kit.world
-    await fund(world, kit.address, native={CHAIN: ETH})
+    await fund(world, kit.address, native={CHAIN: ETH // 10})
     quote, request = await kit.quote(
         origin_chain_id=CHAIN,
         destination_chain_id=CHAIN,
@@ -139,7 +139,7 @@ async def test_a_forced_swap_paying_the_depository_less_is_refused_by_the_decode
     kit: Kit,
 ) -> None:
     world = kit.world
-    await fund(world, kit.address, native={CHAIN: ETH})
+    await fund(world, kit.address, native={CHAIN: ETH // 10})
     quote, request = await kit.quote(
         origin_chain_id=CHAIN,
         destination_chain_id=CHAIN,
@@ -171,7 +171,7 @@ def _redirect_swap(wire: dict[str, Any], to: str) -> None:
 
 async def test_a_router_paying_someone_else_is_refused_by_the_simulation(kit: Kit) -> None:
     world = kit.world
-    await fund(world, kit.address, native={CHAIN: ETH})
+    await fund(world, kit.address, native={CHAIN: ETH // 10})
     quote, request = await kit.quote(
         origin_chain_id=CHAIN,
         destination_chain_id=CHAIN,
@@ -196,7 +196,7 @@ async def test_a_router_paying_someone_else_is_refused_by_the_simulation(kit: Ki
 
 async def test_an_approval_beyond_the_input_is_refused(kit: Kit) -> None:
     world = kit.world
-    await fund(world, kit.address, native={CHAIN: ETH}, usdc={CHAIN: 50 * USDC_UNIT})
+    await fund(world, kit.address, native={CHAIN: ETH // 10}, usdc={CHAIN: 50 * USDC_UNIT})
     quote, request = await kit.quote(
         origin_chain_id=CHAIN,
         destination_chain_id=CHAIN,
@@ -265,7 +265,7 @@ async def test_a_node_without_eth_simulate_is_refused_in_words(py_kit: Kit) -> N
     from aiohttp import web
 
     world = py_kit.world
-    await fund(world, py_kit.address, native={CHAIN: ETH})
+    await fund(world, py_kit.address, native={CHAIN: ETH // 10})
     quote, request = await py_kit.quote(
         origin_chain_id=CHAIN,
         destination_chain_id=CHAIN,

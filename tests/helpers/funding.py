@@ -47,6 +47,31 @@ async def send_from_demo(world: Any, chain_id: int, tx: dict[str, Any]) -> None:
         await gateway.wait_receipt(await gateway.send_raw(signed.raw), timeout=60, poll=0.05)
 
 
+# a session-long world funds every test's wallets from its one demo wallet (100 native): when it
+# runs low it is topped up (anvil_setBalance, which both backends answer), so a test never
+# fails for what the tests before it spent
+DEMO_TOP_UP = 1_000 * 10**18
+
+
+async def _demo_holds(world: Any, chain_id: int, wei: int) -> None:
+    import httpx
+
+    demo = Account.from_key(world.wallet_key).address
+    async with EvmGateway(world.rpc[chain_id], chain_id) as gateway:
+        held = await gateway.balance(demo)
+    if held >= wei + 10**18:  # the transfer and its gas
+        return
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "anvil_setBalance",
+        "params": [demo, hex(held + wei + DEMO_TOP_UP)],
+    }
+    async with httpx.AsyncClient() as client:
+        answer = await client.post(world.rpc[chain_id], json=body, timeout=30)
+    assert "error" not in answer.json(), answer.text
+
+
 async def fund(
     world: Any,
     address: str,
@@ -57,6 +82,7 @@ async def fund(
 ) -> None:
     """Give `address` native wei and USDC units per chain, and perps USDC on the venue."""
     for chain_id, wei in (native or {}).items():
+        await _demo_holds(world, chain_id, wei)
         await send_from_demo(world, chain_id, {"to": address, "value": wei})
     for chain_id, units in (usdc or {}).items():
         data = "0xa9059cbb" + address[2:].lower().rjust(64, "0") + hex(units)[2:].rjust(64, "0")
