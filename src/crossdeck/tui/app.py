@@ -228,6 +228,11 @@ class CrossdeckApp(App[None]):
 
         for mode, factory in _mode_screens().items():
             self.add_mode(mode, factory)
+        # the first screen is the start mode's own, as textual's DEFAULT_MODE makes it (here
+        # per instance): no default screen first and no switch to the mode after it, each of
+        # which had textual parse the whole stylesheet again before the first frame
+        self._current_mode = start_mode
+        self._screen_stacks = {start_mode: []}
 
         self.theme_catalog: ThemeCatalog = load_all_themes(self.user_theme_dir)
         for theme in self.theme_catalog.themes.values():
@@ -240,10 +245,23 @@ class CrossdeckApp(App[None]):
         )
         if warning:
             self.startup_warnings.append(warning)
-        self.theme = name
+        self._start_theme(name)
         self._apply_keymap(settings.keymap)
 
     # -- start-up ----------------------------------------------------------------------------
+
+    def _start_theme(self, name: str) -> None:
+        """The theme before anything is styled: what textual's theme watcher does, less the
+        full stylesheet refresh it schedules, which would parse the whole stylesheet again
+        before the first frame (the first parse already takes this theme's variables)."""
+        self.set_reactive(App.theme, name)
+        theme = self.current_theme
+        classes = {c: False for c in self.classes if c.startswith("-theme-")}
+        classes[f"-theme-{name}"] = True
+        classes["-dark-mode"] = theme.dark
+        classes["-light-mode"] = not theme.dark
+        self.update_classes(classes, update=False)
+        self._refresh_truecolor_filter(self.ansi_theme)
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
         if not keymap:

@@ -126,22 +126,6 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
             id="history.filter",
             tooltip="Edit the filters (enter applies them, escape goes back to the table)",
         ),
-        Binding(
-            "d",
-            "focus_detail",
-            "Detail",
-            id="history.detail",
-            tooltip="Move to the detail pane of the selected request (escape goes back to the "
-            "table); tab goes there from the table too",
-        ),
-        Binding(
-            "v",
-            "toggle_raw",
-            "Raw",
-            id="history.raw",
-            tooltip="Show or hide every raw field of the selected request, as the service sent "
-            "it, under the detail pane's sections",
-        ),
         copy_binding("history", "the selected request id"),
         explorer_binding("history", "the selected request's latest transaction"),
         Binding(
@@ -234,6 +218,24 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
             id="history.export.json",
             group=MORE_GROUP,
             tooltip="Export every request of the current filter to a JSON file in the data dir",
+        ),
+        Binding(
+            "d",
+            "focus_detail",
+            "Detail",
+            id="history.detail",
+            group=MORE_GROUP,
+            tooltip="Move to the detail pane of the selected request (escape goes back to the "
+            "table); tab goes there from the table too",
+        ),
+        Binding(
+            "v",
+            "toggle_raw",
+            "Raw",
+            id="history.raw",
+            group=MORE_GROUP,
+            tooltip="Show or hide every raw field of the selected request, as the service sent "
+            "it, under the detail pane's sections",
         ),
     ]
 
