@@ -116,7 +116,7 @@ def assert_token_kept(ran: Ran) -> None:
 
 async def test_native_bridge_sent_by_the_browser_wallet(cli: Cli, wallet: InjectedWallet) -> None:
     world = cli.world
-    await fund(world, wallet.address, native={8453: ETH})
+    await fund(world, wallet.address, native={8453: ETH // 5})
     recipient = new_address()
     ran = await in_browser(cli, wallet, *native(recipient))
 
@@ -144,7 +144,7 @@ async def test_killed_after_the_wallet_sent_resume_finds_the_hash(
     cli: Cli, wallet: InjectedWallet
 ) -> None:
     world = cli.world
-    await fund(world, wallet.address, native={8453: ETH})
+    await fund(world, wallet.address, native={8453: ETH // 5})
     killed = await in_browser(cli, wallet, *native(new_address()), crash_at="after-sign")
     assert killed.code == -9 and len(wallet.sent) == 1  # SIGKILL right after the journal write
     journal = cli.journal()
@@ -166,7 +166,7 @@ async def test_killed_after_the_wallet_sent_resume_finds_the_hash(
 
 async def test_usdc_deposit_with_its_approve(cli: Cli, wallet: InjectedWallet) -> None:
     world = cli.world
-    await fund(world, wallet.address, native={8453: ETH}, usdc={8453: 100 * USDC})
+    await fund(world, wallet.address, native={8453: ETH // 20}, usdc={8453: 100 * USDC})
     wallet.chain_id = 999  # the wallet is elsewhere: the page switches it to 8453 first
     ran = await in_browser(
         cli, wallet,
@@ -214,7 +214,7 @@ async def test_venue_withdrawal_signed_on_the_wallets_chain(
 
 
 async def test_rejected_in_the_wallet_sends_nothing(cli: Cli, wallet: InjectedWallet) -> None:
-    await fund(cli.world, wallet.address, native={8453: ETH})
+    await fund(cli.world, wallet.address, native={8453: ETH // 5})
     wallet.behaviour = "reject-tx"
     ran = await in_browser(cli, wallet, *native(new_address()))
 
@@ -227,7 +227,7 @@ async def test_rejected_in_the_wallet_sends_nothing(cli: Cli, wallet: InjectedWa
 async def test_a_wallet_that_sends_another_transaction_stops_the_run(
     cli: Cli, wallet: InjectedWallet
 ) -> None:
-    await fund(cli.world, wallet.address, native={8453: ETH})
+    await fund(cli.world, wallet.address, native={8453: ETH // 5})
     wallet.behaviour = "other-tx"
     ran = await in_browser(cli, wallet, *native(new_address()))
 

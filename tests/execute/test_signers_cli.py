@@ -64,7 +64,7 @@ def test_account_with_password_file_bridges_from_the_keystore_address(
     address = write_keystore(home / ".foundry" / "keystores" / "trader", key, kdf="scrypt")
     password_file = tmp_path / "password.txt"
     password_file.write_text(PASSWORD + "\n")
-    asyncio.run(fund(cli.world, address, native={8453: ETH}))
+    asyncio.run(fund(cli.world, address, native={8453: ETH // 5}))
 
     result = cli.invoke(
         "--account", "trader", "--password-file", str(password_file),
@@ -90,7 +90,7 @@ def test_keystore_path_json_names_the_signer(cli: Cli, tmp_path: Path) -> None:
     address = write_keystore(keystore, key, address=False)  # the address is learnt by decrypting
     password_file = tmp_path / "pw"
     password_file.write_text(PASSWORD)
-    asyncio.run(fund(cli.world, address, native={8453: ETH}))
+    asyncio.run(fund(cli.world, address, native={8453: ETH // 5}))
 
     result = cli.invoke(
         "--keystore", str(keystore), "--password-file", str(password_file),
@@ -111,7 +111,7 @@ def test_wrong_password_exits_3_and_sends_nothing(cli: Cli, tmp_path: Path) -> N
     address = write_keystore(keystore, new_key())
     password_file = tmp_path / "pw"
     password_file.write_text("not the password\n")
-    asyncio.run(fund(cli.world, address, native={8453: ETH}))
+    asyncio.run(fund(cli.world, address, native={8453: ETH // 5}))
 
     result = cli.invoke(
         "--keystore", str(keystore), "--password-file", str(password_file),
@@ -162,7 +162,7 @@ def test_keystore_problems_are_input_errors(cli: Cli, tmp_path: Path) -> None:
 
 def test_from_quotes_for_that_address_and_refuses_to_sign(cli: Cli) -> None:
     watched = new_address()
-    asyncio.run(fund(cli.world, watched, native={8453: ETH}))
+    asyncio.run(fund(cli.world, watched, native={8453: ETH // 5}))
 
     quoted = cli.invoke("--from", watched, "quote", *native(new_address())[1:], "--json")
     assert quoted.exit_code == 0, quoted.output

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+import httpx
 from eth_account import Account
 from pydantic import SecretStr
 
@@ -27,10 +28,34 @@ def new_address() -> str:
     return Account.from_key(new_key()).address
 
 
+# the demo wallet starts with 100 ETH per chain, and the whole suite shares one world: below
+# this (beyond what a send needs) it is topped up, so tests never fail for the ones before them
+DEMO_FLOOR_WEI = 5 * 10**18
+DEMO_TOP_UP_WEI = 100 * 10**18
+
+
+async def _keep_demo_funded(world: Any, gateway: EvmGateway, address: str, value: int) -> None:
+    balance = await gateway.balance(address)
+    if balance >= value + DEMO_FLOOR_WEI:
+        return
+    async with httpx.AsyncClient() as client:
+        answer = await client.post(
+            gateway.rpc_url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "anvil_setBalance",
+                "params": [address, hex(balance + value + DEMO_TOP_UP_WEI)],
+            },
+        )
+    assert "error" not in answer.json(), answer.text
+
+
 async def send_from_demo(world: Any, chain_id: int, tx: dict[str, Any]) -> None:
     """A plain transaction from the world's demo wallet (to fund test accounts)."""
     demo = Signer(SecretStr(world.wallet_key))
     async with EvmGateway(world.rpc[chain_id], chain_id) as gateway:
+        await _keep_demo_funded(world, gateway, demo.address, int(tx.get("value") or 0))
         max_fee, tip = await gateway.fee_params()
         call = {"from": demo.address, "value": 0, "data": "0x", **tx}
         gas = await gateway.estimate_gas(call)

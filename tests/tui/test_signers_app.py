@@ -86,7 +86,7 @@ async def test_settings_switches_the_signer(world: Any, tui_dir: Path) -> None:
 
 async def test_browser_wallet_in_the_app(world: Any, tui_dir: Path) -> None:
     wallet = InjectedWallet(new_key(), dict(world.rpc))
-    await fund(world, wallet.address, native={8453: ETH})
+    await fund(world, wallet.address, native={8453: ETH // 20})
     app = app_with(world, tui_dir, {"kind": "browser", "browser_open": False})
     tokens: list[str] = []
 
