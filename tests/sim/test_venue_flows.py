@@ -29,6 +29,8 @@ def test_usdc_deposit_into_the_venue(flow: Flow) -> None:
     )
     rid = request_id(quote)
     assert [s["id"] for s in quote["steps"]] == ["approve", "deposit"]
+    depository = hand.info["venue_depository"]  # venue fills come from it, not the solver
+    held = hand.withdrawable(depository)
     hand.rpc[8453].send(user, only_item(quote, "approve"))
     receipt = hand.rpc[8453].send(user, only_item(quote, "deposit"))
     final = hand.wait_final(rid)
@@ -43,6 +45,8 @@ def test_usdc_deposit_into_the_venue(flow: Flow) -> None:
     [entry] = hand.history(id=rid)
     [out_tx] = entry["data"]["outTxs"]
     assert out_tx["chainId"] == 1337 and out_tx["data"]["to"] == user.address
+    assert out_tx["data"]["from"] == depository
+    assert hand.withdrawable(depository) == held - Decimal(out["amountFormatted"])
 
 
 def withdraw(hand: Hand, user, destination_chain: int, amount: int, **extra) -> dict:
