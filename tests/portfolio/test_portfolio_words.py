@@ -59,3 +59,53 @@ def test_a_chain_with_no_rpc_url_says_which_setting_to_set(reader: type[RpcChain
     assert reader({4242: "https://k:KEY@rpc.example:8545/KEY"}).where(chain) == (
         "https://rpc.example:8545"
     )
+
+
+def test_values_are_exact_integers_of_micro_dollars_at_any_size() -> None:
+    # a trillion of an 18-decimal token plus one wei, at a price with many digits
+    whale = Holding(8453, "0x" + "ab" * 20, "MEME", 18, 10**30 + 1, price_usd=Decimal("0.1234567"))
+    assert (
+        whale.micro_usd == 123_456_700_000_000_000
+    )  # $123,456,700,000.000000 (the wei rounds off)
+    assert whale.amount_usd == Decimal("123456700000")
+    # a hostile price far past Decimal's 28 digits: a figure, not a traceback
+    absurd = Holding(8453, "0x" + "0" * 40, "ETH", 18, 10**20, price_usd=Decimal("1e30"))
+    assert absurd.micro_usd == 10**32 * 10**6
+    # half a micro-dollar rounds to even, once
+    assert Holding(1, "0x" + "1" * 40, "T", 6, 1, price_usd=Decimal("0.5")).micro_usd == 0
+    assert Holding(1, "0x" + "1" * 40, "T", 6, 3, price_usd=Decimal("0.5")).micro_usd == 2
+    chains = (
+        ChainReading(8453, "Base", "http://127.0.0.1:1", "multicall3", (whale, absurd)),
+        ChainReading(1337, "Venue", "http://127.0.0.1:2", "venue", ()),
+    )
+    portfolio = Portfolio("0x" + "11" * 20, chains, {8453: "Base"})
+    document = portfolio.to_json()
+    assert document["totalUsd"] == str(10**32 + 123_456_700_000)
+    assert any(line.startswith("Total ") and "$100,000,000,000,000,000,000,123,456,700,000.00"
+               in line for line in portfolio_lines(portfolio))  # fmt: skip
+
+
+def test_an_assets_total_adds_its_chains_decimals_exactly() -> None:
+    usdc = [
+        Holding(8453, "0x" + "22" * 20, "USDC", 6, 1_500_000, price_usd=Decimal(1)),
+        Holding(1337, "0x" + "0" * 32, "USDC", 8, 10**40 + 1, place="perps"),  # no price
+    ]
+    portfolio = Portfolio("0x" + "11" * 20, (ChainReading(1, "X", "", "x", tuple(usdc)),), {})
+    (total,) = portfolio.assets()
+    assert total.units == Decimal("100000000000000000000000000000001.50000001")
+    assert total.usd == Decimal("1.5") and total.unpriced == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("0.005", "$0.01"),
+        ("0.004999", "$0.00"),
+        ("-1.235", "-$1.24"),
+        ("1234567.891", "$1,234,567.89"),
+    ],
+)
+def test_usd_to_the_cent_half_up(value: str, shown: str) -> None:
+    from crossdeck.portfolio import usd_text
+
+    assert usd_text(Decimal(value)) == shown and usd_text(None) == "no price"

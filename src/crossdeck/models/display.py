@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 
 from crossdeck.models.chains import NATIVE_DECIMALS, ChainsResponse
 from crossdeck.models.units import format_units
@@ -51,9 +51,18 @@ def usd(text: str | None) -> str:
         return text
     if not value.is_finite():
         return text
-    cents = abs(value).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    return usd_of(value)
+
+
+def usd_of(value: Decimal) -> str:
+    """A finite Decimal as '$1,234.57': to the cent, half up, keeping the sign. Exact at any
+    size: the cents are an integer (Decimal's quantize works within 28 digits and raises past
+    them, and a service's price or a whale's balance can go past them)."""
+    numerator, denominator = abs(value).as_integer_ratio()
+    cents, rest = divmod(numerator * 100, denominator)
+    cents += 2 * rest >= denominator  # half up
     sign = "-" if value < 0 and cents else ""
-    return f"{sign}${cents:,.2f}"
+    return f"{sign}${cents // 100:,}.{cents % 100:02d}"
 
 
 def local_time(millis: int | None) -> str:

@@ -1,21 +1,31 @@
 """What a portfolio reading is: holdings per chain, the chains that could not be read, prices.
 
-Amounts are integers in the currency's smallest unit; a USD value is a `Decimal` of the
-holding's units times the service's price, rounded to micro-dollars, and None where the service
-gave no price (nothing stands in for a missing price, a stablecoin's included). Totals add the
-rounded values, so the grand total is exactly the sum of the rows it shows.
+Amounts are integers in the currency's smallest unit; a USD value is an integer of
+micro-dollars, the holding's amount times the service's price computed exactly in integers and
+rounded half-even, and None where the service gave no price (nothing stands in for a missing
+price, a stablecoin's included). Totals add those integers, so the grand total is exactly the
+sum of the rows it shows; `Decimal` only carries them to JSON and to the screen. (Decimal
+arithmetic would round past 28 digits, and its quantize raises there: a hostile price or an
+18-decimal token held by the trillion must not end in a traceback.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
+from crossdeck.models.display import usd_of
 from crossdeck.models.units import format_units, to_decimal
 
-USD_PLACES = Decimal("0.000001")  # micro-dollars, the service's USD scale
+MICRO = 10**6  # micro-dollars, the service's USD scale
+
+
+def _micro_usd(micro: int) -> Decimal:
+    """Integer micro-dollars as an exact Decimal (from text: exact whatever the context)."""
+    return Decimal(f"{micro}E-6")
 
 
 @dataclass(frozen=True)
@@ -41,10 +51,17 @@ class Holding:
         return format_units(self.amount, self.decimals)
 
     @property
-    def amount_usd(self) -> Decimal | None:
+    def micro_usd(self) -> int | None:
+        """The value in micro-dollars: amount x price, exact, rounded half-even once."""
         if self.price_usd is None:
             return None
-        return (self.units * self.price_usd).quantize(USD_PLACES, rounding=ROUND_HALF_EVEN)
+        numerator, denominator = self.price_usd.as_integer_ratio()
+        return round(Fraction(self.amount * numerator * MICRO, denominator * 10**self.decimals))
+
+    @property
+    def amount_usd(self) -> Decimal | None:
+        micro = self.micro_usd
+        return None if micro is None else _micro_usd(micro)
 
     @property
     def asset(self) -> str:
@@ -136,7 +153,7 @@ class Portfolio:
 
     @property
     def total_usd(self) -> Decimal:
-        return sum((h.amount_usd for h in self.holdings if h.amount_usd is not None), Decimal(0))
+        return _micro_usd(sum(h.micro_usd for h in self.holdings if h.micro_usd is not None))
 
     def to_json(self) -> dict[str, Any]:
         name = self.names.get
@@ -186,13 +203,17 @@ class Portfolio:
 
 
 def _asset_total(asset: str, rows: Iterable[Holding]) -> AssetTotal:
-    held = tuple(sorted(rows, key=lambda h: (-(h.amount_usd or Decimal(0)), h.chain_id)))
-    values = [h.amount_usd for h in held if h.amount_usd is not None]
+    held = tuple(sorted(rows, key=lambda h: (-(h.micro_usd or 0), h.chain_id)))
+    values = [h.micro_usd for h in held if h.micro_usd is not None]
+    # the chains may give the asset different decimals (USDC: 6, 8 on the venue): add the
+    # amounts as integers at the finest of them
+    finest = max(h.decimals for h in held)
+    smallest = sum(h.amount * 10 ** (finest - h.decimals) for h in held)
     return AssetTotal(
         asset=asset,
-        units=sum((h.units for h in held), Decimal(0)),
-        usd=sum(values, Decimal(0)) if values else None,
-        unpriced=sum(1 for h in held if h.amount_usd is None),
+        units=to_decimal(smallest, finest),
+        usd=_micro_usd(sum(values)) if values else None,
+        unpriced=len(held) - len(values),
         holdings=held,
     )
 
@@ -206,7 +227,5 @@ def _text(value: Decimal | None) -> str | None:
 
 
 def usd_text(value: Decimal | None) -> str:
-    """'$1,234.56' for display; 'no price' for no value."""
-    if value is None:
-        return "no price"
-    return f"${value.quantize(Decimal('0.01'), rounding=ROUND_HALF_EVEN):,}"
+    """'$1,234.56' for display (crossdeck's one USD form); 'no price' for no value."""
+    return "no price" if value is None else usd_of(value)
