@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from decimal import Decimal
 
+import httpx
 import pytest
 
 from crossdeck.models.chains import ChainInfo
@@ -14,7 +15,9 @@ from crossdeck.portfolio.evm_reader import EvmChainReader
 from crossdeck.portfolio.rpc_chain import RpcChainReader
 from crossdeck.portfolio.svm_reader import SvmChainReader
 from crossdeck.portfolio.text import portfolio_lines
+from crossdeck.portfolio.venue_reader import VenueChainReader, to_units
 from crossdeck.tui.portfolio_rows import portfolio_rows
+from crossdeck.venue.client import VenueClient
 
 USDE = "0x22e9417ea9e6367dee20b2b9b56adc9e"
 
@@ -109,3 +112,42 @@ def test_usd_to_the_cent_half_up(value: str, shown: str) -> None:
     from crossdeck.portfolio import usd_text
 
     assert usd_text(Decimal(value)) == shown and usd_text(None) == "no price"
+
+
+def test_venue_values_become_integers_exactly_at_any_size() -> None:
+    assert to_units(Decimal("12345678901234567890.123456789"), 8) == 1234567890123456789012345678
+    assert to_units(Decimal("0.000000019"), 8) == 1  # the venue's extra digits round down
+
+
+def test_a_negative_venue_balance_is_said_not_shown_as_held() -> None:
+    """A venue answering a negative withdrawable (owed is not held): no row, no minus in the
+    total, and a note on balances' text and on the screen."""
+    perps = "0x" + "0" * 32
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        state = {"withdrawable": "-12.5", "marginSummary": {"accountValue": "3.0"}}
+        return httpx.Response(200, json={**state, "assetPositions": []})
+
+    chain = ChainInfo.model_validate(
+        {
+            "id": 1337,
+            "name": "venue",
+            "displayName": "Venue",
+            "currency": {"address": perps, "symbol": "USDC", "decimals": 8},
+        }
+    )
+
+    async def read() -> ChainReading:
+        transport = httpx.MockTransport(answer)
+        async with VenueClient("http://127.0.0.1:1", transport=transport) as venue:
+            return await VenueChainReader(venue).read(chain, "0x" + "11" * 20)
+
+    reading = asyncio.run(read())
+    assert reading.reachable and reading.holdings == ()
+    (note,) = reading.notes
+    assert note == "the venue answered a negative perps USDC balance (-12.5), left out"
+    portfolio = Portfolio("0x" + "11" * 20, (reading,), {1337: "Venue"})
+    assert portfolio.total_usd == 0
+    assert f"note: Venue (1337): {note}" in portfolio_lines(portfolio)
+    (row,) = portfolio_rows(portfolio, set(), wide=False)
+    assert row.kind == "note" and row.amount == note

@@ -8,7 +8,7 @@ smallest unit (its /chains decimals), rounded down where the venue shows more di
 from __future__ import annotations
 
 import asyncio
-from decimal import ROUND_DOWN, Decimal
+from decimal import Decimal
 from typing import Any
 
 from crossdeck.errors import CrossdeckError
@@ -24,7 +24,10 @@ VIA_VENUE = "venue"
 
 
 def to_units(value: Decimal, decimals: int) -> int:
-    return int((value * 10**decimals).to_integral_value(rounding=ROUND_DOWN))
+    """The venue's human-unit value in the smallest unit, rounded down, exactly: in integers,
+    as Decimal arithmetic would round a value of more than 28 digits before rounding down."""
+    numerator, denominator = value.as_integer_ratio()
+    return int(numerator * 10**decimals // denominator)
 
 
 class VenueChainReader:
@@ -55,6 +58,7 @@ class VenueChainReader:
             return ChainReading(chain.id, name, where, "", error=exc.message)
         by_dex: dict[str, ClearinghouseState] = dict(zip(dexes, dex_states, strict=True))
         holdings: list[Holding] = []
+        notes: list[str] = []
         for currency, place in places:
             if place is None or currency.decimals is None or not currency.address:
                 continue
@@ -69,6 +73,12 @@ class VenueChainReader:
                 value = spot_total(spot_state, currency)
             elif kind == "hip3" and dex in by_dex:
                 value = by_dex[dex].withdrawable
+            if value is not None and value < 0:  # owed is not held: said, not shown as a row
+                notes.append(
+                    f"the venue answered a negative {place_label(kind, dex)} "
+                    f"{currency.symbol or currency.address} balance ({value}), left out"
+                )
+                continue
             amount = to_units(value, currency.decimals) if value is not None else 0
             if amount or account_value:
                 holdings.append(
@@ -82,7 +92,7 @@ class VenueChainReader:
                         account_value=account_value,
                     )
                 )
-        return ChainReading(chain.id, name, where, VIA_VENUE, tuple(holdings))
+        return ChainReading(chain.id, name, where, VIA_VENUE, tuple(holdings), notes=tuple(notes))
 
     async def _spot(self, owner: str) -> tuple[SpotMeta, SpotClearinghouseState]:
         meta, state = await asyncio.gather(

@@ -87,6 +87,17 @@ def portfolio_rows(portfolio: Portfolio, expanded: set[str], *, wide: bool) -> l
                 )
             )
     for chain in portfolio.chains:
+        for index, note in enumerate(chain.notes):  # read but left out: said, as balances does
+            rows.append(
+                Row(
+                    key=f"note:{chain.chain_id}:{index}",
+                    kind="note",
+                    label=f"note: {chain.name} ({chain.chain_id})",
+                    amount=note,
+                    usd="",
+                    detail=f"{chain.name} ({chain.chain_id}): {note}",
+                )
+            )
         if not chain.reachable:
             rows.append(
                 Row(

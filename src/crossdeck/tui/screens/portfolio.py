@@ -179,10 +179,12 @@ class PortfolioScreen(ModeScreen):
         rows = portfolio_rows(portfolio, self.expanded, wide=wide)
         self.rows = {row.key: row for row in rows}
         for row in rows:
-            style = {"asset": "bold", "unreachable": "bold red"}.get(row.kind, "")
+            style = {"asset": "bold", "unreachable": "bold red", "note": "yellow"}.get(row.kind, "")
             usd = Text(row.usd, style="yellow" if row.usd == "no price" else style)
-            # figures right-aligned so that their digits line up (an unreachable row's words not)
-            justify: JustifyMethod = "left" if row.kind == "unreachable" else "right"
+            # figures right-aligned so that their digits line up (an unreachable row's or a
+            # note's words not)
+            words = row.kind in ("unreachable", "note")
+            justify: JustifyMethod = "left" if words else "right"
             usd.justify = amount_justify = justify
             table.add_row(
                 Text(row.label, style=style),
