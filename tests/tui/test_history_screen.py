@@ -365,13 +365,14 @@ async def test_detail_pane_lists_child_requests_and_h_lists_them_as_rows(
             # v3 records do not say which kind of leg a child is (v2's data.requestKind is a
             # world extension): the pane says "child", with its status
             assert f"child {child.id} child refund" in detail.text
-            # the child's own transactions get explorer links too
+            # the child's own transactions are listed too (with an explorer link where /chains
+            # names an explorer: the demo venue names none)
             await wait_until(
                 pilot,
                 lambda c=child: (
-                    f"child {c.id[:8]}" in detail.text and f"/tx/{c.in_hashes[0]}" in detail.text
+                    f"child {c.id[:8]}" in detail.text and c.in_hashes[0] in detail.text
                 ),
-                what="the child's tx links",
+                what="the child's transactions",
             )
         assert detail.border_subtitle.startswith(f"{len(children)} child request")
 

@@ -129,8 +129,11 @@ def _sections(
         if wire.get(key):
             request.append((label, str(wire[key])))
     for key, label in (("user", "from"), ("recipient", "to"), ("depositAddress", "deposit to")):
-        if wire.get(key):
-            request.append((label, str(wire[key])))
+        value = wire.get(key)
+        if isinstance(value, dict):  # v3: the deposit address as an object
+            value = value.get("address")
+        if value:
+            request.append((label, str(value)))
     auth = wire.get("authenticatedData")
     if isinstance(auth, dict) and auth.get("refundTo"):
         request.append(("refund to", str(auth["refundTo"])))
@@ -167,6 +170,8 @@ def _sections(
         for path, value in record_fields(
             {"data": {k: data[k] for k in ("fees", "feesUsd") if k in data}}
         )
+        # the amounts in units and USD; the currency object and formatted copies stay in raw
+        if ".currency." not in path and not path.endswith("amountFormatted")
     ]
     return [("Status", request), ("Amounts", moved), ("Fees", fees)]
 
