@@ -507,6 +507,8 @@ def load_settings(
 def redacted_dump(settings: Settings) -> dict[str, Any]:
     """Settings as JSON-ready data with every secret replaced by `<set>` or `<unset>`."""
     dumped = settings.model_dump(mode="json", exclude={"world"})
+    # an RPC URL's user info, path or query may hold the provider's API key
+    dumped["rpc"] = {chain: _url_redacted(url) for chain, url in dumped.get("rpc", {}).items()}
     if settings.world is not None:
         world = settings.world
         dumped["world"] = {
@@ -519,6 +521,14 @@ def redacted_dump(settings: Settings) -> dict[str, Any]:
     else:
         dumped["world"] = None
     return dumped
+
+
+def _url_redacted(url: str) -> str:
+    """The URL as it is when it is only scheme, host and port; else those and `/<redacted>`."""
+    from crossdeck.models.urls import url_where
+
+    where = url_where(url)
+    return url if url.rstrip("/") == where else f"{where}/<redacted>"
 
 
 def _presence(secret: SecretStr | None) -> str:

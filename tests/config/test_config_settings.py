@@ -287,6 +287,17 @@ def test_redacted_dump_hides_every_secret(config_file: WriteConfig, world_file: 
     assert redacted_dump(load_settings("mainnet"))["world"] is None
 
 
+def test_redacted_dump_hides_a_key_in_an_rpc_url(
+    config_file: WriteConfig, world_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_file("")
+    monkeypatch.setenv("CROSSDECK_RPC__8453", "https://user:PASS@base.example/v2/KEY?k=QKEY")
+    monkeypatch.setenv("CROSSDECK_RPC__999", "http://127.0.0.1:8545")
+    rpc = redacted_dump(load_settings(world=world_file))["rpc"]
+    assert rpc["8453"] == "https://base.example/<redacted>"
+    assert rpc["999"] == "http://127.0.0.1:8545"
+
+
 def test_every_field_is_documented() -> None:
     # read from the source, as a reader of config.py sees them (the models do not load them)
     import ast
