@@ -379,8 +379,12 @@ CASES: list[tuple[str, Tamper, str, str]] = [
 
 
 def _fund(cli: Cli) -> None:
+    # a quarter ETH: the flows send 0.1 ETH plus gas; the world's demo wallet, which funds
+    # every test of this worker's world, holds 100 ETH in all
     asyncio.run(
-        fund(cli.world, cli.address, native={8453: ETH}, usdc={8453: 100 * USDC}, venue_perps=0)
+        fund(
+            cli.world, cli.address, native={8453: ETH // 4}, usdc={8453: 100 * USDC}, venue_perps=0
+        )
     )
     cli.world.ledger.credit(cli.address, PERPS_USDC, 100 * VENUE_UNIT)
 
