@@ -204,3 +204,27 @@ async def test_at_80x24_enter_closes_an_asset_and_m_moves_a_venue_row(
             what="the venue as the origin",
         )
         assert app.quote_screen.form_values().origin_currency == perps.split(":")[2]
+
+
+async def test_prices_that_do_not_come_leave_the_rows_read_with_no_price(
+    folio_world: Any, tui_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service holding every price past the app's network wait: the chains' rows still
+    show, each without a price and left out of the total, within that wait (not one error for
+    the whole screen)."""
+    from crossdeck.tui import waits
+
+    monkeypatch.setattr(waits, "NETWORK_WAIT_SECONDS", 2.0)
+    folio_world.faults.inject("slow", 50, path="/currencies/token/price", delay=6.0)
+    app = _app(folio_world, tui_dir)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            screen = await _read(pilot)
+            text = screen_text(app)
+            assert "could not be read" not in text
+            held = screen.portfolio.holdings
+            assert held and all(h.price_usd is None for h in held)
+            assert "Total $0.00" in text and f"{len(held)} without a price" in text
+            assert "Base (8453)" in text or "▸ USDC" in text
+    finally:
+        folio_world.faults.clear()

@@ -24,6 +24,7 @@ from textual.worker import Worker
 from crossdeck.config import Settings
 from crossdeck.errors import CrossdeckError
 from crossdeck.portfolio import Portfolio
+from crossdeck.tui import waits
 from crossdeck.tui.notices import describe_error
 from crossdeck.tui.portfolio_rows import Row, asset_key, portfolio_rows, total_line
 from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen
@@ -134,18 +135,15 @@ class PortfolioScreen(ModeScreen):
             where=service_at(settings),
             retry="ctrl+r",
         )
-        # each chain that does not answer is shown as such (its reader's own time limit);
-        # this limit is for the service's prices
-        portfolio = await within(
-            read_portfolio(
-                chains,
-                owners,
-                service=services.service,
-                readers=compose.portfolio_readers(settings, services.venue),
-            ),
-            what="the portfolio's chains and prices",
-            where=service_at(settings),
-            retry="ctrl+r",
+        # no limit around the whole reading: a slow chain or a slow price would then lose every
+        # row read. Each chain gets half the app's network wait to be read and half to be
+        # priced, so within that wait every chain shows: read, unreachable, or without a price
+        portfolio = await read_portfolio(
+            chains,
+            owners,
+            service=services.service,
+            readers=compose.portfolio_readers(settings, services.venue),
+            chain_seconds=waits.NETWORK_WAIT_SECONDS / 2,
         )
         self.post_message(PortfolioLoaded(portfolio))
 
