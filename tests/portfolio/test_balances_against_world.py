@@ -226,3 +226,8 @@ def test_solana_rows_are_the_chains_own_answer(world: Any, tmp_path: Path) -> No
     assert refused.exit_code == 3
     assert "--chain 8453: this address cannot hold on that chain" in refused.output
     assert f"it is read on Solana ({SOLANA})" in refused.output and "svm" not in refused.output
+    # only the addresses of the chains read are named: --chain 8453 reads no Solana address
+    evm_only = wallet.balances("--chain", "8453")
+    assert evm_only["addresses"] == {"evm": world.info["wallet"]["address"]}
+    words = wallet.invoke("balances", "--chain", "8453").stdout
+    assert words.splitlines()[0] == f"Portfolio of {world.info['wallet']['address']}"

@@ -126,6 +126,9 @@ async def read_portfolio(
         )
 
     readings = await asyncio.gather(*(one(chain) for chain in picked))
+    # the addresses of the families read (`--chain 999` reads no Solana address: not named)
+    read_families = {chain_family(chain) for chain in picked}
+    owners = {family: owner for family, owner in owners.items() if family in read_families}
     owner = owners.get("evm") or next(iter(owners.values()), "")
     names = {c.id: chain_label(c) for c in chains.chains if c.id is not None}
     return Portfolio(owner, tuple(readings), names, dict(owners))
