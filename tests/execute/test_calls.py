@@ -457,3 +457,47 @@ def test_a_same_chain_swap_with_a_call_goes_through_an_order(cli: Cli, py_target
     decoded = decode_call(call)
     assert decoded is not None and decoded.to == py_target.lower() and decoded.value == 0
     assert [s["id"] for s in quote["steps"]] == ["deposit"]
+
+
+@pytest.mark.parametrize(
+    "contracts",
+    [
+        {"relayReceiver": "ROUTER"},  # forwards what it gets to the solver
+        {"multicaller": "ROUTER"},  # runs calls for anyone
+        {"onlyOwnerMulticaller": "ROUTER"},
+        {"approvalProxy": "ROUTER"},
+        {"v3": {"erc20Router": "ROUTER"}, "multicall3": "ROUTER"},  # a router also Multicall3
+    ],
+    ids=["relayReceiver", "multicaller", "onlyOwnerMulticaller", "approvalProxy", "also-mc3"],
+)
+def test_only_a_router_of_the_destination_may_receive_a_calling_order(
+    contracts: dict[str, Any],
+) -> None:
+    """The output may go to a router /chains names on the destination and nothing else there:
+    not a receiver or multicaller (each would hand it to someone else), nor a router named on
+    another chain only."""
+    from crossdeck.execute.guards.base import PaymentChain
+    from crossdeck.execute.guards.request import request_guards
+    from crossdeck.models import ChainsResponse
+
+    quote, request, _ = _public_calling()
+    router = "0xb92fe925dc43a0ecde6c8b1a2709c170ec4fff4f"
+    named = json.loads(json.dumps(contracts).replace("ROUTER", router))
+    chains = ChainsResponse.from_wire(
+        {"chains": [{"id": 8453, "name": "base", "vmType": "evm", "contracts": named}]}
+    )
+    elsewhere = ChainsResponse.from_wire(
+        {
+            "chains": [
+                {"id": 8453, "name": "base", "vmType": "evm", "contracts": {}},
+                {"id": 1, "name": "ethereum", "vmType": "evm",
+                 "contracts": {"v3": {"erc20Router": router}}},
+            ]
+        }
+    )  # fmt: skip
+    paid = PaymentChain("ethereum", 1)
+    for given in (chains, elsewhere):
+        refused = {r.name: r for r in request_guards(quote, request, None, paid, given)}[
+            "request-recipient"
+        ]
+        assert not refused.ok and router in refused.message

@@ -62,12 +62,17 @@ class ChainInfo(WireModel):
         return v2.depository if v2 else None
 
     def contract_addresses(self) -> dict[str, str]:
-        """Every address `contracts` names, lower-cased, with its role ('v3.erc20Router')."""
-        found: dict[str, str] = {}
+        """Every address `contracts` names, lower-cased, with its first role ('v3.erc20Router')."""
+        return {address: roles[0] for address, roles in self.contract_roles().items()}
+
+    def contract_roles(self) -> dict[str, list[str]]:
+        """Every address `contracts` names, lower-cased, with every role it is named under (an
+        address named twice, say as a router and as Multicall3, is both)."""
+        found: dict[str, list[str]] = {}
 
         def walk(value: Any, role: str) -> None:
             if isinstance(value, str):
-                found.setdefault(value.lower(), role)
+                found.setdefault(value.lower(), []).append(role)
             elif isinstance(value, dict):
                 for key, inner in value.items():
                     walk(inner, f"{role}.{key}" if role else str(key))

@@ -61,25 +61,28 @@ def decode_call(encoded: object) -> OrderCall | None:
     return OrderCall(to="0x" + raw[12:_WORD].hex(), value=word(2), data="0x" + data.hex())
 
 
-# the service's helper contracts that receive an order's output and make its calls ('router',
-# 'receiver', 'multicaller' in /chains `contracts`; never the generic Multicall3, which anyone
-# can make send what it holds, nor an approval proxy)
-_RECEIVER_ROLES = ("router", "receiver", "multicaller")
+# Only the service's routers ('erc20Router', 'v3.erc20Router' in /chains `contracts`) receive an
+# order's output and make its calls in the fill, as the public calling quotes pay them. Every
+# other helper is refused: Multicall3 and the public 'multicaller' run calls for anyone (whoever
+# calls next can make them send what they hold), 'relayReceiver' forwards what it gets to the
+# solver, and an approval proxy holds nothing for the recipient.
+def _is_router(role: str) -> bool:
+    return role.rsplit(".", 1)[-1].lower().endswith("router")
 
 
 def call_receivers(request: QuoteRequest, chains: ChainsResponse | None) -> dict[str, str]:
-    """{address (lower-case): role} of the destination's contracts an order with calls may pay
-    its output to, when the request asks for calls; {} otherwise."""
+    """{address (lower-case): role} of the destination's routers an order with calls may pay
+    its output to, when the request asks for calls; {} otherwise. An address /chains also names
+    under any other role is not one."""
     if not request.txs or chains is None:
         return {}
     chain = chains.by_id(request.destination_chain_id)
     if chain is None:
         return {}
     return {
-        address: f"{role} (/chains contracts of chain {request.destination_chain_id})"
-        for address, role in chain.contract_addresses().items()
-        if any(word in role.lower() for word in _RECEIVER_ROLES)
-        and "multicall3" not in role.lower()
+        address: f"{roles[0]} (/chains contracts of chain {request.destination_chain_id})"
+        for address, roles in chain.contract_roles().items()
+        if all(_is_router(role) for role in roles)
     }
 
 
