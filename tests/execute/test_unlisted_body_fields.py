@@ -62,8 +62,8 @@ def test_unlisted_fields_are_sent_with_a_note(cli: Cli, proxy: TamperingProxy) -
     [
         ("useFallbacks=3", "useFallbacks"),  # a listed field keeps its type check
         ("slippageTolerance=20000", "slippageTolerance"),
-        ("bad-name=1", "is not a field name"),
-        ("topupGasAmount=\"5\"", "topupGasAmount"),  # a listed rule: needs topupGas
+        ("bad-name=1", "--extra 'bad-name' is not a field name"),
+        ('topupGasAmount="5"', "topupGasAmount"),  # a listed rule: needs topupGas
     ],
 )
 def test_listed_fields_keep_their_checks(
@@ -72,4 +72,5 @@ def test_listed_fields_keep_their_checks(
     result = cli.invoke(*_quote("--extra", extra), CROSSDECK_SERVICE__URL=proxy.url)
     assert result.exit_code == ExitCode.INVALID_INPUT, result.output
     assert words in result.stderr
+    assert "sent as given" not in result.stderr  # no note on a field that is refused
     assert proxy.quote_bodies == []  # refused before anything was sent

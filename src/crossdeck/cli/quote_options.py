@@ -243,6 +243,11 @@ def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
         key = key.strip()
         if not sep or not key:
             raise InputError(f"--extra {shown(pair)} is not KEY=JSON", hint="e.g. --extra ttl=600")
+        from crossdeck.models.quote_request import FIELD_NAME_RULE, is_field_name
+
+        # here, before any note says an unlisted field is sent as given
+        if not is_field_name(key):
+            raise InputError(f"--extra {shown(key)} is not a field name ({FIELD_NAME_RULE})")
         # before json.loads: its C decoder recurses once per level, and with eth-account
         # imported (recursion limit 100,000) a deep value overflows the C stack
         if nesting_depth(raw) > MAX_NESTING:

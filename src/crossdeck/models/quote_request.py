@@ -46,6 +46,14 @@ _COMPONENT = re.compile(r"^[a-z]+$")
 # a body field this model does not list is sent as given (the service adds fields faster than
 # a client ships), but only under a name that could be a field's: letters, digits, underscores
 _FIELD_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+FIELD_NAME_RULE = "a letter, then letters, digits or _"
+
+
+def is_field_name(name: str) -> bool:
+    """Whether `name` can be a body field's name (the only check on a field crossdeck does not
+    list)."""
+    return _FIELD_NAME.fullmatch(name) is not None
+
 
 TradeType = Literal["EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT"]
 
@@ -250,10 +258,9 @@ class QuoteRequest(_BodyModel):
     @model_validator(mode="after")
     def _rules(self, info: ValidationInfo) -> Self:
         for name in self.unlisted_fields:
-            if not _FIELD_NAME.fullmatch(name):
+            if not is_field_name(name):
                 raise RuleViolation(
-                    "body",
-                    f"{name[:64]!r} is not a field name (a letter, then letters, digits or _)",
+                    "body", f"{name[:64]!r} is not a field name ({FIELD_NAME_RULE})"
                 )
         origin = _family(info, "originChainId", self.origin_chain_id)
         destination = _family(info, "destinationChainId", self.destination_chain_id)
