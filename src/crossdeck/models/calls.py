@@ -24,13 +24,15 @@ def checked_call(to: object, value: object, data: object) -> dict[str, str]:
         raise ValueError(f"to {problem}")
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
+    digits = value.strip() if isinstance(value, str) else ""
+    # said apart from "not digits": a wei amount too large for the chain is a different mistake
+    if digits.isascii() and digits.isdigit() and (len(digits) > 78 or int(digits) > UINT256_MAX):
+        raise ValueError(f"value of {len(digits)} digits is larger than a uint256")
     if not isinstance(value, str) or not _DIGITS.fullmatch(value.strip()):
         raise ValueError(
             f"value {str(value)[:40]!r} is not wei written in digits 0-9 (0.01 ETH is "
             "10000000000000000)"
         )
-    if int(value) > UINT256_MAX:
-        raise ValueError("value is larger than a uint256")
     if data is None or (isinstance(data, str) and not data.strip()):
         data = "0x"
     if not isinstance(data, str) or not _HEX.fullmatch(data.strip()):
