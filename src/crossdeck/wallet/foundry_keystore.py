@@ -22,6 +22,13 @@ from crossdeck.wallet.errors import InvalidKeyError
 
 # a keystore is a few hundred bytes; anything far larger is not one
 MAX_KEYSTORE_BYTES = 64 * 1024
+# The key-derivation costs a keystore may ask for. The file chooses them, so a hostile or broken
+# one could ask scrypt for gigabytes of memory or pbkdf2 for hours before the password is even
+# checked. geth's standard scrypt (n 2^18, r 8: 256 MiB, about 3 s here) and pbkdf2 (c 2^18)
+# pass with room to spare; Foundry writes n 2^13.
+MAX_SCRYPT_BYTES = 1 << 30  # 128 * n * r * p: scrypt's memory for p = 1, and its work
+MAX_PBKDF2_ROUNDS = 1 << 22  # about 7 s of hmac-sha256 on this machine
+DERIVED_KEY_BYTES = (32, 64)  # V3 uses the first 32; dklen outside this is not a V3 keystore
 
 
 class KeystorePasswordError(InputError):
@@ -67,13 +74,48 @@ def read_keystore(path: Path, option: str = "--keystore") -> dict[str, Any]:
         raise InvalidKeyError(f"{option}: {path} is too large to be a keystore")
     try:
         data = json.loads(raw)
-    except (UnicodeDecodeError, ValueError):
+    # RecursionError: 64 KiB of `[` nests deeper than the parser's recursion limit
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise InvalidKeyError(f"{option}: {path} is not a JSON keystore") from None
     crypto = data.get("crypto", data.get("Crypto")) if isinstance(data, dict) else None
     if not isinstance(crypto, dict) or data.get("version") != 3:
         raise InvalidKeyError(f"{option}: {path} is not a version 3 keystore")
+    _check_kdf_cost(crypto, f"{option}: {path}")
     keystore: dict[str, Any] = data
     return keystore
+
+
+def _check_kdf_cost(crypto: dict[str, Any], where: str) -> None:
+    """Refuse key-derivation parameters that would take too much memory or time, before any
+    derivation runs (eth-keyfile runs whatever the file asks for)."""
+    kdf = crypto.get("kdf")
+    params = crypto.get("kdfparams")
+    if kdf not in ("scrypt", "pbkdf2") or not isinstance(params, dict):
+        return  # not one eth-keyfile derives: `decrypt` refuses it as an unknown cipher
+
+    def whole(name: str) -> int:
+        value = params.get(name)
+        if type(value) is not int or value < 1:
+            raise InvalidKeyError(f"{where}: its {kdf} parameter {name} is not a positive integer")
+        return value
+
+    dklen = whole("dklen")
+    if not DERIVED_KEY_BYTES[0] <= dklen <= DERIVED_KEY_BYTES[1]:
+        raise InvalidKeyError(f"{where}: its derived key length {dklen} is not a V3 keystore's")
+    if kdf == "scrypt":
+        cost = 128 * whole("n") * whole("r") * whole("p")
+        if cost > MAX_SCRYPT_BYTES:
+            raise InvalidKeyError(
+                f"{where}: its scrypt parameters ask for {cost >> 20:,} MiB of work, more than "
+                f"the {MAX_SCRYPT_BYTES >> 20} MiB crossdeck allows (geth's standard takes 256)",
+                hint="re-encrypt the key with standard parameters: `cast wallet import`",
+            )
+    elif whole("c") > MAX_PBKDF2_ROUNDS:
+        raise InvalidKeyError(
+            f"{where}: its pbkdf2 asks for {params['c']:,} rounds, more than the "
+            f"{MAX_PBKDF2_ROUNDS:,} crossdeck allows",
+            hint="re-encrypt the key with standard parameters: `cast wallet import`",
+        )
 
 
 def keystore_address(data: dict[str, Any]) -> str | None:
