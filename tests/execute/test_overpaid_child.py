@@ -67,3 +67,36 @@ def test_an_exact_payment_names_no_child(cli: Cli) -> None:
         e for e in map(json.loads, result.stdout.splitlines()) if e["event"] == "Finished"
     ]
     assert finished["children"] == [] and finished["children_note"] is None
+
+
+def test_a_child_still_open_at_the_end_says_how_to_follow_it() -> None:
+    from crossdeck.execute.events import ChildRequest
+
+    child = ChildRequest("0xc1", "refund", "pending", 5, "0.000000000000000005 ETH")
+    assert child.words().endswith("pending; follow it with: crossdeck watch 0xc1")
+    settled = ChildRequest("0xc1", "refund", "refund", 5, "0.000000000000000005 ETH")
+    assert "crossdeck watch" not in settled.words()
+
+
+def test_children_that_cannot_be_listed_say_the_command_that_lists_them() -> None:
+    import httpx
+
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.execute.children_at_end import settled_children
+    from crossdeck.retry import RetryPolicy
+
+    def broken(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, text="not json")
+
+    async def run() -> tuple[Any, str | None]:
+        service = ServiceClient(
+            "http://127.0.0.1:9", retry=RetryPolicy(max_attempts=1),
+            transport=httpx.MockTransport(broken),
+        )  # fmt: skip
+        async with service:
+            return await settled_children(service, "0xabc", within=1.0)
+
+    children, note = asyncio.run(run())
+    assert children == () and note is not None
+    assert "could not be listed" in note
+    assert note.endswith("(list them with: crossdeck requests --id 0xabc --include-child-requests)")

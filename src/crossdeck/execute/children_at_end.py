@@ -48,7 +48,10 @@ async def settled_children(
             listing = await child_requests(service, request_id)
         except CrossdeckError as exc:
             log.warning("children of %s could not be listed: %s", request_id, exc)
-            return found, f"its child requests could not be listed: {exc.message}"
+            return found, (
+                f"its child requests could not be listed: {exc.message} (list them with: "
+                f"crossdeck requests --id {request_id} --include-child-requests)"
+            )
         found = tuple(
             ChildRequest(
                 request_id=row.id,

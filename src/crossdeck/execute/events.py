@@ -17,6 +17,7 @@ from crossdeck.execute.guards import GuardResult
 from crossdeck.execute.refund import RefundPaid
 from crossdeck.exitcodes import ExitCode
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
+from crossdeck.models.status import is_final
 
 SignKind = Literal["transaction", "typed_data", "message", "venue_action"]
 
@@ -208,7 +209,10 @@ class ChildRequest:
 
     def words(self) -> str:
         kind = f" ({self.kind})" if self.kind != "child" else ""  # v3 records say no kind
-        return f"{self.request_id}{kind}: {self.amount_text}, {self.status}"
+        said = f"{self.request_id}{kind}: {self.amount_text}, {self.status}"
+        if not is_final(self.status):  # the run ends before it does: say how to follow it
+            said += f"; follow it with: crossdeck watch {self.request_id}"
+        return said
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
