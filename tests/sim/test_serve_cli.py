@@ -212,3 +212,37 @@ def test_bridge_runs_a_self_executed_swap_against_sim_serve(tmp_path: Path) -> N
     assert "balance-changes: ok: simulated on chain 8453 (eth_simulateV1" in out
     assert "simulated you send 0.01 ETH, you receive at least " in out  # beside the tx
     assert out.rstrip().splitlines()[-1].startswith("finished: success")
+
+
+def test_serve_can_retire_requests_v2_as_the_public_service_has(tmp_path: Path) -> None:
+    """`--no-requests-v2` starts the world as the public service is since 2026-11-24: history
+    without an API key is then one error naming `crossdeck apikey set`, never an empty list;
+    with the world's key, v3 answers."""
+    world_file = tmp_path / "world.json"
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("CROSSDECK_")},
+        "CROSSDECK_CONFIG": str(config),
+        "CROSSDECK_DATA_DIR": str(tmp_path / "data"),
+        "CROSSDECK_KEYRING_FILE": str(tmp_path / "keyring.cfg"),  # holds no key
+        "CROSSDECK_KEYRING_PASSWORD": "unused",
+    }
+    with serving(tmp_path, "--world-file", str(world_file), "--no-requests-v2") as (_, info):
+        keyless = tmp_path / "keyless.json"
+        keyless.write_text(json.dumps({k: v for k, v in info.items() if k != "api_key"}))
+        runs = [
+            subprocess.run(
+                [CROSSDECK, "--world", str(path), "requests"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            for path in (keyless, world_file)
+        ]
+    refused, keyed = runs
+    assert refused.returncode == 6 and refused.stdout == "", refused.stdout + refused.stderr
+    assert "retired (HTTP 410)" in refused.stderr and "crossdeck apikey set" in refused.stderr
+    assert keyed.returncode == 0, keyed.stdout + keyed.stderr

@@ -115,6 +115,13 @@ def sim() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the world's JSON line to this file (removed at shutdown).",
 )
+@click.option(
+    "--requests-v2/--no-requests-v2",
+    default=True,
+    show_default=True,
+    help="Answer GET /requests/v2; off: it answers 410, retired, as the public one is since "
+    "2026-11-24 (history then needs an API key for /requests/v3).",
+)
 @handles_errors
 def serve(
     host: str,
@@ -126,6 +133,7 @@ def serve(
     webhook_headers: tuple[str, ...],
     webhook_config: Path | None,
     world_file: Path | None,
+    requests_v2: bool,
 ) -> None:
     """Run the demo world until SIGINT/SIGTERM; print its JSON line on stdout."""
     stop = threading.Event()
@@ -136,7 +144,9 @@ def serve(
         stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s"
     )
     endpoints, headers = _webhooks(webhooks, webhook_headers, webhook_config)
-    world = _make_world(chain_backend, state_dir, speed, brand, host, endpoints, headers)
+    world = _make_world(
+        chain_backend, state_dir, speed, brand, host, endpoints, headers, requests_v2=requests_v2
+    )
     try:
         info = _start(world)
         if world_file is not None:
@@ -364,6 +374,8 @@ def _make_world(
     host: str,
     endpoints: dict[str, str],
     headers: dict[str, dict[str, str]],
+    *,
+    requests_v2: bool = True,
 ) -> World:
     from crossdeck.sim.world import World
 
@@ -375,6 +387,7 @@ def _make_world(
         webhook_headers=headers,
         brand=brand,
         host=host,
+        requests_v2=requests_v2,
     )
 
 
