@@ -178,6 +178,8 @@ def test_from_quotes_for_that_address_and_refuses_to_sign(cli: Cli) -> None:
     refused = cli.invoke("--from", watched, *native(new_address(), "--yes"))
     assert refused.exit_code == ExitCode.INVALID_INPUT
     assert refused.output.startswith(f"error: read-only: {watched}")
+    # the hint's command is one that runs (--from is global: `quote --from` is no option)
+    assert f"`crossdeck --from {watched} quote`" in refused.output
     assert nonce(cli.world, watched) == 0 and nonce(cli.world, cli.address) == 0
 
     balance = cli.invoke("--from", watched, "venue", "balance", "--json")

@@ -331,7 +331,9 @@ def bridge_command(
     if settings.signer.kind == "read-only" and settings.signer.address:
         refusal = ReadOnlySigner(settings.signer.address).refuse("this transfer")
         refusal.hint = (
-            "`crossdeck quote --from ADDRESS` shows it; sign with the keyring key, "
+            # --from is a global option: it goes before the command, as in cast
+            f"`crossdeck --from {settings.signer.address} quote` with the same options shows "
+            "it; sign with the keyring key, "
             "--account NAME, --keystore PATH or --browser"
         )
         raise refusal
