@@ -20,11 +20,14 @@ if [ "${1:-}" = "--tools" ]; then
     # the browser-wallet tests drive Debian's chromium headless (playwright's own browser
     # download is never used): install it from apt when it is missing
     if ! command -v chromium >/dev/null 2>&1; then
+        # sudo -n: fail at once rather than wait for a password no one types (CI); `env`
+        # passes DEBIAN_FRONTEND through sudo, whose env_reset drops it from its own environment
         SUDO=""
-        if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+        if [ "$(id -u)" -ne 0 ]; then SUDO="sudo -n"; fi
         if command -v apt-get >/dev/null 2>&1; then
-            $SUDO apt-get update -qq
-            DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium
+            $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+            $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+                --no-install-recommends chromium
         else
             echo "bootstrap: no chromium and no apt-get: the browser-wallet tests will fail" >&2
         fi

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
@@ -167,6 +168,13 @@ async def chromium() -> AsyncIterator[Any]:
     """A headless Chromium (Debian's) with a fresh empty profile, through playwright."""
     from playwright.async_api import async_playwright
 
+    if not os.access(CHROMIUM, os.X_OK):
+        # fail, never skip: CI must run these; playwright's own error would suggest its
+        # browser download, which this project does not use
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: `./scripts/bootstrap.sh --tools` installs Debian's "
+            "chromium (or point CROSSDECK_CHROMIUM at one)"
+        )
     profile = tempfile.mkdtemp(prefix="crossdeck-chromium-")
     try:
         async with async_playwright() as driver:
