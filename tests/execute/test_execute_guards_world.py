@@ -468,7 +468,9 @@ async def test_a_chain_the_settings_name_no_rpc_for_uses_the_chains_one(py_kit: 
     assert pool.from_chains == {8453: kit.world.rpc[8453]}  # /chains' httpRpcUrl of 8453
     assert pool.notes(quote) == [
         f"chain 8453: RPC {kit.world.rpc[8453]} (the service's /chains httpRpcUrl; the "
-        "settings name none for this chain)"
+        "settings name none for this chain, so the funds, gas and simulation checks take the "
+        "service's node's word: set your own with CROSSDECK_RPC__8453 or [rpc] 8453 in the "
+        "config)"
     ]
 
 

@@ -48,6 +48,7 @@ def test_bridge_uses_the_chains_rpc_and_says_which(cli: Cli, world: Any) -> None
     assert result.exit_code == 0, result.output
     note = f"chain 8453: RPC {base['httpRpcUrl']} (the service's /chains httpRpcUrl"
     assert note in result.stderr
+    assert "take the service's node's word: set your own with CROSSDECK_RPC__8453" in result.stderr
     assert base["httpRpcUrl"] == world.rpc[8453]  # the world's own node, as its /chains says
 
 

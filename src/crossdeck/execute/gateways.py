@@ -73,10 +73,14 @@ class GatewayPool:
         self.from_chains.update(found)
 
     def notes(self, quote: Quote) -> list[str]:
-        """One line per chain of `quote`'s transactions whose RPC came from /chains."""
+        """One line per chain of `quote`'s transactions whose RPC came from /chains. It says
+        what that costs: the node the service names answers the checks meant to hold the
+        service to the user (funds, gas limits, the simulation), and how to name one's own."""
         return [
             f"chain {chain_id}: RPC {self.from_chains[chain_id]} (the service's /chains "
-            "httpRpcUrl; the settings name none for this chain)"
+            "httpRpcUrl; the settings name none for this chain, so the funds, gas and "
+            "simulation checks take the service's node's word: set your own with "
+            f"CROSSDECK_RPC__{chain_id} or [rpc] {chain_id} in the config)"
             for chain_id in transaction_chains(quote)
             if chain_id in self.from_chains
         ]
