@@ -69,6 +69,14 @@ def wallet_transaction(tx: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _wallet_text(text: str, limit: int = 200) -> str:
+    """The wallet's own words, fit for a terminal line: the page relays whatever the wallet (or
+    a script on the page) says, and an escape sequence in it would reach the user's terminal
+    as a command (colours, a cleared screen, a retitled window)."""
+    shown = "".join(c if c.isprintable() else "?" for c in " ".join(text.split()))
+    return shown[:limit]
+
+
 def _message_hex(message: str) -> str:
     if re.fullmatch(r"0x[0-9a-fA-F]{64}", message):
         return message.lower()
@@ -179,7 +187,7 @@ class BrowserSigner:
         if error is not None:
             code = error.get("code") if isinstance(error, dict) else None
             message = str(error.get("message", "")) if isinstance(error, dict) else str(error)
-            message = " ".join(message.split())[:200]
+            message = _wallet_text(message)
             if code == USER_REJECTED:
                 raise WalletRejected(
                     f"declined: you rejected {what} in the browser wallet",

@@ -103,8 +103,8 @@ class Bridge:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self._want_port)
         await site.start()
-        sockets: Any = getattr(site._server, "sockets", None) or ()
-        self.port = int(sockets[0].getsockname()[1])
+        # the port the OS chose for port 0 (AppRunner.addresses: the listening sockets' names)
+        self.port = int(self._runner.addresses[0][1])
         self._connected = asyncio.get_running_loop().create_future()
 
     async def close(self) -> None:
