@@ -314,6 +314,10 @@ class World:
         finally:
             with contextlib.suppress(Exception):
                 loop.run_until_complete(loop.shutdown_asyncgens())
+            # join the threads of to_thread (a chain still being built when another failed to
+            # start): close() alone lets them outlive the world
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_default_executor())
             loop.close()
 
     async def _main(self) -> None:
