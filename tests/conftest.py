@@ -78,6 +78,24 @@ def world_anvil() -> Iterator[Any]:
         yield running
 
 
+# the shared worlds' demo wallet starts with 100 native per chain, and many tests bridge from
+# it directly: before each test on a shared world it holds at least this much, so no test fails
+# for what the tests before it (in whatever order a worker runs them) spent
+DEMO_FLOOR_WEI = 50 * 10**18
+
+
+@pytest.fixture(autouse=True)
+def _demo_wallet_keeps_its_floor(request: pytest.FixtureRequest) -> None:
+    from crossdeck.sim.world import CHAIN_IDS
+    from helpers.funding import demo_holds
+
+    for name in ("world", "world_anvil", "any_world"):
+        if name in request.fixturenames:
+            shared = request.getfixturevalue(name)
+            for chain_id in CHAIN_IDS:
+                demo_holds(shared, chain_id, DEMO_FLOOR_WEI)
+
+
 @pytest.fixture(
     scope="module",
     params=[pytest.param("py-evm"), pytest.param("anvil", marks=pytest.mark.anvil)],

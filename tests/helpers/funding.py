@@ -28,34 +28,11 @@ def new_address() -> str:
     return Account.from_key(new_key()).address
 
 
-# the demo wallet starts with 100 ETH per chain, and the whole suite shares one world: below
-# this (beyond what a send needs) it is topped up, so tests never fail for the ones before them
-DEMO_FLOOR_WEI = 5 * 10**18
-DEMO_TOP_UP_WEI = 100 * 10**18
-
-
-async def _keep_demo_funded(world: Any, gateway: EvmGateway, address: str, value: int) -> None:
-    balance = await gateway.balance(address)
-    if balance >= value + DEMO_FLOOR_WEI:
-        return
-    async with httpx.AsyncClient() as client:
-        answer = await client.post(
-            gateway.rpc_url,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "anvil_setBalance",
-                "params": [address, hex(balance + value + DEMO_TOP_UP_WEI)],
-            },
-        )
-    assert "error" not in answer.json(), answer.text
-
-
 async def send_from_demo(world: Any, chain_id: int, tx: dict[str, Any]) -> None:
     """A plain transaction from the world's demo wallet (to fund test accounts)."""
     demo = Signer(SecretStr(world.wallet_key))
+    demo_holds(world, chain_id, int(tx.get("value") or 0))
     async with EvmGateway(world.rpc[chain_id], chain_id) as gateway:
-        await _keep_demo_funded(world, gateway, demo.address, int(tx.get("value") or 0))
         max_fee, tip = await gateway.fee_params()
         call = {"from": demo.address, "value": 0, "data": "0x", **tx}
         gas = await gateway.estimate_gas(call)
@@ -78,23 +55,21 @@ async def send_from_demo(world: Any, chain_id: int, tx: dict[str, Any]) -> None:
 DEMO_TOP_UP = 1_000 * 10**18
 
 
-async def _demo_holds(world: Any, chain_id: int, wei: int) -> None:
-    import httpx
-
+def demo_holds(world: Any, chain_id: int, wei: int) -> None:
+    """Top the demo wallet up on `chain_id` unless it holds `wei` and 1 native of gas beside
+    (anvil_setBalance, which both backends answer). Plain blocking JSON-RPC: the world serves
+    from its own thread, and the conftest calls this outside any event loop."""
     demo = Account.from_key(world.wallet_key).address
-    async with EvmGateway(world.rpc[chain_id], chain_id) as gateway:
-        held = await gateway.balance(demo)
-    if held >= wei + 10**18:  # the transfer and its gas
-        return
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "anvil_setBalance",
-        "params": [demo, hex(held + wei + DEMO_TOP_UP)],
-    }
-    async with httpx.AsyncClient() as client:
-        answer = await client.post(world.rpc[chain_id], json=body, timeout=30)
-    assert "error" not in answer.json(), answer.text
+
+    def call(method: str, params: list[Any]) -> Any:
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+        answer = httpx.post(world.rpc[chain_id], json=body, timeout=30).json()
+        assert "error" not in answer, answer
+        return answer["result"]
+
+    held = int(call("eth_getBalance", [demo, "latest"]), 16)
+    if held < wei + 10**18:
+        call("anvil_setBalance", [demo, hex(held + wei + DEMO_TOP_UP)])
 
 
 async def fund(
@@ -107,7 +82,6 @@ async def fund(
 ) -> None:
     """Give `address` native wei and USDC units per chain, and perps USDC on the venue."""
     for chain_id, wei in (native or {}).items():
-        await _demo_holds(world, chain_id, wei)
         await send_from_demo(world, chain_id, {"to": address, "value": wei})
     for chain_id, units in (usdc or {}).items():
         data = "0xa9059cbb" + address[2:].lower().rjust(64, "0") + hex(units)[2:].rjust(64, "0")
