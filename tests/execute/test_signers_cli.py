@@ -206,3 +206,28 @@ def test_bad_from_is_refused(cli: Cli) -> None:
     assert result.exit_code in (2, 3)
     assert "not an EVM address" in result.output
     assert os.environ.get("ETH_FROM") is None
+
+
+@pytest.mark.parametrize(
+    ("address", "family"),
+    [
+        ("GSzRRMq3WCnqTceBNVHpTYnAJVbo9RcHLZa3nW5GZCcn", "a Solana address"),
+        ("bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", "a Bitcoin address"),
+    ],
+)
+def test_from_of_another_family_says_which_it_is(cli: Cli, address: str, family: str) -> None:
+    result = cli.invoke("--from", address, "venue", "balance")
+    assert result.exit_code in (2, 3)
+    assert f"is not an EVM address ('0x' and 40 hex digits) but {family}" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_from_with_a_wrong_checksum_is_refused(cli: Cli) -> None:
+    good = Account.create().address
+    flipped = good[:2] + (good[2].swapcase() if good[2].isalpha() else good[2]) + good[3:]
+    if flipped == good:  # the first digit is a number: flip the first letter instead
+        i = next(i for i, c in enumerate(good) if i > 1 and c.isalpha())
+        flipped = good[:i] + good[i].swapcase() + good[i + 1 :]
+    result = cli.invoke("--from", flipped, "venue", "balance")
+    assert result.exit_code in (2, 3)
+    assert "wrong EIP-55 checksum" in result.output and "Traceback" not in result.output

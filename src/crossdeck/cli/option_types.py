@@ -40,9 +40,7 @@ class InvalidValue(click.BadParameter):
     exit_code = int(ExitCode.INVALID_INPUT)
 
 
-def parse_whole_number(
-    text: str, *, minimum: int | None = None, maximum: int | None = None
-) -> int:
+def parse_whole_number(text: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """A whole number written in ASCII digits, within [minimum, maximum]; `InputError` else."""
     cleaned = text.strip()
     if not _WHOLE.fullmatch(cleaned):
@@ -173,11 +171,22 @@ class Address(_Checked[str]):
         self.evm_only = evm_only
 
     def parse(self, text: str) -> str:
-        from crossdeck.models.addresses import checksum_problem, well_formed_problem
+        from crossdeck.models.addresses import (
+            Family,
+            checksum_problem,
+            family_words,
+            guess_family,
+            well_formed_problem,
+        )
 
         cleaned = text.strip()
         if self.evm_only and not _EVM_ADDRESS.fullmatch(cleaned):
-            raise InputError(f"{shown(text)} is not an EVM address ('0x' and 40 hex digits)")
+            other = guess_family(cleaned)
+            # a Solana or Bitcoin address here is a mix-up of accounts, not a typo: say so
+            of = ""
+            if other is not None and other is not Family.EVM:
+                of = f" but {family_words(other).split(' (')[0]}"
+            raise InputError(f"{shown(text)} is not an EVM address ('0x' and 40 hex digits){of}")
         problem = checksum_problem(cleaned) if self.evm_only else well_formed_problem(cleaned)
         if problem is not None:
             raise InputError(problem)
