@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from eth_account import Account
 from textual.widgets import Static
@@ -42,14 +43,15 @@ async def _overpaid_run(world_file: Path) -> ev.Finished:
     return finished
 
 
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
 async def test_the_run_screen_names_the_excess_child(
-    world: Any, world_file: Path, tui_dir: Path
+    world: Any, world_file: Path, tui_dir: Path, size: tuple[int, int]
 ) -> None:
     finished = await _overpaid_run(world_file)
     [child] = finished.children
     data = load_fixture("run_deposit.json")
     app = make_app(world, tui_dir)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await chains_loaded(pilot)
         screen = ExecuteScreen(
             QuoteRequest.from_body(data["request"]),

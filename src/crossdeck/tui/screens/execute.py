@@ -384,6 +384,12 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
         style = FINAL_STYLES.get(event.status, "bold red")
         text = Text(f"{event.status.upper()}", style=style)
         text.append(f"  request {event.request_id}")
+        # right under the outcome: the result shows at most 5 lines, and at 80x24 a child named
+        # last was cut off, though it is the money coming back
+        for child in event.children:  # e.g. the refund of what a deposit address got too much
+            text.append(f"\nchild request {child.words()}", style="bold")
+        if event.children_note:
+            text.append(f"\n{event.children_note}", style="yellow")
         if event.tx_hashes:
             # a refund's transactions are the refund, not a fill
             text.append(f"\n{out_leg(event.status)} " + ", ".join(event.tx_hashes))
@@ -393,10 +399,6 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
             text.append("\n" + event.refund.words(name), style="bold")
         text.append(f"\nfailReason {event.fail_reason or 'N/A'}")
         text.append(f" · refundFailReason {event.refund_fail_reason or 'N/A'}")
-        for child in event.children:  # e.g. the refund of what a deposit address got too much
-            text.append(f"\nchild request {child.words()}", style="bold")
-        if event.children_note:
-            text.append(f"\n{event.children_note}", style="yellow")
         self.query_one("#exec-result", Static).update(text)
         self._say(f"finished: {event.status}", style)
         refunded = f": {event.refund.words()}" if event.refund is not None else ""
