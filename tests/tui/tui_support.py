@@ -139,7 +139,7 @@ def event_from_json(data: dict[str, Any]) -> Any:
         if name in ("results", "failures", "guards"):
             return tuple(GuardResult(**r) for r in value)
         if name == "children":
-            return tuple(ev.ChildRequest(**child) for child in value)
+            return tuple(ev.ChildRequest.from_json(child) for child in value)
         if name == "refund" and value is not None:
             from crossdeck.execute.refund import RefundPaid
 

@@ -215,7 +215,16 @@ class ChildRequest:
         return said
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # the amount as a digit string, as the refund's beside it and the service's amounts
+        # are: wei past 2**53 loses digits in a reader that parses JSON numbers as doubles
+        data = dataclasses.asdict(self)
+        data["amount"] = None if self.amount is None else str(self.amount)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ChildRequest:
+        amount = data.get("amount")
+        return cls(**{**data, "amount": None if amount is None else int(amount)})
 
 
 @dataclass(frozen=True)
