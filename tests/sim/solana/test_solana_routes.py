@@ -240,3 +240,41 @@ def test_solana_usdc_to_the_venue_raises_the_withdrawable_balance(world: Any, ha
     while hand.withdrawable(venue) == 0 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert hand.withdrawable(venue) > 0
+
+
+def test_history_matches_a_solana_recipient_with_its_case_and_evm_users_without(
+    world: Any, hand: Hand
+):
+    recipient = str(Keypair().pubkey())
+    assert recipient != recipient.lower()
+    quote = hand.quote({
+        "user": hand.wallet.address, "recipient": recipient, "tradeType": "EXACT_INPUT",
+        "originChainId": 8453, "destinationChainId": SOLANA,
+        "originCurrency": hand.usdc[8453], "destinationCurrency": USDC_SOL, "amount": "1000000",
+    })  # fmt: skip
+    for step in quote["steps"]:
+        hand.rpc[8453].send(hand.wallet, step["items"][0]["data"])
+    rid = request_id(quote)
+    assert hand.wait_final(rid)["status"] == "success"
+    headers = {"x-api-key": hand.api_key}
+
+    def found(path: str, **params: str) -> list[str]:
+        answer = hand.http.get(f"{hand.service}{path}", params=params, headers=headers)
+        assert answer.status_code == 200, answer.text
+        return [r["id"] for r in answer.json()["requests"]]
+
+    assert found("/requests/v3", recipient=recipient) == [rid]
+    assert found("/requests/v3", recipient=recipient.lower()) == []
+    assert found("/requests/v3", recipient=recipient.upper()) == []
+    assert rid in found("/requests/v3", term=recipient)
+    assert rid not in found("/requests/v3", term=recipient.lower())
+    assert rid in found("/requests/v2", user=recipient)
+    assert rid not in found("/requests/v2", user=recipient.swapcase())
+    # EVM addresses still match whatever their case (EIP-55 or not)
+    evm = hand.wallet.address
+    assert rid in found("/requests/v2", user=evm.lower(), limit="50")
+    assert rid in found("/requests/v2", user="0x" + evm[2:].upper(), limit="50")
+    # the Solana fill's signature is found as written, not lower-cased
+    [fill] = [r for r in hand.wait_final(rid)["txHashes"]]
+    assert rid in found("/requests/v2", hash=fill)
+    assert rid not in found("/requests/v2", hash=fill.lower())

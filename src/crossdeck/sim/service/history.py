@@ -31,6 +31,7 @@ from typing import Any
 from crossdeck.sim.service.errors import ServiceError, invalid
 from crossdeck.sim.service.money import format_units, format_usd
 from crossdeck.sim.service.records import iso
+from crossdeck.sim.service.search_keys import address_key, hash_key
 from crossdeck.sim.service.state import RequestRecord, ServiceState, Status, key_hash
 
 DEFAULT_LIMIT = 20
@@ -157,11 +158,11 @@ def list_requests(
         add(clause, *values)
 
     if user := query.get("user"):
-        add("(user_addr = ? OR recipient = ?)", user.lower(), user.lower())
+        add("(user_addr = ? OR recipient = ?)", address_key(user), address_key(user))
     if tx_hash := query.get("hash"):
         add(
             "EXISTS (SELECT 1 FROM tx_hashes t WHERE t.request_id = requests.id AND t.hash = ?)",
-            tx_hash.lower(),
+            hash_key(tx_hash),
         )
     origin = _int_param(query, "originChainId")
     destination = _int_param(query, "destinationChainId")
@@ -342,16 +343,17 @@ def list_requests_v3(
             raise invalid(f"{name} is not a /requests/v3 parameter ({why})", field=name)
     extra: list[tuple[str, list[Any]]] = []
     if term := query.get("term"):
-        term = term.lower()
+        # an id or deposit address is hex; a Solana address or signature keeps its case
+        address = address_key(term)
         extra.append(
             (
                 "(id = ? OR user_addr = ? OR recipient = ? OR deposit_address = ? OR EXISTS "
                 "(SELECT 1 FROM tx_hashes t WHERE t.request_id = requests.id AND t.hash = ?))",
-                [term] * 5,
+                [term.lower(), address, address, term.lower(), hash_key(term)],
             )
         )
     if recipient := query.get("recipient"):
-        extra.append(("recipient = ?", [recipient.lower()]))
+        extra.append(("recipient = ?", [address_key(recipient)]))
     if text := query.get("filters"):
         clause, values = _filter_groups(text)
         extra.append((clause, values))

@@ -73,6 +73,7 @@ from eth_account.signers.local import LocalAccount
 
 from crossdeck.sim.service.faults import FaultInjector
 from crossdeck.sim.service.money import format_units
+from crossdeck.sim.service.search_keys import address_key, hash_key
 
 Clock = Callable[[], int]
 """Returns Unix time in milliseconds."""
@@ -373,8 +374,8 @@ def _lower(value: str | None) -> str | None:
 def _columns(record: RequestRecord) -> dict[str, Any]:
     return {
         "status": record.status.value,
-        "user_addr": record.user.lower(),
-        "recipient": record.recipient.lower(),
+        "user_addr": address_key(record.user),
+        "recipient": address_key(record.recipient),
         "origin_chain": record.origin_chain_id,
         "destination_chain": record.destination_chain_id,
         "order_id": _lower(record.order_id) if record.kind == "main" else None,
@@ -505,7 +506,7 @@ class ServiceState:
                 conn.execute(
                     "INSERT OR IGNORE INTO tx_hashes (request_id, hash, direction) "
                     "VALUES (?, ?, ?)",
-                    (record.id, tx.hash.lower(), direction),
+                    (record.id, hash_key(tx.hash), direction),
                 )
 
     def _load(self, conn: sqlite3.Connection, request_id: str) -> RequestRecord:
@@ -829,7 +830,7 @@ class ServiceState:
         rows = self.query(
             "SELECT DISTINCT r.body, r.seq FROM requests r JOIN tx_hashes t "
             "ON t.request_id = r.id WHERE t.hash = ? ORDER BY r.seq",
-            (tx_hash.lower(),),
+            (hash_key(tx_hash),),
         )
         return [self.record_of_row(r) for r in rows]
 
