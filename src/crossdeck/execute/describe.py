@@ -350,7 +350,11 @@ def transaction_lines(
         Line("value", native_text(value, native), raw=str(value), kind="amount"),
     ]
     if problem is not None:
-        lines.append(Line("call", f"not decoded: {problem}", kind="warning"))
+        # the balance-changes check simulates such a call and holds it to the quote, or
+        # refuses it; its result stands beside these lines
+        lines.append(
+            Line("call", f"not decoded ({problem}): simulated or refused", kind="warning")
+        )
     elif call is not None or size == 0:
         words = call_words(
             call, to=to, value=value, chain_id=chain_id, currencies=currencies, roles=roles
@@ -562,7 +566,8 @@ def _tx_item_lines(tx: TransactionData, currencies: Currencies, *, full: bool) -
     call, problem = _decoded(tx.data)
     where = currencies.chain_name(tx.chain_id)
     if problem is not None:
-        return [Line("tx", f"on {where} to {_named(tx.to, roles, full=full)}: {problem}")]
+        shown = f"on {where} to {_named(tx.to, roles, full=full)}"
+        return [Line("tx", f"{shown}: calldata not decoded ({problem}): simulated or refused")]
     words = call_words(
         call,
         to=tx.to,
