@@ -7,6 +7,7 @@ the journalled signature instead of sending twice; a missing Solana key is refus
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -255,3 +256,89 @@ def test_chains_lists_solana_with_its_family(world: Any) -> None:
 
     chains = ChainsResponse.from_wire(httpx.get(f"{world.service_url}/chains").json())
     assert chains.family(SOLANA_CHAIN_ID).value == "svm"
+
+
+def _drop_sends_and_shorten_blockhashes(
+    monkeypatch: pytest.MonkeyPatch, sends: list[bytes]
+) -> None:
+    """The node answers every send with its signature and drops it (as a leader under load
+    does), and hands out blockhashes that live 2 blocks (the world's slots are 0.4 s): the
+    transaction never lands and expires within about a second."""
+    real_blockhash = SolanaGateway.latest_blockhash
+
+    async def dropped(gateway: SolanaGateway, wire: bytes) -> str:
+        from solders.transaction import VersionedTransaction
+
+        sends.append(wire)
+        return str(VersionedTransaction.from_bytes(wire).signatures[0])
+
+    async def short_lived(gateway: SolanaGateway) -> tuple[str, int]:
+        blockhash, _ = await real_blockhash(gateway)
+        return blockhash, await gateway.block_height() + 2
+
+    monkeypatch.setattr(SolanaGateway, "send", dropped)
+    monkeypatch.setattr(SolanaGateway, "latest_blockhash", short_lived)
+
+
+def _journalled_run(shop: Workshop, quote: Quote, wallet: str) -> str:
+    request_id = quote.request_id or ""
+    shop.parts.journal.start_run(request_id, wallet=wallet, quote=quote.to_wire(), options={})
+    return request_id
+
+
+@pytest.mark.parametrize("where", ["while confirming", "on resume"])
+async def test_an_expired_unlanded_transaction_ends_the_run_in_the_journal(
+    shop: Workshop, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    from crossdeck.execute import NothingToResume
+    from crossdeck.execute.errors import ExecutionError
+    from crossdeck.execute.run_record import resumable_run
+
+    assert shop.parts.solana is not None
+    wallet = shop.parts.solana.signer.address
+    quote = quote_for(wallet, os.urandom(32))
+    item = item_of(quote)
+    journal = shop.parts.journal
+    request_id = _journalled_run(shop, quote, wallet)
+    before = await vault_and_wallet(shop)
+    sends: list[bytes] = []
+    _drop_sends_and_shorten_blockhashes(monkeypatch, sends)
+    runner = SolanaRunner(shop)
+    if where == "on resume":
+        class Killed(Exception):
+            pass
+
+        def crash(point: str, step: str | None) -> None:
+            if point == "after-send":
+                raise Killed
+
+        monkeypatch.setattr("crossdeck.execute.crash.crash_point", crash)
+        with pytest.raises(Killed):
+            [event async for event in runner.run(item, None)]
+        record = journal.item(*item.key)
+        assert record is not None and record.state == "sent"
+        assert [r.request_id for r in journal.unfinished()] == [request_id]  # killed: listed
+        solana = shop.parts.solana
+        valid = int((record.signed or {})["lastValidBlockHeight"])
+        for _ in range(50):  # the blockhash lives 2 blocks of 0.4 s
+            if await solana.gateway.block_height() > valid:
+                break
+            await asyncio.sleep(0.2)
+        with pytest.raises(ExecutionError, match="expired") as ended:
+            [event async for event in runner.run(item, record)]
+        assert len(sends) == 1  # not sent again on resume: it could never land
+    else:
+        with pytest.raises(ExecutionError, match="expired unlanded") as ended:
+            [event async for event in runner.run(item, None)]
+        assert len(sends) == 1
+    assert "nothing was taken" in str(ended.value)
+    journal.set_run_state(request_id, "failed", error=str(ended.value))  # as the executor does
+    item_record = journal.item(*item.key)
+    assert item_record is not None and item_record.state == "expired"
+    run = journal.run(request_id)
+    assert run is not None and not run.sent and not run.unfinished and run.expired
+    assert run.label == "expired unlanded, nothing taken"
+    assert journal.unfinished() == [] and journal.latest_unfinished() is None
+    with pytest.raises(NothingToResume, match="expired unlanded"):
+        resumable_run(journal, request_id, wallet, SOLANA_CHAIN_ID)
+    assert await vault_and_wallet(shop) == before  # nothing was taken, not even a fee

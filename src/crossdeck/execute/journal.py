@@ -2,8 +2,9 @@
 
 One row per run (request id, wallet, the quote as JSON, options, state) and one per step item
 (`state`: intent -> signed -> sent -> done, or `reverted` when the transaction was mined but
-reverted: final, never skipped as done, and a run holding one is never resumed). The order of
-writes is the point:
+reverted: final, never skipped as done, and a run holding one is never resumed; or `expired`
+when a Solana transaction's blockhash expired before it landed: it can never land, so the run
+ended with nothing taken and counts as having sent nothing). The order of writes is the point:
 
 - `intent` is written before anything is signed;
 - the signed artefact (raw transaction, signature + body, signed venue action + nonce) is
@@ -42,7 +43,7 @@ from crossdeck.sqlite_tx import immediate
 
 JOURNAL_FILE = "journal.sqlite3"
 
-ItemState = Literal["intent", "signed", "sent", "done", "reverted"]
+ItemState = Literal["intent", "signed", "sent", "done", "reverted", "expired"]
 RunState = Literal["running", "tracking", "finished", "failed", "refused"]
 UNFINISHED: tuple[RunState, ...] = ("running", "tracking", "failed")
 
@@ -92,7 +93,10 @@ class RunRecord:
     created_at: float
     updated_at: float
     sent: bool = False
-    """Something of the run may have left the machine (an item past `intent`)."""
+    """Something of the run may have left the machine (an item past `intent`) and may still
+    land: a Solana transaction whose blockhash expired unlanded never will."""
+    expired: bool = False
+    """A transaction of the run expired unlanded (Solana): it ended, nothing was taken."""
 
     @property
     def unfinished(self) -> bool:
@@ -104,6 +108,8 @@ class RunRecord:
         """The run's state in words for listings ('declined, nothing sent', 'tracking')."""
         if self.sent or self.state == "finished":
             return self.state
+        if self.expired:
+            return "expired unlanded, nothing taken"
         if self.state == "refused":
             return "refused, nothing sent"
         if self.error and self.error.startswith("declined"):
@@ -276,6 +282,10 @@ class Journal:
         """The run's items whose transaction was mined and reverted (the run cannot go on)."""
         return [i for i in self.items(request_id) if i.state == "reverted"]
 
+    def expired(self, request_id: str) -> list[ItemRecord]:
+        """The run's Solana transactions whose blockhash expired before they landed."""
+        return [i for i in self.items(request_id) if i.state == "expired"]
+
     def item(self, request_id: str, step_index: int, item_index: int) -> ItemRecord | None:
         row = self._db.execute(
             "SELECT * FROM items WHERE request_id = ? AND step_index = ? AND item_index = ?",
@@ -356,7 +366,9 @@ class Journal:
 
 _RUN_COLUMNS = (
     "runs.*, EXISTS (SELECT 1 FROM items WHERE items.request_id = runs.request_id "
-    "AND items.state != 'intent') AS sent"
+    "AND items.state NOT IN ('intent', 'expired')) AS sent, "
+    "EXISTS (SELECT 1 FROM items WHERE items.request_id = runs.request_id "
+    "AND items.state = 'expired') AS expired"
 )
 
 
@@ -373,6 +385,7 @@ def _run(row: sqlite3.Row) -> RunRecord:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         sent=bool(row["sent"]),
+        expired=bool(row["expired"]),
     )
 
 

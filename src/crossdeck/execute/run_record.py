@@ -44,6 +44,13 @@ def resumable_run(
             f"({first.step_id}) reverted on chain {first.chain_id}",
             hint="nothing was signed or sent; the quote is spent, ask for a new quote",
         )
+    expired = journal.expired(request_id)
+    if expired:
+        raise NothingToResume(
+            f"request {request_id} ended: Solana transaction {expired[0].tx_hash} "
+            f"({expired[0].step_id}) expired unlanded, so nothing was taken",
+            hint="ask for a new quote",
+        )
     request = QuoteRequest.from_body(record.request) if record.request else None
     chain_id = int(record.options.get("signing_chain_id") or signing_chain_id)
     quote = Quote.from_wire(record.quote)

@@ -13,7 +13,8 @@ send: the bytes go out once; the signature is confirmed until the blockhash expi
   string, as the public SDK does).
 finish (resume): the journalled signature is looked up; not landed and its blockhash still
   valid, the same bytes (same signature) are sent again; expired, it can never land and
-  nothing was taken.
+  nothing was taken. An expiry is journalled (`expired`): the run ended, so `resume` and the
+  app's resume offer no longer list it.
 """
 
 from __future__ import annotations
@@ -282,6 +283,7 @@ class SolanaRunner(ItemRunner):
         status = await solana.gateway.signature_status(signature)
         if status is None:
             if await solana.gateway.block_height() > valid:
+                self.journal.record(*item.key, "expired")
                 raise ExecutionError(
                     f"Solana transaction {signature} never landed and its blockhash has "
                     "expired: it can never land, and nothing was taken",
@@ -317,6 +319,8 @@ class SolanaRunner(ItemRunner):
             if status is not None and status.landed:
                 break
             if status is None and await solana.gateway.block_height() > valid:
+                # it can never land now: the run ended (resume and the app no longer offer it)
+                self.journal.record(*item.key, "expired")
                 raise ExecutionError(
                     f"Solana transaction {signature} expired unlanded (its blockhash is past "
                     "its last valid block height): nothing was taken",
