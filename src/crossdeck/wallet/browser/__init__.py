@@ -172,7 +172,10 @@ class BrowserSigner:
                     answer = await asyncio.wait_for(asyncio.shield(task.answer), 1.0)
                     break
                 except TimeoutError:
-                    if time.monotonic() - bridge.last_seen > self._gone_after:
+                    # a task a page took is alive only while that page beats; one still queued
+                    # while any page polls
+                    seen = bridge.last_seen if task.seen is None else task.seen
+                    if time.monotonic() - seen > self._gone_after:
                         raise BrowserWalletGone(
                             f"the signing page on {bridge.origin} stopped answering while "
                             f"{what} waited in the wallet",

@@ -46,6 +46,10 @@ class Task:
     title: str
     lines: list[str]
     answer: asyncio.Future[dict[str, Any]] = field(repr=False)
+    seen: float | None = None
+    """When the page that took this task last said it is alive (None: no page has it yet).
+    Held apart from the page's polls: after a reload the new page polls, but only the page
+    that showed the task to the wallet can answer it."""
 
     def to_page(self) -> dict[str, Any]:
         return {
@@ -185,9 +189,13 @@ class Bridge:
         if call == "connected":
             return self._on_connected(body)
         if call == "alive":
+            task_id = body.get("id")
+            alive = self._pending.get(task_id) if isinstance(task_id, int) else None
+            if alive is not None:
+                alive.seen = self.last_seen
             return web.json_response({"ok": True})
         if call == "next":
-            return await self._next()
+            return await self._next(request)
         if call == "answer":
             return self._on_answer(body)
         return _refuse(404, "no such call")
@@ -215,7 +223,7 @@ class Bridge:
             self.connection = connection
         return web.json_response({"ok": True})
 
-    async def _next(self) -> web.StreamResponse:
+    async def _next(self, request: web.Request) -> web.StreamResponse:
         if self.closed:
             return web.json_response({"done": True})
         try:
@@ -224,6 +232,13 @@ class Bridge:
             return web.json_response({"task": None})
         if task.answer.done():  # given up on meanwhile
             return web.json_response({"task": None})
+        transport = request.transport
+        if transport is None or transport.is_closing():
+            # the page that polled is gone (reloaded or closed; aiohttp lets the handler run
+            # on): no wallet saw the task, so it waits for the next page's poll
+            self._tasks.put_nowait(task)
+            return web.json_response({"task": None})
+        task.seen = time.monotonic()
         return web.json_response({"task": task.to_page()})
 
     def _on_answer(self, body: dict[str, Any]) -> web.StreamResponse:
