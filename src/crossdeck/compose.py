@@ -290,8 +290,9 @@ def gateways(settings: Settings) -> GatewayPool:
     return GatewayPool({k: v for k, v in settings.rpc.items() if k != SOLANA_CHAIN_ID})
 
 
-def solana_parts(settings: Settings) -> SolanaParts | None:
-    """The Solana key and RPC when the profile has both, else None."""
+def solana_parts(settings: Settings, *, fee_payer: SecretStr | None = None) -> SolanaParts | None:
+    """The Solana key and RPC when the profile has both, else None; `fee_payer`: the key of a
+    depositFeePayer given for this run (`bridge --deposit-fee-payer-keypair`), held in memory."""
     from crossdeck.credentials import resolve_solana_key
     from crossdeck.models.addresses import SOLANA_CHAIN_ID
 
@@ -304,7 +305,8 @@ def solana_parts(settings: Settings) -> SolanaParts | None:
     from crossdeck.wallet.solana import SolanaGateway, SolanaKeySigner, SolanaParts
 
     kind = "world" if settings.world is not None else "keyring"
-    return SolanaParts(SolanaKeySigner(key, kind), SolanaGateway(url))
+    payer = SolanaKeySigner(fee_payer) if fee_payer is not None else None
+    return SolanaParts(SolanaKeySigner(key, kind), SolanaGateway(url), payer)
 
 
 def journal(settings: Settings) -> Journal:
@@ -377,6 +379,7 @@ def executor(
     confirm: Confirm,
     follower: Follower,
     trust_quote: bool = False,
+    solana_fee_payer: SecretStr | None = None,
 ) -> Executor:
     """An executor for one run: its gateways and journal are its own (`Executor.aclose` and
     `executor.journal.close()`); the clients, the signer and the follower are the caller's."""
@@ -389,7 +392,7 @@ def executor(
         gateways(settings),
         journal(settings),
         follower=follower,
-        solana=solana_parts(settings),
+        solana=solana_parts(settings, fee_payer=solana_fee_payer),
     )
     options = RunOptions(
         signing_chain_id=signing_chain_id(settings, signer),

@@ -178,8 +178,8 @@ _OPTIONS: tuple[Callable[[Any], Any], ...] = (
     click.option(
         "--deposit-fee-payer",
         type=ANY_ADDRESS,
-        help="Solana origin: another account that pays the deposit's fees (a second signer; "
-        "crossdeck signs only with keys it holds).",
+        help="Solana origin: another account that pays the deposit's fees (a second signer: "
+        "`bridge` takes its key with --deposit-fee-payer-keypair).",
     ),
     click.option(
         "--max-route-length", type=POSITIVE, help="Solana: the most hops a swap route may take."

@@ -191,12 +191,13 @@ class SolanaRunner(ItemRunner):
         message, _tables, _, lookup = await self._build(item, solana)
         results.append(lookup)
         require(results)
-        missing = self._missing_signers(message, solana.signer)
+        missing = self._missing_signers(message, solana)
         if missing:
             results.append(GuardResult(
                 "solana-signers", False,
                 f"the transaction needs the signature of {missing[0]}, whose key crossdeck "
-                "does not hold", item.where,
+                "does not hold (a depositFeePayer's key is given with "
+                "--deposit-fee-payer-keypair)", item.where,
             ))  # fmt: skip
             require(results)
         err, logs = await solana.gateway.simulate(self._unsigned_wire(message))
@@ -231,10 +232,13 @@ class SolanaRunner(ItemRunner):
         )
 
     @staticmethod
-    def _missing_signers(message: Any, signer: SolanaKeySigner) -> list[str]:
+    def _signers(message: Any) -> list[str]:
         count = message.header.num_required_signatures
-        needed = [str(k) for k in message.account_keys[:count]]
-        return [key for key in needed if key != signer.address]
+        return [str(k) for k in message.account_keys[:count]]
+
+    def _missing_signers(self, message: Any, solana: SolanaParts) -> list[str]:
+        held = solana.keys()
+        return [key for key in self._signers(message) if key not in held]
 
     async def sign(self, prepared: Prepared) -> dict[str, Any]:
         from solders.transaction import VersionedTransaction
@@ -244,10 +248,13 @@ class SolanaRunner(ItemRunner):
         # built again right before signing: a fresh blockhash, the tables as they are now
         message, _, valid_height, lookup = await self._build(item, solana)
         require([lookup])
-        missing = self._missing_signers(message, solana.signer)
+        missing = self._missing_signers(message, solana)
         if missing:
             raise _refused("solana-signers", f"no key here for signer {missing[0]}", item.where)
-        tx = VersionedTransaction(message, [solana.signer.keypair()])
+        # every signer the message needs (the wallet, and a depositFeePayer given for the
+        # run), in the message's order; the item guards allowed exactly these two
+        held = solana.keys()
+        tx = VersionedTransaction(message, [held[key].keypair() for key in self._signers(message)])
         return {
             "raw_tx": "0x" + bytes(tx).hex(),
             "tx_hash": str(tx.signatures[0]),

@@ -262,10 +262,19 @@ class SolanaGateway:
 
 @dataclass
 class SolanaParts:
-    """The Solana side of a run: the key that signs and the chain's RPC."""
+    """The Solana side of a run: the key that signs, the chain's RPC, and the key of a
+    `depositFeePayer` other than the wallet when the user gave it for this run."""
 
     signer: SolanaKeySigner
     gateway: SolanaGateway
+    fee_payer: SolanaKeySigner | None = None
+
+    def keys(self) -> dict[str, SolanaKeySigner]:
+        """Every key this run holds, by address: the wallet's and the fee payer's."""
+        held = {self.signer.address: self.signer}
+        if self.fee_payer is not None:
+            held[self.fee_payer.address] = self.fee_payer
+        return held
 
     async def aclose(self) -> None:
         await self.gateway.aclose()

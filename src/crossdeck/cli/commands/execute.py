@@ -25,6 +25,8 @@ from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from pydantic import SecretStr
+
     from crossdeck.api.client import ServiceClient
     from crossdeck.cli import CliContext
     from crossdeck.compose import Confirm
@@ -68,6 +70,7 @@ def _executor(
     *,
     trust_quote: bool = False,
     service: ServiceClient | None = None,
+    solana_fee_payer: SecretStr | None = None,
 ) -> Executor:
     """The run's executor; `service`: the service client it is to use (and close), when the
     command already made one. The signer stays the caller's to close."""
@@ -84,6 +87,7 @@ def _executor(
         confirm=confirm,
         follower=compose.status_tracker(settings, service, policy=policy),
         trust_quote=trust_quote,
+        solana_fee_payer=solana_fee_payer,
     )
 
 
@@ -311,6 +315,14 @@ def _confirm_added_steps(quote: Any, yes: bool) -> Confirm:
     "one (open: filled at the quoted rate; strict: short is refunded, excess refunded apart).",
 )
 @click.option("--timeout", type=SECONDS, help="Stop tracking after this many seconds (exit 10).")
+@click.option(
+    "--deposit-fee-payer-keypair",
+    "fee_payer_keypair",
+    metavar="FILE",
+    help="Solana origin with --deposit-fee-payer another account: its keypair, which signs the "
+    "deposit too (a Solana CLI keypair file or base58 of the 64 bytes; - reads stdin). Read "
+    "for this run only, never stored or printed.",
+)
 @click.option("--json", "json_", is_flag=True, help=JSON_HELP)
 @click.pass_obj
 @handles_errors
@@ -320,6 +332,7 @@ def bridge_command(
     yes: bool,
     deposit_amount: int | None,
     timeout: float | None,
+    fee_payer_keypair: str | None,
     json_: bool,
     **options: Any,
 ) -> None:
@@ -339,6 +352,7 @@ def bridge_command(
         raise refusal
     if deposit_amount is not None and not options.get("use_deposit_address"):
         raise InputError("--deposit-amount applies with --use-deposit-address only")
+    options["fee_payer_keypair"] = fee_payer_keypair
     code = asyncio.run(_bridge(settings, options, yes, as_json, deposit_amount, timeout))
     sys.exit(int(code))
 
@@ -372,16 +386,24 @@ async def _bridge_as(
     tracking_timeout: float | None,
 ) -> ExitCode:
     from crossdeck.cli.commands.service import quote_with, render_quote
+    from crossdeck.cli.fee_payer_key import fee_payer_key
     from crossdeck.cli.quote_options import quote_fields
     from crossdeck.cli.support import service_client
     from crossdeck.models.addresses import Family, family_of, same_address
 
     wallet = signer.address
-    if family_of(options["origin_chain"]) is Family.SOLANA:
+    from_solana = family_of(options["origin_chain"]) is Family.SOLANA
+    if from_solana:
         from crossdeck.credentials import resolve_solana_address
 
         # a Solana deposit is signed by the profile's Solana key (`wallet import-solana`)
         wallet = resolve_solana_address(settings) or ""
+    fee_payer = fee_payer_key(
+        options.pop("fee_payer_keypair", None),
+        options.get("deposit_fee_payer"),
+        wallet,
+        from_solana=from_solana,
+    )
     fields, amount_human = quote_fields(settings, options, user=wallet or None)
     if not same_address(fields["user"], wallet):
         whose = (
@@ -398,7 +420,10 @@ async def _bridge_as(
     try:
         quote, request, asked = await quote_with(service, fields, amount_human)
         confirm = _confirm_added_steps(quote, yes)
-        executor = _executor(settings, confirm, tracking_timeout, signer, service=service)
+        executor = _executor(
+            settings, confirm, tracking_timeout, signer, service=service,
+            solana_fee_payer=fee_payer,
+        )  # fmt: skip
     except BaseException:
         await service.aclose()
         raise
