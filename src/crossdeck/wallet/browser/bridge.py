@@ -27,6 +27,7 @@ from importlib import resources
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 # how long a poll for the next task is held open before it is answered "nothing yet"
 POLL_SECONDS = 15.0
@@ -150,7 +151,7 @@ class Bridge:
     # -- HTTP --------------------------------------------------------------------------------
 
     @web.middleware
-    async def _gate(self, request: web.Request, handler: Any) -> web.StreamResponse:
+    async def _gate(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """Host, token and (for the API) Origin, before any handler runs."""
         if request.host != f"127.0.0.1:{self.port}":
             return _refuse(403, "wrong host")
