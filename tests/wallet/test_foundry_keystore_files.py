@@ -85,3 +85,14 @@ def test_geths_standard_scrypt_cost_is_within_the_bound() -> None:
     from crossdeck.wallet.foundry_keystore import MAX_SCRYPT_BYTES
 
     assert 128 * (1 << 18) * 8 * 1 <= MAX_SCRYPT_BYTES
+
+
+def test_a_keystore_naming_another_address_than_its_keys_is_refused(tmp_path: Path) -> None:
+    data = keystore("pbkdf2", iterations=1 << 10)
+    data["address"] = "70997970c51812dc3a010c7d01b50e0d17dc79c8"  # not KEY's account
+    path = tmp_path / "keystore"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InvalidKeyError) as caught:
+        unlock(path, None, "--keystore", PASSWORD)
+    assert "names the address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8" in str(caught.value)
+    assert KEY[2:] not in str(caught.value)

@@ -191,4 +191,18 @@ def unlock(
         password = read_password_file(password_file)
     if password is None:
         password = prompt_password(path, option)
-    return decrypt(data, password, path)
+    key = decrypt(data, password, path)
+    named = keystore_address(data)
+    if named is not None:
+        from eth_account import Account
+
+        # quotes, balances and the app read the address in the clear without the password:
+        # a file whose key is another account's would have them show one account and sign
+        # for another (geth refuses such a file too)
+        holder = Account.from_key(key.get_secret_value()).address
+        if holder != named:
+            raise InvalidKeyError(
+                f"the keystore {path} names the address {named}, but its key is {holder}'s",
+                hint="nothing was signed or sent; re-create the keystore from the key",
+            )
+    return key
