@@ -151,3 +151,28 @@ async def test_hostile_and_broken_answers_are_refusals_in_words() -> None:
     ]:
         ok, message = await guard(node(simulated))
         assert not ok and says in message, message
+
+
+def with_allowance_read(read: dict[str, Any]) -> Any:
+    """The honest swap, with every allowance read answered by `read`."""
+
+    def make(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        honest = results_with(honest_logs())(calls)
+        return [
+            result if call["to"].lower() == ROUTER.lower() else read
+            for call, result in zip(calls, honest, strict=True)
+        ]
+
+    return make
+
+
+async def test_an_allowance_read_the_node_did_not_answer_is_not_taken_as_zero() -> None:
+    """A failed or empty allowance read would hide an allowance left behind: a refusal."""
+    for read in [
+        {"status": "0x1", "returnData": "0x", "logs": []},
+        {"status": "0x0", "returnData": word(0), "logs": []},
+        {"status": "0x1", "returnData": word(0) + "00", "logs": []},
+    ]:
+        ok, message = await guard(node(with_allowance_read(read)))
+        assert not ok, read
+        assert "the allowance of 0x" in message and "could not be read" in message, message

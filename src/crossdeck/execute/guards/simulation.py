@@ -44,6 +44,11 @@ APPROVAL_FOR_ALL_TOPIC = "0x17307eab39ab6107e8899845ad3d59bd9653f200f220920489ca
 _ALLOWANCE = "0xdd62ed3e"  # allowance(address,address)
 _ERROR_STRING = "0x08c379a0"  # Error(string)
 _NATIVE = NATIVE_ADDRESS.lower()
+_SUCCESS = ("0x1", "1", "True")  # a call's status as nodes write it
+
+
+class _Unreadable(ValueError):
+    """The node's simulation answer is not what the call it answers must return."""
 
 
 @dataclass(frozen=True)
@@ -224,7 +229,7 @@ async def simulation_guard(
     ran = results[len(reads) : len(reads) + len(calls)]
     after = results[len(reads) + len(calls) :]
     for pending, result in zip(txs, ran, strict=True):
-        if str(result.get("status")) not in ("0x1", "1", "True"):
+        if str(result.get("status")) not in _SUCCESS:
             reason = revert_reason(result)
             return [
                 _fail(
@@ -239,11 +244,13 @@ async def simulation_guard(
         problems += _allowance_problems(allowances, before, after, words)
         summary = _summary(terms, flows, words)
     except (ValueError, TypeError, AttributeError, KeyError) as exc:
+        # our own words for what is odd; any other error's text may carry the node's data
+        why = str(exc) if isinstance(exc, _Unreadable) else type(exc).__name__
         return [
             _fail(
                 NAME,
                 f"chain {chain_id}'s node answered eth_simulateV1 with logs or data crossdeck "
-                f"cannot read ({type(exc).__name__}); nothing is signed that cannot be checked",
+                f"cannot read ({why}); nothing is signed that cannot be checked",
             )
         ]
     what = ", ".join(f"'{p.step_id}'" for p in txs)
@@ -388,7 +395,7 @@ def _allowance_problems(
 ) -> list[str]:
     problems = []
     for (token, spender), was, now in zip(pairs, before, after, strict=True):
-        old, new = _uint(was), _uint(now)
+        old, new = _allowance(was, token, spender), _allowance(now, token, spender)
         if new > old:
             problems.append(
                 f"it would leave {_short(spender)} an allowance of {words(new, token)} "
@@ -397,9 +404,15 @@ def _allowance_problems(
     return problems
 
 
-def _uint(result: dict[str, Any]) -> int:
+def _allowance(result: dict[str, Any], token: str, spender: str) -> int:
+    """An allowance read's answer. A read that failed or returned no uint256 is not taken as
+    zero: an allowance left behind would then pass unseen."""
     data = str(result.get("returnData") or "0x")
-    return _word(data[:66]) if len(data) >= 66 else 0
+    if str(result.get("status")) not in _SUCCESS or len(data) != 66:
+        raise _Unreadable(
+            f"the allowance of {_short(spender)} on token {_short(token)} could not be read"
+        )
+    return _word(data)
 
 
 def _summary(terms: _Terms, net: dict[tuple[str, str], int], words: _Words) -> dict[str, str]:
