@@ -320,7 +320,12 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[dict], None], str]] = [
     ("order-id", native_quote, _retag, "does not carry orderId"),
     ("tx-payment", native_quote, _no_protocol_to_dead, "no protocol.v2.paymentDetails"),
     ("typed-data", native_quote, _permit_step, "refusing to sign an EIP-2612 Permit"),
-    ("steps", native_quote, _second_deposit, "2 payments (deposits, venue transfers, permits)"),
+    (
+        "steps",
+        native_quote,
+        _second_deposit,
+        "2 payments (deposits, venue transfers, permits, router swaps)",
+    ),
     ("steps", usdc_quote, _second_deposit, "2 payments"),
     ("typed-data", withdrawal_quote, _other_venue_action, "'VenueTransaction:UsdSend'"),
     ("request-amount", native_quote, _inflate, "but you asked to send exactly 0.1 ETH"),

@@ -6,15 +6,15 @@ paymentDetails to hold the transaction to, and the router's calldata is the serv
 What can be checked without the chain is checked here: the route is on one chain (currencyIn
 and currencyOut there), each transaction is on it and goes to a contract /chains names (the
 destination guard), an approve is of the input token, to a contract /chains names, for exactly
-the input. What the router's calldata does is not decoded: the `balance-changes` guard
-(`guards.simulation`) simulates the transactions before signing and holds the outcome to the
-quote.
+the input, or is the zero reset right before that approve (`zero_reset_approve`). What the
+router's calldata does is not decoded: the `balance-changes` guard (`guards.simulation`)
+simulates the transactions before signing and holds the outcome to the quote.
 """
 
 from __future__ import annotations
 
-from crossdeck.execute.guards.base import GuardResult, _fail, _ok, _same_address
-from crossdeck.execute.guards.calldata import Call
+from crossdeck.execute.guards.base import GuardResult, _fail, _items, _ok, _same_address
+from crossdeck.execute.guards.calldata import Call, CalldataError, decode_call
 from crossdeck.models import NATIVE_ADDRESS, ChainsResponse, Quote, TransactionData
 from crossdeck.models.text import short
 
@@ -40,6 +40,44 @@ def input_token(quote: Quote) -> str | None:
     if address is None or _same_address(address, NATIVE_ADDRESS):
         return None
     return address
+
+
+def _approves(quote: Quote) -> list[tuple[int, TransactionData, Call]]:
+    """Each approve among the quote's transactions: (its place among them, it, its call)."""
+    found = []
+    items = [item for *_, item in _items(quote) if item.kind_of_data == "transaction"]
+    txs = [item.as_transaction() for item in items]
+    for place, tx in enumerate(txs):
+        try:
+            call = decode_call(tx.data)
+        except CalldataError:
+            continue
+        if call is not None and call.name == "approve":
+            found.append((place, tx, call))
+    return found
+
+
+def zero_reset_approve(quote: Quote) -> bool:
+    """The quote approves its input in the zero-reset form and no other way: exactly two
+    approves, adjacent, of the input token to one spender, the first for 0 and the second for
+    exactly the input. Tokens like USDT refuse to change an allowance that is not zero, so the
+    public service resets it first (relay-kit's swapWithZeroResetApproval); an approve(0) grants
+    nothing, so the pair allows no more than the single approve would."""
+    details = quote.details
+    amount_in = details.currency_in.amount if details and details.currency_in else None
+    token = input_token(quote)
+    pair = _approves(quote)
+    if token is None or amount_in is None or len(pair) != 2:
+        return False
+    (first_at, first, reset), (second_at, second, approve) = pair
+    return (
+        second_at == first_at + 1
+        and all(_same_address(tx.to, token) and not tx.value for tx in (first, second))
+        and first.chain_id == second.chain_id
+        and _same_address(str(reset.args["spender"]), str(approve.args["spender"]))
+        and reset.args["amount"] == 0
+        and approve.args["amount"] == amount_in
+    )
 
 
 def self_executed_payment(
@@ -98,6 +136,14 @@ def self_executed_payment(
     named = chain.contract_addresses() if chain is not None else {}
     if spender.lower() not in named:
         return _fail("tx-payment", f"approves {spender}, which is no contract /chains names", where)
+    if value == 0 and call.args["amount"] == 0 and zero_reset_approve(quote):
+        return _ok(
+            "tx-payment",
+            f"resets the allowance of the {named[spender.lower()]} contract {short(spender)} to "
+            "0 right before the approve of exactly the swap's input (the form for tokens that "
+            "refuse to change an allowance that is not zero); it grants nothing",
+            where,
+        )
     if value != 0 or call.args["amount"] != amount_in:
         return _fail(
             "tx-payment",
