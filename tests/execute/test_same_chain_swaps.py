@@ -6,6 +6,7 @@ simulation refuses, saying what would have happened."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from execute_support import (
@@ -111,6 +112,39 @@ async def test_self_executed_usdc_to_eth_approves_then_swaps(kit: Kit) -> None:
             usdc_address(world, CHAIN), kit.address, quote.steps[1].items[0].as_transaction().to
         )
     assert allowance == 0
+
+
+async def test_a_zero_reset_before_the_approve_runs(kit: Kit) -> None:
+    """The form the public service quotes for tokens like USDT: approve(0) to the router, then
+    the approve of the input, then the swap. Each is simulated before it is signed and the run
+    ends with nothing left approved."""
+    world = kit.world
+    await fund(world, kit.address, native={CHAIN: ETH // 10}, usdc={CHAIN: 50 * USDC_UNIT})
+    quote, request = await kit.quote(
+        origin_chain_id=CHAIN,
+        destination_chain_id=CHAIN,
+        origin_currency=usdc_address(world, CHAIN),
+        destination_currency=NATIVE,
+        amount=str(20 * USDC_UNIT),
+    )
+    assert steps(quote) == ["approve", "swap"]
+
+    def reset_first(wire: dict[str, Any]) -> None:
+        reset = copy.deepcopy(wire["steps"][0])
+        data = reset["items"][0]["data"]
+        data["data"] = data["data"][:74] + "0" * 64  # approve(spender, 0)
+        wire["steps"].insert(0, reset)
+
+    events = await kit.run(kit.tampered(quote, reset_first), request=request)
+
+    assert finished(events).status == "success", [e.to_json() for e in events]
+    assert len(kit.asked) == 3  # the reset, the approve, the swap: each simulated first
+    assert all(balance_changes(list(a.guards)).ok for a in kit.asked)
+    assert any("resets the allowance" in r.message for r in checks(events) if r.ok)
+    assert await kit.usdc(CHAIN, kit.address) == 30 * USDC_UNIT
+    async with kit_gateway(kit) as gateway:
+        router = quote.steps[1].items[0].as_transaction().to
+        assert await gateway.erc20_allowance(usdc_address(world, CHAIN), kit.address, router) == 0
 
 
 async def test_force_solver_execution_goes_through_the_depository(kit: Kit) -> None:
