@@ -40,6 +40,17 @@ async def connect(gone_after: float = 45.0) -> tuple[BrowserSigner, httpx.AsyncC
     return await starting, client, url
 
 
+async def sign_and_take(
+    signer: BrowserSigner, client: httpx.AsyncClient, url: str
+) -> tuple[asyncio.Task[bytes], dict[str, Any]]:
+    """Ask for a message signature and take the task as the page does: (the signing, the task)."""
+    signing = asyncio.create_task(signer.sign_message("hello"))
+    task = None
+    while task is None:
+        task = (await client.post(f"{url}/api/next", json={})).json()["task"]
+    return signing, task
+
+
 async def answer_next(client: httpx.AsyncClient, url: str, answer: dict[str, Any]) -> None:
     while True:
         task = (await client.post(f"{url}/api/next", json={})).json()["task"]
@@ -107,10 +118,7 @@ async def test_a_poll_the_reloaded_page_dropped_does_not_swallow_the_task() -> N
 async def test_a_page_gone_mid_task_ends_the_run_though_a_new_page_polls() -> None:
     signer, client, url = await connect(gone_after=1.5)
     try:
-        signing = asyncio.create_task(signer.sign_message("hello"))
-        task = None
-        while task is None:
-            task = (await client.post(f"{url}/api/next", json={})).json()["task"]
+        signing, _taken = await sign_and_take(signer, client, url)
 
         # the page that took it reloads: no more heartbeats for this task, but the new page
         # keeps calling (its polls; here faster than gone_after), which before kept the run
@@ -134,10 +142,7 @@ async def test_a_page_gone_mid_task_ends_the_run_though_a_new_page_polls() -> No
 async def test_a_beating_page_keeps_its_task_alive() -> None:
     signer, client, url = await connect(gone_after=1.5)
     try:
-        signing = asyncio.create_task(signer.sign_message("hello"))
-        task = None
-        while task is None:
-            task = (await client.post(f"{url}/api/next", json={})).json()["task"]
+        signing, task = await sign_and_take(signer, client, url)
         for _ in range(6):  # 3 s of the wallet's dialog open, beating as the page does
             await asyncio.sleep(0.5)
             await client.post(f"{url}/api/alive", json={"id": task["id"]})
