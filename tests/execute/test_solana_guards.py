@@ -232,3 +232,42 @@ def test_what_cannot_be_read_is_named() -> None:
         with pytest.raises(Undecodable, match=said):
             decode(SolanaInstruction(program_id=program, keys=[], data=data))
     assert b58decode(SYSTEM_PROGRAM) == bytes(32)
+
+
+def test_the_signers_check_names_the_fee_payer_only_when_one_signs() -> None:
+    quote = quote_of(PUBLIC_ITEM)
+    data = quote.steps[0].items[0].as_solana()
+    [alone] = [r for r in solana_guards(quote, data, "here", WALLET, None)
+               if r.name == "solana-signers"]  # fmt: skip
+    assert alone.ok and alone.message == f"signed by this wallet {WALLET} only"
+    payer = b58encode(bytes(range(1, 33)))
+    item = copy.deepcopy(PUBLIC_ITEM)
+    item["instructions"][0]["keys"].append({"pubkey": payer, "isSigner": True, "isWritable": True})
+    quote = quote_of(item)
+    request = QuoteRequest.build(
+        user=WALLET, originChainId=792703809, destinationChainId=8453,
+        originCurrency=SYSTEM_PROGRAM, destinationCurrency="0x" + "0" * 40, amount="10000000",
+        tradeType="EXACT_INPUT", depositFeePayer=payer,
+        recipient="0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+    )  # fmt: skip
+    results = solana_guards(quote, quote.steps[0].items[0].as_solana(), "here", WALLET, request)
+    [both] = [r for r in results if r.name == "solana-signers"]
+    assert both.ok and payer in both.message and "depositFeePayer" in both.message
+
+
+def test_each_instruction_is_described_with_its_raw_data_beside() -> None:
+    from crossdeck.execute.describe import Currencies, solana_lines
+
+    quote = quote_of(PUBLIC_ITEM)
+    data = quote.steps[0].items[0].as_solana()
+    lines = [line.text() for line in solana_lines(data, Currencies(quote, None))]
+    raw = PUBLIC_ITEM["instructions"][0]["data"]
+    assert any("deposit 10000000 lamports of SOL" in line for line in lines)
+    assert any(line.startswith("data") and f"48 bytes: {raw}" in line for line in lines), lines
+    hostile = copy.deepcopy(PUBLIC_ITEM)
+    hostile["instructions"][0]["data"] = "\x1b[2Jzz"
+    quote = quote_of(hostile)
+    described = solana_lines(quote.steps[0].items[0].as_solana(), Currencies(quote, None))
+    lines = [line.text() for line in described]
+    assert "\x1b" not in "".join(lines)
+    assert any("not hex (6 characters)" in line for line in lines)

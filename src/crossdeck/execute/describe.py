@@ -51,7 +51,7 @@ from crossdeck.models.display import (
     usd,
 )
 from crossdeck.models.solana import SYSTEM_PROGRAM as SOLANA_SYSTEM
-from crossdeck.models.solana import SolanaTransactionData, Undecodable
+from crossdeck.models.solana import SolanaInstruction, SolanaTransactionData, Undecodable
 from crossdeck.models.solana import decode as decode_solana
 from crossdeck.models.solana import program_name as solana_program_name
 from crossdeck.models.text import short
@@ -541,6 +541,7 @@ def solana_lines(data: SolanaTransactionData, currencies: Currencies) -> list[Li
             decoded = decode_solana(instruction)
         except Undecodable as exc:
             lines.append(Line(f"ix {number}", f"{exc} (it is refused)", raw=raw, kind="calldata"))
+            lines.append(_solana_data_line(instruction))
             continue
         words = decoded.words
         amount = decoded.fields.get("amount", decoded.fields.get("lamports"))
@@ -556,9 +557,22 @@ def solana_lines(data: SolanaTransactionData, currencies: Currencies) -> list[Li
         program = solana_program_name(instruction.program_id)
         lines.append(Line(f"ix {number}", f"{program}: {words}", raw=raw, kind="calldata"))
         lines.append(Line("program", instruction.program_id, raw=instruction.program_id))
+        lines.append(_solana_data_line(instruction))
     for table in data.address_lookup_table_addresses:
         lines.append(Line("lookup table", table, raw=table))
     return lines
+
+
+def _solana_data_line(instruction: SolanaInstruction) -> Line:
+    """An instruction's raw data beside its words, as `data` is beside decoded calldata (text
+    that is not hex is not echoed: it came from the service and may hold escape codes)."""
+    try:
+        data = instruction.data_bytes()
+    except ValueError:
+        return Line("data", f"not hex ({len(instruction.data)} characters)", kind="calldata")
+    if not data:
+        return Line("data", "0 bytes", raw="", kind="calldata")
+    return Line("data", f"{len(data)} bytes: {data.hex()}", raw=data.hex(), kind="calldata")
 
 
 def _tx_item_lines(tx: TransactionData, currencies: Currencies, *, full: bool) -> list[Line]:

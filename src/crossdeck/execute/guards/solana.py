@@ -90,8 +90,12 @@ def _signers_guard(
             f"({wallet}) nor the depositFeePayer you named",
             where,
         )
-    return _ok("solana-signers", f"signed by this wallet {wallet} only (and a fee payer you named)",
-               where)  # fmt: skip
+    payer = request.deposit_fee_payer if request else None
+    if payer and payer != wallet and payer in data.signers():
+        return _ok("solana-signers",
+                   f"signed by this wallet {wallet} and the depositFeePayer you named {payer}",
+                   where)  # fmt: skip
+    return _ok("solana-signers", f"signed by this wallet {wallet} only", where)
 
 
 def _deposit_guard(
