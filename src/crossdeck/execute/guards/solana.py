@@ -91,10 +91,12 @@ def _signers_guard(
             where,
         )
     payer = request.deposit_fee_payer if request else None
-    if payer and payer != wallet and payer in data.signers():
+    if payer and payer != wallet:
+        # the runner makes it the message's fee payer: it signs whether or not an
+        # instruction names it
         return _ok("solana-signers",
-                   f"signed by this wallet {wallet} and the depositFeePayer you named {payer}",
-                   where)  # fmt: skip
+                   f"signed by this wallet {wallet} and the depositFeePayer you named {payer} "
+                   "(it pays the fee)", where)  # fmt: skip
     return _ok("solana-signers", f"signed by this wallet {wallet} only", where)
 
 
