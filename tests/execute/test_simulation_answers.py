@@ -21,6 +21,7 @@ NATIVE = "0x" + "00" * 20
 PSEUDO = "0x" + "ee" * 20
 TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 APPROVAL_FOR_ALL = "0x17307eab39ab6107e8899845ad3d59bd9653f200f220920489ca2b5937696c31"
+APPROVAL = "0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925"
 IN, OUT, MINIMUM = 10**16, 29_904_999, 29_755_475
 
 
@@ -176,3 +177,14 @@ async def test_an_allowance_read_the_node_did_not_answer_is_not_taken_as_zero() 
         ok, message = await guard(node(with_allowance_read(read)))
         assert not ok, read
         assert "the allowance of 0x" in message and "could not be read" in message, message
+
+
+async def test_an_approval_the_reads_do_not_cover_is_refused() -> None:
+    """An Approval of the wallet's to a spender the quote never names is not read before and
+    after, so the log itself is what refuses it."""
+    thief = "0x" + "7e" * 20
+    approval = {"address": USDC, "topics": [APPROVAL, topic(WALLET), topic(thief)]}
+    approval["data"] = word(5 * 10**6)
+    ok, message = await guard(node(results_with([*honest_logs(), approval])))
+    assert not ok
+    assert "spend 5 USDC of yours, which the quote does not say" in message, message

@@ -242,6 +242,7 @@ async def simulation_guard(
         flows, approvals = _flows(ran)
         problems = _problems(terms, flows, approvals, words)
         problems += _allowance_problems(allowances, before, after, words)
+        problems += _unread_approvals(approvals, allowances, terms.wallet, words)
         summary = _summary(terms, flows, words)
     except (ValueError, TypeError, AttributeError, KeyError) as exc:
         # our own words for what is odd; any other error's text may carry the node's data
@@ -402,6 +403,23 @@ def _allowance_problems(
                 f"(it was {words(old, token)})"
             )
     return problems
+
+
+def _unread_approvals(
+    approvals: list[tuple[str, str, str, int]],
+    pairs: list[tuple[str, str]],
+    wallet: str,
+    words: _Words,
+) -> list[str]:
+    """Approvals of the wallet's that the allowance reads do not cover (a token or spender the
+    quote does not name): their end value is not read, so any grant is a refusal."""
+    read = set(pairs)
+    return [
+        f"it would let {_short(spender)} spend {words(amount, token)} of yours, which the quote "
+        "does not say"
+        for token, owner, spender, amount in approvals
+        if owner == wallet and amount > 0 and (token, spender) not in read
+    ]
 
 
 def _allowance(result: dict[str, Any], token: str, spender: str) -> int:
