@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.execute.guards.base import GuardResult, _fail, _ok
@@ -35,6 +35,10 @@ from crossdeck.execute.guards.calldata import CalldataError, decode_call
 from crossdeck.models import NATIVE_ADDRESS, Quote, TransactionData, format_units
 from crossdeck.models.addresses import to_checksum_address
 from crossdeck.models.text import short
+
+if TYPE_CHECKING:
+    from crossdeck.models import CurrencyAmount
+    from crossdeck.wallet.gateway import EvmGateway
 
 NAME = "balance-changes"
 NATIVE_LOG_ADDRESS = "0x" + "ee" * 20  # the pseudo-token of traced native transfers
@@ -102,7 +106,7 @@ class _Terms:
     recipient: str
 
 
-def _currency(amount: Any) -> tuple[str | None, int | None, str, int | None]:
+def _currency(amount: CurrencyAmount | None) -> tuple[str | None, int | None, str, int | None]:
     """(address lower-cased, chain id, symbol, decimals) of a quote amount object."""
     info = amount.currency_info if amount is not None else None
     if info is None:
@@ -176,7 +180,7 @@ def _topic_address(topic: str) -> str:
 
 
 async def simulation_guard(
-    quote: Quote, wallet: str, gateway: Any, start: tuple[int, int] = (0, 0)
+    quote: Quote, wallet: str, gateway: EvmGateway | None, start: tuple[int, int] = (0, 0)
 ) -> list[GuardResult]:
     """The `balance-changes` guard over the pending transactions from `start` on (empty when
     every one of them is decoded). `gateway`: an `EvmGateway` of their chain, or None."""
