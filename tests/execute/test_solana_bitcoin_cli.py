@@ -70,6 +70,10 @@ async def test_base_usdc_to_a_solana_recipient_lands_spl_usdc(world: Any, cli: C
     out = int(quote["details"]["currencyOut"]["amount"])
     assert out > 0
     assert await spl_usdc(world, recipient) == out
+    # the history finds it by the Solana recipient as written (base58 keeps its case)
+    listed = cli.run("requests", "--user", recipient, "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert quote["steps"][0]["requestId"] in listed.stdout, listed.stdout
 
 
 async def test_base_eth_to_a_bitcoin_recipient_reaches_success(cli: Cli) -> None:

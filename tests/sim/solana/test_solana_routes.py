@@ -269,6 +269,10 @@ def test_history_matches_a_solana_recipient_with_its_case_and_evm_users_without(
     assert rid in found("/requests/v3", term=recipient)
     assert rid not in found("/requests/v3", term=recipient.lower())
     assert rid in found("/requests/v2", user=recipient)
+    # v3's filter groups, as the client sends v2's `user` (sender or recipient)
+    groups = '[{"user": "%s"}, {"recipient": "%s"}]'
+    assert rid in found("/requests/v3", filters=groups % (recipient, recipient))
+    assert rid not in found("/requests/v3", filters=groups % ((recipient.lower(),) * 2))
     assert rid not in found("/requests/v2", user=recipient.swapcase())
     # EVM addresses still match whatever their case (EIP-55 or not)
     evm = hand.wallet.address

@@ -300,6 +300,8 @@ def _group_value(key: str, value: object) -> list[Any]:
         return [int(text)] * (2 if key == "chainId" else 1)
     if not isinstance(value, str) or not value:
         raise invalid(f"filters: {key} must be a non-empty string", field="filters")
+    if key in ("user", "recipient"):
+        return [address_key(value)]  # a Solana address keeps its case
     return [value if key == "status" else value.lower()]
 
 
