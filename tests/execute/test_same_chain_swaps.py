@@ -25,7 +25,7 @@ from execute_support import (
 
 from crossdeck.execute import Failed, GuardsChecked, TxSent
 from crossdeck.execute.guards import GuardResult
-from crossdeck.models import Quote
+from crossdeck.models import Quote, QuoteRequest
 
 CHAIN = 8453
 MISSING = "eth_simulateV1"
@@ -34,6 +34,30 @@ USDC_UNIT = 10**6
 
 def steps(quote: Quote) -> list[str]:
     return [str(step.id) for step in quote.steps]
+
+
+async def eth_to_usdc(kit: Kit, **options: Any) -> tuple[Quote, QuoteRequest]:
+    """A quote to swap 0.01 ETH for USDC on CHAIN."""
+    return await kit.quote(
+        origin_chain_id=CHAIN,
+        destination_chain_id=CHAIN,
+        origin_currency=NATIVE,
+        destination_currency=usdc_address(kit.world, CHAIN),
+        amount=str(ETH // 100),
+        **options,
+    )
+
+
+async def usdc_to_eth(kit: Kit, **options: Any) -> tuple[Quote, QuoteRequest]:
+    """A quote to swap 20 USDC for ETH on CHAIN."""
+    return await kit.quote(
+        origin_chain_id=CHAIN,
+        destination_chain_id=CHAIN,
+        origin_currency=usdc_address(kit.world, CHAIN),
+        destination_currency=NATIVE,
+        amount=str(20 * USDC_UNIT),
+        **options,
+    )
 
 
 def checks(events: list[Any]) -> list[GuardResult]:
@@ -49,13 +73,7 @@ def balance_changes(results: list[GuardResult]) -> GuardResult:
 async def test_self_executed_eth_to_usdc_through_the_router(kit: Kit) -> None:
     world = kit.world
     await fund(world, kit.address, native={CHAIN: ETH // 10})
-    quote, request = await kit.quote(
-        origin_chain_id=CHAIN,
-        destination_chain_id=CHAIN,
-        origin_currency=NATIVE,
-        destination_currency=usdc_address(world, CHAIN),
-        amount=str(ETH // 100),
-    )
+    quote, request = await eth_to_usdc(kit)
     # the public form: one transaction to the router /chains names, no protocol.v2
     assert steps(quote) == ["swap"] and quote.payment_details is None
     chains = await kit.service.chains()
@@ -89,14 +107,7 @@ async def test_self_executed_usdc_to_eth_approves_then_swaps(kit: Kit) -> None:
     world = kit.world
     await fund(world, kit.address, native={CHAIN: ETH // 10}, usdc={CHAIN: 50 * USDC_UNIT})
     recipient = new_address()
-    quote, request = await kit.quote(
-        origin_chain_id=CHAIN,
-        destination_chain_id=CHAIN,
-        origin_currency=usdc_address(world, CHAIN),
-        destination_currency=NATIVE,
-        amount=str(20 * USDC_UNIT),
-        recipient=recipient,
-    )
+    quote, request = await usdc_to_eth(kit, recipient=recipient)
     assert steps(quote) == ["approve", "swap"] and quote.payment_details is None
 
     events = await kit.run(quote, request=request)
@@ -120,13 +131,7 @@ async def test_a_zero_reset_before_the_approve_runs(kit: Kit) -> None:
     ends with nothing left approved."""
     world = kit.world
     await fund(world, kit.address, native={CHAIN: ETH // 10}, usdc={CHAIN: 50 * USDC_UNIT})
-    quote, request = await kit.quote(
-        origin_chain_id=CHAIN,
-        destination_chain_id=CHAIN,
-        origin_currency=usdc_address(world, CHAIN),
-        destination_currency=NATIVE,
-        amount=str(20 * USDC_UNIT),
-    )
+    quote, request = await usdc_to_eth(kit)
     assert steps(quote) == ["approve", "swap"]
 
     def reset_first(wire: dict[str, Any]) -> None:
@@ -150,14 +155,7 @@ async def test_a_zero_reset_before_the_approve_runs(kit: Kit) -> None:
 async def test_force_solver_execution_goes_through_the_depository(kit: Kit) -> None:
     world = kit.world
     await fund(world, kit.address, native={CHAIN: ETH // 10})
-    quote, request = await kit.quote(
-        origin_chain_id=CHAIN,
-        destination_chain_id=CHAIN,
-        origin_currency=NATIVE,
-        destination_currency=usdc_address(world, CHAIN),
-        amount=str(ETH // 100),
-        force_solver_execution=True,
-    )
+    quote, request = await eth_to_usdc(kit, force_solver_execution=True)
     assert steps(quote) == ["deposit"] and quote.payment_details is not None
     before = await kit.usdc(CHAIN, kit.address)
 
@@ -174,14 +172,7 @@ async def test_a_forced_swap_paying_the_depository_less_is_refused_by_the_decode
 ) -> None:
     world = kit.world
     await fund(world, kit.address, native={CHAIN: ETH // 10})
-    quote, request = await kit.quote(
-        origin_chain_id=CHAIN,
-        destination_chain_id=CHAIN,
-        origin_currency=NATIVE,
-        destination_currency=usdc_address(world, CHAIN),
-        amount=str(ETH // 100),
-        force_solver_execution=True,
-    )
+    quote, request = await eth_to_usdc(kit, force_solver_execution=True)
 
     def pay_less(wire: dict[str, Any]) -> None:
         wire["steps"][0]["items"][0]["data"]["value"] = str(ETH // 1000)
@@ -206,13 +197,7 @@ def _redirect_swap(wire: dict[str, Any], to: str) -> None:
 async def test_a_router_paying_someone_else_is_refused_by_the_simulation(kit: Kit) -> None:
     world = kit.world
     await fund(world, kit.address, native={CHAIN: ETH // 10})
-    quote, request = await kit.quote(
-        origin_chain_id=CHAIN,
-        destination_chain_id=CHAIN,
-        origin_currency=NATIVE,
-        destination_currency=usdc_address(world, CHAIN),
-        amount=str(ETH // 100),
-    )
+    quote, request = await eth_to_usdc(kit)
     thief = new_address()
     tampered = kit.tampered(quote, lambda wire: _redirect_swap(wire, thief))
     before = await kit.native(CHAIN, kit.address)
@@ -231,13 +216,7 @@ async def test_a_router_paying_someone_else_is_refused_by_the_simulation(kit: Ki
 async def test_an_approval_beyond_the_input_is_refused(kit: Kit) -> None:
     world = kit.world
     await fund(world, kit.address, native={CHAIN: ETH // 10}, usdc={CHAIN: 50 * USDC_UNIT})
-    quote, request = await kit.quote(
-        origin_chain_id=CHAIN,
-        destination_chain_id=CHAIN,
-        origin_currency=usdc_address(world, CHAIN),
-        destination_currency=NATIVE,
-        amount=str(20 * USDC_UNIT),
-    )
+    quote, request = await usdc_to_eth(kit)
 
     # the swap takes less than the approve allows: an allowance would remain
     def take_less(wire: dict[str, Any]) -> None:
@@ -300,13 +279,7 @@ async def test_a_node_without_eth_simulate_is_refused_in_words(py_kit: Kit) -> N
 
     world = py_kit.world
     await fund(world, py_kit.address, native={CHAIN: ETH // 10})
-    quote, request = await py_kit.quote(
-        origin_chain_id=CHAIN,
-        destination_chain_id=CHAIN,
-        origin_currency=NATIVE,
-        destination_currency=usdc_address(world, CHAIN),
-        amount=str(ETH // 100),
-    )
+    quote, request = await eth_to_usdc(py_kit)
 
     async def handle(request: web.Request) -> web.Response:
         body = await request.json()
