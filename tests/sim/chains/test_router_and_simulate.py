@@ -137,3 +137,21 @@ async def test_the_router_really_swaps(kit: ChainKit) -> None:
     held = await kit.w3.eth.call({"to": node.usdc, "data": balance})
     assert int.from_bytes(held, "big") >= 3 * 10**6
     assert await kit.w3.eth.get_balance(RECIPIENT) == before  # paid in USDC, not native
+
+
+async def test_each_call_uses_the_gas_its_receipt_shows(kit: ChainKit) -> None:
+    """gasUsed is a receipt's figure (21,000 and calldata in, refunds out), and a call after
+    another counts its storage from the state the first left, as the two transactions do when
+    mined one after the other: the gas-limit guard holds a deposit after its approve to it."""
+    node = kit.node
+    approve = call("approve(address,uint256)", ["address", "uint256"], [node.router, 10**6])
+    take = swap(node.usdc, 10**6, NATIVE, 3 * 10**14)
+    txs = [{"to": node.usdc, "data": approve}, {"to": node.router, "data": take}]
+    simulated = await simulate(kit, [{"from": DEMO.address, **tx} for tx in txs])
+    assert [r["status"] for r in simulated] == ["0x1", "0x1"]
+    mined = []
+    for tx in txs:
+        receipt = await kit.send(DEMO, {**tx, "gas": 200_000})
+        assert receipt["status"] == 1
+        mined.append(receipt["gasUsed"])
+    assert [int(r["gasUsed"], 16) for r in simulated] == mined

@@ -15,6 +15,7 @@ caller that sums transfers by sender and receiver reads the same result.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
 from eth.constants import CREATE_CONTRACT_ADDRESS
@@ -59,25 +60,39 @@ def simulate_v1(rpc: Any, params: list[Any]) -> list[dict[str, Any]]:
     if total > MAX_CALLS:
         raise RpcFault(INVALID_PARAMS, f"too many calls: {total} (at most {MAX_CALLS})")
     blocks: list[dict[str, Any]] = []
-    with vm.in_costless_state() as state:
-        for index, block_call in enumerate(block_calls):
-            if not isinstance(block_call, dict):
-                raise bad_params(f"blockStateCalls[{index}] must be an object")
-            for unsupported in ("stateOverrides", "blockOverrides"):
-                if block_call.get(unsupported):
-                    raise RpcFault(
-                        INVALID_PARAMS, f"blockStateCalls[{index}].{unsupported} is not supported"
-                    )
-            calls = block_call.get("calls") or []
-            if not isinstance(calls, list):
-                raise bad_params(f"blockStateCalls[{index}].calls must be an array")
-            number = header.block_number + 1 + index
-            results = [
-                _run(rpc, vm, state, call, trace, number, position)
-                for position, call in enumerate(calls)
-            ]
-            blocks.append(_block(number, header.timestamp + 1 + index, header.gas_limit, results))
+    state = _costless_state(vm)
+    for index, block_call in enumerate(block_calls):
+        if not isinstance(block_call, dict):
+            raise bad_params(f"blockStateCalls[{index}] must be an object")
+        for unsupported in ("stateOverrides", "blockOverrides"):
+            if block_call.get(unsupported):
+                raise RpcFault(
+                    INVALID_PARAMS, f"blockStateCalls[{index}].{unsupported} is not supported"
+                )
+        calls = block_call.get("calls") or []
+        if not isinstance(calls, list):
+            raise bad_params(f"blockStateCalls[{index}].calls must be an array")
+        number = header.block_number + 1 + index
+        results = [
+            _run(rpc, vm, state, call, trace, number, position)
+            for position, call in enumerate(calls)
+        ]
+        blocks.append(_block(number, header.timestamp + 1 + index, header.gas_limit, results))
     return blocks
+
+
+def _costless_state(vm: Any) -> StateAPI:
+    """A state on top of the latest block with no base fee, as `vm.in_costless_state()` builds
+    (`vm`: the py-evm VM, whose `chain_context` the VM's API does not name),
+    but without its snapshot: each call locks its changes (as a block does between its
+    transactions), which a snapshot taken before them cannot survive. Nothing is persisted: the
+    changes live in the state's own journal, dropped with it."""
+    header = vm.get_header()
+    block = vm.generate_block_from_parent_header_and_coinbase(header, header.coinbase)
+    free = block.header.copy(base_fee_per_gas=0)
+    hashes = itertools.chain((header.hash,), vm.previous_hashes or ())
+    state: StateAPI = vm.build_state(vm.chaindb.db, free, vm.chain_context, hashes)
+    return state
 
 
 def _block(
@@ -121,6 +136,9 @@ def _run(
         access_list=(),
     )
     tx = SpoofTransaction(unsigned, from_=sender)
+    # as a block does before each transaction: the call's storage costs and refunds count from
+    # the state the calls before it left (EIP-2200's original value), and nothing is warm
+    state.lock_changes()
     try:
         # a SpoofTransaction stands in for a signed one (as in eth_call)
         computation = state.apply_transaction(tx)  # type: ignore[arg-type]
@@ -147,7 +165,7 @@ def _run(
             }
             for index, (address, topics, data) in enumerate(logs)
         ],
-        "gasUsed": hex(computation.get_gas_used()),
+        "gasUsed": hex(_receipt_gas_used(state, tx, computation)),
         "status": "0x1" if computation.is_success else "0x0",
     }
     if computation.is_error:
@@ -158,6 +176,18 @@ def _run(
         else:
             out["error"] = {"code": VM_ERROR, "message": str(error) or type(error).__name__}
     return out
+
+
+def _receipt_gas_used(state: StateAPI, tx: Any, computation: ComputationAPI) -> int:
+    """The gas the call's receipt would show, as geth and anvil answer it: the intrinsic gas
+    (21,000 and the calldata) and the execution, less the refund (at most a fifth since London),
+    plus any calldata floor (Prague). `computation.get_gas_used()` is the execution alone: an
+    approve's 24,332 where the receipt and anvil say 45,928, which a gas-limit guard would read
+    as half the transaction's need."""
+    spent = tx.gas - computation.get_gas_remaining()
+    executor: Any = state.get_transaction_executor()  # the fork's, which has the refund rule
+    refund = executor.calculate_gas_refund(computation, spent)
+    return int(spent - refund + getattr(computation, "data_floor_gas", 0))
 
 
 def _native_transfers(computation: ComputationAPI) -> list[tuple[str, list[str], bytes]]:
