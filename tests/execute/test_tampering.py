@@ -242,6 +242,12 @@ def _domain(**changes: Any) -> Tamper:
     return tamper
 
 
+# (the figure itself is 57,860 while the depository holds no USDC yet, 40,760 after that)
+USDC_DEPOSIT_GAS_WORDS = (
+    "the gas limit is 20,000,000 where chain 8453's node, running it after the steps before it "
+    "(eth_simulateV1), finds it uses "
+)
+
 # (flow, tamper, guard that must refuse it, words the refusal must contain)
 CASES: list[tuple[str, Tamper, str, str]] = [
     # the signature posted to another host: here the world's own service, which would take it
@@ -340,6 +346,9 @@ CASES: list[tuple[str, Tamper, str, str]] = [
     ("native", _gas("deposit", 20_000_000), "gas-limit", "the gas limit is 20,000,000 where"),
     ("deposit-address", _gas("deposit", 1_000_000), "gas-limit", "(eth_estimateGas)"),
     ("usdc", _gas("approve", 5_000_000), "gas-limit", "the gas limit is 5,000,000 where"),
+    # the deposit spends its approve's allowance, so it cannot be estimated before the approve
+    # is mined: it is held to its gas when run after the approve, before the approve is signed
+    ("usdc", _gas("deposit", 20_000_000), "gas-limit", USDC_DEPOSIT_GAS_WORDS),
     # a quote that cannot be executed as given is a guard refusal (exit 7), not a failure
     ("native", _no_request_id, "request-id", "no step carries a requestId"),
     ("withdrawal", _no_request_id, "request-id", "no step carries a requestId"),
@@ -405,6 +414,11 @@ def _wallet(cli: Cli) -> tuple[int, int, int, int]:
     return nonce, wei, usdc, cli.world.ledger.balance(cli.address, PERPS_USDC)
 
 
+def _said(failed: dict[str, Any]) -> str:
+    """The refusal's words: its error (which shortens a long reason) and each failure whole."""
+    return "\n".join([failed["error"], *(json.dumps(f) for f in failed["failures"])])
+
+
 def _bridge(cli: Cli, proxy: TamperingProxy, flow: str) -> Any:
     return cli.invoke(
         "bridge",
@@ -434,7 +448,7 @@ def test_a_tampered_quote_is_refused_before_any_signature(
     failed = events[-1]
     assert failed["event"] == "Failed", failed
     assert guard in {f["name"] for f in failed["failures"]}, failed["error"]
-    assert words in failed["error"]
+    assert words in _said(failed)
     assert not any(e["event"] in ("Signed", "TxSent", "Posted", "VenueSubmitted") for e in events)
     assert _wallet(cli) == before
 
@@ -452,3 +466,46 @@ def test_the_same_flows_untampered_through_the_proxy_succeed(
     [checked] = [e for e in events if e["event"] == "GuardsChecked"]
     assert checked["results"] and all(r["ok"] for r in checked["results"])
     assert events[-1]["event"] == "Finished" and events[-1]["status"] == "success"
+
+
+@pytest.fixture
+def cli_anvil(world_anvil: Any, tmp_path: Path) -> Cli:
+    return Cli(world_anvil, tmp_path)
+
+
+@pytest.fixture
+def proxy_anvil(world_anvil: Any) -> Iterator[TamperingProxy]:
+    with TamperingProxy(world_anvil.service_url) as running:
+        yield running
+
+
+@pytest.mark.anvil
+# honest again after a deposit: the depository then holds USDC, and the deposit uses less
+@pytest.mark.parametrize(
+    "tampered", [False, True, False], ids=["honest", "deposit-gas-20M", "honest-again"]
+)
+def test_on_anvil_the_usdc_deposit_gas_is_held_before_its_approve_is_signed(
+    cli_anvil: Cli, proxy_anvil: TamperingProxy, tampered: bool
+) -> None:
+    """On the other backend too, the deposit after its approve is held to what it uses then:
+    the world's honest 70,000 passes, the tampered 20,000,000 is refused before the approve."""
+    cli, proxy = cli_anvil, proxy_anvil
+    _fund(cli)
+    before = _wallet(cli)
+    proxy.tamper = _gas("deposit", 20_000_000) if tampered else None
+    result = _bridge(cli, proxy, "usdc")
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    if not tampered:
+        assert result.exit_code == 0, result.output
+        [checked] = [e for e in events if e["event"] == "GuardsChecked"]
+        [held] = [
+            r for r in checked["results"] if r["name"] == "gas-limit" and "simul" in r["message"]
+        ]
+        assert held["ok"] and "gas limit 70,000, within 2x of the " in held["message"], held
+        return
+    assert result.exit_code == ExitCode.GUARD_REFUSED, result.output
+    failed = events[-1]
+    assert "gas-limit" in {f["name"] for f in failed["failures"]}, failed["error"]
+    assert USDC_DEPOSIT_GAS_WORDS in _said(failed)
+    assert not any(e["event"] in ("Signed", "TxSent", "Posted", "VenueSubmitted") for e in events)
+    assert _wallet(cli) == before
