@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from crossdeck.execute.gateways import Gateways
 
 NAME = "gas-limit"
+_NOT_NOW = "not now: "  # marks a chain whose estimate failed for another reason than a revert
 DEFAULT_GAS_LIMIT_MULTIPLE = 2.0
 
 
@@ -98,9 +99,15 @@ async def quote_gas_guards(
             call = {"from": sender, "to": tx.to, "value": tx.value or 0, "data": tx.data or "0x"}
             try:
                 estimate = await gateway.estimate_gas(call)
-            except CrossdeckError:
+            except WouldRevertError:
+                # as it stands now it reverts: it may spend what a step before it grants
                 in_order = _chain_calls(quote, sender).get(chain_id, [])
                 simulated[chain_id] = await _simulated_gas(gateway, in_order)
+            except CrossdeckError as exc:
+                # not a revert (another chain, too little to pay, the node out of reach): the
+                # guards of the chain refuse it, and the limit is held again before signing
+                reason = getattr(exc, "message", str(exc))
+                simulated[chain_id] = _NOT_NOW + reason
             else:
                 results.append(gas_limit_verdict(int(tx.gas), estimate, multiple, chain_id, where))
                 continue
@@ -156,6 +163,13 @@ def _after_earlier_steps(
     chain_id: int,
     where: str,
 ) -> GuardResult:
+    if isinstance(simulated, str) and simulated.startswith(_NOT_NOW):
+        return _ok(
+            NAME,
+            f"the node cannot estimate it now ({simulated.removeprefix(_NOT_NOW)}); checked "
+            "right before it is signed",
+            where,
+        )
     if isinstance(simulated, str):
         return _fail(
             NAME,
