@@ -50,15 +50,16 @@ async def send_from_demo(world: Any, chain_id: int, tx: dict[str, Any]) -> None:
 
 
 # a session-long world funds every test's wallets from its one demo wallet (100 native): when it
-# runs low it is topped up (anvil_setBalance, which both backends answer), so a test never
-# fails for what the tests before it spent
-DEMO_TOP_UP = 1_000 * 10**18
+# runs low it is put back to what it started with, plus what is about to leave (anvil_setBalance,
+# which both backends answer), so a test never fails for what the tests before it spent, and a
+# test that needs the wallet NOT to afford something (150 ETH) still sees about 100
+DEMO_START_WEI = 100 * 10**18
 
 
 def demo_holds(world: Any, chain_id: int, wei: int) -> None:
-    """Top the demo wallet up on `chain_id` unless it holds `wei` and 1 native of gas beside
-    (anvil_setBalance, which both backends answer). Plain blocking JSON-RPC: the world serves
-    from its own thread, and the conftest calls this outside any event loop."""
+    """Top the demo wallet up on `chain_id` unless it holds `wei` and 1 native of gas beside.
+    Plain blocking JSON-RPC: the world serves from its own thread, and the conftest calls this
+    outside any event loop."""
     demo = Account.from_key(world.wallet_key).address
 
     def call(method: str, params: list[Any]) -> Any:
@@ -69,7 +70,7 @@ def demo_holds(world: Any, chain_id: int, wei: int) -> None:
 
     held = int(call("eth_getBalance", [demo, "latest"]), 16)
     if held < wei + 10**18:
-        call("anvil_setBalance", [demo, hex(held + wei + DEMO_TOP_UP)])
+        call("anvil_setBalance", [demo, hex(max(held, wei + DEMO_START_WEI))])
 
 
 async def fund(

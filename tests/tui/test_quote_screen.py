@@ -3,6 +3,7 @@ words, field errors that put the cursor on the field, re-quote, swap."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -103,9 +104,10 @@ async def test_quote_shows_fees_route_steps_and_age_and_requotes(world: Any, tui
             "1 ETH = ",
             "impact",
             "time about",
-            "Quoted 0s ago",
         ):
             assert expected in text, expected
+        # the age counts from the quote's arrival: a loaded machine can take a second to paint
+        assert re.search(r"Quoted [01]s ago", text), text
         # the steps follow the fees, further down the result pane
         screen.query_one("#quote-result").scroll_end(animate=False)
         await wait_until(pilot, lambda: "Steps (1)" in screen_text(app), what="the steps")
