@@ -33,6 +33,7 @@ from crossdeck.wallet.errors import (
     TransactionRevertedError,
     WouldRevertError,
 )
+from crossdeck.wallet.rpc_post import post_rpc
 
 T = TypeVar("T")
 
@@ -45,8 +46,6 @@ _TX_QUANTITIES = (
     "nonce", "transactionIndex", "type", "value", "v", "yParity",
 )  # fmt: skip
 _TX_ADDRESSES = ("from", "to")
-_RETRY_BACKOFF_S = 0.2  # first wait before retrying a request the transport lost; doubles
-# JSON-RPC error code of a call that reverted (EIP-1474 "execution reverted")
 _REVERTED = 3
 
 
@@ -167,22 +166,16 @@ class EvmGateway:
         )
 
     async def _post(self, method: str, body: dict[str, Any]) -> httpx.Response:
-        """POST `body`, retrying what the transport lost: any read again, a raw transaction
+        """POST `body`: a read is tried again after what the transport lost, a raw transaction
         only when it never reached the node (a send that timed out may have landed)."""
-        again: tuple[type[Exception], ...] = (
-            (httpx.ConnectError, httpx.ConnectTimeout)
-            if method == "eth_sendRawTransaction"
-            else (httpx.TransportError, OSError)
+        return await post_rpc(
+            self._http,
+            self.rpc_url,
+            body,
+            sends=method == "eth_sendRawTransaction",
+            retries=self._retries,
+            unreachable=self._unreachable,
         )
-        attempt = 0
-        while True:
-            try:
-                return await self._http.post(self.rpc_url, json=body)
-            except (httpx.TransportError, OSError) as exc:
-                if attempt >= self._retries or not isinstance(exc, again):
-                    raise self._unreachable(f"is unreachable ({type(exc).__name__})") from None
-            await asyncio.sleep(_RETRY_BACKOFF_S * 2**attempt)
-            attempt += 1
 
     async def _rpc(self, method: str, *params: Any) -> Any:
         """The `result` of one JSON-RPC call, each failure as a wallet error."""

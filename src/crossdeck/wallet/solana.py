@@ -9,7 +9,6 @@ either and checks that the public half belongs to the secret half.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import itertools
 import json
@@ -23,9 +22,8 @@ from crossdeck.models.base58 import b58decode, b58encode
 from crossdeck.models.urls import url_where
 from crossdeck.tls import client_context
 from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
+from crossdeck.wallet.rpc_post import post_rpc
 from crossdeck.wallet.signers import Family, SignerSource
-
-_RETRY_BACKOFF_S = 0.2
 
 
 def read_keypair(text: str) -> SecretStr:
@@ -137,23 +135,14 @@ class SolanaGateway:
 
     async def rpc(self, method: str, *params: Any) -> Any:
         body = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": list(params)}
-        # a send may have landed when its answer was lost: only a connection never made is
-        # tried again (the signature is journalled; resume looks for it)
-        again: tuple[type[Exception], ...] = (
-            (httpx.ConnectError, httpx.ConnectTimeout)
-            if method == "sendTransaction"
-            else (httpx.TransportError, OSError)
+        response = await post_rpc(
+            self._http,
+            self.rpc_url,
+            body,
+            sends=method == "sendTransaction",
+            retries=self._retries,
+            unreachable=self._unreachable,
         )
-        attempt = 0
-        while True:
-            try:
-                response = await self._http.post(self.rpc_url, json=body)
-                break
-            except (httpx.TransportError, OSError) as exc:
-                if attempt >= self._retries or not isinstance(exc, again):
-                    raise self._unreachable(f"is unreachable ({type(exc).__name__})") from None
-            await asyncio.sleep(_RETRY_BACKOFF_S * 2**attempt)
-            attempt += 1
         if response.status_code >= 400:
             raise self._unreachable(f"answered HTTP {response.status_code} to {method}")
         try:
