@@ -162,21 +162,29 @@ def wallet() -> None:
     pass  # a group: its summary is in crossdeck.cli.COMMANDS
 
 
-def _store_key(obj: CliContext, key: SecretStr, yes: bool) -> None:
+def _store_key(obj: CliContext, key: SecretStr, yes: bool, *, solana: bool = False) -> None:
+    """Store the profile's EVM key (or, with `solana`, its Solana keypair), asking before it
+    replaces one, and print the address it signs for."""
     from crossdeck.wallet import keystore
 
     settings = _settings(obj)
     _world_note(settings)
-    existing = keystore.load_wallet_address(settings.profile)
+    load, store = (
+        (keystore.load_solana_address, keystore.store_solana_key)
+        if solana
+        else (keystore.load_wallet_address, keystore.store_wallet_key)
+    )
+    existing = load(settings.profile)
     if existing is not None:
+        kind = "Solana wallet" if solana else "wallet"
         _confirm(
-            f"Profile {settings.profile!r} already has wallet {existing}. Replace it? "
+            f"Profile {settings.profile!r} already has {kind} {existing}. Replace it? "
             "Without a backup of its key, its funds are lost.",
             yes,
         )
-    address = keystore.store_wallet_key(settings.profile, key)
+    address = store(settings.profile, key)
     if obj.json:
-        print_json({"profile": settings.profile, "address": address})
+        print_json({"profile": settings.profile, "solanaAddress" if solana else "address": address})
     else:
         click.echo(address)
         click.echo(f"stored in {keystore.backend_description()}", err=True)
@@ -272,7 +280,6 @@ def wallet_import_solana(
 ) -> None:
     """Store a Solana key beside the EVM key: the base58 of its 64-byte keypair (hidden
     prompt or stdin) or a Solana CLI keypair file. It is kept only in the keyring."""
-    from crossdeck.wallet import keystore
     from crossdeck.wallet.solana import read_keypair
 
     if keypair_file is not None and from_stdin:
@@ -284,22 +291,7 @@ def wallet_import_solana(
             raise InputError(f"cannot read keypair file {keypair_file}: {exc}") from None
     else:
         text = _read_secret("Solana keypair (base58 of 64 bytes, or a JSON array)", from_stdin)
-    keypair = read_keypair(text)
-    settings = _settings(obj)
-    _world_note(settings)
-    existing = keystore.load_solana_address(settings.profile)
-    if existing is not None:
-        _confirm(
-            f"Profile {settings.profile!r} already has Solana wallet {existing}. Replace it? "
-            "Without a backup of its key, its funds are lost.",
-            yes,
-        )
-    address = keystore.store_solana_key(settings.profile, keypair)
-    if obj.json:
-        print_json({"profile": settings.profile, "solanaAddress": address})
-    else:
-        click.echo(address)
-        click.echo(f"stored in {keystore.backend_description()}", err=True)
+    _store_key(obj, read_keypair(text), yes, solana=True)
 
 
 @wallet.command("show")
