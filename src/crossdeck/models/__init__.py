@@ -5,105 +5,111 @@ Response models are lenient in (unknown fields kept, nearly everything optional)
 `RequestsQuery`) are strict and raise an `InputError` naming the field.
 """
 
-from crossdeck.models.amounts import Currency, CurrencyAmount, CurrencyMetadata
-from crossdeck.models.base import (
-    IntStr,
-    IsoDateTime,
-    LenientWireModel,
-    WireDateTime,
-    WireInt,
-    WireModel,
-)
-from crossdeck.models.chains import (
-    NATIVE_ADDRESS,
-    NATIVE_DECIMALS,
-    VENUE_CHAIN_ID,
-    ZERO_ADDRESS,
-    ChainCurrency,
-    ChainInfo,
-    ChainProtocol,
-    ChainProtocolV2,
-    ChainsResponse,
-)
-from crossdeck.models.errors import (
-    TRANSIENT_ERROR_CODES,
-    ErrorBody,
-    FieldInputError,
-    RuleViolation,
-)
-from crossdeck.models.quote import (
-    Details,
-    Fees,
-    FeeSponsorship,
-    Impact,
-    PaymentDetails,
-    Protocol,
-    ProtocolV2,
-    Quote,
-    Route,
-    RouteLeg,
-    SlippageTolerance,
-    SlippageValue,
-    SponsorPayment,
-    SponsorshipBreakdown,
-    SponsorshipComponent,
-    UsdValue,
-)
-from crossdeck.models.quote_request import (
-    EVM_ADDRESS_PATTERN,
-    AppFee,
-    Authorization,
-    QuoteRequest,
-    QuoteRequestError,
-    TradeType,
-    TxCall,
-    required_protocol_version,
-)
-from crossdeck.models.requests import (
-    DepositAddressInfo,
-    RequestData,
-    RequestFees,
-    RequestFeesUsd,
-    RequestRecord,
-    RequestsPage,
-    RequestTx,
-    RequestTxData,
-)
-from crossdeck.models.requests_query import HistoryStatus, RequestsQuery, RequestsQueryError
-from crossdeck.models.status import (
-    RequestStatus,
-    StatusV1,
-    StatusV3,
-    StatusValue,
-    is_final,
-    parse_status,
-)
-from crossdeck.models.steps import (
-    ItemCheck,
-    ItemData,
-    ItemDataKind,
-    ItemKindError,
-    PostPayload,
-    SendAssetAction,
-    SignatureData,
-    SignPayload,
-    Step,
-    StepItem,
-    TransactionData,
-    UnknownItemData,
-    VenueDepositData,
-    classify_item_data,
-)
-from crossdeck.models.units import (
-    USD_DECIMALS,
-    UnitsError,
-    format_units,
-    parse_units,
-    parse_usd,
-    to_decimal,
-    usd_text,
-)
-from crossdeck.models.webhook import STATUS_UPDATED_EVENT, WebhookData, WebhookEvent
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crossdeck.models.amounts import Currency, CurrencyAmount, CurrencyMetadata
+    from crossdeck.models.base import (
+        IntStr,
+        IsoDateTime,
+        LenientWireModel,
+        WireDateTime,
+        WireInt,
+        WireModel,
+    )
+    from crossdeck.models.chains import (
+        NATIVE_ADDRESS,
+        NATIVE_DECIMALS,
+        VENUE_CHAIN_ID,
+        ZERO_ADDRESS,
+        ChainCurrency,
+        ChainInfo,
+        ChainProtocol,
+        ChainProtocolV2,
+        ChainsResponse,
+    )
+    from crossdeck.models.errors import (
+        TRANSIENT_ERROR_CODES,
+        ErrorBody,
+        FieldInputError,
+        RuleViolation,
+    )
+    from crossdeck.models.quote import (
+        Details,
+        Fees,
+        FeeSponsorship,
+        Impact,
+        PaymentDetails,
+        Protocol,
+        ProtocolV2,
+        Quote,
+        Route,
+        RouteLeg,
+        SlippageTolerance,
+        SlippageValue,
+        SponsorPayment,
+        SponsorshipBreakdown,
+        SponsorshipComponent,
+        UsdValue,
+    )
+    from crossdeck.models.quote_request import (
+        EVM_ADDRESS_PATTERN,
+        AppFee,
+        Authorization,
+        QuoteRequest,
+        QuoteRequestError,
+        TradeType,
+        TxCall,
+        required_protocol_version,
+    )
+    from crossdeck.models.requests import (
+        DepositAddressInfo,
+        RequestData,
+        RequestFees,
+        RequestFeesUsd,
+        RequestRecord,
+        RequestsPage,
+        RequestTx,
+        RequestTxData,
+    )
+    from crossdeck.models.requests_query import HistoryStatus, RequestsQuery, RequestsQueryError
+    from crossdeck.models.status import (
+        RequestStatus,
+        StatusV1,
+        StatusV3,
+        StatusValue,
+        is_final,
+        parse_status,
+    )
+    from crossdeck.models.steps import (
+        ItemCheck,
+        ItemData,
+        ItemDataKind,
+        ItemKindError,
+        PostPayload,
+        SendAssetAction,
+        SignatureData,
+        SignPayload,
+        Step,
+        StepItem,
+        TransactionData,
+        UnknownItemData,
+        VenueDepositData,
+        classify_item_data,
+    )
+    from crossdeck.models.units import (
+        USD_DECIMALS,
+        UnitsError,
+        format_units,
+        parse_units,
+        parse_usd,
+        to_decimal,
+        usd_text,
+    )
+    from crossdeck.models.webhook import STATUS_UPDATED_EVENT, WebhookData, WebhookEvent
 
 __all__ = [
     "EVM_ADDRESS_PATTERN",
@@ -194,3 +200,109 @@ __all__ = [
     "to_decimal",
     "usd_text",
 ]
+
+# name -> the submodule that defines it. Loaded on first use (PEP 562) so that importing one
+# model, or a plain submodule such as `crossdeck.models.text`, does not build every pydantic
+# class (about 70; a fifth of the app's first frame, issue 28).
+_SOURCES: dict[str, str] = {
+    "Currency": "crossdeck.models.amounts",
+    "CurrencyAmount": "crossdeck.models.amounts",
+    "CurrencyMetadata": "crossdeck.models.amounts",
+    "IntStr": "crossdeck.models.base",
+    "IsoDateTime": "crossdeck.models.base",
+    "LenientWireModel": "crossdeck.models.base",
+    "WireDateTime": "crossdeck.models.base",
+    "WireInt": "crossdeck.models.base",
+    "WireModel": "crossdeck.models.base",
+    "NATIVE_ADDRESS": "crossdeck.models.chains",
+    "NATIVE_DECIMALS": "crossdeck.models.chains",
+    "VENUE_CHAIN_ID": "crossdeck.models.chains",
+    "ZERO_ADDRESS": "crossdeck.models.chains",
+    "ChainCurrency": "crossdeck.models.chains",
+    "ChainInfo": "crossdeck.models.chains",
+    "ChainProtocol": "crossdeck.models.chains",
+    "ChainProtocolV2": "crossdeck.models.chains",
+    "ChainsResponse": "crossdeck.models.chains",
+    "TRANSIENT_ERROR_CODES": "crossdeck.models.errors",
+    "ErrorBody": "crossdeck.models.errors",
+    "FieldInputError": "crossdeck.models.errors",
+    "RuleViolation": "crossdeck.models.errors",
+    "Details": "crossdeck.models.quote",
+    "Fees": "crossdeck.models.quote",
+    "FeeSponsorship": "crossdeck.models.quote",
+    "Impact": "crossdeck.models.quote",
+    "PaymentDetails": "crossdeck.models.quote",
+    "Protocol": "crossdeck.models.quote",
+    "ProtocolV2": "crossdeck.models.quote",
+    "Quote": "crossdeck.models.quote",
+    "Route": "crossdeck.models.quote",
+    "RouteLeg": "crossdeck.models.quote",
+    "SlippageTolerance": "crossdeck.models.quote",
+    "SlippageValue": "crossdeck.models.quote",
+    "SponsorPayment": "crossdeck.models.quote",
+    "SponsorshipBreakdown": "crossdeck.models.quote",
+    "SponsorshipComponent": "crossdeck.models.quote",
+    "UsdValue": "crossdeck.models.quote",
+    "EVM_ADDRESS_PATTERN": "crossdeck.models.quote_request",
+    "AppFee": "crossdeck.models.quote_request",
+    "Authorization": "crossdeck.models.quote_request",
+    "QuoteRequest": "crossdeck.models.quote_request",
+    "QuoteRequestError": "crossdeck.models.quote_request",
+    "TradeType": "crossdeck.models.quote_request",
+    "TxCall": "crossdeck.models.quote_request",
+    "required_protocol_version": "crossdeck.models.quote_request",
+    "DepositAddressInfo": "crossdeck.models.requests",
+    "RequestData": "crossdeck.models.requests",
+    "RequestFees": "crossdeck.models.requests",
+    "RequestFeesUsd": "crossdeck.models.requests",
+    "RequestRecord": "crossdeck.models.requests",
+    "RequestsPage": "crossdeck.models.requests",
+    "RequestTx": "crossdeck.models.requests",
+    "RequestTxData": "crossdeck.models.requests",
+    "HistoryStatus": "crossdeck.models.requests_query",
+    "RequestsQuery": "crossdeck.models.requests_query",
+    "RequestsQueryError": "crossdeck.models.requests_query",
+    "RequestStatus": "crossdeck.models.status",
+    "StatusV1": "crossdeck.models.status",
+    "StatusV3": "crossdeck.models.status",
+    "StatusValue": "crossdeck.models.status",
+    "is_final": "crossdeck.models.status",
+    "parse_status": "crossdeck.models.status",
+    "ItemCheck": "crossdeck.models.steps",
+    "ItemData": "crossdeck.models.steps",
+    "ItemDataKind": "crossdeck.models.steps",
+    "ItemKindError": "crossdeck.models.steps",
+    "PostPayload": "crossdeck.models.steps",
+    "SendAssetAction": "crossdeck.models.steps",
+    "SignatureData": "crossdeck.models.steps",
+    "SignPayload": "crossdeck.models.steps",
+    "Step": "crossdeck.models.steps",
+    "StepItem": "crossdeck.models.steps",
+    "TransactionData": "crossdeck.models.steps",
+    "UnknownItemData": "crossdeck.models.steps",
+    "VenueDepositData": "crossdeck.models.steps",
+    "classify_item_data": "crossdeck.models.steps",
+    "USD_DECIMALS": "crossdeck.models.units",
+    "UnitsError": "crossdeck.models.units",
+    "format_units": "crossdeck.models.units",
+    "parse_units": "crossdeck.models.units",
+    "parse_usd": "crossdeck.models.units",
+    "to_decimal": "crossdeck.models.units",
+    "usd_text": "crossdeck.models.units",
+    "STATUS_UPDATED_EVENT": "crossdeck.models.webhook",
+    "WebhookData": "crossdeck.models.webhook",
+    "WebhookEvent": "crossdeck.models.webhook",
+}
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(source), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -10,20 +10,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from crossdeck.models import (
-    NATIVE_ADDRESS,
-    VENUE_CHAIN_ID,
-    ChainCurrency,
-    ChainInfo,
-    ChainsResponse,
-    Quote,
-    StepItem,
-)
+from crossdeck.models.chains import NATIVE_ADDRESS, VENUE_CHAIN_ID
 from crossdeck.models.display import chain_label
 from crossdeck.models.text import short
 
 if TYPE_CHECKING:
     from crossdeck.execute.describe import Headline
+    from crossdeck.models import ChainCurrency, ChainInfo, ChainsResponse, Quote, StepItem
 
 # the describer is imported where it is used: `crossdeck.execute` brings the guards and eth-abi,
 # which the pickers that use the labels below do not need on the app's start path

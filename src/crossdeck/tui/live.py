@@ -11,10 +11,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from crossdeck.track.updates import StatusUpdate, normalise_request_id
-
 if TYPE_CHECKING:
     from crossdeck.track.store import StoredRequest
+    from crossdeck.track.updates import StatusUpdate
+
+
+def normalise_request_id(request_id: str) -> str:
+    # imported on first use: the updates' status and webhook models are pydantic classes the
+    # app's first frame does not need (issue 28)
+    from crossdeck.track.updates import normalise_request_id as normalise
+
+    return normalise(request_id)
 
 
 @dataclass

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from crossdeck.models import ChainsResponse, Quote, QuoteRequest
+if TYPE_CHECKING:
+    from crossdeck.models import ChainsResponse, Quote, QuoteRequest
 
 
 class ChainsLoaded(Message):

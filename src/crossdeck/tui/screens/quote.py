@@ -17,13 +17,7 @@ from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Stati
 from textual.worker import Worker, WorkerState
 
 from crossdeck.errors import CrossdeckError
-from crossdeck.models import (
-    VENUE_CHAIN_ID,
-    ChainsResponse,
-    Quote,
-    QuoteRequest,
-    QuoteRequestError,
-)
+from crossdeck.models import VENUE_CHAIN_ID, QuoteRequestError
 from crossdeck.tui import describe
 from crossdeck.tui.copy_links import Copyable
 from crossdeck.tui.copy_links import palette_commands as copy_commands
@@ -45,6 +39,7 @@ from crossdeck.tui.widgets.quote_view import render_quote
 if TYPE_CHECKING:
     # only annotated here: the guards import eth-abi and httpx, kept off the app's start path
     from crossdeck.execute.guards import GuardResult
+    from crossdeck.models import ChainsResponse, Quote, QuoteRequest
     from crossdeck.tui.widgets.quote_options import QuoteOptions
 
 NO_QUOTE_YET = "No quote yet: pick what to move, type an amount and press ctrl+r."

@@ -13,13 +13,13 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from crossdeck.models import ChainsResponse, Details, Quote
 from crossdeck.tui import describe
 
 if TYPE_CHECKING:
     # only annotated here: the guards import eth-abi and httpx, kept off the app's start path
     from crossdeck.execute.describe import Line
     from crossdeck.execute.guards import GuardResult
+    from crossdeck.models import ChainsResponse, Details, Quote
 
 STALE_AFTER_SECONDS = 30
 
