@@ -33,7 +33,7 @@ from crossdeck.wallet.errors import (
     TransactionRevertedError,
     WouldRevertError,
 )
-from crossdeck.wallet.rpc_post import post_rpc
+from crossdeck.wallet.rpc_post import error_message, post_rpc, read_reply
 
 T = TypeVar("T")
 
@@ -181,22 +181,18 @@ class EvmGateway:
         """The `result` of one JSON-RPC call, each failure as a wallet error."""
         body = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": list(params)}
         response = await self._post(method, body)
-        if response.status_code >= 400:
-            raise self._unreachable(f"answered HTTP {response.status_code} to {method}")
-        try:
-            reply = response.json()
-        except ValueError:
-            reply = None
-        if not isinstance(reply, dict) or ("result" not in reply and "error" not in reply):
-            # Not JSON, or not JSON-RPC
-            raise RpcError(
+        result, error = read_reply(
+            response,
+            method,
+            unreachable=self._unreachable,
+            malformed=lambda: RpcError(
                 f"malformed answer from the node at {self._where} to {method}",
                 hint=f"is rpc.{self.expected_chain_id} a JSON-RPC endpoint?",
-            )
-        error = reply.get("error")
+            ),
+        )
         if error is None:
-            return reply.get("result")
-        message = str(error.get("message") or error) if isinstance(error, dict) else str(error)
+            return result
+        message = error_message(error)
         code = error.get("code") if isinstance(error, dict) else None
         if code == _REVERTED or "revert" in message.lower():
             raise WouldRevertError(

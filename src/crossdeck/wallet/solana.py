@@ -22,7 +22,7 @@ from crossdeck.models.base58 import b58decode, b58encode
 from crossdeck.models.urls import url_where
 from crossdeck.tls import client_context
 from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
-from crossdeck.wallet.rpc_post import post_rpc
+from crossdeck.wallet.rpc_post import error_message, post_rpc, read_reply
 from crossdeck.wallet.signers import Family, SignerSource
 
 
@@ -143,19 +143,17 @@ class SolanaGateway:
             retries=self._retries,
             unreachable=self._unreachable,
         )
-        if response.status_code >= 400:
-            raise self._unreachable(f"answered HTTP {response.status_code} to {method}")
-        try:
-            reply = response.json()
-        except ValueError:
-            reply = None
-        if not isinstance(reply, dict) or ("result" not in reply and "error" not in reply):
-            raise RpcError(f"malformed answer from the Solana RPC at {self._where} to {method}")
-        error = reply.get("error")
+        result, error = read_reply(
+            response,
+            method,
+            unreachable=self._unreachable,
+            malformed=lambda: RpcError(
+                f"malformed answer from the Solana RPC at {self._where} to {method}"
+            ),
+        )
         if error is not None:
-            message = str(error.get("message") or error) if isinstance(error, dict) else str(error)
-            raise RpcError(f"the Solana RPC refused {method}: {message}")
-        return reply.get("result")
+            raise RpcError(f"the Solana RPC refused {method}: {error_message(error)}")
+        return result
 
     def _value(self, method: str, result: Any) -> Any:
         if not isinstance(result, dict) or "value" not in result:
