@@ -69,12 +69,7 @@ async def funds_guard(
         return amount_words(quote, amount, currency)
 
     need_native = gas + (payment.amount if native else 0)
-    problems = []
-    if token_held is not None and token_held < payment.amount:
-        problems.append(
-            f"the payment is {words(payment.amount, payment.currency)} but the wallet holds "
-            f"{words(token_held, payment.currency)}"
-        )
+    problems = _token_short(quote, payment.amount, payment.currency, token_held)
     if have < need_native:
         paid = f"{words(payment.amount)} plus " if native else ""
         problems.append(
@@ -93,6 +88,17 @@ async def funds_guard(
             f"the wallet holds {held} on chain {chain_id}: enough for the payment of {paid} "
             f"plus up to {words(gas)} of gas",
         )
+    ]
+
+
+def _token_short(quote: Quote, amount: int, currency: str | None, held: int | None) -> list[str]:
+    """The problem, in words, of a token payment the wallet holds too little of (none when the
+    payment is native: `held` is None), for every chain family's funds guard."""
+    if held is None or held >= amount:
+        return []
+    return [
+        f"the payment is {amount_words(quote, amount, currency)} but the wallet holds "
+        f"{amount_words(quote, held, currency)}"
     ]
 
 
@@ -230,12 +236,7 @@ async def solana_funds_guard(quote: Quote, wallet: str, gateway: Any) -> list[Gu
     except (CrossdeckError, KeyError, TypeError, ValueError):
         return []
     need = SOLANA_FEE_ROOM_LAMPORTS + (payment.amount if native else 0)
-    problems = []
-    if held is not None and held < payment.amount:
-        problems.append(
-            f"the payment is {amount_words(quote, payment.amount, payment.currency)} but the "
-            f"wallet holds {amount_words(quote, held, payment.currency)}"
-        )
+    problems = _token_short(quote, payment.amount, payment.currency, held)
     if lamports < need:
         problems.append(f"it needs {need} lamports with the fee, the wallet holds {lamports}")
     if problems:
