@@ -350,11 +350,11 @@ def _screen_child(
         os.environ["CROSSDECK_CONFIG"] = str(config)
 
         started = time.perf_counter()
-        from pydantic import SecretStr
         from textual.events import Key
         from textual.widgets import DataTable
 
         from crossdeck.config import load_settings
+        from crossdeck.secret import Secret
         from crossdeck.tui.app import CrossdeckApp
         from crossdeck.tui.screens.history import PAGE_SIZE, HistoryScreen
         from crossdeck.tui.services import Secrets
@@ -374,7 +374,7 @@ def _screen_child(
                     Key,
                     settings=load_settings(None, world_file),
                     # the secrets in memory, as the app tests give them: no key is written
-                    secrets=Secrets(SecretStr(api_key), wallet),
+                    secrets=Secrets(Secret(api_key), wallet),
                     work=work,
                     expected=expected,
                     probe=probe,

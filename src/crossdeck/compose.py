@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from pydantic import SecretStr
-
 from crossdeck.config import Settings
 from crossdeck.errors import CrossdeckError, InputError
+from crossdeck.secret import Secret
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
@@ -48,7 +47,7 @@ class Secrets:
 
     def __init__(
         self,
-        api_key: SecretStr | None,
+        api_key: Secret | None,
         wallet_address: str | None,
         api_key_problem: str | None = None,
     ) -> None:
@@ -69,7 +68,7 @@ class Secrets:
         return "set" if self.api_key is not None else "unset"
 
 
-def read_api_key(settings: Settings) -> tuple[SecretStr | None, str | None]:
+def read_api_key(settings: Settings) -> tuple[Secret | None, str | None]:
     """The profile's API key, or None and why it could not be read (a broken keyring). The key
     only raises rate limits, so a read goes on without it; the caller says so."""
     from crossdeck.credentials import resolve_api_key
@@ -108,7 +107,7 @@ def retry_policy(settings: Settings, *, venue: bool = False) -> RetryPolicy:
 
 
 def service_client(
-    settings: Settings, api_key: SecretStr | None, *, for_tracker: bool = False
+    settings: Settings, api_key: Secret | None, *, for_tracker: bool = False
 ) -> ServiceClient:
     """The transfer service's client. `for_tracker`: one that never sleeps out a 429 itself,
     because the status tracker paces every request it makes at once (its budget)."""
@@ -180,7 +179,7 @@ def portfolio_owners(settings: Settings, address: str | None = None) -> dict[str
     return owners
 
 
-def signer(settings: Settings, password: SecretStr | None = None) -> EvmSigner:
+def signer(settings: Settings, password: Secret | None = None) -> EvmSigner:
     """The signer the settings choose, for the signers that need no event loop: a read-only
     address (`--from`), a Foundry keystore (unlocked with its password file, or a prompt on
     the terminal; `password`: the keystore's, when the app asked for it), the world's demo key
@@ -255,7 +254,7 @@ def _expect_address(settings: Settings, address: str) -> None:
 async def open_signer(
     settings: Settings,
     announce: Callable[[str], None] | None = None,
-    password: SecretStr | None = None,
+    password: Secret | None = None,
 ) -> EvmSigner:
     """The signer the settings choose, ready to sign. The browser wallet serves its page on
     127.0.0.1, `announce`s its URL (with its token: show it to the user only, never log it),
@@ -290,7 +289,7 @@ def gateways(settings: Settings) -> GatewayPool:
     return GatewayPool({k: v for k, v in settings.rpc.items() if k != SOLANA_CHAIN_ID})
 
 
-def solana_parts(settings: Settings, *, fee_payer: SecretStr | None = None) -> SolanaParts | None:
+def solana_parts(settings: Settings, *, fee_payer: Secret | None = None) -> SolanaParts | None:
     """The Solana key and RPC when the profile has both, else None; `fee_payer`: the key of a
     depositFeePayer given for this run (`bridge --deposit-fee-payer-keypair`), held in memory."""
     from crossdeck.credentials import resolve_solana_key
@@ -354,7 +353,7 @@ def status_tracker(
     )
 
 
-def webhook_receiver(settings: Settings, api_key: SecretStr) -> WebhookReceiver:
+def webhook_receiver(settings: Settings, api_key: Secret) -> WebhookReceiver:
     """A receiver of status webhooks, verified with the API key (imports aiohttp); started by
     the caller on `settings.webhook.host` and a port."""
     from crossdeck.track.receiver import WebhookReceiver
@@ -379,7 +378,7 @@ def executor(
     confirm: Confirm,
     follower: Follower,
     trust_quote: bool = False,
-    solana_fee_payer: SecretStr | None = None,
+    solana_fee_payer: Secret | None = None,
 ) -> Executor:
     """An executor for one run: its gateways and journal are its own (`Executor.aclose` and
     `executor.journal.close()`); the clients, the signer and the follower are the caller's."""

@@ -25,27 +25,32 @@ or, for the demo, in the world file the local world wrote.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal, TypeVar
 
 import platformdirs
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    SecretStr,
-    ValidationError,
-)
 
 from crossdeck.errors import CrossdeckError
 from crossdeck.exitcodes import ExitCode
 from crossdeck.json_depth import MAX_NESTING, nests_too_deep
+from crossdeck.secret import Secret
+from crossdeck.settings_schema import (
+    HttpUrl,
+    SettingsError,
+    field_types,
+    json_ready,
+    parse,
+    setting,
+)
 from crossdeck.track.webhook_defaults import DEFAULT_WEBHOOK_PATH
+
+T = TypeVar("T")
 
 APP_NAME = "crossdeck"
 ENV_CONFIG = "CROSSDECK_CONFIG"
@@ -72,94 +77,90 @@ _BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
+def _default_data_dir() -> Path:
+    return platformdirs.user_data_path(APP_NAME)
+
+
 class ConfigError(CrossdeckError):
     """The config file, a world file or the settings they produce are unusable."""
 
     exit_code = ExitCode.INVALID_INPUT
 
 
-def _check_http_url(value: str) -> str:
-    value = value.strip()
-    if not value.startswith(("http://", "https://")):
-        raise ValueError(f"must be an http:// or https:// URL, got {value!r}")
-    return value.rstrip("/")
-
-
-HttpUrlStr = Annotated[str, AfterValidator(_check_http_url)]
-
-
 # The attribute docstrings below document each setting for readers of this file (and a test
-# checks every field has one); they are not read at run time, so the models do not ask pydantic
-# to parse this module's source for them on every start.
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
+# checks every field has one); they are not read at run time. Each section is a frozen,
+# keyword-only dataclass that `crossdeck.settings_schema.parse` builds and checks (no pydantic:
+# the settings are read before the app's first frame); change one with `dataclasses.replace`.
 # how often a transient failure is retried, by the service's and the venue's client alike
 DEFAULT_MAX_RETRIES = 4
 
 
-class ServiceSettings(_Section):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ServiceSettings:
     """The cross-chain transfer service."""
 
-    url: HttpUrlStr
+    url: HttpUrl
     """Base URL of the service API."""
-    name: str | None = Field(default=None, min_length=1, pattern=r"^[A-Za-z0-9]+$")
+    name: str | None = setting(None, min_length=1, pattern=r"^[A-Za-z0-9]+$")
     """The service's name as its signatures carry it: a venue withdrawal's NonceMapping domain
     is this name followed by `NonceMapping` (`Relay` for the public service); unset, such a
     withdrawal is refused before signing."""
     timeout_seconds: float = 20.0
     """Timeout of one HTTP request to the service."""
-    max_retries: int = Field(default=DEFAULT_MAX_RETRIES, ge=0)
+    max_retries: int = setting(DEFAULT_MAX_RETRIES, ge=0)
     """Retries of transient failures (429, 503, timeouts) before giving up."""
 
 
-class VenueSettings(_Section):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class VenueSettings:
     """The perps venue's own API (`/info`, `/exchange`)."""
 
-    url: HttpUrlStr
+    url: HttpUrl
     """Base URL of the venue API."""
     timeout_seconds: float = 20.0
     """Timeout of one HTTP request to the venue."""
-    max_retries: int = Field(default=DEFAULT_MAX_RETRIES, ge=0)
+    max_retries: int = setting(DEFAULT_MAX_RETRIES, ge=0)
     """Retries of transient failures (429, 5xx, timeouts) before giving up; a transfer
     (`/exchange`) is resent only when the venue certainly did not act on it."""
 
 
-class WebhookSettings(_Section):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class WebhookSettings:
     """The local receiver for the service's status webhooks."""
 
     host: str = "127.0.0.1"
     """Interface the receiver listens on."""
-    port: int = Field(default=0, ge=0, le=65535)
+    port: int = setting(0, ge=0, le=65535)
     """Port to listen on; 0 picks a free one."""
     path: str = DEFAULT_WEBHOOK_PATH
     """URL path the service posts events to (the one default of every crossdeck receiver)."""
 
 
-class TrackingSettings(_Section):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TrackingSettings:
     """Following a request until it reaches a final status."""
 
-    poll_interval_seconds: float = Field(default=2.0, gt=0)
+    poll_interval_seconds: float = setting(2.0, gt=0)
     """First wait between status polls; it grows while nothing changes."""
-    poll_interval_cap_seconds: float = Field(default=10.0, gt=0)
+    poll_interval_cap_seconds: float = setting(10.0, gt=0)
     """The longest wait between two polls."""
-    timeout_seconds: float = Field(default=600.0, gt=0)
+    timeout_seconds: float = setting(600.0, gt=0)
     """Give up tracking (not the request) after this long without a final status."""
-    failure_settle_seconds: float = Field(default=30.0, ge=0)
+    failure_settle_seconds: float = setting(30.0, ge=0)
     """`failure` can still turn into `refund`: treat it as final only after this long."""
-    history_refresh_seconds: float = Field(default=10.0, ge=0)
+    history_refresh_seconds: float = setting(10.0, ge=0)
     """How often the History screen reads its first page again, for new requests and changed
     statuses (newest-first listings; 0: never)."""
 
 
-class GuardSettings(_Section):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GuardSettings:
     """The checks a quote must pass before anything is signed."""
 
-    fee_cap_multiple: float = Field(default=3.0, ge=1)
+    fee_cap_multiple: float = setting(3.0, ge=1)
     """Refuse a transaction whose max fee per gas is above this multiple of the chain's current
     base fee plus tip (a quote's fee fields are the service's word; the chain's are not)."""
-    gas_limit_multiple: float = Field(default=2.0, ge=1)
+    gas_limit_multiple: float = setting(2.0, ge=1)
     """Refuse a transaction whose gas limit is above this multiple of the node's
     `eth_estimateGas` for it (the gas limit is the service's word too)."""
 
@@ -167,7 +168,8 @@ class GuardSettings(_Section):
 SignerKind = Literal["keyring", "keystore", "browser", "read-only"]
 
 
-class SignerSettings(_Section):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SignerSettings:
     """Who signs: the profile's keyring key (or, under --world, the world's demo key), a Foundry
     keystore, the browser wallet, or nobody (a read-only address). The global options
     `--account`, `--keystore`, `--password-file`, `--browser` and `--from` set this section for
@@ -187,33 +189,33 @@ class SignerSettings(_Section):
     """With kind read-only: the address to quote and watch for (`--from ADDRESS`)."""
     browser_open: bool = True
     """With kind browser: open the signing page in the system browser (else only print it)."""
-    browser_port: int = Field(default=0, ge=0, le=65535)
+    browser_port: int = setting(0, ge=0, le=65535)
     """With kind browser: the loopback port of the signing page (0: a free one)."""
 
 
-class WorldInfo(_Section):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class WorldInfo:
     """What a demo world file says beyond URLs: its wallet and demo secrets."""
 
     file: Path
     """The world file these values came from."""
     wallet_address: str
     """Address of the world's funded demo wallet."""
-    wallet_key: SecretStr
+    wallet_key: Secret
     """The demo wallet's private key (a publicly known test key)."""
-    api_key: SecretStr | None = None
+    api_key: Secret | None = None
     """The demo service's API key, if it wants one."""
     solver: str | None = None
     """The world's solver address."""
     solana_address: str | None = None
     """Address of the world's funded demo Solana wallet."""
-    solana_key: SecretStr | None = None
+    solana_key: Secret | None = None
     """Its keypair (base58 of 64 bytes; a demo key)."""
 
 
-class Settings(BaseModel):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Settings:
     """All settings of one profile."""
-
-    model_config = ConfigDict(extra="forbid")
 
     profile: str
     """The profile these settings belong to; it also namespaces the keyring entries."""
@@ -221,23 +223,23 @@ class Settings(BaseModel):
     """The cross-chain transfer service."""
     venue: VenueSettings
     """The perps venue."""
-    rpc: dict[int, HttpUrlStr] = Field(default_factory=dict)
+    rpc: dict[int, HttpUrl] = dataclasses.field(default_factory=dict)
     """JSON-RPC URL per EVM chain id."""
     signing_chain_id: int = 1
     """Chain id put in the authorize signature's domain (and its body's signatureChainId)."""
-    data_dir: Path = Field(default_factory=lambda: platformdirs.user_data_path(APP_NAME))
+    data_dir: Path = dataclasses.field(default_factory=_default_data_dir)
     """Where the journal and history live."""
     theme: str = "crossdeck-dark"
     """Name of the app theme."""
-    keymap: dict[str, str] = Field(default_factory=dict)
+    keymap: dict[str, str] = dataclasses.field(default_factory=dict)
     """Binding id -> keys, to rebind the app's shortcuts."""
-    webhook: WebhookSettings = Field(default_factory=WebhookSettings)
+    webhook: WebhookSettings = dataclasses.field(default_factory=WebhookSettings)
     """The local webhook receiver."""
-    tracking: TrackingSettings = Field(default_factory=TrackingSettings)
+    tracking: TrackingSettings = dataclasses.field(default_factory=TrackingSettings)
     """Status tracking."""
-    guards: GuardSettings = Field(default_factory=GuardSettings)
+    guards: GuardSettings = dataclasses.field(default_factory=GuardSettings)
     """The pre-sign checks."""
-    signer: SignerSettings = Field(default_factory=SignerSettings)
+    signer: SignerSettings = dataclasses.field(default_factory=SignerSettings)
     """Who signs (see `SignerSettings`)."""
     world: WorldInfo | None = None
     """Set when the settings come from a demo world file."""
@@ -254,7 +256,7 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
     (`CROSSDECK_SERVICE='{"url": ...}'`) or one key at a time (`CROSSDECK_SERVICE__URL`,
     `CROSSDECK_RPC__8453`), names in any case; empty values and names that are no setting
     (`CROSSDECK_CONFIG`, `CROSSDECK_ANVIL`) are left alone."""
-    fields = Settings.model_fields
+    fields = field_types(Settings)
     layer: dict[str, Any] = {}
     nested: list[tuple[str, str, str]] = []
     for name, value in environ.items():
@@ -265,7 +267,7 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
             continue
         if key:
             nested.append((field, key, value))
-        elif _is_table(fields[field].annotation):
+        elif _is_table(fields[field]):
             try:
                 layer[field] = json.loads(value)
             except ValueError as exc:
@@ -284,10 +286,12 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _is_table(annotation: object) -> bool:
-    """A section (a model) or a table (a dict), as opposed to one value."""
+    """A section (a dataclass) or a table (a dict), as opposed to one value."""
     if getattr(annotation, "__origin__", None) is dict:  # dict[int, str] and the like
         return True
-    return isinstance(annotation, type) and issubclass(annotation, (BaseModel, dict))
+    if not isinstance(annotation, type):
+        return False
+    return dataclasses.is_dataclass(annotation) or issubclass(annotation, dict)
 
 
 def config_file_path() -> Path:
@@ -382,13 +386,10 @@ def read_world_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"world file {path} cannot be read: {exc.strerror}") from None
     except ValueError as exc:  # not UTF-8, not JSON, or nested too deeply
         raise ConfigError(f"world file {path} is not valid JSON: {exc}") from None
-    try:
-        parsed = _WorldFile.model_validate(raw)
-    except ValidationError as exc:
-        from crossdeck.models.errors import error_summary  # the models load only on an error
-
-        problem = error_summary(exc, limit=None, root="(top level)")
-        raise ConfigError(f"world file {path} is malformed: {problem}") from None
+    try:  # keys beyond these are the world's own business (its chains, its other accounts)
+        parsed = parse(_WorldFile, raw, extra="ignore")
+    except SettingsError as exc:
+        raise ConfigError(f"world file {path} is malformed: {exc.summary()}") from None
     world = WorldInfo(
         file=path,
         wallet_address=parsed.wallet.address,
@@ -406,20 +407,22 @@ def read_world_file(path: Path) -> dict[str, Any]:
     }
 
 
-class _WorldWallet(BaseModel):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _WorldWallet:
     address: str
-    private_key: SecretStr
+    private_key: Secret
     solana_address: str | None = None
-    solana_private_key: SecretStr | None = None
+    solana_private_key: Secret | None = None
 
 
-class _WorldFile(BaseModel):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _WorldFile:
     service_url: str
     service_name: str | None = None
     venue_url: str
     rpc: dict[str, str]
     wallet: _WorldWallet
-    api_key: SecretStr | None = None
+    api_key: Secret | None = None
     solver: str | None = None
 
 
@@ -493,20 +496,26 @@ def load_settings(
     if signer:  # the command line's choice replaces the whole section, not field by field
         layers["signer"] = dict(signer)
     try:
-        return Settings.model_validate({**layers, "profile": name})
-    except ValidationError as exc:
-        from crossdeck.models.errors import error_summary  # the models load only on an error
-
+        return parse(Settings, {**layers, "profile": name})
+    except SettingsError as exc:
         raise ConfigError(
-            f"invalid settings for profile {name!r}: "
-            f"{error_summary(exc, limit=None, root='(top level)')}",
+            f"invalid settings for profile {name!r}: {exc.summary()}",
             hint=f"check {path} and the CROSSDECK_* environment variables",
         ) from None
 
 
+def parse_section(cls: type[T], data: Mapping[str, Any], *, where: str) -> T:
+    """One section from raw values (e.g. the app's choice of signer), checked as the settings
+    are; a ConfigError names each problem by its path under `where` (`signer.kind`)."""
+    try:
+        return parse(cls, data, path=where)
+    except SettingsError as exc:
+        raise ConfigError(f"invalid {where} settings: {exc.summary()}") from None
+
+
 def redacted_dump(settings: Settings) -> dict[str, Any]:
     """Settings as JSON-ready data with every secret replaced by `<set>` or `<unset>`."""
-    dumped = settings.model_dump(mode="json", exclude={"world"})
+    dumped: dict[str, Any] = json_ready(dataclasses.replace(settings, world=None))
     # an RPC URL's user info, path or query may hold the provider's API key
     dumped["rpc"] = {chain: _url_redacted(url) for chain, url in dumped.get("rpc", {}).items()}
     if settings.world is not None:
@@ -531,5 +540,5 @@ def _url_redacted(url: str) -> str:
     return url if url.rstrip("/") == where else f"{where}/<redacted>"
 
 
-def _presence(secret: SecretStr | None) -> str:
+def _presence(secret: Secret | None) -> str:
     return "<set>" if secret is not None and secret.get_secret_value() else "<unset>"

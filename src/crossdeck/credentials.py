@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import SecretStr
-
 from crossdeck.config import Settings
 from crossdeck.errors import InputError
+from crossdeck.secret import Secret
 from crossdeck.wallet.errors import NoSecretError
 
 
-def resolve_api_key(settings: Settings) -> SecretStr | None:
+def resolve_api_key(settings: Settings) -> Secret | None:
     """The API key: the world's, else the profile's keyring entry, else None."""
     if settings.world is not None and settings.world.api_key is not None:
         return settings.world.api_key
@@ -39,7 +38,7 @@ def keystore_file(settings: Settings) -> tuple[Path, str]:
     )
 
 
-def unlock_keystore(settings: Settings, password: SecretStr | None = None) -> SecretStr:
+def unlock_keystore(settings: Settings, password: Secret | None = None) -> Secret:
     """The keystore's key, decrypted with `password` (the app's dialog), else the password
     file, else a terminal prompt (for this run only)."""
     from crossdeck.wallet.foundry_keystore import unlock
@@ -49,7 +48,7 @@ def unlock_keystore(settings: Settings, password: SecretStr | None = None) -> Se
     return unlock(path, password_file.expanduser() if password_file else None, option, password)
 
 
-def resolve_wallet_key(settings: Settings, password: SecretStr | None = None) -> SecretStr:
+def resolve_wallet_key(settings: Settings, password: Secret | None = None) -> Secret:
     """The private key to sign with: the keystore's when one is chosen (`password`: its
     password, when the caller asked for it), else the world's demo key, else the profile's
     keyring entry."""
@@ -89,7 +88,7 @@ def resolve_wallet_address(settings: Settings) -> str | None:
     return keystore.load_wallet_address(settings.profile)
 
 
-def resolve_solana_key(settings: Settings) -> SecretStr | None:
+def resolve_solana_key(settings: Settings) -> Secret | None:
     """The Solana keypair to sign with: the world's demo one, else the profile's keyring
     entry, else None (no Solana key: Solana items are refused in words)."""
     if settings.world is not None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
 from crossdeck.api.client import ServiceClient
 from crossdeck.api.errors import CursorLoopError, MalformedResponseError
 from crossdeck.errors import InputError
 from crossdeck.models import QuoteRequest, RequestsQuery, StatusV1, StatusV3
+from crossdeck.secret import Secret
 
 from . import fixtures as fx
 from .server import Reply, ScriptedServer, Seen
@@ -75,7 +75,7 @@ async def test_quote_accepts_a_dict_and_validates_it_before_sending(
 
 async def test_api_key_header_is_sent_only_when_configured(server: ScriptedServer) -> None:
     server.on("GET", "/chains", Reply(200, fx.chains()))
-    async with ServiceClient(server.url, api_key=SecretStr("k-123")) as client:
+    async with ServiceClient(server.url, api_key=Secret("k-123")) as client:
         await client.chains()
         assert "k-123" not in repr(client)
         assert "**" in repr(client)

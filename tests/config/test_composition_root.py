@@ -8,6 +8,7 @@ timeouts, same answer to a fault of the world on 127.0.0.1.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -31,11 +32,16 @@ from crossdeck.exitcodes import ExitCode
 from crossdeck.retry import NO_RETRY
 from crossdeck.tui.services import Services
 
-DEFAULT_RETRIES = ServiceSettings.model_fields["max_retries"].default
+
+def _default(section: type[Any], name: str) -> Any:
+    return next(f.default for f in dataclasses.fields(section) if f.name == name)
+
+
+DEFAULT_RETRIES = _default(ServiceSettings, "max_retries")
 
 
 def test_the_service_and_the_venue_share_one_default_retry_count() -> None:
-    assert DEFAULT_RETRIES == VenueSettings.model_fields["max_retries"].default
+    assert DEFAULT_RETRIES == _default(VenueSettings, "max_retries")
     assert DEFAULT_RETRIES == DEFAULT_MAX_RETRIES
 
 

@@ -346,16 +346,16 @@ def tui_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 async def _history(world: Any, directory: Path, *, key: str | None) -> tuple[str, list[str]]:
     """Start the app on History; (its status line, the titles of its notifications) once the
     first page is in."""
-    from pydantic import SecretStr
     from textual.widgets import DataTable, Static
 
     from crossdeck.config import load_settings
+    from crossdeck.secret import Secret
     from crossdeck.tui.app import CrossdeckApp
     from crossdeck.tui.screens.history import HistoryScreen
     from crossdeck.tui.services import Secrets
 
     world_file = _world_file(world, directory, with_key=key is not None)
-    secrets = Secrets(SecretStr(key) if key else None, world.wallet_address)
+    secrets = Secrets(Secret(key) if key else None, world.wallet_address)
     app = CrossdeckApp(
         load_settings(None, world_file),
         start_mode="history",

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from eth_account import Account
-from pydantic import SecretStr
 
 from crossdeck.api import ServiceClient
 from crossdeck.execute import (
@@ -30,6 +29,7 @@ from crossdeck.execute import (
 )
 from crossdeck.execute.gateways import GatewayPool
 from crossdeck.models import Quote, QuoteRequest
+from crossdeck.secret import Secret
 from crossdeck.track.budget import RateBudget
 from crossdeck.track.policy import PollPolicy
 from crossdeck.track.tracker import StatusTracker
@@ -69,7 +69,7 @@ class Kit:
     answer: bool = True
 
     def __post_init__(self) -> None:
-        self.signer = Signer(SecretStr(self.key))
+        self.signer = Signer(Secret(self.key))
         self.address = self.signer.address
         self.service = ServiceClient(self.world.service_url, api_key=self.world.api_key)
         self.venue = VenueClient(self.world.venue_url)

@@ -24,10 +24,10 @@ from execute_support import (
     send_from_demo,
     usdc_address,
 )
-from pydantic import SecretStr
 
 from crossdeck.execute import Failed, TxConfirmed, TxSent
 from crossdeck.exitcodes import ExitCode
+from crossdeck.secret import Secret
 from crossdeck.wallet.gateway import EvmGateway
 from crossdeck.wallet.signer import Signer
 from helpers.typed_data import transfer_authorization_fields
@@ -166,7 +166,7 @@ async def test_resume_refuses_a_transaction_whose_nonce_was_taken(
     killed = cli.bridge(*options, crash_at="after-sign")
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     # meanwhile the same wallet spends nonce 0 on something else
-    signer = Signer(SecretStr(cli.key))
+    signer = Signer(Secret(cli.key))
     async with EvmGateway(world.rpc[8453], 8453) as gateway:
         max_fee, tip = await gateway.fee_params()
         other = signer.sign_transaction(

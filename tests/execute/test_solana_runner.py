@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
 from crossdeck.api import ServiceClient
 from crossdeck.execute import Collaborators, Journal, RunOptions, SignRequest
@@ -25,6 +24,7 @@ from crossdeck.execute.items import Item, Run, Workshop
 from crossdeck.execute.solana_runner import SolanaRunner, read_back
 from crossdeck.models import ChainsResponse, Quote
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
+from crossdeck.secret import Secret
 from crossdeck.sim.solana.depository import VAULT, native_instruction
 from crossdeck.sim.solana.node import LOOKUP_TABLE
 from crossdeck.venue import VenueClient
@@ -92,11 +92,11 @@ async def shop(world: Any, tmp_path: Path) -> AsyncIterator[Workshop]:
     venue = VenueClient(world.venue_url)
     journal = Journal(tmp_path / "journal.sqlite3")
     solana = SolanaParts(
-        SolanaKeySigner(SecretStr(world.info["wallet"]["solana_private_key"]), "world"),
+        SolanaKeySigner(Secret(world.info["wallet"]["solana_private_key"]), "world"),
         SolanaGateway(world.rpc[SOLANA_CHAIN_ID]),
     )
     parts = Collaborators(
-        service, venue, KeySigner(Signer(SecretStr(new_key()))),
+        service, venue, KeySigner(Signer(Secret(new_key()))),
         GatewayPool({}), journal, follower=NoFollower(), solana=solana,  # type: ignore[arg-type]
     )  # fmt: skip
     asked: list[SignRequest] = []

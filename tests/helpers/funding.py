@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 from eth_account import Account
-from pydantic import SecretStr
 
+from crossdeck.secret import Secret
 from crossdeck.wallet.gateway import EvmGateway
 from crossdeck.wallet.signer import Signer
 
@@ -30,7 +30,7 @@ def new_address() -> str:
 
 async def send_from_demo(world: Any, chain_id: int, tx: dict[str, Any]) -> None:
     """A plain transaction from the world's demo wallet (to fund test accounts)."""
-    demo = Signer(SecretStr(world.wallet_key))
+    demo = Signer(Secret(world.wallet_key))
     demo_holds(world, chain_id, int(tx.get("value") or 0))
     async with EvmGateway(world.rpc[chain_id], chain_id) as gateway:
         max_fee, tip = await gateway.fee_params()

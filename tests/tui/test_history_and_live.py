@@ -111,8 +111,8 @@ async def test_webhooks_reach_live_status_with_their_source(
     # look the tracker takes at once after the client's own action (the nudge) would win them
     # too on a world at speed 0, so it waits as long as the polls here
     settings = world_settings(own_world, tui_dir)
-    slow = settings.tracking.model_copy(
-        update={"poll_interval_seconds": 5.0, "poll_interval_cap_seconds": 5.0}
+    slow = dataclasses.replace(
+        settings.tracking, poll_interval_seconds=5.0, poll_interval_cap_seconds=5.0
     )
     policy_of = compose.poll_policy
     monkeypatch.setattr(
@@ -120,7 +120,7 @@ async def test_webhooks_reach_live_status_with_their_source(
         "poll_policy",
         lambda s, **kw: dataclasses.replace(policy_of(s, **kw), first=5.0, nudge_delay=5.0),
     )
-    app = make_app(own_world, tui_dir, settings=settings.model_copy(update={"tracking": slow}))
+    app = make_app(own_world, tui_dir, settings=dataclasses.replace(settings, tracking=slow))
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         url = await wait_until(pilot, lambda: app.live.webhook_url, what="the webhook receiver")

@@ -7,6 +7,7 @@ scrolling back reads earlier pages again; Home reads the first page again)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
 import json
 import re
@@ -466,8 +467,8 @@ async def test_new_requests_are_counted_on_top_and_changed_statuses_update_in_pl
         seeds = seeding.make_seeds(40, world.wallet_address)
         seeding.seed_state(world.state, seeds)
         settings = world_settings(world, tui_dir)
-        tracking = settings.tracking.model_copy(update={"history_refresh_seconds": 0.2})
-        settings = settings.model_copy(update={"tracking": tracking})
+        tracking = dataclasses.replace(settings.tracking, history_refresh_seconds=0.2)
+        settings = dataclasses.replace(settings, tracking=tracking)
         async with _on_history(world, tui_dir, settings=settings) as (app, pilot, screen):
             shown = _ids(app)
             assert shown == seeding.expected(seeds, where=_mine(world))[:PAGE_SIZE]

@@ -27,7 +27,7 @@ from tui_support import (
     wait_until,
 )
 
-from crossdeck.config import Settings
+from crossdeck.config import ServiceSettings, Settings, VenueSettings
 from crossdeck.execute import events as ev
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest
 from crossdeck.tui import waits
@@ -362,8 +362,8 @@ def silent_server() -> Iterator[str]:
 def _offline_app(url: str, tui_dir: Path) -> Any:
     settings = Settings(
         profile="offline",
-        service={"url": url},
-        venue={"url": url},
+        service=ServiceSettings(url=url),
+        venue=VenueSettings(url=url),
         rpc={8453: url},
         data_dir=tui_dir / "data",
     )

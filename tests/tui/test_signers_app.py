@@ -5,6 +5,7 @@ in a real headless Chromium, its page's token never drawn."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from tui_support import (
 )
 from tui_support import world_settings as settings_of
 
-from crossdeck.config import SignerSettings
+from crossdeck.config import SignerSettings, parse_section
 from crossdeck.execute import events as ev
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from helpers.browser_wallet import InjectedWallet, chromium, open_with_wallet
@@ -30,7 +31,8 @@ ETH = 10**18
 
 def app_with(world: Any, tui_dir: Path, signer: dict[str, Any]) -> Any:
     settings = settings_of(world, tui_dir)
-    settings = settings.model_copy(update={"signer": SignerSettings.model_validate(signer)})
+    section = parse_section(SignerSettings, signer, where="signer")
+    settings = dataclasses.replace(settings, signer=section)
     return make_app(world, tui_dir, settings=settings, secrets=None)
 
 

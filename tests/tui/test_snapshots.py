@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 from svg_text import cut_values, svg_lines
 from textual.widgets import Input
 from tui_support import (
@@ -30,9 +29,16 @@ from tui_support import (
     world_settings,
 )
 
-from crossdeck.config import Settings, TrackingSettings, WorldInfo
+from crossdeck.config import (
+    ServiceSettings,
+    Settings,
+    TrackingSettings,
+    VenueSettings,
+    WorldInfo,
+)
 from crossdeck.history import summarize
 from crossdeck.models import Quote, QuoteRequest, RequestsPage
+from crossdeck.secret import Secret
 from crossdeck.track.updates import Source, StatusUpdate
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.execute import ExecuteScreen
@@ -286,16 +292,16 @@ def test_settings(
     monkeypatch.setenv("CROSSDECK_CONFIG", str(SNAPSHOT_DIR / "config.toml"))
     settings = Settings(
         profile="demo",
-        service={"url": "http://127.0.0.1:8701"},
-        venue={"url": "http://127.0.0.1:8702"},
+        service=ServiceSettings(url="http://127.0.0.1:8701"),
+        venue=VenueSettings(url="http://127.0.0.1:8702"),
         rpc={8453: "http://127.0.0.1:8745", 999: "http://127.0.0.1:8799"},
         data_dir=SNAPSHOT_DIR / "data",
         tracking=QUIET,
         world=WorldInfo(
             file=SNAPSHOT_DIR / "world.json",
             wallet_address=snap_world.wallet_address,
-            wallet_key=SecretStr(snap_world.wallet_key),
-            api_key=SecretStr(snap_world.api_key),
+            wallet_key=Secret(snap_world.wallet_key),
+            api_key=Secret(snap_world.api_key),
         ),
     )
     app = make_app(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -29,13 +30,13 @@ def write_world_file(world: Any, directory: Path) -> Path:
 def world_settings(world: Any, directory: Path, **changes: Any) -> Settings:
     """Settings of the demo profile on `world` (config from CROSSDECK_CONFIG, see conftest)."""
     settings = load_settings(None, write_world_file(world, directory))
-    return settings.model_copy(update=changes) if changes else settings
+    return dataclasses.replace(settings, **changes) if changes else settings
 
 
 def world_secrets(world: Any) -> Secrets:
-    from pydantic import SecretStr
+    from crossdeck.secret import Secret
 
-    return Secrets(SecretStr(world.api_key), world.wallet_address)
+    return Secrets(Secret(world.api_key), world.wallet_address)
 
 
 def make_app(world: Any, directory: Path, **options: Any) -> CrossdeckApp:
@@ -161,14 +162,13 @@ def event_from_json(data: dict[str, Any]) -> Any:
 
 async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
     """A real native deposit into the venue, run by the executor (no UI); its request id."""
-    from pydantic import SecretStr
-
     from crossdeck.api.client import ServiceClient
     from crossdeck.execute import events as ev
     from crossdeck.execute.executor import Collaborators, Executor, approve_all
     from crossdeck.execute.gateways import GatewayPool
     from crossdeck.execute.journal import Journal
     from crossdeck.models import QuoteRequest
+    from crossdeck.secret import Secret
     from crossdeck.track.tracker import StatusTracker
     from crossdeck.venue.client import VenueClient
     from crossdeck.wallet.signer import Signer
@@ -192,7 +192,7 @@ async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
         Collaborators(
             service,
             venue,
-            KeySigner(Signer(SecretStr(world.wallet_key))),
+            KeySigner(Signer(Secret(world.wallet_key))),
             GatewayPool(dict(world.rpc)),
             Journal(journal_dir / "journal.sqlite3"),
             follower := StatusTracker(service),

@@ -17,9 +17,9 @@ KEY = "0x" + "4c" * 32
 # sign typed data and a personal message through crossdeck's signer, then report what loaded
 _SIGN = """
 import json, sys
-from pydantic import SecretStr
+from crossdeck.secret import Secret
 from crossdeck.wallet.signer import Signer
-signer = Signer(SecretStr(sys.argv[1]))
+signer = Signer(Secret(sys.argv[1]))
 typed = {
     "domain": {"name": "Demo", "version": "1", "chainId": 1,
                "verifyingContract": "0x" + "00" * 20},

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 from eth_keyfile import create_keyfile_json
-from pydantic import SecretStr
 
 from crossdeck.exitcodes import ExitCode
+from crossdeck.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError
 from crossdeck.wallet.foundry_keystore import KeystorePasswordError, unlock
 
-PASSWORD = SecretStr("keystore password")
+PASSWORD = Secret("keystore password")
 KEY = "0x" + "42" * 32
 
 
@@ -77,7 +77,7 @@ def test_standard_parameters_still_open_and_a_wrong_password_is_exit_3(
     path.write_text(json.dumps(keystore(kdf, iterations=1 << 12)))
     assert unlock(path, None, "--keystore", PASSWORD).get_secret_value() == KEY
     with pytest.raises(KeystorePasswordError) as caught:
-        unlock(path, None, "--keystore", SecretStr("not it"))
+        unlock(path, None, "--keystore", Secret("not it"))
     assert caught.value.exit_code == ExitCode.INVALID_INPUT
 
 

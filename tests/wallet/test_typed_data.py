@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
-from pydantic import SecretStr
 
 from crossdeck.errors import InputError
+from crossdeck.secret import Secret
 from crossdeck.wallet.signer import Signer, recover_digest
 from crossdeck.wallet.typed_data import (
     eip191_digest,
@@ -36,7 +36,7 @@ def _theirs(full: dict[str, Any], key: str = DEV_KEYS[0]) -> tuple[bytes, bytes]
 def _assert_same(full: dict[str, Any], key: str = DEV_KEYS[0]) -> None:
     digest, signature = _theirs(full, key)
     assert typed_data_digest(full) == digest
-    assert Signer(SecretStr(key)).sign_typed_data(full) == signature
+    assert Signer(Secret(key)).sign_typed_data(full) == signature
 
 
 def _recorded_sign_data() -> list[tuple[str, dict[str, Any]]]:
@@ -191,7 +191,7 @@ def test_a_seeded_fuzz_of_types_and_values_hashes_as_eth_account_does() -> None:
 def test_signatures_and_personal_messages_match_eth_account_for_several_keys() -> None:
     for key in DEV_KEYS[:4]:
         _assert_same(MAIL, key)
-        signer = Signer(SecretStr(key))
+        signer = Signer(Secret(key))
         for text in ("hello venue", "", "0x" + "ab" * 32, "émoji ✓"):
             raw = text.startswith("0x") and len(text) == 66
             message = encode_defunct(hexstr=text) if raw else encode_defunct(text=text)
@@ -200,7 +200,7 @@ def test_signatures_and_personal_messages_match_eth_account_for_several_keys() -
 
 
 def test_recovery_accepts_v_as_recovery_id_or_27_28_and_refuses_garbage() -> None:
-    signer = Signer(SecretStr(DEV_KEYS[1]))
+    signer = Signer(Secret(DEV_KEYS[1]))
     digest = eip191_digest(b"x")
     signature = signer.sign_eip191("x")
     assert recover_digest(digest, signature) == signer.address

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import vyper
 from aiohttp import web
-from pydantic import SecretStr
 from wallet_support import Anvil
 
 from crossdeck.errors import InputError
+from crossdeck.secret import Secret
 from crossdeck.wallet.errors import (
     ChainMismatchError,
     ReceiptTimeoutError,
@@ -90,7 +90,7 @@ async def test_wrong_chain_is_refused_before_any_other_call(anvil: Anvil) -> Non
 
 
 async def test_eip1559_transfer_moves_exactly_the_value(gateway: EvmGateway) -> None:
-    signer = Signer(SecretStr(DEV_KEYS[1]))
+    signer = Signer(Secret(DEV_KEYS[1]))
     recipient = Signer(new_private_key()).address
     before = await gateway.balance(signer.address)
     max_fee, priority = await gateway.fee_params()
@@ -114,7 +114,7 @@ async def test_eip1559_transfer_moves_exactly_the_value(gateway: EvmGateway) -> 
 
 
 async def test_erc20_balance_and_allowance(gateway: EvmGateway) -> None:
-    owner = Signer(SecretStr(DEV_KEYS[0]))
+    owner = Signer(Secret(DEV_KEYS[0]))
     spender = Signer(new_private_key()).address
     bytecode = vyper.compile_code(TOKEN_SOURCE, output_formats=["bytecode"])["bytecode"]
     token = await deploy(gateway, owner, bytecode)
@@ -132,7 +132,7 @@ async def test_erc20_balance_and_allowance(gateway: EvmGateway) -> None:
 
 
 async def test_reverted_transaction_raises_with_its_hash(gateway: EvmGateway) -> None:
-    signer = Signer(SecretStr(DEV_KEYS[0]))
+    signer = Signer(Secret(DEV_KEYS[0]))
     target = await deploy(gateway, signer, ALWAYS_REVERTS_INIT)
 
     with pytest.raises(WouldRevertError):

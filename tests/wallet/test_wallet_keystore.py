@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from keyrings.alt.file import PlaintextKeyring
-from pydantic import SecretStr
 
 from crossdeck.errors import InputError
+from crossdeck.secret import Secret
 from crossdeck.wallet import keystore
 from crossdeck.wallet.errors import KeyringLockedError, KeyringPasswordError
 from helpers.keys import DEV_KEYS
@@ -23,7 +23,7 @@ def test_wallet_key_round_trip_in_the_encrypted_file(keyring_file: Path) -> None
     assert keystore.load_wallet_key("alpha") is None
     assert keystore.store_wallet_key("alpha", KEY.upper().replace("0X", "")) == ADDRESS
     loaded = keystore.load_wallet_key("alpha")
-    assert isinstance(loaded, SecretStr)
+    assert isinstance(loaded, Secret)
     assert loaded.get_secret_value() == KEY
     assert keystore.load_wallet_address("alpha") == ADDRESS
 
@@ -40,7 +40,7 @@ def test_wallet_key_round_trip_in_the_encrypted_file(keyring_file: Path) -> None
 
 def test_profiles_are_separate_namespaces(keyring_file: Path) -> None:
     keystore.store_api_key("alpha", "key-of-alpha")
-    keystore.store_api_key("beta", SecretStr("key-of-beta"))
+    keystore.store_api_key("beta", Secret("key-of-beta"))
     alpha, beta = keystore.load_api_key("alpha"), keystore.load_api_key("beta")
     assert alpha is not None and alpha.get_secret_value() == "key-of-alpha"
     assert beta is not None and beta.get_secret_value() == "key-of-beta"
@@ -86,7 +86,7 @@ def test_set_keyring_password_unlocks_without_env(
     # pytest's stdin is not a terminal: nobody can be asked, so it is a clear error.
     with pytest.raises(KeyringLockedError, match=keystore.ENV_PASSWORD):
         keystore.load_wallet_key("alpha")
-    keystore.set_keyring_password(SecretStr(password))
+    keystore.set_keyring_password(Secret(password))
     assert not keystore.needs_password()
     key = keystore.load_wallet_key("alpha")
     assert key is not None and key.get_secret_value() == KEY
@@ -102,7 +102,7 @@ def test_python_keyring_backend_is_honoured(
     assert not keystore.needs_password()
     assert "NOT encrypted" in keystore.backend_description()
     keystore.store_api_key("alpha", "plain-key")
-    assert keystore.load_api_key("alpha") == SecretStr("plain-key")
+    assert keystore.load_api_key("alpha") == Secret("plain-key")
     assert (tmp_path / "python_keyring" / "keyring_pass.cfg").exists()
 
 
@@ -142,7 +142,7 @@ def test_a_keyring_not_created_yet_asks_for_nothing(
     assert keystore.ENV_PASSWORD in str(refused.value.hint)
     assert not keyring_file.exists()
 
-    keystore.set_keyring_password(SecretStr("chosen at the first save"))
+    keystore.set_keyring_password(Secret("chosen at the first save"))
     keystore.store_api_key("alpha", "k")
     assert keyring_file.exists()
     keystore.set_keyring_password(None)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
-from pydantic import SecretStr
 
 from crossdeck.errors import InputError
+from crossdeck.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError
 from crossdeck.wallet.signer import (
     Signer,
@@ -79,7 +79,7 @@ def authorize_sign_data() -> dict:
 
 
 def test_typed_data_signature_recovers_to_the_signer() -> None:
-    signer = Signer(SecretStr(KEY))
+    signer = Signer(Secret(KEY))
     signature = signer.sign_typed_data(send_asset_typed_data())
     assert len(signature) == 65
     assert signature[-1] in (27, 28)
@@ -88,7 +88,7 @@ def test_typed_data_signature_recovers_to_the_signer() -> None:
 
 
 def test_typed_data_signature_binds_the_message() -> None:
-    signer = Signer(SecretStr(KEY))
+    signer = Signer(Secret(KEY))
     signature = signer.sign_typed_data(send_asset_typed_data())
     tampered = send_asset_typed_data()
     tampered["message"]["amount"] = "125"
@@ -105,7 +105,7 @@ def test_quote_sign_shape_gets_a_derived_domain_type() -> None:
         "chainId",
         "verifyingContract",
     ]
-    signer = Signer(SecretStr(KEY))
+    signer = Signer(Secret(KEY))
     signature = signer.sign_typed_data(data)
     # The same message written in full form gives the same digest, hence the same signature.
     assert signature == signer.sign_typed_data(full)
@@ -113,7 +113,7 @@ def test_quote_sign_shape_gets_a_derived_domain_type() -> None:
 
 
 def test_eip191_text_is_signed_as_text() -> None:
-    signer = Signer(SecretStr(KEY))
+    signer = Signer(Secret(KEY))
     signature = signer.sign_eip191("hello venue")
     assert recover_eip191("hello venue", signature) == ADDRESS
     assert Account.recover_message(encode_defunct(text="hello venue"), signature=signature) == (
@@ -122,7 +122,7 @@ def test_eip191_text_is_signed_as_text() -> None:
 
 
 def test_eip191_32_byte_hex_is_signed_as_raw_bytes() -> None:
-    signer = Signer(SecretStr(KEY))
+    signer = Signer(Secret(KEY))
     digest = "0x" + "1f" * 32
     signature = signer.sign_eip191(digest)
     raw = encode_defunct(primitive=bytes.fromhex("1f" * 32))
@@ -137,7 +137,7 @@ def test_eip191_32_byte_hex_is_signed_as_raw_bytes() -> None:
 
 
 def test_sign_transaction_recovers_and_accepts_quote_strings() -> None:
-    signer = Signer(SecretStr(KEY))
+    signer = Signer(Secret(KEY))
     tx = {
         "from": ADDRESS.lower(),
         "to": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
@@ -156,7 +156,7 @@ def test_sign_transaction_recovers_and_accepts_quote_strings() -> None:
 
 
 def test_sign_transaction_refuses_someone_elses_tx() -> None:
-    signer = Signer(SecretStr(KEY))
+    signer = Signer(Secret(KEY))
     tx = {
         "from": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
         "to": ADDRESS,
@@ -175,15 +175,15 @@ def test_sign_transaction_refuses_someone_elses_tx() -> None:
 
 
 def test_repr_and_errors_never_show_the_key() -> None:
-    signer = Signer(SecretStr(KEY))
+    signer = Signer(Secret(KEY))
     assert KEY[2:] not in repr(signer)
     assert ADDRESS in repr(signer)
     bad = KEY[:-1] + "z"
     with pytest.raises(InvalidKeyError) as info:
-        Signer(SecretStr(bad))
+        Signer(Secret(bad))
     assert bad[2:20] not in str(info.value)
     with pytest.raises(InvalidKeyError):
-        Signer(SecretStr("0x" + "00" * 32))  # zero is not a valid secp256k1 key
+        Signer(Secret("0x" + "00" * 32))  # zero is not a valid secp256k1 key
 
 
 def test_new_private_key_is_fresh_and_usable() -> None:

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any, Self, TypeVar
 
 import httpx
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from crossdeck import __version__
 from crossdeck.api.endpoints import endpoint_problem
@@ -57,6 +57,7 @@ from crossdeck.retry import (
     Route,
     parse_retry_after,
 )
+from crossdeck.secret import Secret
 from crossdeck.tls import client_context
 
 # a page of GET /requests/v3 or, where v3 is not offered, of GET /requests/v2
@@ -103,7 +104,7 @@ class ServiceClient:
         self,
         base_url: str,
         *,
-        api_key: SecretStr | str | None = None,
+        api_key: Secret | str | None = None,
         timeout: float | httpx.Timeout = 20.0,
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -111,8 +112,8 @@ class ServiceClient:
         self._base = _check_base_url(base_url.rstrip("/"))
         self.base_url = str(self._base)
         if isinstance(api_key, str):
-            api_key = SecretStr(api_key) if api_key else None
-        self._api_key: SecretStr | None = api_key
+            api_key = Secret(api_key) if api_key else None
+        self._api_key: Secret | None = api_key
         self.retry = retry or RetryPolicy()
         # why request listings go to /requests/v2 (None while v3 serves them)
         self.listing_fallback: str | None = None

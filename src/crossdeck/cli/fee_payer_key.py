@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import sys
 
-from pydantic import SecretStr
-
 from crossdeck.errors import InputError
+from crossdeck.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError
 
 OPTION = "--deposit-fee-payer-keypair"
@@ -34,7 +33,7 @@ def _read(path: str) -> str:
 
 def fee_payer_key(
     path: str | None, named: str | None, wallet: str, *, from_solana: bool
-) -> SecretStr | None:
+) -> Secret | None:
     """The fee payer's keypair when the run needs one; InputError (exit 3) naming the option
     when it is missing, unreadable, or not the key of the address `--deposit-fee-payer` names."""
     from crossdeck.wallet.solana import address_of, read_keypair

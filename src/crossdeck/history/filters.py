@@ -17,12 +17,11 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, get_args
 
-from pydantic import SecretStr
-
 from crossdeck.history.errors import FilterError
 from crossdeck.history.timeparse import TimeParseError, format_time, parse_time
 from crossdeck.models import HistoryStatus, RequestsQuery, RequestsQueryError
 from crossdeck.models.addresses import well_formed_problem
+from crossdeck.secret import Secret
 
 HASH_32 = re.compile(r"^0x[0-9a-fA-F]{64}$")
 _UINT = re.compile(r"^[0-9]+$")
@@ -168,8 +167,8 @@ def _uuids(value: object) -> str | None:
     return ",".join(parts)
 
 
-def _secret(value: SecretStr | str | None) -> str | None:
-    if isinstance(value, SecretStr):
+def _secret(value: Secret | str | None) -> str | None:
+    if isinstance(value, Secret):
         value = value.get_secret_value()
     text = _text(value)
     if text is not None and any(ch.isspace() for ch in text):
@@ -194,7 +193,7 @@ def build_query(
     end_block: str | int | None = None,
     referrer: str | None = None,
     deposit_address: str | None = None,
-    api_key_filter: SecretStr | str | None = None,
+    api_key_filter: Secret | str | None = None,
     private_chains: str | None = None,
     include_child_requests: bool = False,
     include_order_data: bool = False,

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
-from pydantic import SecretStr
+from crossdeck.secret import Secret
 
 TIMESTAMP_HEADER = "X-Signature-Timestamp"
 SIGNATURE_HEADER = "X-Signature-SHA256"
@@ -66,11 +66,11 @@ class Verdict:
         return f"{self.reason.value}: {self.detail}" if self.detail else self.reason.value
 
 
-ApiKey = SecretStr | str | bytes
+ApiKey = Secret | str | bytes
 
 
 def _key_bytes(api_key: ApiKey) -> bytes:
-    if isinstance(api_key, SecretStr):
+    if isinstance(api_key, Secret):
         api_key = api_key.get_secret_value()
     if isinstance(api_key, str):
         api_key = api_key.encode("utf-8")

@@ -51,9 +51,9 @@ from aiohttp.abc import AbstractStreamWriter
 from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
-from pydantic import SecretStr
 
 from crossdeck.models.webhook import WebhookEvent
+from crossdeck.secret import Secret
 from crossdeck.track import webhook_defaults as defaults
 from crossdeck.track.conn_guard import ConnectionGuard, GuardedSite, effective_cap
 from crossdeck.track.hmac_sig import (
@@ -113,8 +113,8 @@ class _Stop:
 _STOP: Final = _Stop()
 
 
-def _as_bytes(value: str | SecretStr) -> bytes:
-    if isinstance(value, SecretStr):
+def _as_bytes(value: str | Secret) -> bytes:
+    if isinstance(value, Secret):
         value = value.get_secret_value()
     return value.encode("utf-8", "surrogateescape")
 
@@ -144,10 +144,10 @@ class WebhookReceiver:
 
     def __init__(
         self,
-        api_key: SecretStr | str,
+        api_key: Secret | str,
         *,
         path: str = defaults.DEFAULT_WEBHOOK_PATH,
-        required_headers: Mapping[str, str | SecretStr] | None = None,
+        required_headers: Mapping[str, str | Secret] | None = None,
         tolerance_seconds: float = DEFAULT_TOLERANCE_SECONDS,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         replay_memory: int = defaults.REPLAY_MEMORY,
@@ -162,7 +162,7 @@ class WebhookReceiver:
             raise ValueError("max_body_bytes, replay_memory and queue_size must be positive")
         if not read_timeout > 0 or min(max_connections, max_connections_per_peer) <= 0:
             raise ValueError("read_timeout and the connection caps must be positive")
-        self._api_key = api_key if isinstance(api_key, SecretStr) else SecretStr(api_key)
+        self._api_key = api_key if isinstance(api_key, Secret) else Secret(api_key)
         if not self._api_key.get_secret_value():
             raise ValueError("api_key is empty")
         # keyed once, not per delivery; private, and the repr never shows it

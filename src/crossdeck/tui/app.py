@@ -363,14 +363,13 @@ class CrossdeckApp(App[None]):
 
         if not await asyncio.to_thread(keystore.needs_password):
             return True
-        from pydantic import SecretStr
-
+        from crossdeck.secret import Secret
         from crossdeck.tui.screens.unlock import UnlockScreen
 
         password = await self.push_screen_wait(UnlockScreen(keystore.keyring_file_path()))
         if not password:
             return False
-        keystore.set_keyring_password(SecretStr(password))
+        keystore.set_keyring_password(Secret(password))
         return True
 
     # -- live status -------------------------------------------------------------------------

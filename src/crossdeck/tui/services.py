@@ -10,6 +10,7 @@ a worker asks for them, inside the app's running loop, and closed by `aclose()`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -20,13 +21,12 @@ from crossdeck.config import Settings
 from crossdeck.errors import CrossdeckError, InputError
 
 if TYPE_CHECKING:
-    from pydantic import SecretStr
-
     from crossdeck.api.client import ServiceClient
     from crossdeck.execute.events import SignRequest
     from crossdeck.execute.executor import Executor
     from crossdeck.models import ChainsResponse
     from crossdeck.models.venue import SpotMeta
+    from crossdeck.secret import Secret
     from crossdeck.track.receiver import WebhookReceiver
     from crossdeck.track.tracker import Problem, StatusTracker
     from crossdeck.venue.client import VenueClient
@@ -47,7 +47,7 @@ class Services:
         """Told the browser wallet page's URL (with its token: never logged or drawn)."""
         self.browser_url: str | None = None
         """The browser wallet page's full URL while it serves (the palette copies it)."""
-        self.keystore_password: SecretStr | None = None
+        self.keystore_password: Secret | None = None
         """The keystore's password from the app's dialog, taken by the next `signer()`."""
         self._chains: ChainsResponse | None = None
         self._spot_meta: SpotMeta | None = None
@@ -88,7 +88,7 @@ class Services:
     # -- clients -----------------------------------------------------------------------------
 
     @property
-    def _api_key(self) -> SecretStr | None:
+    def _api_key(self) -> Secret | None:
         return self.secrets.api_key if self.secrets else None
 
     @property
@@ -164,11 +164,11 @@ class Services:
     async def use_signer(self, chosen: dict[str, Any]) -> None:
         """Sign with another signer from now on (the Settings screen): its settings section
         replaced, the open signer let go, the wallet address read again."""
-        from crossdeck.config import SignerSettings
+        from crossdeck.config import SignerSettings, parse_section
 
-        section = SignerSettings.model_validate(chosen)
+        section = parse_section(SignerSettings, chosen, where="signer")
         await self.close_signer()
-        self.settings = self.settings.model_copy(update={"signer": section})
+        self.settings = dataclasses.replace(self.settings, signer=section)
         if self.secrets is not None:
             self.secrets.wallet_address = await asyncio.to_thread(
                 compose.wallet_address, self.settings

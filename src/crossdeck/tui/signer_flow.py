@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import SecretStr
-
 from crossdeck.errors import CrossdeckError
+from crossdeck.secret import Secret
 
 # the app (`tui.app.CrossdeckApp`), typed loosely: naming it would make an import cycle
 CrossdeckApp = Any
@@ -67,7 +66,7 @@ async def ensure_signer_ready(app: CrossdeckApp) -> None:
             "the keystore's password was not given, so nothing can be signed",
             hint="execute again and type it when asked",
         )
-    services.keystore_password = SecretStr(password)
+    services.keystore_password = Secret(password)
 
 
 async def learn_browser_address(app: CrossdeckApp) -> None:

@@ -13,11 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import SecretStr
-
 from crossdeck.errors import CrossdeckError, InputError
 from crossdeck.exitcodes import ExitCode
 from crossdeck.models.addresses import to_checksum_address
+from crossdeck.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError
 
 # a keystore is a few hundred bytes; anything far larger is not one
@@ -132,7 +131,7 @@ def keystore_address(data: dict[str, Any]) -> str | None:
         return None
 
 
-def read_password_file(path: Path) -> SecretStr:
+def read_password_file(path: Path) -> Secret:
     """The password in `--password-file`: its first line, trailing whitespace dropped."""
     try:
         with path.open(encoding="utf-8") as handle:
@@ -142,10 +141,10 @@ def read_password_file(path: Path) -> SecretStr:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise InputError(f"--password-file: {path} cannot be read ({reason})") from None
-    return SecretStr(first.rstrip())
+    return Secret(first.rstrip())
 
 
-def prompt_password(path: Path, option: str) -> SecretStr:
+def prompt_password(path: Path, option: str) -> Secret:
     """Ask for the password on the terminal (hidden). With no terminal on standard input
     (closed, a pipe, a file) there is no one to ask: exit 11, naming the option to use."""
     stdin = sys.stdin
@@ -156,14 +155,14 @@ def prompt_password(path: Path, option: str) -> SecretStr:
             hint="pass --password-file FILE",
         )
     try:
-        return SecretStr(getpass.getpass(f"Password for the keystore {path}: "))
+        return Secret(getpass.getpass(f"Password for the keystore {path}: "))
     except EOFError:
         raise KeystorePromptUnavailable(
             f"no password for the keystore {path}: input ended", hint="pass --password-file FILE"
         ) from None
 
 
-def decrypt(data: dict[str, Any], password: SecretStr, path: Path) -> SecretStr:
+def decrypt(data: dict[str, Any], password: Secret, path: Path) -> Secret:
     """The keystore's private key as 0x-hex; a wrong password is `KeystorePasswordError`."""
     from eth_keyfile.keyfile import decode_keyfile_json
 
@@ -179,12 +178,12 @@ def decrypt(data: dict[str, Any], password: SecretStr, path: Path) -> SecretStr:
         raise InvalidKeyError(f"the keystore {path} cannot be decrypted: {exc}") from None
     except (KeyError, TypeError, NotImplementedError):
         raise InvalidKeyError(f"the keystore {path} uses an unknown or broken cipher") from None
-    return SecretStr("0x" + bytes(key).hex())
+    return Secret("0x" + bytes(key).hex())
 
 
 def unlock(
-    path: Path, password_file: Path | None, option: str, password: SecretStr | None = None
-) -> SecretStr:
+    path: Path, password_file: Path | None, option: str, password: Secret | None = None
+) -> Secret:
     """Take, read or ask for the password, and decrypt: the key, for this run only."""
     data = read_keystore(path, option)
     if password is None and password_file is not None:

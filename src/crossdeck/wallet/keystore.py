@@ -32,10 +32,10 @@ import keyring.core
 import keyring.errors
 import platformdirs
 from keyrings.alt.file import EncryptedKeyring
-from pydantic import SecretStr
 
 from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
+from crossdeck.secret import Secret
 from crossdeck.wallet.errors import KeyringError, KeyringLockedError, KeyringPasswordError
 
 T = TypeVar("T")
@@ -49,7 +49,7 @@ SOLANA_ADDRESS = "solana-address"
 API_KEY = "api-key"
 
 _REFERENCE = "password reference value"  # what keyrings.alt stores to check a password
-_session_password: SecretStr | None = None
+_session_password: Secret | None = None
 _cache: dict[tuple[str | None, str], keyring.backend.KeyringBackend] = {}
 
 
@@ -66,7 +66,7 @@ def keyring_file_path() -> Path:
     return platformdirs.user_data_path("crossdeck") / "keyring.cfg"
 
 
-def set_keyring_password(password: SecretStr | None) -> None:
+def set_keyring_password(password: Secret | None) -> None:
     """Give the encrypted file backend its password for this process (the app's dialog)."""
     global _session_password
     _session_password = password
@@ -310,7 +310,7 @@ def _delete(profile: str, entry: str) -> bool:
     return True
 
 
-def store_wallet_key(profile: str, key_hex: str | SecretStr) -> str:
+def store_wallet_key(profile: str, key_hex: str | Secret) -> str:
     """Store a private key (and its address beside it); returns the checksum address."""
     from crossdeck.wallet.signer import Signer, normalise_private_key
 
@@ -321,10 +321,10 @@ def store_wallet_key(profile: str, key_hex: str | SecretStr) -> str:
     return address
 
 
-def load_wallet_key(profile: str) -> SecretStr | None:
+def load_wallet_key(profile: str) -> Secret | None:
     """The profile's private key, or None when none is stored."""
     value = _get(profile, WALLET_KEY)
-    return SecretStr(value) if value else None
+    return Secret(value) if value else None
 
 
 def load_wallet_address(profile: str) -> str | None:
@@ -339,7 +339,7 @@ def remove_wallet_key(profile: str) -> bool:
     return removed
 
 
-def store_solana_key(profile: str, keypair: SecretStr) -> str:
+def store_solana_key(profile: str, keypair: Secret) -> str:
     """Store a Solana keypair (base58 of 64 bytes, checked by `wallet.solana.read_keypair`)
     beside the EVM key; returns its address."""
     from crossdeck.wallet.solana import address_of
@@ -350,9 +350,9 @@ def store_solana_key(profile: str, keypair: SecretStr) -> str:
     return address
 
 
-def load_solana_key(profile: str) -> SecretStr | None:
+def load_solana_key(profile: str) -> Secret | None:
     value = _get(profile, SOLANA_KEY)
-    return SecretStr(value) if value else None
+    return Secret(value) if value else None
 
 
 def load_solana_address(profile: str) -> str | None:
@@ -365,18 +365,18 @@ def remove_solana_key(profile: str) -> bool:
     return removed
 
 
-def store_api_key(profile: str, api_key: str | SecretStr) -> None:
+def store_api_key(profile: str, api_key: str | Secret) -> None:
     """Store the service API key of a profile."""
-    value = (api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key).strip()
+    value = (api_key.get_secret_value() if isinstance(api_key, Secret) else api_key).strip()
     if not value:
         raise InputError("an empty API key cannot be stored", hint="use `apikey remove`")
     _set(profile, API_KEY, value)
 
 
-def load_api_key(profile: str) -> SecretStr | None:
+def load_api_key(profile: str) -> Secret | None:
     """The profile's API key, or None."""
     value = _get(profile, API_KEY)
-    return SecretStr(value) if value else None
+    return Secret(value) if value else None
 
 
 def remove_api_key(profile: str) -> bool:

@@ -5,7 +5,7 @@ RFC 6979 nonces and low-s signatures, byte for byte what eth-account gives (its 
 the same library). eth-account, whose import costs about 0.1 s, is loaded only to sign a
 transaction, so a venue withdrawal never loads it (issue 15).
 
-The key lives only inside a `SecretStr` and the key objects built from it; nothing here prints,
+The key lives only inside a `Secret` and the key objects built from it; nothing here prints,
 logs or returns it.
 """
 
@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from coincurve import PrivateKey, PublicKey
-from pydantic import SecretStr
 
 from crossdeck.errors import InputError
 from crossdeck.keccak import keccak256
 from crossdeck.models.addresses import to_checksum_address
 from crossdeck.models.units import tx_int
+from crossdeck.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError
 from crossdeck.wallet.typed_data import eip191_digest, full_typed_data, typed_data_digest
 
@@ -50,18 +50,18 @@ class SignedTransaction:
     hash: str  # 0x-prefixed, lowercase
 
 
-def new_private_key() -> SecretStr:
+def new_private_key() -> Secret:
     """A fresh random secp256k1 key (from the OS's random source) as a 0x-prefixed hex
     string."""
-    return SecretStr("0x" + PrivateKey().secret.hex())
+    return Secret("0x" + PrivateKey().secret.hex())
 
 
-def normalise_private_key(key: str | SecretStr) -> SecretStr:
+def normalise_private_key(key: str | Secret) -> Secret:
     """Check that `key` is a 32-byte hex private key and return it 0x-prefixed, lowercase.
 
     The error never repeats the value, so a mistyped key cannot end up in a terminal log.
     """
-    raw = (key.get_secret_value() if isinstance(key, SecretStr) else key).strip()
+    raw = (key.get_secret_value() if isinstance(key, Secret) else key).strip()
     body = raw[2:] if raw[:2].lower() == "0x" else raw
     if not re.fullmatch(r"[0-9a-fA-F]{64}", body):
         raise InvalidKeyError(
@@ -72,7 +72,7 @@ def normalise_private_key(key: str | SecretStr) -> SecretStr:
         PrivateKey(bytes.fromhex(body))
     except ValueError:  # zero, or not below the curve order
         raise InvalidKeyError("that value is not a valid secp256k1 private key") from None
-    return SecretStr("0x" + body.lower())
+    return Secret("0x" + body.lower())
 
 
 def _eip191_digest(message: str) -> bytes:
@@ -91,14 +91,14 @@ class Signer:
 
     __slots__ = ("_account", "_address", "_key", "_private")
 
-    def __init__(self, private_key: SecretStr) -> None:
+    def __init__(self, private_key: Secret) -> None:
         self._key = normalise_private_key(private_key)
         self._private = PrivateKey(bytes.fromhex(self._key.get_secret_value()[2:]))
         self._address = _address_of(self._private.public_key)
         self._account: LocalAccount | None = None  # eth-account's, built to sign a transaction
 
     def __repr__(self) -> str:
-        return f"Signer(address={self.address}, private_key=SecretStr('**********'))"
+        return f"Signer(address={self.address}, private_key=Secret('**********'))"
 
     @property
     def address(self) -> str:

@@ -16,17 +16,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from pydantic import SecretStr
 
 from crossdeck.models.base58 import b58decode, b58encode
 from crossdeck.models.urls import url_where
+from crossdeck.secret import Secret
 from crossdeck.tls import client_context
 from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
 from crossdeck.wallet.rpc_post import error_message, post_rpc, read_reply
 from crossdeck.wallet.signers import Family, SignerSource
 
 
-def read_keypair(text: str) -> SecretStr:
+def read_keypair(text: str) -> Secret:
     """A Solana keypair as the base58 of its 64 bytes, from base58 text or a JSON array of 64
     numbers (the Solana CLI's file); `InvalidKeyError` saying what is wrong, never echoing it."""
     from solders.keypair import Keypair
@@ -58,10 +58,10 @@ def read_keypair(text: str) -> SecretStr:
     keypair = Keypair.from_seed(raw[:32])
     if bytes(keypair.pubkey()) != raw[32:]:
         raise InvalidKeyError("the keypair's public half is not the key of its secret half")
-    return SecretStr(b58encode(raw))
+    return Secret(b58encode(raw))
 
 
-def address_of(keypair: SecretStr) -> str:
+def address_of(keypair: Secret) -> str:
     from solders.keypair import Keypair
 
     return str(Keypair.from_base58_string(keypair.get_secret_value()).pubkey())
@@ -72,7 +72,7 @@ class SolanaKeySigner:
 
     family: Family = "solana"
 
-    def __init__(self, keypair: SecretStr, kind: str = "keyring") -> None:
+    def __init__(self, keypair: Secret, kind: str = "keyring") -> None:
         from solders.keypair import Keypair
 
         self._keypair = Keypair.from_base58_string(keypair.get_secret_value())

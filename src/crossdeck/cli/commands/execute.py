@@ -25,14 +25,13 @@ from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from pydantic import SecretStr
-
     from crossdeck.api.client import ServiceClient
     from crossdeck.cli import CliContext
     from crossdeck.compose import Confirm
     from crossdeck.config import Settings
     from crossdeck.execute import Event, Executor, Journal, SignRequest
     from crossdeck.execute.events import RunEvent
+    from crossdeck.secret import Secret
     from crossdeck.wallet.signers import EvmSigner
 
 JSON_HELP = "JSON lines of events (same as the global --json)."
@@ -70,7 +69,7 @@ def _executor(
     *,
     trust_quote: bool = False,
     service: ServiceClient | None = None,
-    solana_fee_payer: SecretStr | None = None,
+    solana_fee_payer: Secret | None = None,
 ) -> Executor:
     """The run's executor; `service`: the service client it is to use (and close), when the
     command already made one. The signer stays the caller's to close."""

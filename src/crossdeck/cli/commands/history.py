@@ -25,12 +25,11 @@ from crossdeck.cli.support import handles_errors, service_client
 from crossdeck.errors import InputError
 
 if TYPE_CHECKING:
-    from pydantic import SecretStr
-
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
     from crossdeck.history import OutputFormat, WalkStats
     from crossdeck.models import RequestsQuery
+    from crossdeck.secret import Secret
 
 _FILTER_OPTIONS = (
     "user",
@@ -58,7 +57,7 @@ _FILTER_OPTIONS = (
 )
 
 
-def _own_api_key(settings: Settings) -> SecretStr:
+def _own_api_key(settings: Settings) -> Secret:
     from crossdeck.credentials import resolve_api_key
 
     key = resolve_api_key(settings)

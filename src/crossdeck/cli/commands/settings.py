@@ -19,10 +19,9 @@ from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from pydantic import SecretStr
-
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
+    from crossdeck.secret import Secret
 
 YES_HELP = "Do not ask for confirmation."
 STDIN_HELP = "Read the secret from the first line of stdin instead of a hidden prompt."
@@ -162,7 +161,7 @@ def wallet() -> None:
     pass  # a group: its summary is in crossdeck.cli.COMMANDS
 
 
-def _store_key(obj: CliContext, key: SecretStr, yes: bool, *, solana: bool = False) -> None:
+def _store_key(obj: CliContext, key: Secret, yes: bool, *, solana: bool = False) -> None:
     """Store the profile's EVM key (or, with `solana`, its Solana keypair), asking before it
     replaces one, and print the address it signs for."""
     from crossdeck.wallet import keystore
@@ -201,11 +200,11 @@ def wallet_new(obj: CliContext, yes: bool) -> None:
     _store_key(obj, new_private_key(), yes)
 
 
-def _key_from_keystore(path: Path, password_env: str | None) -> SecretStr:
+def _key_from_keystore(path: Path, password_env: str | None) -> Secret:
     from eth_account import Account
-    from pydantic import SecretStr
 
     from crossdeck.config import load_json
+    from crossdeck.secret import Secret
     from crossdeck.wallet.errors import InvalidKeyError
 
     try:
@@ -219,7 +218,7 @@ def _key_from_keystore(path: Path, password_env: str | None) -> SecretStr:
     else:
         password = prompts.hidden(f"Password of {path.name}", instead="--password-env")
     try:
-        return SecretStr("0x" + bytes(Account.decrypt(keyfile, password)).hex())
+        return Secret("0x" + bytes(Account.decrypt(keyfile, password)).hex())
     except (ValueError, KeyError, TypeError, AttributeError):  # a JSON file, not a keystore
         raise InvalidKeyError(
             f"cannot decrypt keystore {path}: wrong password or not a keystore file"
@@ -250,8 +249,7 @@ def wallet_import(
     yes: bool,
 ) -> None:
     """Store an existing private key (hex, from a hidden prompt or stdin, or a keystore)."""
-    from pydantic import SecretStr
-
+    from crossdeck.secret import Secret
     from crossdeck.wallet.signer import normalise_private_key
 
     if keystore_file is not None and from_stdin:
@@ -261,7 +259,7 @@ def wallet_import(
     if keystore_file is not None:
         key = _key_from_keystore(keystore_file, password_env)
     else:
-        key = SecretStr(_read_secret("Private key (hex)", from_stdin))
+        key = Secret(_read_secret("Private key (hex)", from_stdin))
     _store_key(obj, normalise_private_key(key), yes)
 
 

@@ -27,10 +27,9 @@ from crossdeck.errors import CrossdeckError, InputError
 from crossdeck.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from pydantic import SecretStr
-
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
+    from crossdeck.secret import Secret
     from crossdeck.track.tracker import Problem, StatusTracker
     from crossdeck.track.updates import StatusUpdate
 
@@ -77,7 +76,7 @@ def _emit(update: StatusUpdate, as_json: bool, *, stored: bool = False) -> None:
     sys.stdout.flush()
 
 
-def _api_key(settings: Settings, *, required: bool) -> SecretStr | None:
+def _api_key(settings: Settings, *, required: bool) -> Secret | None:
     from crossdeck.credentials import resolve_api_key
 
     try:
@@ -194,7 +193,7 @@ def _forget_never_sent(settings: Settings, store: Any) -> None:
         reconcile(journal, store)
 
 
-async def _start_receiver(settings: Settings, api_key: SecretStr | None, port: int) -> Any:
+async def _start_receiver(settings: Settings, api_key: Secret | None, port: int) -> Any:
     from crossdeck import compose
 
     assert api_key is not None

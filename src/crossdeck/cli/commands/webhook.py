@@ -15,12 +15,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, BinaryIO
 
 import click
-from pydantic import SecretStr
 
 from crossdeck.cli.option_types import NON_NEGATIVE, PORT, POSITIVE, SECONDS_OR_ZERO
 from crossdeck.cli.support import handles_errors, print_json
 from crossdeck.errors import InputError
 from crossdeck.exitcodes import ExitCode
+from crossdeck.secret import Secret
 from crossdeck.track import webhook_defaults as defaults
 from crossdeck.track.hmac_sig import (
     DEFAULT_TOLERANCE_SECONDS,
@@ -40,7 +40,7 @@ API_KEY_ENV_HELP = (
 )
 
 
-def _api_key(obj: CliContext, env_var: str | None) -> SecretStr:
+def _api_key(obj: CliContext, env_var: str | None) -> Secret:
     from crossdeck.wallet.errors import NoSecretError
 
     if env_var:
@@ -50,7 +50,7 @@ def _api_key(obj: CliContext, env_var: str | None) -> SecretStr:
                 f"environment variable {env_var} is not set or empty",
                 hint="export the API key in it, or drop --api-key-env to use the keyring",
             )
-        return SecretStr(value)
+        return Secret(value)
     from crossdeck.config import load_settings
     from crossdeck.credentials import resolve_api_key
 
@@ -145,8 +145,8 @@ def sign(
         click.echo(f"{SIGNATURE_HEADER}: {headers[SIGNATURE_HEADER]}")
 
 
-def _parse_required_headers(specs: tuple[str, ...]) -> dict[str, SecretStr]:
-    required: dict[str, SecretStr] = {}
+def _parse_required_headers(specs: tuple[str, ...]) -> dict[str, Secret]:
+    required: dict[str, Secret] = {}
     for spec in specs:
         name, sep, env_var = spec.partition("=")
         if not sep or not name.strip() or not env_var.strip():
@@ -161,7 +161,7 @@ def _parse_required_headers(specs: tuple[str, ...]) -> dict[str, SecretStr]:
                 "is not set or empty",
                 hint="export the exact header value in it (e.g. 'Bearer ...')",
             )
-        required[name.strip()] = SecretStr(value)
+        required[name.strip()] = Secret(value)
     return required
 
 
@@ -194,12 +194,12 @@ def _event_json(item: ReceivedEvent) -> dict[str, object]:
 
 
 async def _serve(
-    key: SecretStr,
+    key: Secret,
     *,
     host: str,
     port: int,
     path: str,
-    required: dict[str, SecretStr],
+    required: dict[str, Secret],
     tolerance: float,
     max_body_bytes: int,
     count: int | None,

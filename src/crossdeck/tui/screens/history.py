@@ -42,7 +42,6 @@ from crossdeck.tui.widgets.history_table import HistoryTable
 from crossdeck.tui.widgets.status_style import status_text
 
 if TYPE_CHECKING:
-    from pydantic import SecretStr
     from textual.timer import Timer
 
     from crossdeck.history import (
@@ -54,6 +53,7 @@ if TYPE_CHECKING:
         QuickFilter,
     )
     from crossdeck.models import RequestsQuery
+    from crossdeck.secret import Secret
 
 # the service's largest page: a screenful with room to scroll, and 2.5 times fewer round trips
 # than its default of 20 when paging far (bench/history_bench.py)
@@ -317,7 +317,7 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
             )
         return query
 
-    def _own_api_key(self) -> SecretStr:
+    def _own_api_key(self) -> Secret:
         from crossdeck.history import FilterError
 
         secrets = self.crossdeck.services.secrets
