@@ -47,9 +47,9 @@ def test_installed_package_data_wins(tmp_path: Path, monkeypatch: pytest.MonkeyP
     ("text", "problem"),
     [
         ('name = "x"\nprimary = "#12345"\n', "primary: '#12345' is not a colour"),
-        ('name = "x"\n', "primary: Field required"),
+        ('name = "x"\n', "primary: is required"),
         ('name = "Bad Name"\nprimary = "red"\n', "name: 'Bad Name' must be lowercase"),
-        ('name = "x"\nprimary = "red"\ncolour = "blue"\n', "colour: Extra inputs"),
+        ('name = "x"\nprimary = "red"\ncolour = "blue"\n', "colour: is not a known key"),
         ('name = "x"\nprimary = "red"\n[variables]\nborderr = "red"\n', "'borderr' is not a theme"),
         ('name = "x"\nprimary = "red"\n[variables]\nborder = "nope"\n', "is not a colour"),
         ('name = "x"\nprimary = "red"\nluminosity_spread = 3\n', "luminosity_spread"),

@@ -7,10 +7,13 @@ with a built-in's name replaces it.
 
 A theme file that cannot be read or fails validation is skipped with a warning: the app shows
 the warnings as notifications and falls back to the default theme when the chosen one is bad.
+Validation is the settings' own (`crossdeck.settings_schema`), not pydantic: the themes are read
+before the app's first frame.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -19,9 +22,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
+
+from crossdeck.settings_schema import SettingsError, parse, setting
 
 DEFAULT_THEME = "crossdeck-dark"
 FALLBACK_THEME = "textual-dark"  # Textual's own, always registered
@@ -43,7 +47,19 @@ def _colour(value: str) -> str:
     return value
 
 
-Colour = Annotated[str, AfterValidator(_colour)]
+Colour = Annotated[str, _colour]
+
+
+def _slug(value: str) -> str:
+    if not _NAME.fullmatch(value):
+        raise ValueError(f"{value!r} must be lowercase letters, digits and '-' (e.g. 'my-dark')")
+    return value
+
+
+def _variables(value: dict[str, str]) -> dict[str, str]:
+    for name, text in value.items():
+        _check_variable(name, text)
+    return value
 
 
 @cache
@@ -72,12 +88,11 @@ def _check_variable(name: str, value: str) -> None:
         raise ValueError(f"variables.{name}: {value!r} is not a colour") from None
 
 
-class ThemeFile(BaseModel):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ThemeFile:
     """One theme file. Colours are anything Textual parses (#rgb, #rrggbb, rgb(), names)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
+    name: Annotated[str, _slug]
     description: str = ""
     author: str | None = None
     dark: bool = True
@@ -92,30 +107,14 @@ class ThemeFile(BaseModel):
     surface: Colour | None = None
     panel: Colour | None = None
     boost: Colour | None = None
-    luminosity_spread: float = Field(default=0.15, ge=0.0, le=1.0)
-    text_alpha: float = Field(default=0.95, ge=0.0, le=1.0)
-    variables: dict[str, str] = Field(default_factory=dict)
-
-    @field_validator("name")
-    @classmethod
-    def _slug(cls, value: str) -> str:
-        if not _NAME.fullmatch(value):
-            raise ValueError(
-                f"{value!r} must be lowercase letters, digits and '-' (e.g. 'my-dark')"
-            )
-        return value
-
-    @field_validator("variables")
-    @classmethod
-    def _variables(cls, value: dict[str, str]) -> dict[str, str]:
-        for name, text in value.items():
-            if not isinstance(text, str):
-                raise ValueError(f"variables.{name} must be a string")
-            _check_variable(name, text)
-        return value
+    luminosity_spread: float = setting(0.15, ge=0.0, le=1.0)
+    text_alpha: float = setting(0.95, ge=0.0, le=1.0)
+    variables: Annotated[dict[str, str], _variables] = field(default_factory=dict)
 
     def to_theme(self) -> Theme:
-        theme = Theme(**self.model_dump(exclude={"description", "author"}))
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        del fields["description"], fields["author"]
+        theme = Theme(**fields)
         theme.to_color_system().generate()  # a colour system that cannot be built fails here
         return theme
 
@@ -169,11 +168,8 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _problem(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        # the client's models load on a bad theme only: the first frame does not wait for them
-        from crossdeck.models.errors import error_summary
-
-        return error_summary(exc, root="(file)")
+    if isinstance(exc, SettingsError):
+        return exc.summary(root="(file)")
     if isinstance(exc, tomllib.TOMLDecodeError):
         return f"not valid TOML: {exc}"
     if isinstance(exc, OSError):
@@ -184,8 +180,8 @@ def _problem(exc: Exception) -> str:
 def load_theme_file(path: Path) -> ThemeFile:
     """Parse and validate one file; raises ValueError with a readable reason."""
     try:
-        return ThemeFile.model_validate(_read(path))
-    except (ValidationError, tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
+        return parse(ThemeFile, _read(path))
+    except (SettingsError, tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
         raise ValueError(_problem(exc)) from None
 
 
