@@ -169,6 +169,19 @@ def _shown(value: object) -> str:
     return f" (got {type(value).__name__})"
 
 
+_LONGEST_KEY_SHOWN = 32
+_EXTRA_KEY = "is not a known key here (extra keys are not permitted)"
+
+
+def _join(path: str, key: object) -> str:
+    """`path.key`; a key longer than any setting's name (a value pasted as a key, perhaps a
+    secret) is named by its length only."""
+    name = str(key)
+    if len(name) > _LONGEST_KEY_SHOWN:
+        name = f"<a key of {len(name)} characters>"
+    return f"{path}.{name}" if path else name
+
+
 class _Parser:
     def __init__(self, extra: str, problems: list[tuple[str, str]]) -> None:
         self.extra = extra
@@ -226,7 +239,7 @@ class _Parser:
         key_type, value_type = typing.get_args(tp)
         table: dict[Any, Any] = {}
         for key, item in raw.items():
-            where = f"{path}.{key}" if path else str(key)
+            where = _join(path, key)
             got_key = self.value(key_type, key, where)
             got = self.value(value_type, item, where)
             if got_key is not _INVALID and got is not _INVALID:
@@ -243,10 +256,9 @@ class _Parser:
         before = len(self.problems)
         for key in raw:
             if key not in fields and self.extra == "refuse":
-                where = f"{path}.{key}" if path else str(key)
-                self.fail(where, "is not a known key here (extra keys are not permitted)")
+                self.fail(_join(path, key), _EXTRA_KEY)
         for name, field in fields.items():
-            where = f"{path}.{name}" if path else name
+            where = _join(path, name)
             if name not in raw:
                 missing = dataclasses.MISSING
                 if field.default is missing and field.default_factory is missing:
