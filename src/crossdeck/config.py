@@ -91,6 +91,7 @@ class ConfigError(CrossdeckError):
 # checks every field has one); they are not read at run time. Each section is a frozen,
 # keyword-only dataclass that `crossdeck.settings_schema.parse` builds and checks (no pydantic:
 # the settings are read before the app's first frame); change one with `dataclasses.replace`.
+
 # how often a transient failure is retried, by the service's and the venue's client alike
 DEFAULT_MAX_RETRIES = 4
 
