@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets import DataTable, Input, Static
 from tui_support import (
     chains_loaded,
     event_from_json,
@@ -20,6 +20,7 @@ from tui_support import (
     make_app,
     notifications,
     open_options,
+    pick,
     quote_and_execute,
     screen_text,
     wait_until,
@@ -30,6 +31,7 @@ from crossdeck.execute import events as ev
 from crossdeck.models import Quote, QuoteRequest
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.execute import ExecuteScreen
+from crossdeck.tui.widgets.picker import Picker
 
 PERPS = "0x" + "0" * 32
 
@@ -67,7 +69,7 @@ async def test_evm_to_venue_deposit_from_the_venue_form(world: Any, tui_dir: Pat
         await pilot.press("f3")
         await wait_until(pilot, lambda: "Perps withdrawable" in screen_text(app), what="venue")
         venue = app.screen
-        assert venue.query_one("#dep-currency", Select).value != "0x" + "0" * 40  # USDC
+        assert venue.query_one("#dep-currency", Picker).value != "0x" + "0" * 40  # USDC
         venue.query_one("#dep-amount", Input).value = "25"
         await pilot.press("ctrl+b")
         await wait_until(pilot, lambda: app.current_mode == "quote", what="the Quote screen")
@@ -276,22 +278,10 @@ async def test_a_self_executed_swap_shows_what_the_simulation_saw(
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         screen = app.quote_screen
-        screen.query_one("#destination-chain", Select).value = 8453
+        await pick(pilot, "#destination-chain", "(8453)")
+        await pick(pilot, "#destination-currency", "usdc")
         usdc = world.chains[8453].usdc
-        await wait_until(
-            pilot,
-            lambda: any(
-                str(value).lower() == usdc.lower()
-                for _, value in screen.query_one("#destination-currency", Select)._options
-            ),
-            what="Base's currencies",
-        )
-        currency = next(
-            value
-            for _, value in screen.query_one("#destination-currency", Select)._options
-            if str(value).lower() == usdc.lower()
-        )
-        screen.query_one("#destination-currency", Select).value = currency
+        assert str(screen.form_values().destination_currency).lower() == usdc.lower()
         await pilot.click("#amount")
         screen.query_one("#amount", Input).value = ""
         await pilot.press(*"0.01")

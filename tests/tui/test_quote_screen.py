@@ -7,13 +7,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Input, Select
+from textual.widgets import Input
 from tui_support import (
     chains_loaded,
     load_fixture,
     make_app,
     notifications,
     open_options,
+    pick,
     screen_text,
     wait_until,
 )
@@ -21,6 +22,7 @@ from tui_support import (
 from crossdeck.execute.describe import quote_sections, text_lines
 from crossdeck.models import VENUE_CHAIN_ID
 from crossdeck.sim.world import WALLET_NATIVE_WEI
+from crossdeck.tui.widgets.picker import Picker
 
 
 async def _type_amount(pilot: Any, text: str) -> None:
@@ -54,14 +56,13 @@ async def test_pickers_come_from_chains_with_the_venue_currencies(
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         screen = app.screen
-        origin = screen.query_one("#origin-chain", Select)
-        chain_ids = [value for _, value in origin._options if value is not Select.BLANK]
+        origin = screen.query_one("#origin-chain", Picker)
+        chain_ids = [value for _, value in origin.options]
         assert {8453, 999, VENUE_CHAIN_ID} <= set(chain_ids)
-        assert screen.query_one("#destination-chain", Select).value == VENUE_CHAIN_ID
+        assert screen.query_one("#destination-chain", Picker).value == VENUE_CHAIN_ID
         venue_currencies = [
             (str(label), value)
-            for label, value in screen.query_one("#destination-currency", Select)._options
-            if value is not Select.BLANK
+            for label, value in screen.query_one("#destination-currency", Picker).options
         ]
         forms = {value: label for label, value in venue_currencies}
         assert "perps" in forms["0x" + "0" * 32]
@@ -156,11 +157,12 @@ async def test_swap_sides_and_withdrawal_sets_protocol_v2(world: Any, tui_dir: P
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         screen = app.quote_screen
-        screen.query_one("#destination-currency", Select).value = "0x" + "0" * 32
+        await pick(pilot, "#destination-currency", "perps")
+        assert screen.form_values().destination_currency == "0x" + "0" * 32
         await pilot.press("ctrl+o")
         await wait_until(
             pilot,
-            lambda: screen.query_one("#origin-chain", Select).value == VENUE_CHAIN_ID,
+            lambda: screen.query_one("#origin-chain", Picker).value == VENUE_CHAIN_ID,
             what="the sides to swap",
         )
         values = screen.form_values()

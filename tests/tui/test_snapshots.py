@@ -119,6 +119,24 @@ def test_quote_empty(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Si
     assert snap_compare(_app(snap_world, tui_dir), terminal_size=size, run_before=ready)
 
 
+def test_quote_picker_open(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size) -> None:
+    """The destination currency's list (the venue's, the longest labels), filtered by "usdc"."""
+
+    async def ready(pilot: Any) -> None:
+        from crossdeck.tui.widgets.picker_list import PickerList
+
+        app = pilot.app
+        await chains_loaded(pilot)
+        await _settle(pilot)
+        app.quote_screen.query_one("#destination-currency").focus()
+        await pilot.press("enter", *"usdc")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerList), what="the list")
+        app.screen.query_one(Input).cursor_blink = False
+        await pilot.pause(0.2)
+
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=size, run_before=ready)
+
+
 @pytest.mark.parametrize("theme", ["crossdeck-dark", "crossdeck-light", "crossdeck-high-contrast"])
 def test_quote_with_a_quote_in_each_theme(
     snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size, theme: str

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Static
 from tui_support import (
     chains_loaded,
     make_app,
     notifications,
     open_options,
+    pick,
     screen_text,
     wait_until,
 )
@@ -25,6 +26,7 @@ from crossdeck.execute import events as ev
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.execute import ExecuteScreen
+from crossdeck.tui.widgets.picker import Picker
 
 SOLANA_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 
@@ -86,12 +88,13 @@ async def test_venue_deposit_from_solana_usdc_from_the_keyboard(
         await pilot.press("f3")
         await wait_until(pilot, lambda: "Perps withdrawable" in screen_text(app), what="venue")
         venue = app.screen
-        chain = venue.query_one("#dep-chain", Select)
-        offered = [value for _, value in chain._options]
+        chain = venue.query_one("#dep-chain", Picker)
+        offered = [value for _, value in chain.options]
         assert SOLANA_CHAIN_ID in offered and 8253038 not in offered  # no Bitcoin wallet
-        chain.value = SOLANA_CHAIN_ID
-        await pilot.pause(0.2)
-        assert venue.query_one("#dep-currency", Select).value == SOLANA_USDC
+        await pick(pilot, "#dep-chain", f"({SOLANA_CHAIN_ID})")
+        assert chain.value == SOLANA_CHAIN_ID
+        # the currencies follow the chain, USDC first
+        assert venue.query_one("#dep-currency", Picker).value == SOLANA_USDC
         venue.query_one("#dep-amount", Input).value = "4"
         await pilot.press("ctrl+b")
         await wait_until(pilot, lambda: app.current_mode == "quote", what="the Quote screen")
@@ -116,17 +119,10 @@ async def test_base_usdc_to_solana_pays_the_solana_wallet(world: Any, tui_dir: P
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         quote = app.quote_screen
-        pickers = quote.query_one("#destination-chain", Select)
-        offered = [value for _, value in pickers._options]
+        offered = [value for _, value in quote.query_one("#destination-chain", Picker).options]
         assert SOLANA_CHAIN_ID in offered and 8253038 in offered
-        quote.query_one("#origin-chain", Select).value = 8453
-        await pilot.pause(0.1)
-        pickers.value = SOLANA_CHAIN_ID
-        await pilot.pause(0.2)
-        quote.query_one("#destination-currency", Select).value = SOLANA_USDC
-        usdc = next(v for label, v in quote.query_one("#origin-currency", Select)._options
-                    if str(label).startswith("USDC"))  # fmt: skip
-        quote.query_one("#origin-currency", Select).value = usdc
+        await _pick(pilot, (8453, "USDC"), (SOLANA_CHAIN_ID, "USDC"))
+        assert quote.form_values().destination_currency == SOLANA_USDC
         quote.query_one("#amount", Input).value = "3"
         await pilot.pause(0.2)
         execute, dialogs = await _execute(pilot)
@@ -145,8 +141,7 @@ async def test_a_recipient_of_the_wrong_family_is_refused_on_the_form(
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         quote = app.quote_screen
-        quote.query_one("#destination-chain", Select).value = 8253038
-        await pilot.pause(0.2)
+        await pick(pilot, "#destination-chain", "(8253038)")
         await open_options(pilot)
         quote.query_one("#recipient", Input).value = world.info["wallet"]["solana_address"]
         quote.query_one("#amount", Input).value = "0.01"
@@ -165,11 +160,11 @@ async def test_a_recipient_of_the_wrong_family_is_refused_on_the_form(
 async def _pick(pilot: Any, origin: tuple[int, str], destination: tuple[int, str]) -> None:
     quote = pilot.app.quote_screen
     for side, (chain_id, symbol) in (("origin", origin), ("destination", destination)):
-        quote.query_one(f"#{side}-chain", Select).value = chain_id
-        await pilot.pause(0.2)
-        currency = quote.query_one(f"#{side}-currency", Select)
-        currency.value = next(v for label, v in currency._options if str(label).startswith(symbol))
-        await pilot.pause(0.1)
+        await pick(pilot, f"#{side}-chain", f"({chain_id})")
+        assert quote.query_one(f"#{side}-chain", Picker).value == chain_id
+        await pick(pilot, f"#{side}-currency", symbol.lower())
+        label = quote.query_one(f"#{side}-currency", Picker).label()
+        assert label is not None and label.plain.startswith(symbol), label
 
 
 async def test_solana_sol_to_base_eth_from_the_keyboard(world: Any, tui_dir: Path) -> None:

@@ -216,3 +216,28 @@ async def open_options(pilot: Pilot[Any]) -> Any:
     options = await pilot.app.quote_screen.open_options()
     await pilot.pause()
     return options
+
+
+async def pick(pilot: Pilot[Any], selector: str, typed: str) -> None:
+    """Choose in a picker as a trader does: focus it, type the name (which opens its list
+    filtered), Enter on the best match; returns once the list is closed."""
+    from crossdeck.tui.widgets.picker import Picker
+    from crossdeck.tui.widgets.picker_list import PickerList
+
+    app = pilot.app
+    picker = app.screen.query_one(selector, Picker)
+    picker.focus()
+    await pilot.pause()
+    await pilot.press("enter", *typed)
+    await wait_until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, PickerList)
+            and app.screen.query_one("#picker-filter", Input).value == typed
+        ),
+        what=f"the list of {selector} filtered by {typed!r}",
+    )
+    await pilot.press("enter")
+    await wait_until(
+        pilot, lambda: not isinstance(app.screen, PickerList), what=f"{selector}'s list to close"
+    )

@@ -34,6 +34,7 @@ from crossdeck.tui.quote_form import (
 from crossdeck.tui.screens.base import ModeScreen, selected_chain_id
 from crossdeck.tui.waits import service_at, within
 from crossdeck.tui.widgets.form_fields import NumberInput
+from crossdeck.tui.widgets.picker import Picker
 from crossdeck.tui.widgets.quote_view import render_quote
 
 if TYPE_CHECKING:
@@ -185,13 +186,13 @@ class QuoteScreen(ModeScreen):
             with VerticalScroll(id="quote-form", classes="pane"):
                 yield _row(
                     "From",
-                    Select[int]([], id="origin-chain", prompt="chain", compact=True),
-                    Select[str]([], id="origin-currency", prompt="currency", compact=True),
+                    Picker[int](id="origin-chain", prompt="chain"),
+                    Picker[str](id="origin-currency", prompt="currency"),
                 )
                 yield _row(
                     "To",
-                    Select[int]([], id="destination-chain", prompt="chain", compact=True),
-                    Select[str]([], id="destination-currency", prompt="currency", compact=True),
+                    Picker[int](id="destination-chain", prompt="chain"),
+                    Picker[str](id="destination-currency", prompt="currency"),
                 )
                 yield _row(
                     "Amount",
@@ -294,9 +295,9 @@ class QuoteScreen(ModeScreen):
             for c in self.chains.chains
             if c.id is not None and not c.disabled
         ]
-        with self.prevent(Select.Changed):
+        with self.prevent(Picker.Changed):
             for widget_id in ("origin-chain", "destination-chain"):
-                self.query_one(f"#{widget_id}", Select).set_options(options)
+                self.query_one(f"#{widget_id}", Picker).set_options(options)
         if self.quote is None:
             self._status(NO_QUOTE_YET)  # over "Loading the chains again…"
         pending = self._pending or self._default_values()
@@ -358,8 +359,8 @@ class QuoteScreen(ModeScreen):
         ]
 
     def _set_select(self, widget_id: str, value: object) -> None:
-        select = self.query_one(f"#{widget_id}", Select)
-        with self.prevent(Select.Changed):
+        select = self.query_one(f"#{widget_id}", Picker)
+        with self.prevent(Picker.Changed):
             if value is None:
                 select.clear()
             else:
@@ -367,8 +368,8 @@ class QuoteScreen(ModeScreen):
 
     def _set_currencies(self, side: str, chain_id: int | None, currency: str | None) -> None:
         options = self._currency_options(chain_id)
-        select = self.query_one(f"#{side}-currency", Select)
-        with self.prevent(Select.Changed):
+        select = self.query_one(f"#{side}-currency", Picker)
+        with self.prevent(Picker.Changed):
             select.set_options(options)
             addresses = [address for _, address in options]
             if currency is not None:
@@ -414,8 +415,7 @@ class QuoteScreen(ModeScreen):
 
     def form_values(self) -> QuoteFormValues:
         def select_value(widget_id: str) -> Any:
-            value = self.query_one(f"#{widget_id}", Select).value
-            return None if value is Select.BLANK else value
+            return self.query_one(f"#{widget_id}", Picker).selection
 
         values = self._options_values.with_changes(
             origin_chain_id=select_value("origin-chain"),
@@ -472,23 +472,25 @@ class QuoteScreen(ModeScreen):
             options_summary(values), demo_referrer_warning(values), open=self._options is not None
         )
 
-    @on(Select.Changed, "#origin-chain")
-    def _origin_chain_changed(self, event: Select.Changed) -> None:
+    @on(Picker.Changed, "#origin-chain")
+    def _origin_chain_changed(self, event: Picker.Changed) -> None:
         self._set_currencies("origin", selected_chain_id(event.value), None)
         self._update_amount_hint()
 
-    @on(Select.Changed, "#destination-chain")
-    def _destination_chain_changed(self, event: Select.Changed) -> None:
+    @on(Picker.Changed, "#destination-chain")
+    def _destination_chain_changed(self, event: Picker.Changed) -> None:
         self._set_currencies("destination", selected_chain_id(event.value), None)
         self._update_amount_hint()
 
-    @on(Select.Changed, "#origin-currency, #destination-currency, #trade-type")
+    @on(Picker.Changed, "#origin-currency, #destination-currency")
+    @on(Select.Changed, "#trade-type")
     @on(Input.Changed, "#amount")
     def _amount_inputs_changed(self) -> None:
         self._update_amount_hint()
 
     @on(Input.Changed, "#quote-form Input")
     @on(Select.Changed, "#quote-form Select")
+    @on(Picker.Changed, "#quote-form Picker")
     @on(Checkbox.Changed, "#quote-form Checkbox")
     @on(SelectionList.SelectedChanged, "#quote-form SelectionList")
     def _any_field_changed(self) -> None:

@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, DataTable, Input, Label, Select, Static
+from textual.widgets import Button, DataTable, Input, Label, Static
 from textual.worker import Worker
 
 from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
@@ -26,6 +26,7 @@ from crossdeck.tui.notices import describe_error
 from crossdeck.tui.quote_form import venue_deposit_values, venue_withdrawal_values
 from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen, selected_chain_id
 from crossdeck.tui.waits import service_at, venue_at, within
+from crossdeck.tui.widgets.picker import Picker
 from crossdeck.venue.currencies import hip3_dexes
 
 FIRST_SEND_WARNING = (
@@ -100,21 +101,13 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
                 yield DataTable(id="venue-forms", cursor_type="row", show_cursor=False)
             with VerticalScroll(id="venue-right"):
                 with Vertical(id="deposit-form", classes="venue-form"):
-                    yield _row(
-                        "from chain", Select[int]([], id="dep-chain", compact=True, prompt="chain")
-                    )
-                    yield _row(
-                        "currency",
-                        Select[str]([], id="dep-currency", compact=True, prompt="currency"),
-                    )
+                    yield _row("from chain", Picker[int](id="dep-chain", prompt="chain"))
+                    yield _row("currency", Picker[str](id="dep-currency", prompt="currency"))
                     yield _row(
                         "amount", Input(placeholder="human units", id="dep-amount", compact=True)
                     )
                     yield _row(
-                        "into",
-                        Select[str](
-                            [], id="dep-venue-currency", compact=True, prompt="venue currency"
-                        ),
+                        "into", Picker[str](id="dep-venue-currency", prompt="venue currency")
                     )
                     yield _row(
                         "recipient",
@@ -123,21 +116,13 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
                     yield Button("Deposit → Quote", id="dep-go", compact=True)
                 with Vertical(id="withdraw-form", classes="venue-form"):
                     yield _row(
-                        "from",
-                        Select[str](
-                            [], id="wd-venue-currency", compact=True, prompt="venue currency"
-                        ),
+                        "from", Picker[str](id="wd-venue-currency", prompt="venue currency")
                     )
                     yield _row(
                         "amount", Input(placeholder="human units", id="wd-amount", compact=True)
                     )
-                    yield _row(
-                        "to chain", Select[int]([], id="wd-chain", compact=True, prompt="chain")
-                    )
-                    yield _row(
-                        "currency",
-                        Select[str]([], id="wd-currency", compact=True, prompt="currency"),
-                    )
+                    yield _row("to chain", Picker[int](id="wd-chain", prompt="chain"))
+                    yield _row("currency", Picker[str](id="wd-currency", prompt="currency"))
                     yield _row(
                         "recipient",
                         Input(placeholder="your wallet", id="wd-recipient", compact=True),
@@ -224,14 +209,14 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         sending = [
             (label, i) for label, i in evm if getattr(chains.by_id(i), "vm_type", None) != "bvm"
         ]
-        with self.prevent(Select.Changed):
+        with self.prevent(Picker.Changed):
             for chain_select, options in (("#dep-chain", sending), ("#wd-chain", evm)):
-                select = self.query_one(chain_select, Select)
+                select = self.query_one(chain_select, Picker)
                 select.set_options(options)
                 if options:
                     select.value = options[0][1]
             for currency_select in ("#dep-venue-currency", "#wd-venue-currency"):
-                select = self.query_one(currency_select, Select)
+                select = self.query_one(currency_select, Picker)
                 select.set_options(venue_options)
                 if venue_options:
                     select.value = venue_options[0][1]
@@ -245,20 +230,20 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
             for c in (chain.currencies if chain else [])
             if c.address
         ]
-        select = self.query_one(selector, Select)
-        with self.prevent(Select.Changed):
+        select = self.query_one(selector, Picker)
+        with self.prevent(Picker.Changed):
             select.set_options(options)
             # USDC first where there is one: the venue's main currency
             usdc = next((v for label, v in options if label.startswith("USDC")), None)
             if usdc or options:
                 select.value = usdc or options[0][1]
 
-    @on(Select.Changed, "#dep-chain")
-    def _deposit_chain(self, event: Select.Changed) -> None:
+    @on(Picker.Changed, "#dep-chain")
+    def _deposit_chain(self, event: Picker.Changed) -> None:
         self._fill_currencies("#dep-currency", selected_chain_id(event.value))
 
-    @on(Select.Changed, "#wd-chain")
-    def _withdraw_chain(self, event: Select.Changed) -> None:
+    @on(Picker.Changed, "#wd-chain")
+    def _withdraw_chain(self, event: Picker.Changed) -> None:
         self._fill_currencies("#wd-currency", selected_chain_id(event.value))
 
     def on_venue_loaded(self, message: VenueLoaded) -> None:
@@ -332,8 +317,7 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
     # -- actions -----------------------------------------------------------------------------
 
     def _value(self, selector: str) -> Any:
-        value = self.query_one(selector, Select).value
-        return None if value is Select.BLANK else value
+        return self.query_one(selector, Picker).selection
 
     def action_refresh(self) -> None:
         self.load()
