@@ -8,13 +8,12 @@ from pydantic import Field
 
 from crossdeck.models.addresses import Family, family_of
 from crossdeck.models.base import WireModel
-
-VENUE_CHAIN_ID = 1337
-ZERO_ADDRESS = "0x" + "0" * 40
-# the contract names an EVM chain's native currency (ETH on Base, ...) by the zero address;
-# it has 18 decimals on every EVM chain, so they are known without asking /chains
-NATIVE_ADDRESS = ZERO_ADDRESS
-NATIVE_DECIMALS = 18
+from crossdeck.models.constants import (  # re-exported: the chains' own constants
+    NATIVE_ADDRESS as NATIVE_ADDRESS,
+)
+from crossdeck.models.constants import NATIVE_DECIMALS as NATIVE_DECIMALS
+from crossdeck.models.constants import VENUE_CHAIN_ID as VENUE_CHAIN_ID
+from crossdeck.models.constants import ZERO_ADDRESS as ZERO_ADDRESS
 
 
 class ChainCurrency(WireModel):

@@ -11,9 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
 
-from crossdeck.models.chains import NATIVE_DECIMALS, ChainsResponse
+from crossdeck.models.constants import NATIVE_DECIMALS
 from crossdeck.models.units import format_units
+
+if TYPE_CHECKING:
+    from crossdeck.models.chains import ChainsResponse
 
 
 @dataclass(frozen=True)

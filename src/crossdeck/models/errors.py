@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
-from crossdeck.errors import InputError
 from crossdeck.models.base import WireModel
+from crossdeck.models.field_errors import FieldInputError as FieldInputError  # re-exported
 
 TRANSIENT_ERROR_CODES = frozenset(
     {"PRICE_FETCH_FAILED", "SERVICE_UNAVAILABLE", "REQUEST_TIMED_OUT", "RPC_HTTP_ERROR"}
@@ -49,17 +49,6 @@ class RuleViolation(ValueError):
         super().__init__(message)
         self.field = field
         self.message = message
-
-
-class FieldInputError(InputError):
-    """A value for a request body or query failed validation. `field` is the wire name."""
-
-    def __init__(
-        self, field: str, message: str, *, fields: list[str] | None = None, hint: str | None = None
-    ) -> None:
-        super().__init__(message, hint=hint)
-        self.field = field
-        self.fields = fields or [field]
 
 
 def field_errors(exc: ValidationError, model: type[Any]) -> list[tuple[str, str]]:

@@ -33,8 +33,9 @@ from crossdeck.models.addresses import (
     wrong_family_problem,
 )
 from crossdeck.models.base import IntStr
-from crossdeck.models.chains import NATIVE_ADDRESS, VENUE_CHAIN_ID
-from crossdeck.models.errors import FieldInputError, RuleViolation, raise_field_error
+from crossdeck.models.constants import NATIVE_ADDRESS, VENUE_CHAIN_ID, required_protocol_version
+from crossdeck.models.errors import RuleViolation, raise_field_error
+from crossdeck.models.field_errors import QuoteRequestError as QuoteRequestError  # re-exported
 
 EVM_ADDRESS_PATTERN = r"^0x[a-fA-F0-9]{40}$"
 _EVM_ADDRESS = re.compile(EVM_ADDRESS_PATTERN)
@@ -56,16 +57,6 @@ def is_field_name(name: str) -> bool:
 
 
 TradeType = Literal["EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT"]
-
-
-def required_protocol_version(origin_chain_id: int) -> Literal["v2"] | None:
-    """The protocolVersion a quote from `origin_chain_id` must ask for: 'v2' for a withdrawal
-    from the venue (spec 4.4), none otherwise. Forms fill it in; the model refuses without."""
-    return "v2" if origin_chain_id == VENUE_CHAIN_ID else None
-
-
-class QuoteRequestError(FieldInputError):
-    """The quote body is invalid; `field` names the offending field (wire name)."""
 
 
 def _evm_address(value: str) -> str:

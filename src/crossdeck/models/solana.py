@@ -300,9 +300,7 @@ def decode(instruction: SolanaInstruction) -> Decoded:
     try:
         data = instruction.data_bytes()
     except ValueError:
-        raise Undecodable(
-            f"{program_name(instruction.program_id)}: its data is not hex"
-        ) from None
+        raise Undecodable(f"{program_name(instruction.program_id)}: its data is not hex") from None
     return decoder(instruction, data)
 
 

@@ -99,15 +99,6 @@ def _mode_screen_class(mode: str) -> type[Screen[Any]]:
     return screen_class
 
 
-def _mode_screens() -> dict[str, Callable[[], Screen[Any]]]:
-    """A factory per mode that imports its screen's module only when called."""
-    return {mode: functools.partial(_new_mode_screen, mode) for mode in MODE_SCREENS}
-
-
-def _new_mode_screen(mode: str) -> Screen[Any]:
-    return _mode_screen_class(mode)()
-
-
 def _goto(key: str, mode: str, tooltip: str) -> Binding:
     # the screen tabs show these keys, so the footer need not
     return Binding(
@@ -226,8 +217,8 @@ class CrossdeckApp(App[None]):
         self.live_changed: Signal[str | None] = Signal(self, "live-changed")
         self.secrets_loaded: Signal[None] = Signal(self, "secrets-loaded")
 
-        for mode, factory in _mode_screens().items():
-            self.add_mode(mode, factory)
+        for mode in MODE_SCREENS:  # each screen's module is imported when its mode starts
+            self.add_mode(mode, functools.partial(self._new_mode_screen, mode))
         # the first screen is the start mode's own, as textual's DEFAULT_MODE makes it (here
         # per instance): no default screen first and no switch to the mode after it, each of
         # which had textual parse the whole stylesheet again before the first frame
@@ -249,6 +240,15 @@ class CrossdeckApp(App[None]):
         self._apply_keymap(settings.keymap)
 
     # -- start-up ----------------------------------------------------------------------------
+
+    def _new_mode_screen(self, mode: str) -> Screen[Any]:
+        screen = _mode_screen_class(mode)()
+        # Textual counts a new screen as styled by no stylesheet yet and, when its mode starts,
+        # parses every stylesheet source again and restyles the app for it. The stylesheet is
+        # current (a theme change reparses it and restyles every screen on its own), so for the
+        # first screen that was a second full parse before the first frame (~20 ms).
+        screen._css_update_count = self._css_update_count
+        return screen
 
     def _start_theme(self, name: str) -> None:
         """The theme before anything is styled: what textual's theme watcher does, less the

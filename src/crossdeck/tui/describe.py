@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from crossdeck.models.chains import NATIVE_ADDRESS, VENUE_CHAIN_ID
+from crossdeck.models.constants import NATIVE_ADDRESS, VENUE_CHAIN_ID
 from crossdeck.models.display import chain_label
 from crossdeck.models.text import short
 

@@ -10,18 +10,16 @@ put the cursor on it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from crossdeck.models import (
-    VENUE_CHAIN_ID,
-    ChainsResponse,
-    QuoteRequest,
-    QuoteRequestError,
-    UnitsError,
-    parse_units,
-    parse_usd,
-    required_protocol_version,
-)
+# pydantic-free: the form is on the app's first screen, which draws before any wire model loads
+from crossdeck.models.constants import VENUE_CHAIN_ID, required_protocol_version
+from crossdeck.models.field_errors import QuoteRequestError
+from crossdeck.models.units import UnitsError, parse_units, parse_usd
+
+if TYPE_CHECKING:
+    from crossdeck.models.chains import ChainsResponse
+    from crossdeck.models.quote_request import QuoteRequest
 
 TRADE_TYPES = ("EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT")
 BASE_FEE_COMPONENTS = ("execution", "swap", "app")
@@ -216,6 +214,8 @@ def build_quote_request(
     if version:
         body["protocolVersion"] = version
     body.update(values.extra)
+    from crossdeck.models.quote_request import QuoteRequest
+
     return QuoteRequest.from_body(body, vm_types=chains.vm_types())
 
 

@@ -17,7 +17,8 @@ from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Stati
 from textual.worker import Worker, WorkerState
 
 from crossdeck.errors import CrossdeckError
-from crossdeck.models import VENUE_CHAIN_ID, QuoteRequestError
+from crossdeck.models.constants import VENUE_CHAIN_ID
+from crossdeck.models.field_errors import QuoteRequestError
 from crossdeck.tui import describe
 from crossdeck.tui.copy_links import Copyable
 from crossdeck.tui.copy_links import palette_commands as copy_commands
