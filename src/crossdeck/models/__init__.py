@@ -31,12 +31,14 @@ if TYPE_CHECKING:
         ChainProtocolV2,
         ChainsResponse,
     )
+    from crossdeck.models.constants import required_protocol_version
     from crossdeck.models.errors import (
         TRANSIENT_ERROR_CODES,
         ErrorBody,
         FieldInputError,
         RuleViolation,
     )
+    from crossdeck.models.field_errors import QuoteRequestError
     from crossdeck.models.quote import (
         Details,
         Fees,
@@ -60,10 +62,8 @@ if TYPE_CHECKING:
         AppFee,
         Authorization,
         QuoteRequest,
-        QuoteRequestError,
         TradeType,
         TxCall,
-        required_protocol_version,
     )
     from crossdeck.models.requests import (
         DepositAddressInfo,
