@@ -19,6 +19,7 @@ from tui_support import (
 )
 
 from crossdeck.tui.screens.help import HelpScreen
+from crossdeck.tui.widgets.navbar import NavBar, tab_spans
 
 
 async def test_function_keys_and_clicks_switch_screens(world: Any, tui_dir: Path) -> None:
@@ -34,8 +35,8 @@ async def test_function_keys_and_clicks_switch_screens(world: Any, tui_dir: Path
         ]:
             await pilot.press(key)
             await wait_until(pilot, lambda m=mode: app.current_mode == m, what=f"mode {mode}")
-        tabs = [tab for tab in app.screen.query(".nav-tab") if tab.mode == "history"]
-        await pilot.click(tabs[0])
+        history = next(start for start, _, mode in tab_spans() if mode == "history")
+        await pilot.click(NavBar, offset=(history + 1, 0))
         await wait_until(pilot, lambda: app.current_mode == "history", what="a click on History")
 
 

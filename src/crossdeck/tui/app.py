@@ -99,6 +99,12 @@ def _mode_screen_class(mode: str) -> type[Screen[Any]]:
     return screen_class
 
 
+def _breakpoint(size: int, breakpoints: list[tuple[int, str]]) -> set[str]:
+    """The class of the widest breakpoint `size` reaches, as textual's screens pick it."""
+    reached = [(edge, name) for edge, name in breakpoints if size >= edge]
+    return {max(reached)[1]} if reached else set()
+
+
 def _goto(key: str, mode: str, tooltip: str) -> Binding:
     # the screen tabs show these keys, so the footer need not
     return Binding(
@@ -242,18 +248,30 @@ class CrossdeckApp(App[None]):
     # -- start-up ----------------------------------------------------------------------------
 
     def _new_mode_screen(self, mode: str) -> Screen[Any]:
+        """A mode's screen, made so that textual styles it once before its first frame, not
+        three times: the app's first frame styles every widget of the first screen."""
         screen = _mode_screen_class(mode)()
-        # Textual counts a new screen as styled by no stylesheet yet and, when its mode starts,
-        # parses every stylesheet source again and restyles the app for it. The stylesheet is
-        # current (a theme change reparses it and restyles every screen on its own), so for the
-        # first screen that was a second full parse before the first frame (~20 ms).
-        screen._css_update_count = self._css_update_count
+        if screen._css_update_count != self._css_update_count:
+            # Textual counts a new screen as styled by no stylesheet yet, and when its mode
+            # starts it parses every source again and restyles the app and the screen. The
+            # stylesheet is current (`_start_theme` gave it the theme's variables; a theme
+            # change reparses it and restyles every screen on its own), so only the app's own
+            # node needs styling: it is styled here, and the full parse is spared.
+            self.stylesheet.apply(self)
+            screen._css_update_count = self._css_update_count
+        # the size classes (app.tcss: "Narrow terminals") as the screen's first resize would
+        # set them: set there, they would restyle every widget of the screen once more
+        width, height = self.size
+        screen.add_class(
+            *_breakpoint(width, self.HORIZONTAL_BREAKPOINTS),
+            *_breakpoint(height, self.VERTICAL_BREAKPOINTS),
+        )
         return screen
 
     def _start_theme(self, name: str) -> None:
         """The theme before anything is styled: what textual's theme watcher does, less the
         full stylesheet refresh it schedules, which would parse the whole stylesheet again
-        before the first frame (the first parse already takes this theme's variables)."""
+        before the first frame; the first parse takes this theme's variables instead."""
         self.set_reactive(App.theme, name)
         theme = self.current_theme
         classes = {c: False for c in self.classes if c.startswith("-theme-")}
@@ -262,6 +280,7 @@ class CrossdeckApp(App[None]):
         classes["-light-mode"] = not theme.dark
         self.update_classes(classes, update=False)
         self._refresh_truecolor_filter(self.ansi_theme)
+        self.stylesheet.set_variables(self.get_css_variables())
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
         if not keymap:

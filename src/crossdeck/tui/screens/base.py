@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from textual import events
 from textual.app import ComposeResult, SystemCommand
 from textual.screen import Screen
-from textual.widgets import Header
 from textual.worker import Worker
 
 from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.widgets.footer import KeysFooter
 from crossdeck.tui.widgets.navbar import NavBar
+from crossdeck.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from crossdeck.tui.host import CrossdeckHost
@@ -61,7 +61,7 @@ class ModeScreen(LightsFocusedPane, ReportsWorkerErrors, Screen[None]):
         return _crossdeck_app(self)
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield TitleBar()
         yield NavBar(self.MODE)
         yield from self.compose_body()
         # the palette's key is in the screen tabs' row: the footer keeps its width for keys

@@ -14,7 +14,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from crossdeck.execute import events as ev
@@ -34,6 +34,7 @@ from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.messages import ExecutionEvent
 from crossdeck.tui.screens.base import ReportsWorkerErrors
 from crossdeck.tui.screens.confirm import ConfirmScreen
+from crossdeck.tui.widgets.title_bar import TitleBar
 
 STATE_STYLES = {
     "waiting": "dim",
@@ -115,7 +116,7 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
         return not self.running and (self.outcome is not None or self.start_failed)
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield TitleBar()
         yield Static(self._summary(), id="exec-summary")
         yield DataTable(id="exec-items", cursor_type="row", show_cursor=False)
         with Horizontal(id="exec-body"):
