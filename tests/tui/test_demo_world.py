@@ -86,9 +86,7 @@ async def _deposit(pilot: Any, seen: dict[str, Any]) -> None:
 
     def pushed() -> bool:
         tracked = app.live.get(rid)
-        return tracked is not None and any(
-            u.source is Source.WEBHOOK for u in tracked.timeline
-        )
+        return tracked is not None and any(u.source is Source.WEBHOOK for u in tracked.timeline)
 
     await wait_until(pilot, pushed, what="a webhook on Live status", within=30)
     assert app.live.webhook_url

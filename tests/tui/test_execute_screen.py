@@ -41,7 +41,6 @@ def _withdrawable(world: Any) -> Decimal:
     return Decimal(httpx.post(world.venue_url + "/info", json=body).json()["withdrawable"])
 
 
-
 async def _confirm_each(pilot: Any, execute: ExecuteScreen, answers: list[str]) -> list[str]:
     """Answer the confirm dialogs in turn; the screen text of each dialog."""
     seen = []

@@ -418,7 +418,8 @@ async def test_options_are_composed_on_demand_and_read_without_colour(
         assert "From" in text and "To" in text and "Options (ctrl+l" in text
         await pilot.press("ctrl+l")
         tick = await wait_until(
-            pilot, lambda: screen.query("#topup-gas") and screen.query_one("#topup-gas"),
+            pilot,
+            lambda: screen.query("#topup-gas") and screen.query_one("#topup-gas"),
             what="the options",
         )
         assert "[ ] add gas on arrival" in screen_text(app)

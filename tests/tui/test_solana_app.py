@@ -78,9 +78,7 @@ async def _execute(pilot: Any) -> tuple[ExecuteScreen, list[str]]:
     return execute, dialogs
 
 
-async def test_venue_deposit_from_solana_usdc_from_the_keyboard(
-    world: Any, tui_dir: Path
-) -> None:
+async def test_venue_deposit_from_solana_usdc_from_the_keyboard(world: Any, tui_dir: Path) -> None:
     before = _withdrawable(world)
     app = make_app(world, tui_dir)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -181,17 +179,15 @@ async def test_solana_sol_to_base_eth_from_the_keyboard(world: Any, tui_dir: Pat
         assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
 
 
-async def test_base_eth_to_a_bitcoin_recipient_from_the_keyboard(
-    world: Any, tui_dir: Path
-) -> None:
+async def test_base_eth_to_a_bitcoin_recipient_from_the_keyboard(world: Any, tui_dir: Path) -> None:
     app = make_app(world, tui_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         await _pick(pilot, (8453, "ETH"), (8253038, "BTC"))
         await open_options(pilot)
-        app.quote_screen.query_one("#recipient", Input).value = (
-            "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0"
-        )
+        app.quote_screen.query_one(
+            "#recipient", Input
+        ).value = "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0"
         app.quote_screen.query_one("#amount", Input).value = "0.01"
         await pilot.pause(0.2)
         execute, _ = await _execute(pilot)

@@ -65,7 +65,7 @@ class ModeScreen(LightsFocusedPane, ReportsWorkerErrors, Screen[None]):
         yield NavBar(self.MODE)
         yield from self.compose_body()
         # the palette's key is in the screen tabs' row: the footer keeps its width for keys
-        yield KeysFooter(compact=True, show_command_palette=False)
+        yield KeysFooter()
 
     def _on_mount(self, event: events.Mount) -> None:
         # the first mode screen to paint marks the app's first frame (then tracking starts)

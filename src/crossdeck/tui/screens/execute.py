@@ -14,7 +14,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from crossdeck.execute import events as ev
@@ -34,6 +34,7 @@ from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.messages import ExecutionEvent
 from crossdeck.tui.screens.base import ReportsWorkerErrors
 from crossdeck.tui.screens.confirm import ConfirmScreen
+from crossdeck.tui.widgets.footer import KeysFooter
 from crossdeck.tui.widgets.title_bar import TitleBar
 
 STATE_STYLES = {
@@ -125,7 +126,7 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
             with VerticalScroll(id="exec-log", classes="pane"):
                 yield Static("", id="exec-log-text")
         yield Static("", id="exec-result")
-        yield Footer(compact=True)
+        yield KeysFooter(show_command_palette=True)
 
     def _summary(self) -> Text:
         summary = describe.summarize_quote(self.quote, self.chains)
