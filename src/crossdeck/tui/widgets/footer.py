@@ -40,6 +40,7 @@ class KeysFooter(Widget):
         "keys-footer--key",
         "keys-footer--description",
         "keys-footer--hover",
+        "keys-footer--separator",
     }
 
     def __init__(self, *, show_command_palette: bool = False) -> None:
@@ -111,11 +112,15 @@ class KeysFooter(Widget):
         line = Content.assemble(*parts)
         palette = self._palette()
         if palette is not None:
-            room = max(self.size.width - len(palette.text) - 1, 0)
+            # docked right as textual's Footer docks it: a separator, the key and its
+            # description, one column free
+            key, _, said = palette.text.partition(" ")
+            room = max(self.size.width - len(palette.text) - 2, 0)
             line = Content.assemble(
                 line.truncate(room, pad=True),
-                PALETTE_SEPARATOR,
-                Content.styled(palette.text, self.get_visual_style("keys-footer--key")),
+                Content.styled(PALETTE_SEPARATOR, self.get_visual_style("keys-footer--separator")),
+                Content.styled(key, self.get_visual_style("keys-footer--key")),
+                Content.styled(f" {said} ", self.get_visual_style("keys-footer--description")),
             )
         return line.truncate(self.size.width)
 
@@ -131,7 +136,7 @@ class KeysFooter(Widget):
 
     def item_at(self, x: int) -> FooterItem | None:
         palette = self._palette()
-        if palette is not None and x >= self.size.width - len(palette.text):
+        if palette is not None and x >= self.size.width - len(palette.text) - 1:
             return palette
         return next((item for start, end, item in self._layout() if start <= x < end), None)
 
