@@ -14,8 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from textual.widgets import DataTable, Footer, Input, Select, Static
-from textual.widgets._footer import FooterKey
+from textual.widgets import DataTable, Input, Select, Static
 from tui_support import (
     chains_loaded,
     deposit_by_executor,
@@ -39,6 +38,7 @@ from crossdeck.tui.screens.execute import ExecuteScreen
 from crossdeck.tui.screens.help import HelpScreen, bindings_of
 from crossdeck.tui.screens.quote import QuoteScreen
 from crossdeck.tui.services import Secrets
+from crossdeck.tui.widgets.footer import KeysFooter
 
 REALDATA = Path("/work/shared/realdata")
 TX_HASH = "0x" + "ab" * 32
@@ -226,17 +226,16 @@ async def test_every_key_of_every_screen_is_in_its_footer(
             assert isinstance(screen, ModeScreen)
             screen.set_focus(None)
             await pilot.pause(0.1)
-            footer = screen.query_one(Footer)
-            await wait_until(pilot, lambda f=footer: f.query(FooterKey), what="the footer")
-            in_footer = {key.action for key in footer.query(FooterKey)}
+            footer = screen.query_one(KeysFooter)
+            await wait_until(pilot, lambda f=footer: f.keys_shown(), what="the footer")
+            in_footer = {item.action for item in footer.items() if item.key is not None}
             for binding in bindings_of(screen) + bindings_of(app):
                 if binding.id in NOT_IN_FOOTER:
                     continue
                 assert binding.show, f"{mode}: {binding.id} is hidden from the footer"
                 assert binding.action in in_footer, f"{mode}: {binding.id} is not in the footer"
             # and the footer fits: its last key is on screen (one line, nothing pushed off)
-            last = list(footer.query(FooterKey))[-1]
-            assert last.region.right <= app.size.width, f"{mode}: the footer overflows"
+            assert footer.width_needed() <= app.size.width, f"{mode}: the footer overflows"
 
 
 async def test_live_status_and_history_c_copy_the_selected_request_id(

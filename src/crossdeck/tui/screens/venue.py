@@ -115,9 +115,7 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
                     )
                     yield Button("Deposit → Quote", id="dep-go", compact=True)
                 with Vertical(id="withdraw-form", classes="venue-form"):
-                    yield _row(
-                        "from", Picker[str](id="wd-venue-currency", prompt="venue currency")
-                    )
+                    yield _row("from", Picker[str](id="wd-venue-currency", prompt="venue currency"))
                     yield _row(
                         "amount", Input(placeholder="human units", id="wd-amount", compact=True)
                     )

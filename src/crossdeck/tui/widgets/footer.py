@@ -29,6 +29,7 @@ class FooterItem:
 
     text: str
     key: str | None = None
+    action: str = ""
     enabled: bool = True
     tooltip: str = ""
     part: str = "keys-footer--key"
@@ -82,12 +83,17 @@ class KeysFooter(Widget):
 
     def _key(self, binding: Binding, enabled: bool, tooltip: str, lead: str = "") -> FooterItem:
         return FooterItem(
-            lead + self.app.get_key_display(binding), binding.key, enabled, tooltip or ""
+            lead + self.app.get_key_display(binding), binding.key, binding.action, enabled, tooltip
         )
 
     def keys_shown(self) -> list[str]:
         """The keys on the line (for tests and the help screen's checks)."""
         return [item.key for item in self.items() if item.key is not None]
+
+    def width_needed(self) -> int:
+        """Columns the keys take (the palette key apart): more than the width cuts the last."""
+        spans = self._layout()
+        return spans[-1][1] if spans else 0
 
     def _layout(self) -> list[tuple[int, int, FooterItem]]:
         """(first column, end column, item), with a space after each key's description."""
@@ -132,7 +138,9 @@ class KeysFooter(Widget):
             return None
         _, binding, enabled, _ = found
         text = f"{self.app.get_key_display(binding)} {binding.description}"
-        return FooterItem(text, binding.key, enabled, binding.tooltip or binding.description)
+        return FooterItem(
+            text, binding.key, binding.action, enabled, binding.tooltip or binding.description
+        )
 
     def item_at(self, x: int) -> FooterItem | None:
         palette = self._palette()
