@@ -175,6 +175,28 @@ async def test_a_click_opens_and_a_click_on_an_option_chooses() -> None:
         await pilot.click("#picker-options", offset=(2, 3))  # the fourth option: Base
         await wait_until(pilot, lambda: _open_list(app) is None, what="the list to close")
         assert picker.value == 8453 and app.focused is picker
+        # a click outside the list closes it, choosing nothing
+        await pilot.click("#chain")
+        await wait_until(pilot, lambda: _open_list(app), what="the list")
+        await pilot.click(offset=(50, 18))
+        await wait_until(pilot, lambda: _open_list(app) is None, what="the list to close")
+        assert picker.value == 8453 and app.changes == [("chain", 8453)]
+
+
+class BottomPickerApp(PickerApp):
+    CSS = "#chain { dock: bottom; width: 30; }"
+
+
+async def test_a_picker_on_the_last_row_opens_its_list_above_it_on_screen() -> None:
+    app = BottomPickerApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        picker = await _loaded(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: _open_list(app), what="the list")
+        await pilot.pause()
+        box = app.screen.query_one("#picker-box").region
+        assert box.bottom <= picker.region.y and box.y >= 0 and box.right <= 40
+        assert _shown(app)[0] == "Ethereum (1)"
 
 
 async def test_code_sets_post_changed_once_prevent_silences_and_set_options_clears() -> None:
