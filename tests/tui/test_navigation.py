@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets import DataTable, Input, Static
 from tui_support import (
     chains_loaded,
     deposit_by_executor,
@@ -39,6 +39,7 @@ from crossdeck.tui.screens.help import HelpScreen, bindings_of
 from crossdeck.tui.screens.quote import QuoteScreen
 from crossdeck.tui.services import Secrets
 from crossdeck.tui.widgets.footer import KeysFooter
+from crossdeck.tui.widgets.picker import Picker
 
 REALDATA = Path("/work/shared/realdata")
 TX_HASH = "0x" + "ab" * 32
@@ -188,7 +189,7 @@ async def test_question_mark_opens_help_outside_text_fields_and_types_inside(
         await wait_until(pilot, lambda: app.screen is not help_screen, what="help to close")
         assert amount.value == "1"
 
-        (await app.quote_screen.open_options()).query_one("#trade-type", Select).focus()
+        (await app.quote_screen.open_options()).query_one("#trade-type", Picker).focus()
         await pilot.press("?")
         help_screen = await wait_until(
             pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen, what="the help"

@@ -450,3 +450,32 @@ async def test_the_funds_check_reads_the_chains_rpc_where_settings_name_none(
         await wait_until(pilot, lambda: screen.funds is not None, what="the funds check")
         [verdict] = screen.funds
         assert verdict.ok and "the wallet holds" in verdict.message, verdict.message
+
+
+async def test_the_trade_type_is_picked_from_the_keyboard_and_read_in_the_amount_line(
+    world: Any, tui_dir: Path
+) -> None:
+    """The options' pickers are the same Picker: "what arrives" makes the amount the venue
+    USDC's (8 decimals), and the closed options line says so."""
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        screen = app.quote_screen
+        await _type_amount(pilot, "12.5")
+        await wait_until(
+            pilot, lambda: "(18 decimals)" in screen_text(app), what="the amount in ETH's units"
+        )
+        await open_options(pilot)
+        await pick(pilot, "#trade-type", "what arrives")
+        assert screen.form_values().trade_type == "EXACT_OUTPUT"
+        await wait_until(
+            pilot,
+            lambda: "= 1250000000 (8 decimals)" in screen_text(app),
+            what="the amount in the venue USDC's units",
+        )
+        await pilot.press("ctrl+l")  # closed, the options keep it
+        await wait_until(pilot, lambda: not screen.query("#trade-type"), what="options closed")
+        assert screen.form_values().trade_type == "EXACT_OUTPUT"
+        await wait_until(
+            pilot, lambda: "amount is what" in screen_text(app), what="the options line"
+        )

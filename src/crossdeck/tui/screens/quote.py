@@ -13,7 +13,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static
+from textual.widgets import Checkbox, Input, Label, SelectionList, Static
 from textual.worker import Worker, WorkerState
 
 from crossdeck.errors import CrossdeckError
@@ -393,12 +393,12 @@ class QuoteScreen(ModeScreen):
             "destination", values.destination_chain_id, values.destination_currency
         )
         self._options_values = values
-        with self.prevent(Input.Changed, Checkbox.Changed, Select.Changed):
+        with self.prevent(Input.Changed, Checkbox.Changed, Picker.Changed):
             self.query_one("#amount", Input).value = values.amount
         options = self._options
         if options is not None:
             with self.prevent(
-                Input.Changed, Checkbox.Changed, Select.Changed, SelectionList.SelectedChanged
+                Input.Changed, Checkbox.Changed, Picker.Changed, SelectionList.SelectedChanged
             ):
                 options.apply(values)
         self._update_amount_hint()
@@ -460,7 +460,7 @@ class QuoteScreen(ModeScreen):
         await self.query_one("#quote-form").mount(options, after="#options-line")
         self._options_section = options
         with self.prevent(
-            Input.Changed, Checkbox.Changed, Select.Changed, SelectionList.SelectedChanged
+            Input.Changed, Checkbox.Changed, Picker.Changed, SelectionList.SelectedChanged
         ):
             options.apply(self._options_values)
         self._show_options_line()
@@ -483,14 +483,12 @@ class QuoteScreen(ModeScreen):
         self._set_currencies("destination", selected_chain_id(event.value), None)
         self._update_amount_hint()
 
-    @on(Picker.Changed, "#origin-currency, #destination-currency")
-    @on(Select.Changed, "#trade-type")
+    @on(Picker.Changed, "#origin-currency, #destination-currency, #trade-type")
     @on(Input.Changed, "#amount")
     def _amount_inputs_changed(self) -> None:
         self._update_amount_hint()
 
     @on(Input.Changed, "#quote-form Input")
-    @on(Select.Changed, "#quote-form Select")
     @on(Picker.Changed, "#quote-form Picker")
     @on(Checkbox.Changed, "#quote-form Checkbox")
     @on(SelectionList.SelectedChanged, "#quote-form SelectionList")

@@ -107,6 +107,7 @@ class Picker(Generic[ValueT], Widget, can_focus=True):
         *,
         prompt: str = "choose",
         allow_blank: bool = True,
+        value: ValueT | NoChoice = NULL,
         id: str | None = None,
         classes: str | None = None,
         disabled: bool = False,
@@ -117,7 +118,9 @@ class Picker(Generic[ValueT], Widget, can_focus=True):
         self._options: list[tuple[Text, ValueT]] = []
         self._value: ValueT | NoChoice = NULL
         self._set_option_list(options)
-        if not allow_blank and self._options:
+        if value is not NULL:
+            self._value = self._checked(value)
+        elif not allow_blank and self._options:
             self._value = self._options[0][1]
 
     # -- what code reads and sets --------------------------------------------------------------
@@ -133,16 +136,20 @@ class Picker(Generic[ValueT], Widget, can_focus=True):
 
     @value.setter
     def value(self, value: ValueT | NoChoice) -> None:
-        if value is NULL:
-            if not self._allow_blank:
-                raise InvalidPickerValue(f"#{self.id} cannot be blank")
-        elif not any(option == value for _, option in self._options):
-            raise InvalidPickerValue(f"{value!r} is not an option of #{self.id}")
+        self._checked(value)
         if value is self._value or (value is not NULL and value == self._value):
             return
         self._value = value
         self.refresh()
         self.post_message(self.Changed(self, value))  # type: ignore[arg-type]
+
+    def _checked(self, value: ValueT | NoChoice) -> ValueT | NoChoice:
+        if value is NULL:
+            if not self._allow_blank:
+                raise InvalidPickerValue(f"#{self.id} cannot be blank")
+        elif not any(option == value for _, option in self._options):
+            raise InvalidPickerValue(f"{value!r} is not an option of #{self.id}")
+        return value
 
     @property
     def selection(self) -> ValueT | None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
-from textual.widgets import Input, Label, Select, SelectionList
+from textual.widgets import Input, Label, SelectionList
 from textual.widgets.selection_list import Selection
 
 from crossdeck.tui.quote_form import TRADE_TYPES, QuoteFormValues
 from crossdeck.tui.widgets.form_fields import NumberInput, TickBox
+from crossdeck.tui.widgets.picker import Picker
 
 # the trade types as a trader says them
 TRADE_TYPE_WORDS = {
@@ -42,12 +43,12 @@ class QuoteOptions(Vertical):
     def compose(self) -> ComposeResult:
         yield _row(
             "amount is",
-            Select[str](
+            Picker[str](
                 [(f"{words} ({name})", name) for name, words in TRADE_TYPE_WORDS.items()],
                 value="EXACT_INPUT",
                 allow_blank=False,
                 id="trade-type",
-                compact=True,
+                prompt="amount is",
             ),
             tooltip="what I pay: the amount leaves your wallet; what arrives: it is received",
         )
@@ -96,12 +97,12 @@ class QuoteOptions(Vertical):
         )
         yield _row(
             "protocol",
-            Select[str](
+            Picker[str](
                 [("auto (v2 for venue withdrawals)", "auto"), ("v2", "v2")],
                 value="auto",
                 allow_blank=False,
                 id="protocol",
-                compact=True,
+                prompt="protocol",
             ),
         )
 
@@ -115,7 +116,7 @@ class QuoteOptions(Vertical):
         self.query_one("#components", SelectionList).add_option(Selection(name, name, True))
 
     def apply(self, values: QuoteFormValues) -> None:
-        self.query_one("#trade-type", Select).value = values.trade_type
+        self.query_one("#trade-type", Picker).value = values.trade_type
         self.query_one("#recipient", Input).value = values.recipient
         self.query_one("#refund-to", Input).value = values.refund_to
         self.query_one("#slippage", Input).value = values.slippage_bps
@@ -126,7 +127,7 @@ class QuoteOptions(Vertical):
         self.query_one("#deposit-address", TickBox).value = values.use_deposit_address
         self.query_one("#strict", TickBox).value = values.strict
         self.query_one("#permit", TickBox).value = values.use_permit
-        self.query_one("#protocol", Select).value = values.protocol_version or "auto"
+        self.query_one("#protocol", Picker).value = values.protocol_version or "auto"
         self.query_one("#referrer", Input).value = values.referrer
         self.query_one("#calls", Input).value = values.calls
         components = self.query_one("#components", SelectionList)
@@ -142,8 +143,8 @@ class QuoteOptions(Vertical):
         components = self.query_one("#components", SelectionList)
         chosen = tuple(components.selected)
         everything = len(chosen) == components.option_count
-        protocol = self.query_one("#protocol", Select).value
-        trade_type = self.query_one("#trade-type", Select).value
+        protocol = self.query_one("#protocol", Picker).selection
+        trade_type = self.query_one("#trade-type", Picker).selection
         return values.with_changes(
             trade_type=trade_type if isinstance(trade_type, str) else "EXACT_INPUT",
             recipient=self.query_one("#recipient", Input).value,
@@ -157,7 +158,7 @@ class QuoteOptions(Vertical):
             use_deposit_address=self.query_one("#deposit-address", TickBox).value,
             strict=self.query_one("#strict", TickBox).value,
             use_permit=self.query_one("#permit", TickBox).value,
-            protocol_version=None if protocol in (None, "auto", Select.BLANK) else str(protocol),
+            protocol_version=None if protocol in (None, "auto") else str(protocol),
             referrer=self.query_one("#referrer", Input).value,
             calls=self.query_one("#calls", Input).value,
         )
