@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import DataTable, Select
+from textual.widgets import DataTable
 from tui_support import (
     chains_loaded,
     make_app,
     notifications,
+    pick,
     read_text,
     screen_text,
     wait_until,
@@ -92,8 +93,7 @@ async def test_theme_switch_is_remembered_not_written_to_config(world: Any, tui_
         assert app.theme == "crossdeck-dark"
         await pilot.press("f6")
         await wait_until(pilot, lambda: app.current_mode == "settings", what="settings")
-        select = app.screen.query_one("#theme-select", Select)
-        select.value = "crossdeck-high-contrast"
+        await pick(pilot, "#theme-select", "crossdeck-high")
         await wait_until(pilot, lambda: app.theme == "crossdeck-high-contrast", what="the theme")
         await wait_until(pilot, lambda: (tui_dir / "tui-state.json").exists(), what="state file")
     state = json.loads(read_text(tui_dir / "tui-state.json"))

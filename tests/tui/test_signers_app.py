@@ -9,11 +9,12 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Input, Select
+from textual.widgets import Input
 from tui_support import (
     chains_loaded,
     make_app,
     notifications,
+    pick,
     quote_and_execute,
     screen_text,
     wait_until,
@@ -60,8 +61,7 @@ async def test_settings_switches_the_signer(world: Any, tui_dir: Path) -> None:
         await pilot.press("f6")
         await wait_until(pilot, lambda: "the world's demo key" in screen_text(app), what="Settings")
         screen = app.screen
-        screen.query_one("#signer-select", Select).value = "read-only"
-        await pilot.pause()
+        await pick(pilot, "#signer-select", "read-only")
         field = screen.query_one("#signer-value", Input)
         field.value = "0x1234"
         await pilot.click("#signer-use")
@@ -78,8 +78,7 @@ async def test_settings_switches_the_signer(world: Any, tui_dir: Path) -> None:
         await wait_until(pilot, lambda: app.services.wallet_address == watched, what="the switch")
         assert "read-only" in app.sub_title
         assert f"nobody: {watched[:6]}…{watched[-4:]}" in screen_text(app)
-        screen.query_one("#signer-select", Select).value = "keyring"
-        await pilot.pause()
+        await pick(pilot, "#signer-select", "keyring")
         screen.use_signer()
         await wait_until(
             pilot, lambda: app.services.wallet_address == world.wallet_address, what="back"

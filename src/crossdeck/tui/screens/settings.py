@@ -15,9 +15,10 @@ from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Static
 
 from crossdeck.tui.screens.base import ModeScreen
+from crossdeck.tui.widgets.picker import Picker
 
 SIGNER_CHOICES = [
     ("keyring (or world) key", "keyring"),
@@ -69,21 +70,21 @@ class SettingsScreen(ModeScreen):
             yield Static(id="settings-table")
             with Horizontal(id="theme-row"):
                 yield Label("Theme ", id="theme-label")
-                yield Select[str](
+                yield Picker[str](
                     self._theme_options(),
                     value=self.app.theme,
                     id="theme-select",
                     allow_blank=False,
-                    compact=True,
+                    prompt="theme",
                 )
             with Horizontal(id="signer-row"):
                 yield Label("Signer ", id="signer-label")
-                yield Select[str](
+                yield Picker[str](
                     SIGNER_CHOICES,
                     value=self.crossdeck.services.signer_kind,
                     id="signer-select",
                     allow_blank=False,
-                    compact=True,
+                    prompt="signer",
                 )
                 yield Input(id="signer-value", compact=True)
                 yield Button("Use", id="signer-use", compact=True)
@@ -96,7 +97,7 @@ class SettingsScreen(ModeScreen):
         self.watch(self.app, "theme", self._theme_changed, init=False)
 
     def _theme_changed(self, name: str) -> None:
-        select = self.query_one("#theme-select", Select)
+        select = self.query_one("#theme-select", Picker)
         if select.value != name:
             select.value = name
 
@@ -126,7 +127,7 @@ class SettingsScreen(ModeScreen):
 
     @work(group="signer-choice", exclusive=True, exit_on_error=False)
     async def use_signer(self) -> None:
-        kind = str(self.query_one("#signer-select", Select).value)
+        kind = str(self.query_one("#signer-select", Picker).value)
         value = self.query_one("#signer-value", Input).value.strip()
         try:
             chosen = signer_choice(kind, value)
@@ -141,11 +142,11 @@ class SettingsScreen(ModeScreen):
         if kind == "browser":
             app.connect_browser_wallet()
 
-    def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "signer-select":
+    def on_picker_changed(self, event: Picker.Changed) -> None:
+        if event.control.id == "signer-select":
             self._signer_placeholder(event.value)
             return
-        if event.select.id == "theme-select" and isinstance(event.value, str):
+        if event.control.id == "theme-select" and isinstance(event.value, str):
             if event.value != self.app.theme:
                 self.app.theme = event.value
 
@@ -197,7 +198,7 @@ class SettingsScreen(ModeScreen):
         )
 
     def action_focus_theme(self) -> None:
-        self.query_one("#theme-select", Select).focus()
+        self.query_one("#theme-select", Picker).focus()
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand("Pick a theme", "Move to the theme picker", self.action_focus_theme)
