@@ -14,7 +14,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from decimal import Decimal
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeAlias, TypeVar
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -33,20 +33,8 @@ from crossdeck.api.errors import (
 from crossdeck.api.pages import follow_pages
 from crossdeck.api.requests_versions import V3Unsupported, v3_not_offered, v3_params
 from crossdeck.errors import InputError
-from crossdeck.models import (
-    ChainsResponse,
-    ErrorBody,
-    Quote,
-    QuoteRequest,
-    RequestRecord,
-    RequestsPage,
-    RequestsQuery,
-    StatusV1,
-    StatusV3,
-)
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
-from crossdeck.models.errors import error_summary
-from crossdeck.models.requests_v3 import RequestsPageV3
+from crossdeck.models.errors import ErrorBody, error_summary
 from crossdeck.retry import (
     IDEMPOTENT,
     NOT_ACTED_ONLY,
@@ -60,8 +48,21 @@ from crossdeck.retry import (
 from crossdeck.secret import Secret
 from crossdeck.tls import client_context
 
-# a page of GET /requests/v3 or, where v3 is not offered, of GET /requests/v2
-ListingPage = RequestsPage | RequestsPageV3
+if TYPE_CHECKING:
+    # Each response model is imported by the method that reads it: the app's first read,
+    # /chains, then builds only the chains' pydantic classes, not the ~70 of quotes, steps,
+    # statuses and request history (issue 28: the pickers are filled sooner after the first
+    # frame).
+    from crossdeck.models.chains import ChainsResponse
+    from crossdeck.models.quote import Quote
+    from crossdeck.models.quote_request import QuoteRequest
+    from crossdeck.models.requests import RequestRecord, RequestsPage
+    from crossdeck.models.requests_query import RequestsQuery
+    from crossdeck.models.requests_v3 import RequestsPageV3
+    from crossdeck.models.status import StatusV1, StatusV3
+
+    # a page of GET /requests/v3 or, where v3 is not offered, of GET /requests/v2
+    ListingPage: TypeAlias = RequestsPage | RequestsPageV3
 
 log = logging.getLogger(__name__)
 
@@ -147,17 +148,26 @@ class ServiceClient:
 
     async def quote(self, body: QuoteRequest | dict[str, Any]) -> Quote:
         """POST /quote/v2. A dict body is validated as a `QuoteRequest` first."""
+        from crossdeck.models.quote import Quote
+        from crossdeck.models.quote_request import QuoteRequest
+
         request = body if isinstance(body, QuoteRequest) else QuoteRequest.from_body(body)
         return await self._read("POST", "/quote/v2", Quote, json_body=request.to_body())
 
     async def requests(self, query: RequestsQuery | None = None) -> RequestsPage:
         """GET /requests/v2: one page of request history."""
+        from crossdeck.models.requests import RequestsPage
+        from crossdeck.models.requests_query import RequestsQuery
+
         params = _checked_limit((query or RequestsQuery()).to_params())
         return await self._read("GET", "/requests/v2", RequestsPage, params=params)
 
     async def requests_v3(self, query: RequestsQuery | None = None) -> RequestsPageV3:
         """GET /requests/v3: one page, filters spelled the v3 way (`V3Unsupported` when one
         cannot be; see `crossdeck.api.requests_versions`)."""
+        from crossdeck.models.requests_query import RequestsQuery
+        from crossdeck.models.requests_v3 import RequestsPageV3
+
         params = _checked_limit(v3_params(query or RequestsQuery()))
         return await self._read("GET", "/requests/v3", RequestsPageV3, params=params)
 
@@ -197,6 +207,8 @@ class ServiceClient:
         """Pages of GET /requests/v2 following `continuation` (`api.pages.follow_pages`: ends
         at no cursor, an empty page or `max_pages`; a repeated cursor raises
         `CursorLoopError`)."""
+        from crossdeck.models.requests_query import RequestsQuery
+
         pages = follow_pages(self.requests, query or RequestsQuery(), max_pages=max_pages)
         async for page in pages:
             yield page
@@ -210,11 +222,15 @@ class ServiceClient:
 
     async def status(self, request_id: str) -> StatusV1:
         """GET /intents/status?requestId= (the endpoint quotes name in `check`)."""
+        from crossdeck.models.status import StatusV1
+
         params = {"requestId": _request_id(request_id)}
         return await self._read("GET", "/intents/status", StatusV1, params=params)
 
     async def status_v3(self, request_id: str) -> StatusV3:
         """GET /intents/status/v3?requestId= (adds failReason, refundFailReason)."""
+        from crossdeck.models.status import StatusV3
+
         params = {"requestId": _request_id(request_id)}
         return await self._read("GET", "/intents/status/v3", StatusV3, params=params)
 
@@ -223,6 +239,8 @@ class ServiceClient:
 
         The status endpoints come back as their models; any other endpoint as a dict.
         """
+        from crossdeck.models.status import StatusV1, StatusV3
+
         relative = self._relative(endpoint)
         path = httpx.URL(relative).path.rstrip("/")
         if path.endswith("/intents/status/v3"):
@@ -258,6 +276,8 @@ class ServiceClient:
 
     async def chains(self) -> ChainsResponse:
         """GET /chains: chains and their currencies (incl. the venue, chain 1337)."""
+        from crossdeck.models.chains import ChainsResponse
+
         return await self._read("GET", "/chains", ChainsResponse)
 
     async def token_price(self, chain_id: int, address: str) -> Decimal:
@@ -376,9 +396,7 @@ class ServiceClient:
         if url.is_relative_url and endpoint.startswith("/") and not endpoint.startswith("//"):
             problem = endpoint_problem(endpoint)
             if problem is not None:
-                raise MalformedResponseError(
-                    f"refusing to follow endpoint {problem}", status=None
-                )
+                raise MalformedResponseError(f"refusing to follow endpoint {problem}", status=None)
             return endpoint
         base_path = self._base.path.rstrip("/")
         if (

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from crossdeck.api.errors import CursorLoopError
-from crossdeck.models import RequestsQuery
+
+if TYPE_CHECKING:
+    from crossdeck.models.requests_query import RequestsQuery
 
 
 class Page(Protocol):

@@ -12,9 +12,12 @@ v3 names them differently.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from crossdeck.api.errors import ServiceError
-from crossdeck.models import RequestsQuery
+
+if TYPE_CHECKING:
+    from crossdeck.models.requests_query import RequestsQuery
 
 # v3 answers these when the route does not exist where we asked (an older deployment, a proxy
 # that only forwards v2, a stand-in without it).
@@ -72,7 +75,5 @@ def v3_params(query: RequestsQuery) -> dict[str, str]:
     if (tx_hash := params.pop("hash", None)) is not None:
         params["term"] = tx_hash
     if (user := params.pop("user", None)) is not None:
-        params["filters"] = json.dumps(
-            [{"user": user}, {"recipient": user}], separators=(",", ":")
-        )
+        params["filters"] = json.dumps([{"user": user}, {"recipient": user}], separators=(",", ":"))
     return params

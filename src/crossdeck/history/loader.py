@@ -37,12 +37,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from crossdeck.api.client import ListingPage, ServiceClient
+from crossdeck.api.client import ServiceClient
 from crossdeck.history.errors import CursorLoopError
 from crossdeck.history.pager import WalkStats
 from crossdeck.history.summary import HistoryRecord, HistoryRow, summarize
 from crossdeck.models import RequestsQuery
+
+if TYPE_CHECKING:
+    from crossdeck.api.client import ListingPage
 
 DEFAULT_PAGE_SIZE = 50
 # ids of the first page (and of arrivals already reported) that a windowed loader remembers to

@@ -15,12 +15,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from crossdeck.api.client import ListingPage, ServiceClient
+from crossdeck.api.client import ServiceClient
 from crossdeck.api.pages import Page, Paging, follow_pages
 from crossdeck.history.summary import HistoryRecord
 from crossdeck.models import RequestsPage, RequestsQuery
 from crossdeck.models.requests_v3 import RequestsDeprecation, RequestsPageV3, deprecation_of
+
+if TYPE_CHECKING:
+    from crossdeck.api.client import ListingPage
 
 
 @dataclass

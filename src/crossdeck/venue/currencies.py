@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from crossdeck.models.venue import SpotMeta, SpotToken
 from crossdeck.venue.errors import VenueDataError
 
 PERPS_USDC_ADDRESS = "0x" + "0" * 32
@@ -29,6 +28,7 @@ _DEX_NAME = re.compile(r"^[\x21-\x7e]+$")  # printable ASCII without spaces
 
 if TYPE_CHECKING:
     from crossdeck.models import ChainsResponse
+    from crossdeck.models.venue import SpotMeta, SpotToken
 
 VenueCurrencyKind = Literal["perps", "spot", "hip3"]
 
