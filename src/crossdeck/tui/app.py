@@ -393,6 +393,13 @@ class CrossdeckApp(App[None]):
 
     # -- live status -------------------------------------------------------------------------
 
+    @work(group="warm-up", exclusive=True, exit_on_error=False, name="Loading the quote models")
+    async def warm_up(self) -> None:
+        """Once the first screen has its data (the chain pickers filled), what the first quote
+        needs is imported in the background, so ctrl+r does not wait for it."""
+        await self.first_screen_settled.wait()
+        await self.services.warm_up()
+
     @work(group="tracker", exclusive=True, exit_on_error=False, name="Live status")
     async def run_tracker(self) -> None:
         await self.services_ready.wait()
@@ -584,6 +591,7 @@ class CrossdeckApp(App[None]):
             # are a heavy import) or tracks; the screens' first requests wait for the secrets
             self.load_secrets()
             self.run_tracker()
+            self.warm_up()
             if self._on_first_frame is not None:
                 self._on_first_frame()
 
