@@ -242,3 +242,33 @@ def test_matching_ranks_a_name_that_starts_with_the_text_first() -> None:
     assert matching(labels, values, "um") == [0, 2]
     addresses = ["0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "0x0000"]
     assert matching(["USDC", "ETH"], addresses, "0x8335") == [0]
+
+
+async def test_leaving_the_screen_with_its_list_open_closes_the_list_on_return(
+    world: Any, tui_dir: Any
+) -> None:
+    """F2-F7 switch screens over an open list; back on the Quote screen the list is closed,
+    nothing chosen, and the picker has the focus. Help (F1) over the list keeps it open."""
+    from tui_support import chains_loaded, make_app
+
+    from crossdeck.tui.screens.help import HelpScreen
+
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        picker = app.screen.query_one("#origin-chain", Picker)
+        before = picker.value
+        picker.focus()
+        await pilot.press("enter", *"hyp")
+        await wait_until(pilot, lambda: _open_list(app), what="the list")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: _open_list(app), what="the list again, under help")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.current_mode == "venue", what="Venue")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.current_mode == "quote", what="Quote again")
+        await wait_until(pilot, lambda: _open_list(app) is None, what="the list closed")
+        assert picker.value == before
+        await wait_until(pilot, lambda: app.focused is picker, what="the focus on the picker")

@@ -105,6 +105,7 @@ class PickerList(ModalScreen[int | None]):
         self._typed = typed
         self._title = title
         self._shown: list[int] = []
+        self._mode_left = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
@@ -186,6 +187,17 @@ class PickerList(ModalScreen[int | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def on_screen_suspend(self) -> None:
+        # F2-F7 switch modes over an open list; a screen pushed over it (help) does not
+        self._mode_left = self not in self.app.screen_stack
+
+    def on_screen_resume(self) -> None:
+        # back in the mode the list was opened in: it was left unchosen, so it closes then
+        # (textual removes screens only from the current mode's stack)
+        if self._mode_left:
+            self._mode_left = False
+            self.dismiss(None)
 
     def on_click(self, event: events.Click) -> None:
         # a click outside the box closes the list, choosing nothing
