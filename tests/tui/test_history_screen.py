@@ -657,7 +657,10 @@ async def test_end_then_home_gets_back_to_the_first_row(
             pilot, lambda: _ids(app) == every[:PAGE_SIZE], what="the first page read again"
         )
         assert table.cursor_row == 0 and screen.selected_request_id() == every[0]
-        assert not screen._has_earlier and calls[0].continuation is None
+        # the first page read again, with no cursor (a next page the last `end` had asked for
+        # may still be answered first on a loaded machine)
+        assert not screen._has_earlier
+        assert any(query.continuation is None for query in calls), calls
         detail = screen.query_one(HistoryDetail)
         await wait_until(pilot, lambda: f"id {every[0]}" in detail.text, what="its detail")
         assert f"{PAGE_SIZE} request(s)" in str(screen.query_one("#history-status").render())
