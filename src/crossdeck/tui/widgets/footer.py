@@ -87,7 +87,7 @@ class KeysFooter(Widget):
         )
 
     def keys_shown(self) -> list[str]:
-        """The keys on the line (for tests and the help screen's checks)."""
+        """The keys on the line, left to right."""
         return [item.key for item in self.items() if item.key is not None]
 
     def width_needed(self) -> int:
