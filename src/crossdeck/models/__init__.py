@@ -7,8 +7,9 @@ Response models are lenient in (unknown fields kept, nearly everything optional)
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from crossdeck.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from crossdeck.models.amounts import Currency, CurrencyAmount, CurrencyMetadata
@@ -294,15 +295,4 @@ _SOURCES: dict[str, str] = {
     "WebhookEvent": "crossdeck.models.webhook",
 }
 
-
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(source), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(globals(), _SOURCES, __all__)

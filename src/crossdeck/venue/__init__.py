@@ -6,8 +6,9 @@ fills the chain pickers, and that must not import the client (httpx) and the /in
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from crossdeck.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from crossdeck.venue.client import VenueClient
@@ -72,15 +73,4 @@ _SOURCES: dict[str, str] = {
     "split_signature": "crossdeck.venue.signing",
 }
 
-
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(source), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(globals(), _SOURCES, __all__)
