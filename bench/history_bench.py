@@ -353,8 +353,8 @@ def _screen_child(
         from textual.events import Key
         from textual.widgets import DataTable
 
+        from crossdeck.base.secret import Secret
         from crossdeck.config import load_settings
-        from crossdeck.secret import Secret
         from crossdeck.tui.app import CrossdeckApp
         from crossdeck.tui.screens.history import PAGE_SIZE, HistoryScreen
         from crossdeck.tui.services import Secrets

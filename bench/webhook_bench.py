@@ -16,7 +16,7 @@ the tracker announced it in its merged update stream ("stream", the number a use
 processes read `time.monotonic()`, which on Linux is one system-wide clock. The tracker's polls
 go to a service that never answers, so every update it streams came from a webhook. Both servers
 start serving once crossdeck's start-up hold of the garbage collector is over
-(`crossdeck.start_gc`), so every run measures the steady state of a process that has been up a
+(`crossdeck.base.start_gc`), so every run measures the steady state of a process that has been up a
 while, as the app's receiver is when deliveries come.
 
     .venv/bin/python bench/webhook_bench.py                 # defaults: 2000 x [1, 8, 32], 5 runs
@@ -43,7 +43,7 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
-from crossdeck.start_gc import START_SECONDS, wait_start_over
+from crossdeck.base.start_gc import START_SECONDS, wait_start_over
 from crossdeck.track.hmac_sig import sign
 from crossdeck.track.receiver import ReceivedEvent, WebhookReceiver
 from crossdeck.track.store import StatusStore
@@ -327,8 +327,10 @@ def main(argv: list[str] | None = None) -> int:
             for kind in order:
                 result = run_once(kind, args.deliveries, level, args.pad, args.run_timeout)
                 expected_stream = args.deliveries if kind == "receiver" else 0
-                if result.rejected or result.delivered != args.deliveries or (
-                    result.streamed != expected_stream
+                if (
+                    result.rejected
+                    or result.delivered != args.deliveries
+                    or (result.streamed != expected_stream)
                 ):
                     failed = True
                 print(_row(result, run))

@@ -1,5 +1,5 @@
 """The cyclic collector is off while a crossdeck process starts, on again after
-(crossdeck.start_gc); a process that turned it off itself keeps it off."""
+(crossdeck.base.start_gc); a process that turned it off itself keeps it off."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ _WATCH = """
 import gc, sys, time
 {before}
 import crossdeck
-from crossdeck.start_gc import START_SECONDS
+from crossdeck.base.start_gc import START_SECONDS
 seen = [gc.isenabled()]
 end = time.monotonic() + START_SECONDS + 2
 while time.monotonic() < end and gc.isenabled() == seen[0]:
@@ -37,7 +37,7 @@ def test_a_collector_turned_off_before_stays_off() -> None:
 _FROZEN = """
 import gc
 import crossdeck
-from crossdeck.start_gc import wait_start_over
+from crossdeck.base.start_gc import wait_start_over
 frozen_before = gc.get_freeze_count()
 over = wait_start_over(5)
 print([frozen_before, over, gc.isenabled(), gc.get_freeze_count() > 1_000])
@@ -52,6 +52,8 @@ def test_the_start_up_heap_is_frozen_when_the_hold_ends() -> None:
 
 
 def test_a_process_that_keeps_the_collector_off_is_over_its_start_at_once() -> None:
-    code = "import gc; gc.disable(); import crossdeck.start_gc as s; print(s.wait_start_over(0))"
+    code = (
+        "import gc; gc.disable(); import crossdeck.base.start_gc as s; print(s.wait_start_over(0))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "True"

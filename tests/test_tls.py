@@ -1,11 +1,11 @@
-"""The TLS contexts of crossdeck's HTTP clients (crossdeck.tls)."""
+"""The TLS contexts of crossdeck's HTTP clients (crossdeck.base.tls)."""
 
 from __future__ import annotations
 
 import ssl
 
 from crossdeck.api.client import ServiceClient
-from crossdeck.tls import client_context
+from crossdeck.base.tls import client_context
 from crossdeck.venue.client import VenueClient
 from crossdeck.wallet.gateway import EvmGateway
 

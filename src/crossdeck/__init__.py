@@ -4,7 +4,7 @@ import os
 import sys
 import types
 
-from crossdeck import eth_import_trims, start_gc
+from crossdeck.base import eth_import_trims, start_gc
 
 # no cyclic collection while the process starts (start_gc says why)
 start_gc.hold_collector_during_start()

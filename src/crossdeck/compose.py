@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from crossdeck.base.errors import CrossdeckError, InputError
+from crossdeck.base.secret import Secret
 from crossdeck.config import Settings
-from crossdeck.errors import CrossdeckError, InputError
-from crossdeck.secret import Secret
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient

@@ -36,11 +36,11 @@ from typing import Any, Literal, TypeVar
 
 import platformdirs
 
-from crossdeck.errors import CrossdeckError
-from crossdeck.exitcodes import ExitCode
-from crossdeck.json_depth import MAX_NESTING, nests_too_deep
-from crossdeck.secret import Secret
-from crossdeck.settings_schema import (
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.exitcodes import ExitCode
+from crossdeck.base.json_depth import MAX_NESTING, nests_too_deep
+from crossdeck.base.secret import Secret
+from crossdeck.base.settings_schema import (
     HttpUrl,
     SettingsError,
     field_types,
@@ -89,7 +89,7 @@ class ConfigError(CrossdeckError):
 
 # The attribute docstrings below document each setting for readers of this file (and a test
 # checks every field has one); they are not read at run time. Each section is a frozen,
-# keyword-only dataclass that `crossdeck.settings_schema.parse` builds and checks (no pydantic:
+# keyword-only dataclass that `crossdeck.base.settings_schema.parse` builds and checks (no pydantic:
 # the settings are read before the app's first frame); change one with `dataclasses.replace`.
 
 # how often a transient failure is retried, by the service's and the venue's client alike

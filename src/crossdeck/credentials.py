@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from crossdeck.base.errors import InputError
+from crossdeck.base.secret import Secret
 from crossdeck.config import Settings
-from crossdeck.errors import InputError
-from crossdeck.secret import Secret
 from crossdeck.wallet.errors import NoSecretError
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import main
-from crossdeck.exitcodes import ExitCode
 from crossdeck.models.display import local_time
 from helpers.keys import DEV_KEYS
 
@@ -261,8 +261,16 @@ async def test_dollar_options_send_the_wire_integer(server: ScriptedServer, worl
     """--max-subsidization and --topup-gas-amount take dollars, as the app's form does."""
     server.on("POST", "/quote/v2", Reply(200, fx.venue_withdrawal_quote()))
     result = await run(
-        world, *WITHDRAW, "--amount", "1", "--subsidize-fees", "--max-subsidization", "0.01",
-        "--topup-gas", "--topup-gas-amount", "$2",
+        world,
+        *WITHDRAW,
+        "--amount",
+        "1",
+        "--subsidize-fees",
+        "--max-subsidization",
+        "0.01",
+        "--topup-gas",
+        "--topup-gas-amount",
+        "$2",
     )
     assert result.exit_code == 0, result.output
     (seen,) = server.requests_to("POST", "/quote/v2")

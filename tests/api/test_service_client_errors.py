@@ -17,7 +17,7 @@ from crossdeck.api.errors import (
     ServiceError,
     ServiceUnavailableError,
 )
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.retry import RetryPolicy
 from helpers.waiting import SleepRecorder
 

@@ -8,9 +8,9 @@ import pytest
 
 from crossdeck.api.client import ServiceClient
 from crossdeck.api.errors import CursorLoopError, MalformedResponseError
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
+from crossdeck.base.secret import Secret
 from crossdeck.models import QuoteRequest, RequestsQuery, StatusV1, StatusV3
-from crossdeck.secret import Secret
 
 from . import fixtures as fx
 from .server import Reply, ScriptedServer, Seen

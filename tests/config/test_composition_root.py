@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 
 from crossdeck import compose
 from crossdeck.api.errors import ServiceUnavailableError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import main
 from crossdeck.cli.support import service_client
 from crossdeck.config import (
@@ -28,7 +29,6 @@ from crossdeck.config import (
     VenueSettings,
     load_settings,
 )
-from crossdeck.exitcodes import ExitCode
 from crossdeck.retry import NO_RETRY
 from crossdeck.tui.services import Services
 
@@ -148,7 +148,7 @@ async def test_the_app_s_tracker_and_executor_are_built_from_the_settings(
 
 
 def test_a_bad_timeout_is_refused_before_anything_is_built(world_file: Path) -> None:
-    from crossdeck.errors import InputError
+    from crossdeck.base.errors import InputError
 
     settings = load_settings(None, world_file)
     with pytest.raises(InputError, match="--timeout"):

@@ -10,8 +10,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from config_support import DEMO_ADDRESS, DEMO_API_KEY, DEMO_KEY
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import main
-from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet import keystore
 from helpers.keys import DEV_KEYS
 
@@ -47,9 +47,7 @@ def test_config_show_never_shows_world_or_keyring_secrets(
     config_file: WriteConfig, world_file: Path
 ) -> None:
     config_file("")
-    keystore.store_wallet_key(
-        "demo", DEV_KEYS[1]
-    )
+    keystore.store_wallet_key("demo", DEV_KEYS[1])
     keystore.store_api_key("demo", "keyring-api-key-91ab")
     runner = CliRunner()
     for args in (

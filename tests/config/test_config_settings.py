@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from config_support import DEMO_ADDRESS, DEMO_API_KEY, DEMO_KEY
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.config import (
     ConfigError,
     Settings,
@@ -20,7 +21,6 @@ from crossdeck.config import (
     redacted_dump,
 )
 from crossdeck.credentials import resolve_api_key, resolve_wallet_address, resolve_wallet_key
-from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet import keystore
 from crossdeck.wallet.errors import NoSecretError
 
@@ -308,8 +308,8 @@ def test_every_field_is_documented() -> None:
 
     tree = ast.parse(inspect.getsource(crossdeck.config))
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    from crossdeck.base.settings_schema import field_types
     from crossdeck.config import WorldInfo
-    from crossdeck.settings_schema import field_types
 
     sections = [Settings, WorldInfo, *field_types(Settings).values()]
     checked = 0
@@ -356,7 +356,10 @@ def test_env_tables_and_keys(config_file: WriteConfig, monkeypatch: pytest.Monke
     ],
 )
 def test_bad_env_settings_are_clear_errors(
-    config_file: WriteConfig, monkeypatch: pytest.MonkeyPatch, name: str, value: str,
+    config_file: WriteConfig,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    value: str,
     expected: str,
 ) -> None:
     config_file("")

@@ -1,6 +1,6 @@
-"""The settings' own validator (`crossdeck.settings_schema`) and secret type (`crossdeck.secret`):
-coercion as env strings and TOML need it, bounds, every problem at once by dotted path, and no
-secret in any repr, message or pickle."""
+"""The settings' own validator (`crossdeck.base.settings_schema`) and secret type
+(`crossdeck.base.secret`): coercion as env strings and TOML need it, bounds, every problem at
+once by dotted path, and no secret in any repr, message or pickle."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from typing import Literal
 
 import pytest
 
+from crossdeck.base.secret import Secret
+from crossdeck.base.settings_schema import HttpUrl, SettingsError, json_ready, parse, setting
 from crossdeck.config import (
     GuardSettings,
     ServiceSettings,
@@ -19,8 +21,6 @@ from crossdeck.config import (
     VenueSettings,
     WorldInfo,
 )
-from crossdeck.secret import Secret
-from crossdeck.settings_schema import HttpUrl, SettingsError, json_ready, parse, setting
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)

@@ -348,8 +348,8 @@ async def _history(world: Any, directory: Path, *, key: str | None) -> tuple[str
     first page is in."""
     from textual.widgets import DataTable, Static
 
+    from crossdeck.base.secret import Secret
     from crossdeck.config import load_settings
-    from crossdeck.secret import Secret
     from crossdeck.tui.app import CrossdeckApp
     from crossdeck.tui.screens.history import HistoryScreen
     from crossdeck.tui.services import Secrets

@@ -18,6 +18,7 @@ from typing import Any
 from eth_account import Account
 
 from crossdeck.api import ServiceClient
+from crossdeck.base.secret import Secret
 from crossdeck.execute import (
     Collaborators,
     Event,
@@ -29,7 +30,6 @@ from crossdeck.execute import (
 )
 from crossdeck.execute.gateways import GatewayPool
 from crossdeck.models import Quote, QuoteRequest
-from crossdeck.secret import Secret
 from crossdeck.track.budget import RateBudget
 from crossdeck.track.policy import PollPolicy
 from crossdeck.track.tracker import StatusTracker

@@ -32,7 +32,7 @@ from execute_support import (
     usdc_address,
 )
 
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.wallet.gateway import EvmGateway
 from helpers.browser_wallet import InjectedWallet, chromium, open_with_wallet, read_url
 

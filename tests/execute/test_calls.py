@@ -24,8 +24,8 @@ from eth_utils.crypto import keccak
 from execute_support import ETH, NATIVE, Cli, fund, new_address, new_key
 from tampering_proxy import TamperingProxy
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.execute.guards.calls import decode_call
-from crossdeck.exitcodes import ExitCode
 
 CONTRACT = Path(__file__).parent / "contracts" / "CallTarget.vy"
 REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"

@@ -15,8 +15,8 @@ from appending_proxy import AppendingProxy
 from execute_support import PERPS_USDC, VENUE_UNIT, Kit, fund, new_address, usdc_address
 
 from crossdeck.api import ServiceClient
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.execute import Failed, Posted, StepStarted, VenueSubmitted
-from crossdeck.exitcodes import ExitCode
 from crossdeck.models import Step
 
 

@@ -14,7 +14,7 @@ import pytest
 from execute_support import ETH, NATIVE, Cli, fund, new_address, send_from_demo
 from execute_support import native_bridge as native
 
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.exitcodes import ExitCode
 
 
 @pytest.fixture

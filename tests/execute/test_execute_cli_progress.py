@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli.commands import execute as cli_execute
 from crossdeck.execute import events as ev
 from crossdeck.execute.describe import Line
-from crossdeck.exitcodes import ExitCode
 
 WALLET = "0x" + "11" * 20
 ACK = {"id": "acknowledge", "kind": "signature", "items": [{"status": "incomplete", "data": {}}]}

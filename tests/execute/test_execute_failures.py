@@ -25,9 +25,9 @@ from execute_support import (
     usdc_address,
 )
 
+from crossdeck.base.exitcodes import ExitCode
+from crossdeck.base.secret import Secret
 from crossdeck.execute import Failed, TxConfirmed, TxSent
-from crossdeck.exitcodes import ExitCode
-from crossdeck.secret import Secret
 from crossdeck.wallet.gateway import EvmGateway
 from crossdeck.wallet.signer import Signer
 from helpers.typed_data import transfer_authorization_fields

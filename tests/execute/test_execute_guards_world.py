@@ -21,8 +21,8 @@ from execute_support import (
     usdc_address,
 )
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.execute import Failed, Finished, GuardsChecked
-from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet.signer import Signer
 
 OTHER = "0x1111111111111111111111111111111111111111"
@@ -563,9 +563,7 @@ async def _refused_at_signing(kit: Kit, quote: Any, request: Any) -> Failed:
     return last
 
 
-async def test_a_fee_above_the_chains_market_is_refused(
-    py_kit: Kit, sign_calls: list[str]
-) -> None:
+async def test_a_fee_above_the_chains_market_is_refused(py_kit: Kit, sign_calls: list[str]) -> None:
     kit = py_kit
     await fund(kit.world, kit.address, native={8453: 10 * ETH})
     sign_calls.clear()

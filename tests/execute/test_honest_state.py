@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from execute_support import ETH, NATIVE, Cli, fund, new_address
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.execute.journal import Journal
 from crossdeck.execute.unfinished import reconcile
-from crossdeck.exitcodes import ExitCode
 from crossdeck.track.store import StatusStore
 from crossdeck.track.updates import StatusUpdate
 

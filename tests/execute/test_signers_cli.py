@@ -17,7 +17,7 @@ from eth_keyfile import create_keyfile_json
 from execute_support import ETH, Cli, fund, new_address, new_key
 from execute_support import native_bridge as native
 
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.wallet.gateway import EvmGateway
 
 PASSWORD = "correct horse battery staple 7f3a"

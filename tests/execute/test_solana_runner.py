@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from crossdeck.api import ServiceClient
+from crossdeck.base.secret import Secret
 from crossdeck.execute import Collaborators, Journal, RunOptions, SignRequest
 from crossdeck.execute.events import TxConfirmed, TxSent
 from crossdeck.execute.gateways import GatewayPool
@@ -24,7 +25,6 @@ from crossdeck.execute.items import Item, Run, Workshop
 from crossdeck.execute.solana_runner import SolanaRunner, read_back
 from crossdeck.models import ChainsResponse, Quote
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
-from crossdeck.secret import Secret
 from crossdeck.sim.solana.depository import VAULT, native_instruction
 from crossdeck.sim.solana.node import LOOKUP_TABLE
 from crossdeck.venue import VenueClient
@@ -305,6 +305,7 @@ async def test_an_expired_unlanded_transaction_ends_the_run_in_the_journal(
     _drop_sends_and_shorten_blockhashes(monkeypatch, sends)
     runner = SolanaRunner(shop)
     if where == "on resume":
+
         class Killed(Exception):
             pass
 

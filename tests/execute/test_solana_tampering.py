@@ -18,7 +18,7 @@ import pytest
 from execute_support import Cli
 from tampering_proxy import TamperingProxy
 
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.base58 import b58encode
 from crossdeck.wallet.solana import SolanaGateway

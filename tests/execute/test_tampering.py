@@ -38,7 +38,7 @@ from test_execute_guards_world import (
     item,
 )
 
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.exitcodes import ExitCode
 
 Tamper = Callable[[dict[str, Any]], None]
 

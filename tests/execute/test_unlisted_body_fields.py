@@ -12,7 +12,7 @@ import pytest
 from execute_support import ETH, NATIVE, Cli, new_address
 from tampering_proxy import TamperingProxy
 
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.exitcodes import ExitCode
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from eth_account import Account
 
-from crossdeck.secret import Secret
+from crossdeck.base.secret import Secret
 from crossdeck.wallet.gateway import EvmGateway
 from crossdeck.wallet.signer import Signer
 

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from crossdeck.api.client import ServiceClient
 from crossdeck.api.errors import MalformedResponseError
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 from crossdeck.history import (
     CSV_COLUMNS,
     CursorLoopError,

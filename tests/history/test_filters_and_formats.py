@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.history import (
     CSV_COLUMNS,
     ExplorerLinks,
@@ -325,9 +325,9 @@ HISTORY = Path(__file__).resolve().parents[2] / "src" / "crossdeck" / "history"
 ALLOWED = (
     "crossdeck.models",
     "crossdeck.api",
-    "crossdeck.errors",
+    "crossdeck.base.errors",
     "crossdeck.history",
-    "crossdeck.secret",  # the one secret type (an API key filter)
+    "crossdeck.base.secret",  # the one secret type (an API key filter)
 )
 
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import main
-from crossdeck.exitcodes import ExitCode
 
 pytestmark = pytest.mark.usefixtures("cli_env")
 

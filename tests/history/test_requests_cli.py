@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import main
-from crossdeck.exitcodes import ExitCode
 from crossdeck.history import CSV_COLUMNS, TABLE_COLUMNS
 
 from .conftest import SeededWorld

@@ -7,7 +7,7 @@ import random
 import pytest
 from eth_utils import to_checksum_address as theirs
 
-from crossdeck.keccak import keccak256
+from crossdeck.base.keccak import keccak256
 from crossdeck.models.addresses import checked_checksum, checksum_problem, to_checksum_address
 
 
@@ -62,7 +62,7 @@ def test_keccak256_without_safe_pysha3_falls_back_to_pycryptodome(
 ) -> None:
     import sys
 
-    import crossdeck.keccak as module
+    import crossdeck.base.keccak as module
 
     monkeypatch.setitem(sys.modules, "sha3", None)  # importing it now raises ImportError
     monkeypatch.setattr(module, "_keccak", None)

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 from crossdeck.models import QuoteRequest, QuoteRequestError
 
 USER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"

@@ -3,7 +3,7 @@ from datetime import UTC, datetime
 import pytest
 from models_support import load
 
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 from crossdeck.models import (
     STATUS_UPDATED_EVENT,
     ErrorBody,

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 from crossdeck.models import IntStr, UnitsError, format_units, parse_units, to_decimal
 
 INT_STR = TypeAdapter(IntStr)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from track_support import API_KEY, independent_signature
 
-from crossdeck.secret import Secret
+from crossdeck.base.secret import Secret
 from crossdeck.track.hmac_sig import (
     Reason,
     SigningKey,

@@ -156,7 +156,7 @@ async def test_no_api_key_reads_unset_and_webhooks_say_why(world: Any, tui_dir: 
 def test_run_app_reports_a_bad_profile_and_exits_with_its_code(tui_dir: Path, capsys: Any) -> None:
     import pytest
 
-    from crossdeck.exitcodes import ExitCode
+    from crossdeck.base.exitcodes import ExitCode
     from crossdeck.tui.app import run_app
 
     with pytest.raises(SystemExit) as exited:

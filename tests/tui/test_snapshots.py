@@ -29,6 +29,7 @@ from tui_support import (
     world_settings,
 )
 
+from crossdeck.base.secret import Secret
 from crossdeck.config import (
     ServiceSettings,
     Settings,
@@ -38,7 +39,6 @@ from crossdeck.config import (
 )
 from crossdeck.history import summarize
 from crossdeck.models import Quote, QuoteRequest, RequestsPage
-from crossdeck.secret import Secret
 from crossdeck.track.updates import Source, StatusUpdate
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.execute import ExecuteScreen

@@ -34,7 +34,7 @@ def world_settings(world: Any, directory: Path, **changes: Any) -> Settings:
 
 
 def world_secrets(world: Any) -> Secrets:
-    from crossdeck.secret import Secret
+    from crossdeck.base.secret import Secret
 
     return Secrets(Secret(world.api_key), world.wallet_address)
 
@@ -163,12 +163,12 @@ def event_from_json(data: dict[str, Any]) -> Any:
 async def deposit_by_executor(world: Any, journal_dir: Path) -> str:
     """A real native deposit into the venue, run by the executor (no UI); its request id."""
     from crossdeck.api.client import ServiceClient
+    from crossdeck.base.secret import Secret
     from crossdeck.execute import events as ev
     from crossdeck.execute.executor import Collaborators, Executor, approve_all
     from crossdeck.execute.gateways import GatewayPool
     from crossdeck.execute.journal import Journal
     from crossdeck.models import QuoteRequest
-    from crossdeck.secret import Secret
     from crossdeck.track.tracker import StatusTracker
     from crossdeck.venue.client import VenueClient
     from crossdeck.wallet.signer import Signer

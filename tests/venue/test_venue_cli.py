@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner, Result
 from eth_account.signers.local import LocalAccount
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import main
-from crossdeck.exitcodes import ExitCode
 from helpers.fault_proxy import Fault
 
 from .conftest import KEY_0, WorldVenue

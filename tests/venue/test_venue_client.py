@@ -11,8 +11,8 @@ import pytest
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
-from crossdeck.errors import InputError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import InputError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.retry import RetryPolicy
 from crossdeck.sim.venue import VenueLedger
 from crossdeck.venue.client import VenueClient

@@ -1,4 +1,4 @@
-"""eth-account without eth-keyfile and pycryptodome (crossdeck.eth_import_trims): a transaction
+"""eth-account without eth-keyfile and pycryptodome (crossdeck.base.eth_import_trims): a transaction
 signature loads neither, gives the signature eth-account gives with them, and a keystore still
 works. Typed data and personal messages load no eth-account at all (crossdeck.wallet.typed_data).
 """
@@ -17,7 +17,7 @@ KEY = "0x" + "4c" * 32
 # sign typed data and a personal message through crossdeck's signer, then report what loaded
 _SIGN = """
 import json, sys
-from crossdeck.secret import Secret
+from crossdeck.base.secret import Secret
 from crossdeck.wallet.signer import Signer
 signer = Signer(Secret(sys.argv[1]))
 typed = {

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from eth_keyfile import create_keyfile_json
 
-from crossdeck.exitcodes import ExitCode
-from crossdeck.secret import Secret
+from crossdeck.base.exitcodes import ExitCode
+from crossdeck.base.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError
 from crossdeck.wallet.foundry_keystore import KeystorePasswordError, unlock
 

@@ -13,8 +13,8 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
-from crossdeck.errors import InputError
-from crossdeck.secret import Secret
+from crossdeck.base.errors import InputError
+from crossdeck.base.secret import Secret
 from crossdeck.wallet.signer import Signer, recover_digest
 from crossdeck.wallet.typed_data import (
     eip191_digest,

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner, Result
 from eth_account import Account
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import main
-from crossdeck.exitcodes import ExitCode
 from crossdeck.wallet import keystore
 from helpers.keys import DEV_KEYS
 

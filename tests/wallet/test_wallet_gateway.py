@@ -11,8 +11,8 @@ import vyper
 from aiohttp import web
 from wallet_support import Anvil
 
-from crossdeck.errors import InputError
-from crossdeck.secret import Secret
+from crossdeck.base.errors import InputError
+from crossdeck.base.secret import Secret
 from crossdeck.wallet.errors import (
     ChainMismatchError,
     ReceiptTimeoutError,

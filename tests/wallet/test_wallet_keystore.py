@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from keyrings.alt.file import PlaintextKeyring
 
-from crossdeck.errors import InputError
-from crossdeck.secret import Secret
+from crossdeck.base.errors import InputError
+from crossdeck.base.secret import Secret
 from crossdeck.wallet import keystore
 from crossdeck.wallet.errors import KeyringLockedError, KeyringPasswordError
 from helpers.keys import DEV_KEYS

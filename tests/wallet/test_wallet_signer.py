@@ -6,8 +6,8 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from crossdeck.errors import InputError
-from crossdeck.secret import Secret
+from crossdeck.base.errors import InputError
+from crossdeck.base.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError
 from crossdeck.wallet.signer import (
     Signer,

@@ -32,7 +32,9 @@ from crossdeck.api.errors import (
 )
 from crossdeck.api.pages import follow_pages
 from crossdeck.api.requests_versions import V3Unsupported, v3_not_offered, v3_params
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
+from crossdeck.base.secret import Secret
+from crossdeck.base.tls import client_context
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.errors import ErrorBody, error_summary
 from crossdeck.retry import (
@@ -45,8 +47,6 @@ from crossdeck.retry import (
     Route,
     parse_retry_after,
 )
-from crossdeck.secret import Secret
-from crossdeck.tls import client_context
 
 if TYPE_CHECKING:
     # Each response model is imported by the method that reads it: the app's first read,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from crossdeck.errors import CrossdeckError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.exitcodes import ExitCode
 
 # How much of a response body an error shows; the whole body stays on `raw_body`.
 RAW_PREVIEW_CHARS = 300

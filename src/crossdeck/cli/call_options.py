@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from crossdeck.base.errors import InputError
 from crossdeck.cli.option_types import shown
-from crossdeck.errors import InputError
 from crossdeck.models.calls import MAX_CALLS
 
 MAX_TXS_FILE_BYTES = 1024 * 1024

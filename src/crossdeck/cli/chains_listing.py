@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from crossdeck.base.errors import InputError
 from crossdeck.cli.currency_symbols import place_on_venue
 from crossdeck.cli.option_types import shown
-from crossdeck.errors import InputError
 
 if TYPE_CHECKING:
     from crossdeck.models import ChainsResponse
@@ -35,9 +35,7 @@ def only_chain(chains: ChainsResponse, wanted: str | None) -> ChainsResponse:
     ]
     if not found:
         known = ", ".join(f"{c.id} ({c.name})" for c in chains.chains) or "none"
-        raise InputError(
-            f"the service lists no chain {shown(wanted)}", hint=f"its chains: {known}"
-        )
+        raise InputError(f"the service lists no chain {shown(wanted)}", hint=f"its chains: {known}")
     return chains.model_copy(update={"chains": found})
 
 

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from crossdeck.base.errors import InputError
 from crossdeck.cli.option_types import shown
-from crossdeck.errors import InputError
 
 if TYPE_CHECKING:
     from crossdeck.models import ChainCurrency, ChainInfo, ChainsResponse
@@ -81,9 +81,7 @@ def _chain_words(chain: ChainInfo) -> str:
     return f"chain {chain.id} ({name})" if name else f"chain {chain.id}"
 
 
-def resolve_symbol(
-    chains: ChainsResponse, chain_id: int, text: str, option: str
-) -> ChainCurrency:
+def resolve_symbol(chains: ChainsResponse, chain_id: int, text: str, option: str) -> ChainCurrency:
     """The one currency `text` names on `chain_id` (a symbol, or on the venue `place:SYMBOL`);
     `InputError` naming `option` when it names none or several."""
     chain = chains.by_id(chain_id)
@@ -94,9 +92,7 @@ def resolve_symbol(
         )
     place, sep, symbol = text.rpartition(":")
     wanted = symbol.casefold()
-    matches = [
-        c for c in chain.currencies if c.address and (c.symbol or "").casefold() == wanted
-    ]
+    matches = [c for c in chain.currencies if c.address and (c.symbol or "").casefold() == wanted]
     if sep:
         matches = [
             c

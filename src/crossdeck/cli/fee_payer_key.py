@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sys
 
-from crossdeck.errors import InputError
-from crossdeck.secret import Secret
+from crossdeck.base.errors import InputError
+from crossdeck.base.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError
 
 OPTION = "--deposit-fee-payer-keypair"

@@ -20,10 +20,10 @@ from typing import Any
 
 import click
 
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli.lazy_group import LazyGroup
 from crossdeck.cli.option_types import check_argv
-from crossdeck.errors import CrossdeckError
-from crossdeck.exitcodes import ExitCode
 
 # how much of an unexpected error's message is shown
 _MESSAGE_LIMIT = 300

@@ -24,8 +24,8 @@ from typing import TypeVar
 
 import click
 
-from crossdeck.errors import InputError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import InputError
+from crossdeck.base.exitcodes import ExitCode
 
 _Parsed = TypeVar("_Parsed")
 

@@ -10,8 +10,8 @@ import sys
 
 import click
 
-from crossdeck.errors import CrossdeckError, InputError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import CrossdeckError, InputError
+from crossdeck.base.exitcodes import ExitCode
 
 
 class NoAnswer(CrossdeckError):

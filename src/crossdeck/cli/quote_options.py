@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from crossdeck.base.errors import InputError
 from crossdeck.cli.option_types import (
     ANY_ADDRESS,
     CHAIN_ID,
@@ -21,7 +22,6 @@ from crossdeck.cli.option_types import (
     shown,
 )
 from crossdeck.cli.support import wallet_address
-from crossdeck.errors import InputError
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
@@ -235,7 +235,7 @@ def quote_options(func: F) -> F:
 
 
 def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
-    from crossdeck.json_depth import MAX_NESTING, nesting_depth
+    from crossdeck.base.json_depth import MAX_NESTING, nesting_depth
 
     extra: dict[str, Any] = {}
     for pair in pairs:

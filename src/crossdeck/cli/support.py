@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from crossdeck.errors import CrossdeckError, InputError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import CrossdeckError, InputError
+from crossdeck.base.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient

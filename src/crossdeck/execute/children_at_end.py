@@ -15,7 +15,7 @@ import logging
 import time
 
 from crossdeck.api.client import ServiceClient
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.events import ChildRequest
 from crossdeck.history.children import child_kind, child_requests
 from crossdeck.history.summary import currency_in

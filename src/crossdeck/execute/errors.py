@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from crossdeck.errors import CrossdeckError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.exitcodes import ExitCode
 
 
 class ExecutionError(CrossdeckError):

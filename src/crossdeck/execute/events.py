@@ -12,10 +12,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.execute.describe import Line, label_width
 from crossdeck.execute.guards import GuardResult
 from crossdeck.execute.refund import RefundPaid
-from crossdeck.exitcodes import ExitCode
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.status import is_final
 

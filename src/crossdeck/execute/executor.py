@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from crossdeck.errors import CrossdeckError, InputError
+from crossdeck.base.errors import CrossdeckError, InputError
 from crossdeck.execute.children_at_end import pays_a_deposit_address, settled_children
 from crossdeck.execute.events import (
     Finished,

@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Protocol, TypeVar
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.errors import TrackingTimeout
 from crossdeck.execute.events import Finished, StatusChanged
 from crossdeck.track.policy import PollPolicy

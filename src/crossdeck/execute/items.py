@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.crash import crash_point
 from crossdeck.execute.errors import Declined, ExecutionError
 from crossdeck.execute.events import (
@@ -181,9 +181,7 @@ class Workshop:
     def wallet_for(self, quote: Quote) -> str | None:
         """The address that signs `quote`'s items: the Solana key's for a quote paid with
         Solana items, else the EVM signer's."""
-        solana = any(
-            item.kind_of_data == "solana" for step in quote.steps for item in step.items
-        )
+        solana = any(item.kind_of_data == "solana" for step in quote.steps for item in step.items)
         if not solana:
             return self.parts.signer.address
         return self.parts.solana.signer.address if self.parts.solana is not None else None

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from crossdeck.base.sqlite_tx import immediate
 from crossdeck.execute.errors import AlreadyStarted
-from crossdeck.sqlite_tx import immediate
 
 JOURNAL_FILE = "journal.sqlite3"
 

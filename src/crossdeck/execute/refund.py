@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.models import NATIVE_ADDRESS
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ written down and, when something was already signed, the command that continues 
 
 from __future__ import annotations
 
-from crossdeck.errors import CrossdeckError, InputError
+from crossdeck.base.errors import CrossdeckError, InputError
 from crossdeck.execute.errors import (
     ExecutionError,
     NonceTakenError,

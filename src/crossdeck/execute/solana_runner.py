@@ -24,7 +24,7 @@ import base64
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute import describe
 from crossdeck.execute.errors import ExecutionError
 from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent

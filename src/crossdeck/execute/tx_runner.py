@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute import describe, wallet_sent
 from crossdeck.execute.crash import crash_point
 from crossdeck.execute.errors import ExecutionError, NonceTakenError
@@ -102,9 +102,7 @@ class TransactionRunner(ItemRunner):
         )
         # calldata the decoders cannot read: this transaction and those after it, simulated on
         # the chain as it is now and held to the quote, right before this signature
-        results += await self.shop.simulation_guards(
-            run.quote, (item.step_index, item.item_index)
-        )
+        results += await self.shop.simulation_guards(run.quote, (item.step_index, item.item_index))
         require(results)
         title = describe.transaction_title(
             chain_id, item.step.id, deposit_address=deposit_address is not None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from crossdeck.api.errors import CursorLoopError
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 
 # the one pagination loop (crossdeck.api.pages) raises it; history's callers know it by this name
 __all__ = ["CursorLoopError", "FilterError"]

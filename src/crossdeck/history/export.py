@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from crossdeck.api.client import ServiceClient
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 from crossdeck.history.formats import csv_header, csv_line, json_line
 from crossdeck.history.pager import WalkStats, stream_records
 from crossdeck.history.summary import HistoryRecord

@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, get_args
 
+from crossdeck.base.secret import Secret
 from crossdeck.history.errors import FilterError
 from crossdeck.history.timeparse import TimeParseError, format_time, parse_time
 from crossdeck.models import HistoryStatus, RequestsQuery, RequestsQueryError
 from crossdeck.models.addresses import well_formed_problem
-from crossdeck.secret import Secret
 
 HASH_32 = re.compile(r"^0x[0-9a-fA-F]{64}$")
 _UINT = re.compile(r"^[0-9]+$")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from crossdeck.keccak import keccak256
+from crossdeck.base.keccak import keccak256
 
 _EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 

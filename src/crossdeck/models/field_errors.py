@@ -3,7 +3,7 @@ first screen (the Quote form) raises them before any wire model is loaded."""
 
 from __future__ import annotations
 
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 
 
 class FieldInputError(InputError):

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Discriminator, Field, Tag
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.base import IntStr, WireModel
 from crossdeck.models.solana import SolanaTransactionData
 

@@ -10,7 +10,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 
 _DECIMAL_TEXT = re.compile(r"^(?P<whole>[0-9]*)(?:\.(?P<frac>[0-9]*))?$")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.chains import NATIVE_ADDRESS, NATIVE_DECIMALS, ChainCurrency, ChainInfo
 from crossdeck.models.urls import url_where
 from crossdeck.portfolio.model import ChainReading, Holding

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from crossdeck.api.client import ServiceClient
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.portfolio.model import Holding
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 from crossdeck.api.client import ServiceClient
-from crossdeck.errors import CrossdeckError, InputError
+from crossdeck.base.errors import CrossdeckError, InputError
 from crossdeck.models.chains import VENUE_CHAIN_ID, ChainInfo, ChainsResponse
 from crossdeck.portfolio.model import ChainReading, Portfolio
 from crossdeck.portfolio.prices import priced

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.chains import ChainInfo
 from crossdeck.models.solana import SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM
 from crossdeck.models.urls import url_where

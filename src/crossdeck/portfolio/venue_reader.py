@@ -11,7 +11,7 @@ import asyncio
 from decimal import Decimal
 from typing import Any
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.chains import ChainCurrency, ChainInfo
 from crossdeck.models.urls import url_where
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, SpotMeta

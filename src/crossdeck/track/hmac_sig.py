@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
-from crossdeck.secret import Secret
+from crossdeck.base.secret import Secret
 
 TIMESTAMP_HEADER = "X-Signature-Timestamp"
 SIGNATURE_HEADER = "X-Signature-SHA256"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from crossdeck.json_depth import MAX_NESTING, nesting_depth
-from crossdeck.json_depth import nests_too_deep as _nests_too_deep
+from crossdeck.base.json_depth import MAX_NESTING, nesting_depth
+from crossdeck.base.json_depth import nests_too_deep as _nests_too_deep
 from crossdeck.models.errors import error_summary
 from crossdeck.models.webhook import STATUS_UPDATED_EVENT, WebhookEvent
 

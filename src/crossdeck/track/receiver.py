@@ -52,8 +52,8 @@ from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
+from crossdeck.base.secret import Secret
 from crossdeck.models.webhook import WebhookEvent
-from crossdeck.secret import Secret
 from crossdeck.track import webhook_defaults as defaults
 from crossdeck.track.conn_guard import ConnectionGuard, GuardedSite, effective_cap
 from crossdeck.track.hmac_sig import (

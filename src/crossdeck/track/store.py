@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pydantic_core
 
-from crossdeck.sqlite_tx import immediate
+from crossdeck.base.sqlite_tx import immediate
 from crossdeck.track.updates import StatusUpdate
 
 log = logging.getLogger(__name__)

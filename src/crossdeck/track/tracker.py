@@ -55,7 +55,7 @@ from crossdeck.api.errors import (
     ServiceError,
     ServiceUnavailableError,
 )
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.status import RequestStatus, StatusV3, parse_status
 from crossdeck.models.webhook import WebhookEvent
 from crossdeck.track.budget import RateBudget

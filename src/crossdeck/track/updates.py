@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 from crossdeck.models.status import RequestStatus, StatusV3, parse_status
 from crossdeck.models.webhook import WebhookEvent
 

@@ -27,8 +27,8 @@ from textual.signal import Signal
 from textual.widget import AwaitMount
 from textual.worker import Worker, WorkerState
 
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.config import Settings, config_file_path
-from crossdeck.errors import CrossdeckError
 from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.host import Clock, CrossdeckHost
 from crossdeck.tui.live import LiveBoard
@@ -382,7 +382,7 @@ class CrossdeckApp(App[None]):
 
         if not await asyncio.to_thread(keystore.needs_password):
             return True
-        from crossdeck.secret import Secret
+        from crossdeck.base.secret import Secret
         from crossdeck.tui.screens.unlock import UnlockScreen
 
         password = await self.push_screen_wait(UnlockScreen(keystore.keyring_file_path()))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from crossdeck.errors import CrossdeckError, InputError
+from crossdeck.base.errors import CrossdeckError, InputError
 
 Severity = Literal["information", "warning", "error"]
 

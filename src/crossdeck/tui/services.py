@@ -16,17 +16,17 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from crossdeck import compose
+from crossdeck.base.errors import CrossdeckError, InputError
 from crossdeck.compose import Secrets, read_secrets
 from crossdeck.config import Settings
-from crossdeck.errors import CrossdeckError, InputError
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
+    from crossdeck.base.secret import Secret
     from crossdeck.execute.events import SignRequest
     from crossdeck.execute.executor import Executor
     from crossdeck.models import ChainsResponse
     from crossdeck.models.venue import SpotMeta
-    from crossdeck.secret import Secret
     from crossdeck.track.receiver import WebhookReceiver
     from crossdeck.track.tracker import Problem, StatusTracker
     from crossdeck.venue.client import VenueClient
@@ -81,8 +81,8 @@ class Services:
     def solana_address(self) -> str | None:
         """The profile's Solana wallet (the world's, or the keyring's), read once."""
         if not hasattr(self, "_solana_address"):
+            from crossdeck.base.errors import CrossdeckError
             from crossdeck.credentials import resolve_solana_address
-            from crossdeck.errors import CrossdeckError
 
             try:
                 self._solana_address = resolve_solana_address(self.settings)

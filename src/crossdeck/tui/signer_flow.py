@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from crossdeck.errors import CrossdeckError
-from crossdeck.secret import Secret
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.secret import Secret
 
 # the app (`tui.app.CrossdeckApp`), typed loosely: naming it would make an import cycle
 CrossdeckApp = Any

@@ -7,8 +7,8 @@ with a built-in's name replaces it.
 
 A theme file that cannot be read or fails validation is skipped with a warning: the app shows
 the warnings as notifications and falls back to the default theme when the chosen one is bad.
-Validation is the settings' own (`crossdeck.settings_schema`), not pydantic: the themes are read
-before the app's first frame.
+Validation is the settings' own (`crossdeck.base.settings_schema`), not pydantic: the themes
+are read before the app's first frame.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Annotated, Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from crossdeck.settings_schema import SettingsError, parse, setting
+from crossdeck.base.settings_schema import SettingsError, parse, setting
 
 DEFAULT_THEME = "crossdeck-dark"
 FALLBACK_THEME = "textual-dark"  # Textual's own, always registered

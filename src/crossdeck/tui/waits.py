@@ -12,9 +12,9 @@ import asyncio
 from collections.abc import Awaitable
 from typing import TypeVar
 
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.config import Settings
-from crossdeck.errors import CrossdeckError
-from crossdeck.exitcodes import ExitCode
 
 # long enough for a slow answer and a retry or two, short enough that nobody waits in doubt
 NETWORK_WAIT_SECONDS = 20.0

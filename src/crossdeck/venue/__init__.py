@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from crossdeck.lazy_names import lazy_names
+from crossdeck.base.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from crossdeck.venue.client import VenueClient

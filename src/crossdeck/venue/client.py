@@ -17,7 +17,8 @@ from typing import Any, Self, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
+from crossdeck.base.tls import client_context
 from crossdeck.models.errors import error_summary
 from crossdeck.models.venue import (
     ClearinghouseState,
@@ -26,7 +27,6 @@ from crossdeck.models.venue import (
     VenueSignature,
 )
 from crossdeck.retry import NoAnswer, Resend, ResendRules, RetryEngine, RetryPolicy, Route
-from crossdeck.tls import client_context
 from crossdeck.venue.errors import (
     VenueConnectionError,
     VenueDataError,

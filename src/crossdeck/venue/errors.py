@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from crossdeck.errors import CrossdeckError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.exitcodes import ExitCode
 
 
 class VenueError(CrossdeckError):

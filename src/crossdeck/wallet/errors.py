@@ -5,8 +5,8 @@ Messages never carry a key or a password, only what went wrong and what to do ab
 
 from __future__ import annotations
 
-from crossdeck.errors import CrossdeckError, InputError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import CrossdeckError, InputError
+from crossdeck.base.exitcodes import ExitCode
 
 
 class NoSecretError(CrossdeckError):

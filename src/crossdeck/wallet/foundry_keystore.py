@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from crossdeck.errors import CrossdeckError, InputError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import CrossdeckError, InputError
+from crossdeck.base.exitcodes import ExitCode
+from crossdeck.base.secret import Secret
 from crossdeck.models.addresses import to_checksum_address
-from crossdeck.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError
 
 # a keystore is a few hundred bytes; anything far larger is not one

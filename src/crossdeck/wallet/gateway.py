@@ -18,12 +18,12 @@ from typing import Any, TypeVar
 
 import httpx
 
-from crossdeck.errors import InputError
-from crossdeck.keccak import keccak256
+from crossdeck.base.errors import InputError
+from crossdeck.base.keccak import keccak256
+from crossdeck.base.tls import client_context
 from crossdeck.models.addresses import to_checksum_address
 from crossdeck.models.units import tx_int
 from crossdeck.models.urls import url_where
-from crossdeck.tls import client_context
 from crossdeck.wallet.errors import (
     ChainMismatchError,
     ReceiptTimeoutError,

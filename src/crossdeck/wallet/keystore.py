@@ -33,9 +33,9 @@ import keyring.errors
 import platformdirs
 from keyrings.alt.file import EncryptedKeyring
 
-from crossdeck.errors import InputError
-from crossdeck.exitcodes import ExitCode
-from crossdeck.secret import Secret
+from crossdeck.base.errors import InputError
+from crossdeck.base.exitcodes import ExitCode
+from crossdeck.base.secret import Secret
 from crossdeck.wallet.errors import KeyringError, KeyringLockedError, KeyringPasswordError
 
 T = TypeVar("T")

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from coincurve import PrivateKey, PublicKey
 
-from crossdeck.errors import InputError
-from crossdeck.keccak import keccak256
+from crossdeck.base.errors import InputError
+from crossdeck.base.keccak import keccak256
+from crossdeck.base.secret import Secret
 from crossdeck.models.addresses import to_checksum_address
 from crossdeck.models.units import tx_int
-from crossdeck.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError
 from crossdeck.wallet.typed_data import eip191_digest, full_typed_data, typed_data_digest
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 
 if TYPE_CHECKING:
     from crossdeck.wallet.signer import SignedTransaction, Signer

@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx
 
+from crossdeck.base.secret import Secret
+from crossdeck.base.tls import client_context
 from crossdeck.models.base58 import b58decode, b58encode
 from crossdeck.models.urls import url_where
-from crossdeck.secret import Secret
-from crossdeck.tls import client_context
 from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
 from crossdeck.wallet.rpc_post import error_message, post_rpc, read_reply
 from crossdeck.wallet.signers import Family, SignerSource

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from crossdeck.errors import InputError
-from crossdeck.keccak import keccak256
+from crossdeck.base.errors import InputError
+from crossdeck.base.keccak import keccak256
 from crossdeck.models.addresses import checksum_problem
 
 _INT = re.compile(r"(u?)int(\d{0,3})")

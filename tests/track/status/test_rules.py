@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 from crossdeck.models.status import RequestStatus
 from crossdeck.track.budget import RateBudget
 from crossdeck.track.policy import PollPolicy

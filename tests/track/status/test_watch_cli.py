@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import main
-from crossdeck.exitcodes import ExitCode
 from crossdeck.sim.world import World
 from crossdeck.track.store import StatusStore
 

@@ -17,21 +17,21 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 import click
 
+from crossdeck.base.errors import InputError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import prompts
 from crossdeck.cli.option_types import POSITIVE, REQUEST_ID, SECONDS
 from crossdeck.cli.quote_options import quote_options
 from crossdeck.cli.support import handles_errors, print_json
-from crossdeck.errors import InputError
-from crossdeck.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
+    from crossdeck.base.secret import Secret
     from crossdeck.cli import CliContext
     from crossdeck.compose import Confirm
     from crossdeck.config import Settings
     from crossdeck.execute import Event, Executor, Journal, SignRequest
     from crossdeck.execute.events import RunEvent
-    from crossdeck.secret import Secret
     from crossdeck.wallet.signers import EvmSigner
 
 JSON_HELP = "JSON lines of events (same as the global --json)."

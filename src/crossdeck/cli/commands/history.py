@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from crossdeck.base.errors import InputError
 from crossdeck.cli.option_types import ANY_ADDRESS, parse_whole_number
 from crossdeck.cli.support import handles_errors, service_client
-from crossdeck.errors import InputError
 
 if TYPE_CHECKING:
+    from crossdeck.base.secret import Secret
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
     from crossdeck.history import OutputFormat, WalkStats
     from crossdeck.models import RequestsQuery
-    from crossdeck.secret import Secret
 
 _FILTER_OPTIONS = (
     "user",

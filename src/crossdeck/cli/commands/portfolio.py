@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli.option_types import ANY_ADDRESS, CHAIN_ID
 from crossdeck.cli.support import handles_errors, print_json, service_client, wallet_address
-from crossdeck.errors import CrossdeckError
-from crossdeck.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from crossdeck.cli import CliContext

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.cli.option_types import (
     ADDRESS,
     REQUEST_ID,
 )
 from crossdeck.cli.quote_options import quote_options
 from crossdeck.cli.support import handles_errors, print_json, service_client, wallet_address
-from crossdeck.errors import CrossdeckError
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from crossdeck.base.errors import InputError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import prompts
 from crossdeck.cli.support import handles_errors, print_json
-from crossdeck.errors import InputError
-from crossdeck.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from crossdeck.base.secret import Secret
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
-    from crossdeck.secret import Secret
 
 YES_HELP = "Do not ask for confirmation."
 STDIN_HELP = "Read the secret from the first line of stdin instead of a hidden prompt."
@@ -203,8 +203,8 @@ def wallet_new(obj: CliContext, yes: bool) -> None:
 def _key_from_keystore(path: Path, password_env: str | None) -> Secret:
     from eth_account import Account
 
+    from crossdeck.base.secret import Secret
     from crossdeck.config import load_json
-    from crossdeck.secret import Secret
     from crossdeck.wallet.errors import InvalidKeyError
 
     try:
@@ -249,7 +249,7 @@ def wallet_import(
     yes: bool,
 ) -> None:
     """Store an existing private key (hex, from a hidden prompt or stdin, or a keystore)."""
-    from crossdeck.secret import Secret
+    from crossdeck.base.secret import Secret
     from crossdeck.wallet.signer import normalise_private_key
 
     if keystore_file is not None and from_stdin:

@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from crossdeck.base.errors import CrossdeckError, InputError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli.option_types import PORT, REQUEST_ID, SECONDS_OR_ZERO, Number
 from crossdeck.cli.support import handles_errors, print_json
-from crossdeck.errors import CrossdeckError, InputError
-from crossdeck.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from crossdeck.base.secret import Secret
     from crossdeck.cli import CliContext
     from crossdeck.config import Settings
-    from crossdeck.secret import Secret
     from crossdeck.track.tracker import Problem, StatusTracker
     from crossdeck.track.updates import StatusUpdate
 
@@ -296,8 +296,7 @@ def watch(
     rate: float | None,
     timeout: float | None,
 ) -> None:
-    """With no REQUEST_ID, resumes the requests a previous watch left unfinished.
-    """
+    """With no REQUEST_ID, resumes the requests a previous watch left unfinished."""
     from crossdeck.config import load_settings
     from crossdeck.track.updates import normalise_request_id
 

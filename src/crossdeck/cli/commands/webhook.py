@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
+from crossdeck.base.errors import InputError
+from crossdeck.base.exitcodes import ExitCode
+from crossdeck.base.secret import Secret
 from crossdeck.cli.option_types import NON_NEGATIVE, PORT, POSITIVE, SECONDS_OR_ZERO
 from crossdeck.cli.support import handles_errors, print_json
-from crossdeck.errors import InputError
-from crossdeck.exitcodes import ExitCode
-from crossdeck.secret import Secret
 from crossdeck.track import webhook_defaults as defaults
 from crossdeck.track.hmac_sig import (
     DEFAULT_TOLERANCE_SECONDS,

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from crossdeck.errors import CrossdeckError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.models import (
     ChainsResponse,
     Quote,

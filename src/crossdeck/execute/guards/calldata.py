@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from crossdeck.keccak import keccak256
+from crossdeck.base.keccak import keccak256
 from crossdeck.models.addresses import to_checksum_address
 
 # name -> (argument types, argument names)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.guards.base import GuardResult, _fail, _items, _ok, _where
 from crossdeck.models import Quote
 from crossdeck.wallet.errors import WouldRevertError

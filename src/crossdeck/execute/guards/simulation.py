@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.guards.base import GuardResult, _fail, _ok
 from crossdeck.execute.guards.calldata import CalldataError, decode_call
 from crossdeck.models import NATIVE_ADDRESS, Quote, TransactionData, format_units

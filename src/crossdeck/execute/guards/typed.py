@@ -9,7 +9,7 @@ typed data can move funds without any further prompt.
 
 from __future__ import annotations
 
-from crossdeck.errors import InputError
+from crossdeck.base.errors import InputError
 from crossdeck.execute.guards.base import (
     NONCE_MAPPING,
     PERMIT2_TYPES,

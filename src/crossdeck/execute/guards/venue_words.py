@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.guards.base import NONCE_MAPPING, GuardResult, _fail, _ok, _same_address
 from crossdeck.models import Quote, SignPayload, VenueDepositData
 from crossdeck.models.venue import SpotMeta

@@ -44,6 +44,7 @@ from crossdeck.tui.widgets.status_style import status_text
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+    from crossdeck.base.secret import Secret
     from crossdeck.history import (
         Children,
         ExportFormat,
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
         QuickFilter,
     )
     from crossdeck.models import RequestsQuery
-    from crossdeck.secret import Secret
 
 # the service's largest page: a screenful with room to scroll, and 2.5 times fewer round trips
 # than its default of 20 when paging far (bench/history_bench.py)
@@ -459,7 +459,7 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
 
     @work(group="history-chains", exclusive=True, exit_on_error=False, name="Loading chains")
     async def load_links(self) -> None:
-        from crossdeck.errors import CrossdeckError
+        from crossdeck.base.errors import CrossdeckError
         from crossdeck.history import ExplorerLinks
 
         app = self.crossdeck
@@ -482,7 +482,7 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
     async def load_children(self, request_id: str) -> None:
         import asyncio
 
-        from crossdeck.errors import CrossdeckError
+        from crossdeck.base.errors import CrossdeckError
         from crossdeck.history import child_requests
 
         await asyncio.sleep(CHILD_LOOKUP_DELAY)
@@ -525,7 +525,7 @@ class HistoryScreen(CopiesAndLinks, ModeScreen):
         """Read the first page again: changed rows are updated where they are; new ones are
         counted in the status line (ctrl+r shows them) rather than pushing the rows down
         under the cursor."""
-        from crossdeck.errors import CrossdeckError
+        from crossdeck.base.errors import CrossdeckError
 
         loader = self._loader
         if loader is None:

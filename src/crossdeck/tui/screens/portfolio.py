@@ -21,8 +21,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.config import Settings
-from crossdeck.errors import CrossdeckError
 from crossdeck.portfolio import Portfolio
 from crossdeck.tui import waits
 from crossdeck.tui.notices import describe_error

@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, SelectionList, Static
 from textual.worker import Worker, WorkerState
 
-from crossdeck.errors import CrossdeckError
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.constants import VENUE_CHAIN_ID
 from crossdeck.models.field_errors import QuoteRequestError
 from crossdeck.tui import describe

@@ -19,8 +19,8 @@ import webbrowser
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from crossdeck.errors import CrossdeckError
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.models.addresses import to_checksum_address
 from crossdeck.wallet.browser.bridge import Bridge
 from crossdeck.wallet.signers import Family, SignerSource

@@ -6,7 +6,7 @@ to exit codes through `exit_code`, and the app turns them into notifications.
 
 from __future__ import annotations
 
-from crossdeck.exitcodes import ExitCode
+from crossdeck.base.exitcodes import ExitCode
 
 
 class CrossdeckError(Exception):

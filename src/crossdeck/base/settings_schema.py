@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from crossdeck.secret import MASK, Secret
+from crossdeck.base.secret import MASK, Secret
 
 T = TypeVar("T")
 
