@@ -65,7 +65,7 @@ DEMO = "demo"
 _BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
     MAINNET: {
         "service": {"url": "https://api.relay.link", "name": "Relay"},
-        "venue": {"url": "https://api.hyperliquid.xyz"},
+        "venue": {"url": "https://api.hyperliquid.xyz", "name": "Hyperliquid"},
         "rpc": {
             "8453": "https://mainnet.base.org",
             "999": "https://rpc.hyperliquid.xyz/evm",
@@ -118,6 +118,10 @@ class VenueSettings:
 
     url: HttpUrl
     """Base URL of the venue API."""
+    name: str | None = setting(None, min_length=1, pattern=r"^[A-Za-z0-9]+$")
+    """The venue's name as its signatures carry it: a transfer between the venue's books is
+    typed data in the `<name>SignTransaction` domain of primary type `<name>Transaction:<Action>`
+    (`Hyperliquid` for the public venue); unset, such a transfer is refused before signing."""
     timeout_seconds: float = 20.0
     """Timeout of one HTTP request to the venue."""
     max_retries: int = setting(DEFAULT_MAX_RETRIES, ge=0)
@@ -402,7 +406,7 @@ def read_world_file(path: Path) -> dict[str, Any]:
     )
     return {
         "service": {"url": parsed.service_url, "name": parsed.service_name},
-        "venue": {"url": parsed.venue_url},
+        "venue": {"url": parsed.venue_url, "name": parsed.venue_name},
         "rpc": dict(parsed.rpc),
         "world": world,
     }
@@ -421,6 +425,7 @@ class _WorldFile:
     service_url: str
     service_name: str | None = None
     venue_url: str
+    venue_name: str | None = None
     rpc: dict[str, str]
     wallet: _WorldWallet
     api_key: Secret | None = None

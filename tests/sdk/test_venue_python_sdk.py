@@ -41,6 +41,7 @@ from crossdeck.sim.venue import (
     USDC,
     USDE_TOKEN_ID,
     VENUE_CHAIN_VALUE,
+    format_units,
     hip3_address,
 )
 
@@ -87,6 +88,23 @@ def units(text: str, decimals: int) -> int:
     value = Decimal(text).scaleb(decimals)
     assert value == value.to_integral_value(), text
     return int(value)
+
+
+def fresh(world: Any, usdc: int = 100) -> LocalAccount:
+    """A new venue account holding `usdc` USDC on perps, as a deposit leaves it."""
+    account: LocalAccount = Account.create()
+    world.ledger.credit(account.address, PERPS_USDC_ADDRESS, usdc * 10**USDC.wei_decimals)
+    return account
+
+
+def books(world: Any, user: str) -> tuple[int, int, int]:
+    """(perps, spot, HIP-3 xyz) USDC of `user`, in smallest units."""
+    ledger = world.ledger
+    return (
+        ledger.balance(user, PERPS_USDC_ADDRESS),
+        ledger.balance(user, SPOT_USDC_TOKEN_ID),
+        ledger.balance(user, hip3_address(SPOT_USDC_TOKEN_ID, HIP3_DEX_NAME)),
+    )
 
 
 def test_info_constructs_and_reads_the_metadata_it_needs(world: Any, loopback_only: list[str]):
@@ -192,3 +210,114 @@ def test_without_the_redirect_the_sdk_signs_testnet_and_the_world_refuses(
     assert answer["status"] == "err"
     assert "'Testnet'" in answer["response"] and repr(VENUE_CHAIN_VALUE) in answer["response"]
     assert world.ledger.balance(receiver, SPOT_USDC_TOKEN_ID) == 0
+
+
+@pytest.mark.usefixtures("signs_for_the_world")
+def test_usd_class_transfer_moves_usdc_between_perps_and_spot(world: Any):
+    account = fresh(world)
+    exchange = Exchange(account, world.venue_url)
+    assert exchange.usd_class_transfer(10.0, False) == OK  # perps -> spot
+    assert books(world, account.address) == (90 * 10**8, 10 * 10**8, 0)
+    assert exchange.usd_class_transfer(4.5, True) == OK  # spot -> perps
+    assert books(world, account.address) == (9450 * 10**6, 550 * 10**6, 0)
+    # the SDK reads the moves back as the venue lists them, with no fee
+    updates = Info(world.venue_url, skip_ws=True).user_non_funding_ledger_updates(
+        account.address, 0
+    )
+    assert [u["delta"] for u in updates] == [
+        {"type": "accountClassTransfer", "usdc": "10.0", "toPerp": False},
+        {"type": "accountClassTransfer", "usdc": "4.5", "toPerp": True},
+    ]
+    assert not world.ledger.fee_paid(account.address)
+
+
+@pytest.mark.usefixtures("signs_for_the_world")
+def test_send_asset_round_trip_between_own_books_leaves_the_books_as_they_were(world: Any):
+    account = fresh(world)
+    exchange = Exchange(account, world.venue_url)
+    me = account.address
+    assert exchange.send_asset(me, "", "spot", USDC_TOKEN, 10.0) == OK
+    assert books(world, me) == (90 * 10**8, 10 * 10**8, 0)
+    assert exchange.send_asset(me, "spot", HIP3_DEX_NAME, USDC_TOKEN, 10.0) == OK
+    assert books(world, me) == (90 * 10**8, 0, 10 * 10**8)
+    assert exchange.send_asset(me, HIP3_DEX_NAME, "", USDC_TOKEN, 10.0) == OK
+    assert books(world, me) == (100 * 10**8, 0, 0)  # a move between one's books pays no fee
+    info = Info(world.venue_url, skip_ws=True, perp_dexs=["", HIP3_DEX_NAME])
+    assert info.user_state(me)["withdrawable"] == "100.0"
+    assert info.user_state(me, dex=HIP3_DEX_NAME)["withdrawable"] == "0.0"
+
+
+@pytest.mark.usefixtures("signs_for_the_world")
+def test_usd_transfer_to_another_account_pays_the_first_send_fee_once(world: Any):
+    account, receiver = fresh(world), Account.create()
+    exchange = Exchange(account, world.venue_url)
+    assert exchange.usd_transfer(5.0, receiver.address) == OK
+    assert books(world, account.address)[0] == (100 - 5 - 1) * 10**8  # 1 USDC first-send fee
+    assert exchange.usd_transfer(5.0, receiver.address) == OK
+    assert books(world, account.address)[0] == (100 - 10 - 1) * 10**8  # and only once
+    assert books(world, receiver.address)[0] == 10 * 10**8
+    updates = Info(world.venue_url, skip_ws=True).user_non_funding_ledger_updates(
+        account.address, 0
+    )
+    assert [u["delta"]["fee"] for u in updates] == ["1.0", "0.0"]
+    assert {u["delta"]["type"] for u in updates} == {"internalTransfer"}
+
+
+@pytest.mark.usefixtures("signs_for_the_world")
+def test_a_max_usd_transfer_ignoring_the_fee_is_refused_in_the_venues_words(world: Any):
+    account = fresh(world, usdc=3)
+    answer = Exchange(account, world.venue_url).usd_transfer(3.0, Account.create().address)
+    assert answer["status"] == "err" and "first-send fee 1.0 USDC" in answer["response"]
+    assert books(world, account.address)[0] == 3 * 10**8
+
+
+@pytest.mark.usefixtures("signs_for_the_world")
+def test_spot_transfer_sends_a_spot_token(world: Any):
+    account, receiver = fresh(world), Account.create()
+    exchange = Exchange(account, world.venue_url)
+    assert exchange.usd_class_transfer(20.0, False) == OK
+    assert exchange.spot_transfer(2.0, receiver.address, USDC_TOKEN) == OK
+    assert books(world, account.address)[1] == (20 - 2 - 1) * 10**8
+    assert books(world, receiver.address)[1] == 2 * 10**8
+
+
+@pytest.mark.usefixtures("signs_for_the_world")
+def test_a_unified_account_reads_and_spends_its_usdc_on_spot(world: Any):
+    account = fresh(world)
+    exchange = Exchange(account, world.venue_url)
+    info = Info(world.venue_url, skip_ws=True)
+    assert info.query_user_abstraction_state(account.address) == "default"
+    assert exchange.user_set_abstraction(account.address, "unifiedAccount") == OK
+    assert info.query_user_abstraction_state(account.address) == "unifiedAccount"
+    # the perps account reads 0 withdrawable; the collateral is the spot USDC
+    assert info.user_state(account.address)["withdrawable"] == "0.0"
+    spot = info.spot_user_state(account.address)["balances"]
+    assert [(b["coin"], b["total"]) for b in spot] == [("USDC", "100.0")]
+    refused = exchange.usd_class_transfer(1.0, False)
+    assert refused["status"] == "err" and "unifiedAccount" in refused["response"]
+    # a send from perps is taken from the unified balance, on spot
+    receiver = Account.create()
+    assert exchange.send_asset(receiver.address, "", "", USDC_TOKEN, 10.0) == OK
+    assert books(world, account.address) == (0, (100 - 10 - 1) * 10**8, 0)
+    assert books(world, receiver.address)[0] == 10 * 10**8
+
+
+@pytest.mark.usefixtures("signs_for_the_world")
+def test_sub_accounts_and_vault_equities_as_the_sdk_reads_them(world: Any, wallet: LocalAccount):
+    info = Info(world.venue_url, skip_ws=True)
+    subs = info.query_sub_accounts(wallet.address)
+    assert [s["name"] for s in subs] == ["desk"]
+    sub = subs[0]["subAccountUser"]
+    assert subs[0]["master"] == wallet.address.lower()
+    assert subs[0]["clearinghouseState"]["withdrawable"] == format_units(
+        world.ledger.withdrawable(sub), USDC.wei_decimals
+    )
+    assert info.user_role(sub) == {"role": "subAccount", "data": {"master": wallet.address.lower()}}
+    equities = info.user_vault_equities(wallet.address)
+    assert len(equities) == 1 and Decimal(equities[0]["equity"]) > 0
+    assert info.query_sub_accounts(Account.create().address) is None
+    # the master moves USDC out of its sub account with sendAsset's fromSubAccount
+    before = world.ledger.balance(sub, PERPS_USDC_ADDRESS)
+    from_sub = Exchange(wallet, world.venue_url, vault_address=sub)
+    assert from_sub.send_asset(wallet.address, "", "spot", USDC_TOKEN, 1.0) == OK
+    assert world.ledger.balance(sub, PERPS_USDC_ADDRESS) == before - 10**8  # no fee: own accounts

@@ -124,6 +124,10 @@ VENUE_WALLET = {  # chain-1337 currency -> smallest units (8 decimals)
     hip3_address(SPOT_USDC_TOKEN_ID, HIP3_DEX_NAME): 5_000 * 10**8,
 }
 VENUE_SOLVER_UNITS = 100_000_000 * 10**8  # in the venue depository, of every venue currency
+# the demo wallet's venue account is more than its own books, as a trader's is: a sub account
+# holding perps USDC, and an equity in a vault (locked for a day from the world's first start)
+VENUE_SUB_ACCOUNT = ("desk", 250 * 10**8)
+VENUE_VAULT = (to_checksum_address(keccak(text="crossdeck demo vault")[12:]), 1_200 * 10**8)
 
 CHAIN_NAMES = {
     ORIGIN_CHAIN_ID: ("base", "Base", "ETH", "Ether"),
@@ -363,7 +367,7 @@ class World:
             venue=VenueSide(
                 solver_address=SOLVER_ADDRESS,
                 depository=VENUE_DEPOSITORY_ADDRESS,
-                balance=self.ledger.balance,
+                balance=self.ledger.spendable,
             ),
             others=self._non_evm_chains(),
         )
@@ -397,6 +401,7 @@ class World:
             "service_url": self.service_url,
             "service_name": self.brand.service_name,
             "venue_url": self.venue_url,
+            "venue_name": self.brand.venue_name,
             "rpc": {str(cid): url for cid, url in self.rpc.items()},
             "wallet": {
                 "address": DEMO_WALLET_ADDRESS,
@@ -421,6 +426,12 @@ class World:
         if not self.ledger.exists(DEMO_WALLET_ADDRESS):
             for currency, amount in VENUE_WALLET.items():
                 self.ledger.credit(DEMO_WALLET_ADDRESS, currency, amount)
+            name, units = VENUE_SUB_ACCOUNT
+            sub = self.ledger.add_sub_account(DEMO_WALLET_ADDRESS, name)
+            self.ledger.credit(sub, PERPS_USDC_ADDRESS, units)
+            vault, equity = VENUE_VAULT
+            locked = self.ledger.now_ms() + 24 * 3600 * 1000
+            self.ledger.set_vault_equity(DEMO_WALLET_ADDRESS, vault, equity, locked)
         if self.ledger.exists(VENUE_DEPOSITORY_ADDRESS):
             return
         for currency in CURRENCIES:

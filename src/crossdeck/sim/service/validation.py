@@ -453,7 +453,8 @@ def _solana_options(
     if origin_family != "svm":
         if "depositFeePayer" in given:
             raise invalid(
-                "depositFeePayer is for Solana origins only", "UNSUPPORTED_ROUTE",
+                "depositFeePayer is for Solana origins only",
+                "UNSUPPORTED_ROUTE",
                 field="depositFeePayer",
             )
         return None
