@@ -56,13 +56,9 @@ from crossdeck.execute.guards.base import (
     payment_chain,
     require,
 )
-from crossdeck.execute.guards.quote import (
-    built_domain_guard,
-    check_item,
-    check_quote,
-    item_guards,
-    rpc_chain_guard,
-)
+from crossdeck.execute.guards.quote import check_item, check_quote, item_guards
+from crossdeck.execute.guards.transaction import rpc_chain_guard
+from crossdeck.execute.guards.venue import built_domain_guard
 from crossdeck.venue.currencies import expected_token_id
 
 __all__ = [

@@ -200,9 +200,7 @@ def _same_recipient(named: str, wanted: str) -> bool:
     return False
 
 
-def _recipient_guard(
-    quote: Quote, request: QuoteRequest, receivers: dict[str, str]
-) -> GuardResult:
+def _recipient_guard(quote: Quote, request: QuoteRequest, receivers: dict[str, str]) -> GuardResult:
     """The quote pays out to the recipient asked for. With calls asked for, the order may pay
     the destination's router instead (`receivers`, as /chains names it), which runs them out
     of the output: the public service's calling quotes do; the quote must still name the
