@@ -340,17 +340,25 @@ def status_tracker(
     budget: RateBudget | None = None,
     policy: PollPolicy | None = None,
     on_problem: Callable[[Problem], None] | None = None,
+    api_key: Secret | None = None,
 ) -> StatusTracker:
-    """A status tracker over `client` (polls; webhooks when a receiver is attached)."""
+    """A status tracker over `client` (polls; webhooks when a receiver is attached), and the
+    service's status websocket when `tracking.websocket` is on and has a URL (`api_key`, else
+    the profile's, goes in its `?apiKey=`)."""
     from crossdeck.track.tracker import StatusTracker
 
-    return StatusTracker(
+    tracker = StatusTracker(
         client,
         store=store,
         budget=budget,
         policy=policy or poll_policy(settings),
         on_problem=on_problem,
     )
+    tracking = settings.tracking
+    if tracking.websocket and tracking.websocket_url:
+        key = api_key if api_key is not None else read_api_key(settings)[0]
+        tracker.use_socket(tracking.websocket_url, api_key=key)
+    return tracker
 
 
 def webhook_receiver(settings: Settings, api_key: Secret) -> WebhookReceiver:

@@ -72,6 +72,7 @@ _BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
             "792703809": "https://api.mainnet-beta.solana.com",  # Solana's public RPC
         },
         "signing_chain_id": 1,
+        "tracking": {"websocket_url": "wss://ws.relay.link"},  # the status websocket
     },
     DEMO: {},  # filled from the world file
 }
@@ -153,6 +154,12 @@ class TrackingSettings:
     """Give up tracking (not the request) after this long without a final status."""
     failure_settle_seconds: float = setting(30.0, ge=0)
     """`failure` can still turn into `refund`: treat it as final only after this long."""
+    websocket: bool = True
+    """Follow requests over the service's status websocket too (changes pushed the moment
+    they happen; polls only reconcile, and stand in while the socket is down)."""
+    websocket_url: str | None = setting(None, pattern=r"^wss?://\S+$")
+    """The status websocket's URL (`wss://...`); the API key is added as `?apiKey=`. Unset:
+    polling (and webhooks) only."""
     history_refresh_seconds: float = setting(10.0, ge=0)
     """How often the History screen reads its first page again, for new requests and changed
     statuses (newest-first listings; 0: never)."""
@@ -408,6 +415,7 @@ def read_world_file(path: Path) -> dict[str, Any]:
         "service": {"url": parsed.service_url, "name": parsed.service_name},
         "venue": {"url": parsed.venue_url, "name": parsed.venue_name},
         "rpc": dict(parsed.rpc),
+        **({"tracking": {"websocket_url": parsed.ws_url}} if parsed.ws_url else {}),
         "world": world,
     }
 
@@ -426,6 +434,7 @@ class _WorldFile:
     service_name: str | None = None
     venue_url: str
     venue_name: str | None = None
+    ws_url: str | None = None
     rpc: dict[str, str]
     wallet: _WorldWallet
     api_key: Secret | None = None

@@ -78,6 +78,7 @@ from crossdeck.sim.solana.node import (
     start_solana,
 )
 from crossdeck.sim.solver import Solver
+from crossdeck.sim.status_socket import StatusSocketHub, make_status_socket_app
 from crossdeck.sim.venue import (
     CURRENCIES,
     HIP3_DEX_NAME,
@@ -197,6 +198,8 @@ class World:
         self.ledger: VenueLedger | None = None
         self.engine: Solver | None = None  # the solver's machinery; `solver` is its address
         self.webhook_sender: WebhookSender | None = None
+        self.status_socket: StatusSocketHub | None = None
+        self.ws_url = ""
         self._runners: list[web.AppRunner] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -382,6 +385,9 @@ class World:
             )
         self.service_url = await self._serve(make_service_app(self.state, quotes, config))
         self.venue_url = await self._serve(make_venue_app(self.ledger, self.brand))
+        self.status_socket = StatusSocketHub(known_key=self.state.api_keys.name_for)
+        self.ws_url = "ws" + (await self._serve(make_status_socket_app(self.status_socket)))[4:]
+        self.state.subscribe(self._push_to_sockets)
 
         self.engine = Solver(
             self.state,
@@ -402,6 +408,7 @@ class World:
             "service_name": self.brand.service_name,
             "venue_url": self.venue_url,
             "venue_name": self.brand.venue_name,
+            "ws_url": self.ws_url,
             "rpc": {str(cid): url for cid, url in self.rpc.items()},
             "wallet": {
                 "address": DEMO_WALLET_ADDRESS,
@@ -525,6 +532,22 @@ class World:
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(sender.enqueue, secret, payload)
 
+    def _push_to_sockets(self, change: StatusChange) -> None:
+        """Every committed status change is pushed at once to the sockets subscribed to it."""
+        hub, loop = self.status_socket, self._loop
+        if hub is None or loop is None:
+            return
+        data = webhook_data(change.record)
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            loop.call_soon_threadsafe(hub.publish, data)
+
+    def drop_sockets(self) -> int:
+        """Close every status socket, as a rolling deploy does; returns how many were open."""
+        hub = self.status_socket
+        if hub is None:
+            return 0
+        return self.call(hub.drop_all)
+
     @staticmethod
     def status_payload(record: RequestRecord) -> dict[str, Any]:
         """The status webhook of `record` as the public service sends it, in both brands
@@ -577,6 +600,9 @@ class World:
         if self.webhook_sender is not None:
             sender = self.webhook_sender
             steps.append(lambda: sender.stop(drain=True, drain_timeout=2.0))
+        if self.status_socket is not None:  # open sockets would hold their runner's cleanup
+            hub = self.status_socket
+            steps.append(lambda: _dropped(hub))
         steps += [runner.cleanup for runner in self._runners]
         steps += [node.stop for node in self.chains.values()]
         if self.solana is not None:
@@ -597,6 +623,10 @@ class World:
             shutil.rmtree(self.state_dir, ignore_errors=True)
         if self._state_lock is not None:  # last: the files are closed and written
             self._state_lock.release()
+
+
+async def _dropped(hub: StatusSocketHub) -> None:
+    await hub.drop_all()
 
 
 STATE_META_FILE = "world-state.json"

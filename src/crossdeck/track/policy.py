@@ -83,13 +83,22 @@ class PollPolicy:
     nudge_delay: float = 0.0
     """From the client's own action to the next look: at once by default (the service may
     know already: the client just told it)."""
+    socket_reconcile: float = 60.0
+    """While the status socket pushes a request's changes: one read this often, to
+    reconcile (a change the socket missed is found by it at the latest)."""
     timeout: float = 600.0
     """How long a run (`bridge`, `resume`, the app's Execute) follows its request before it
     stops with exit 10 naming `crossdeck watch` (the request goes on without it)."""
 
     def __post_init__(self) -> None:
         for name in (
-            "fast", "active_cap", "idle_cap", "settle_interval", "error_base", "first", "timeout"
+            "fast",
+            "active_cap",
+            "idle_cap",
+            "settle_interval",
+            "error_base",
+            "first",
+            "timeout",
         ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive")

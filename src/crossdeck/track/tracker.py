@@ -1,36 +1,38 @@
-"""`StatusTracker`: follows many requests at once, merging webhooks and v3 polls.
+"""`StatusTracker`: follows many requests at once, merging its socket, webhooks and v3 polls.
 
     async with StatusTracker(client, store=store, budget=RateBudget(5)) as tracker:
+        tracker.use_socket("wss://ws.example", api_key=key)   # optional: pushed changes
         tracker.track(request_id)
         tracker.attach(receiver)                 # optional: a started WebhookReceiver
         async for update in tracker.updates(until_done=True):
             print(update.request_id, update.status, update.source)
 
-How it works:
+How it works (the polling half in `track.polling`, the socket in `track.socket_feed`, the
+per-request state in `track.tracked`, batched store writes in `track.store_writer`):
 
-- One scheduler task and a min-heap of (next poll time, request id), not a task per id, so
-  thousands of ids cost a heap entry each. When a poll is due it waits for the shared
-  `RateBudget`, then polls in a bounded pool of concurrent requests.
+- One scheduler task and a min-heap of (next poll time, request id), not a task per id. When a
+  poll is due it waits for the shared `RateBudget`, then polls in a bounded pool.
 - `PollPolicy` decides each request's next poll: soon after a change, less often while nothing
-  changes, not at all while its webhooks flow, never again once final.
-- Every observation, polled or pushed, goes through `crossdeck.track.updates.compare`: one
-  ordered stream per request, newer `updatedAt` wins, stale and duplicate ones are dropped.
+  changes, not at all while its webhooks flow, only every `socket_reconcile` seconds while the
+  status socket pushes its changes, never again once final.
+- `use_socket(url)`: every tracked request is subscribed on the service's status websocket.
+  A pushed change is merged at once; a pushed final status (success, refund) is a claim that
+  one status read confirms before it is announced (with the source `socket`); a read that
+  disagrees wins and the claim is noted. While the socket is down the polls stand in, and each
+  open request is read once after its subscription is acknowledged again. `nudge` reads
+  nothing while the socket pushes the request's changes.
+- Every observation, polled, pushed or streamed, goes through `crossdeck.track.updates.compare`:
+  one ordered stream per request, newer `updatedAt` wins, stale and duplicate ones are
+  dropped, so nothing moves a request backwards.
 - A 429 pauses the whole budget for its Retry-After; no answer / 503 pauses it with backoff;
-  other error answers (5xx, malformed, 408/425) back off that request alone and are tried again
-  for as long as it is tracked; an id the service keeps answering 404 for, or one it refuses
-  for good (another 4xx), is given up (reported through `on_problem`).
-- `nudge(request_id)` after the client's own action (deposit mined, signature posted, transfer
-  accepted): a poll at once, then every `policy.first` seconds and growing, the back-off
-  starting again from there (`crossdeck.execute` follows its runs this way, through `follow`).
+  other error answers (5xx, malformed, 408/425) back off that request alone; an id the service
+  keeps answering 404 for, or refuses for good (another 4xx), is given up (`on_problem`).
+- `nudge(request_id)` after the client's own action (deposit mined, signature posted): a poll
+  at once (unless the socket pushes), then every `policy.first` seconds and growing.
 - With a `StatusStore`, every tracked id and each accepted update is written down, so a new
   tracker calling `resume()` picks up the unfinished requests and their last-known status.
-  An id is written when tracking begins; updates are written together `STORE_FLUSH_SECONDS`
-  after the first of them, or as soon as `STORE_FLUSH_ROWS` wait (one transaction for many, not
-  one per webhook on the event loop, and none so long that the deliveries behind it wait).
-  A crash in between loses only those updates, which the resumed tracker's polls find again.
 - `attach(receiver)`: a `WebhookReceiver` hands each verified delivery to `feed_webhook` in its
-  handler, before answering it (no queue and no task switch per delivery; a delivery is
-  answered 200 once the tracker has taken it).
+  handler, before answering it.
 
 The `ServiceClient` handed in should not retry by itself (`retry=NO_RETRY`): a client that
 sleeps out a 429's Retry-After inside one poll hides it from the budget, and the other polls
@@ -40,27 +42,31 @@ keep hitting the limit meanwhile.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import heapq
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
 
-from crossdeck.api.errors import (
-    MalformedResponseError,
-    RateLimitedError,
-    ServiceConnectionError,
-    ServiceError,
-    ServiceUnavailableError,
-)
-from crossdeck.base.errors import CrossdeckError
-from crossdeck.models.status import RequestStatus, StatusV3, parse_status
+from crossdeck.base.secret import Secret
+from crossdeck.models.status import RequestStatus, parse_status
 from crossdeck.models.webhook import WebhookEvent
 from crossdeck.track.budget import RateBudget
 from crossdeck.track.policy import PollPolicy
+from crossdeck.track.polling import PollLoop
+from crossdeck.track.socket_feed import SocketFeed, SocketLimits
 from crossdeck.track.store import StatusStore
+from crossdeck.track.store_writer import STORE_FLUSH_ROWS, STORE_FLUSH_SECONDS, StoreWriter
+from crossdeck.track.subscription import Subscription
+from crossdeck.track.tracked import (
+    EventSource,
+    FeedStatus,
+    Problem,
+    PushingSource,
+    RequestState,
+    StatusSource,
+    TrackerStats,
+)
 from crossdeck.track.updates import (
     Source,
     StatusUpdate,
@@ -69,6 +75,15 @@ from crossdeck.track.updates import (
     normalise_request_id,
 )
 
+__all__ = [
+    "STORE_FLUSH_ROWS",
+    "FeedStatus",
+    "Problem",
+    "StatusTracker",
+    "Subscription",
+    "TrackerStats",
+]
+
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
@@ -76,142 +91,8 @@ Clock = Callable[[], float]
 DEFAULT_RATE = 5.0
 """Status requests per second when no budget is given; keep it below the key's limit."""
 
-STORE_FLUSH_SECONDS = 0.1
-"""How long accepted updates wait to be written to the store together (see the module's note)."""
-STORE_FLUSH_ROWS = 64
-"""Updates written at once when this many wait: about 0.5 ms of the event loop (~8 µs each)."""
 
-
-class StatusSource(Protocol):
-    """What the tracker needs of the service: `ServiceClient` fits."""
-
-    async def status_v3(self, request_id: str) -> StatusV3: ...
-
-
-class EventSource(Protocol):
-    """What `attach` needs at least: items with `.event` and `.received_at`."""
-
-    def events(self) -> AsyncIterator[Any]: ...
-
-
-@runtime_checkable
-class PushingSource(Protocol):
-    """A source that hands each item to a function as it comes: `WebhookReceiver` fits."""
-
-    def deliver_to(self, sink: Callable[[Any], None] | None) -> None: ...
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Something went wrong tracking one request (or all of them, when `request_id` is None)."""
-
-    request_id: str | None
-    message: str
-    given_up: bool = False
-    error: BaseException | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass
-class TrackerStats:
-    polls: int = 0
-    """Status requests sent."""
-    poll_errors: int = 0
-    webhooks: int = 0
-    """Webhook events fed in for tracked ids."""
-    webhooks_ignored: int = 0
-    """Webhook events for ids not tracked."""
-    emitted: int = 0
-    stale: int = 0
-    duplicates: int = 0
-    unchanged: int = 0
-
-
-@dataclass
-class _Request:
-    request_id: str
-    changed_at: float
-    latest: StatusUpdate | None = None
-    final: bool = False
-    given_up: str | None = None
-    last_webhook_at: float | None = None
-    failure_since: float | None = None
-    errors: int = 0
-    not_found: int = 0
-    polls: int = 0
-    webhooks: int = 0
-    heap_seq: int = -1
-    in_flight: bool = False
-    following: bool = False
-    """The client acts on this request (`nudge`): polls may come as soon as `policy.first`."""
-    nudged: bool = False
-    """Nudged while a poll was in flight (its answer may predate the action): poll again as
-    soon as it is back."""
-    problem: str | None = None
-    """The last answer that was waited out (cleared by a good one)."""
-
-    @property
-    def finished(self) -> bool:
-        return self.final or self.given_up is not None
-
-
-class _End:
-    pass
-
-
-_END = _End()
-
-
-class Subscription:
-    """An async iterator of `StatusUpdate`s, registered as soon as it is created (so nothing
-    emitted between creating it and the first `__anext__` is missed)."""
-
-    def __init__(
-        self,
-        tracker: StatusTracker,
-        wants: Callable[[StatusUpdate], bool],
-        *,
-        ends_when: Callable[[], bool] | None,
-    ) -> None:
-        self._tracker = tracker
-        self._wants = wants
-        self._ends_when = ends_when
-        self._queue: asyncio.Queue[StatusUpdate | _End] = asyncio.Queue()
-        self._closed = False
-        tracker._subscriptions.add(self)
-        if tracker._closed:
-            self._close()
-        elif tracker._requests:  # with nothing tracked yet, wait for something to finish
-            self._check_end()
-
-    def _push(self, update: StatusUpdate) -> None:
-        if not self._closed and self._wants(update):
-            self._queue.put_nowait(update)
-
-    def _check_end(self) -> None:
-        if self._ends_when is not None and self._ends_when():
-            self._close()
-
-    def _close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._queue.put_nowait(_END)
-            self._tracker._subscriptions.discard(self)
-
-    def __aiter__(self) -> Subscription:
-        return self
-
-    async def __anext__(self) -> StatusUpdate:
-        item = await self._queue.get()
-        if isinstance(item, _End):
-            self._queue.put_nowait(item)
-            raise StopAsyncIteration
-        return item
-
-    async def aclose(self) -> None:
-        self._close()
-
-
-class StatusTracker:
+class StatusTracker(PollLoop):
     def __init__(
         self,
         service: StatusSource,
@@ -234,10 +115,9 @@ class StatusTracker:
         self.policy = policy or PollPolicy()
         self.on_problem = on_problem
         self.track_unknown_webhooks = track_unknown_webhooks
-        self.store_flush_seconds = store_flush_seconds
         self._clock = clock
         self._wall = wall_clock
-        self._requests: dict[str, _Request] = {}
+        self._requests: dict[str, RequestState] = {}
         self._open: set[str] = set()
         self._heap: list[tuple[float, int, str]] = []
         self._seq = 0
@@ -250,8 +130,10 @@ class StatusTracker:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
         self._last_webhook_at: float | None = None
-        self._flush_handle: asyncio.Handle | None = None
+        self._writer = StoreWriter(store, store_flush_seconds) if store is not None else None
         self._detach: list[Callable[[], None]] = []
+        self._socket: SocketFeed | None = None
+        self._noted: set[str] = set()
         self.stats = TrackerStats()
 
     def __repr__(self) -> str:
@@ -263,13 +145,41 @@ class StatusTracker:
     # -- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the scheduler on the running loop (idempotent)."""
+        """Start the scheduler (and the status socket, if any) on the running loop
+        (idempotent)."""
         if self._closed:
             raise RuntimeError("the tracker is closed")
         if self._runner is None:
             self._runner = asyncio.get_running_loop().create_task(
                 self._run(), name="status-tracker"
             )
+        if self._socket is not None:
+            self._socket.start()
+
+    def use_socket(
+        self, url: str, *, api_key: Secret | None = None, limits: SocketLimits | None = None
+    ) -> SocketFeed:
+        """Follow every tracked request over the service's status websocket at `url` too
+        (`crossdeck.track.socket_feed`); started with the tracker."""
+        if self._socket is not None:
+            raise RuntimeError("the tracker has a status socket already")
+        self._socket = SocketFeed(url, sink=self, api_key=api_key, limits=limits)
+        for rid in self._open:
+            self._socket.subscribe(rid)
+        if self._runner is not None:
+            self._socket.start()
+        return self._socket
+
+    @property
+    def socket(self) -> SocketFeed | None:
+        return self._socket
+
+    def feed_status(self) -> FeedStatus:
+        """Where statuses come from now (see `FeedStatus`)."""
+        feed = self._socket
+        if feed is None:
+            return FeedStatus("off", "no status socket", 0.0)
+        return FeedStatus(feed.state, feed.reason, feed.since)
 
     async def run(self) -> None:
         """Run the scheduler until `aclose()`; cancelling `run()` stops the scheduler too."""
@@ -285,6 +195,8 @@ class StatusTracker:
         """Stop polling and consuming webhooks; every subscription ends. The store stays open
         (whoever made it closes it)."""
         self._closed = True
+        if self._socket is not None:
+            await self._socket.aclose()
         for detach in self._detach:
             detach()
         self._detach.clear()
@@ -295,7 +207,8 @@ class StatusTracker:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
-        self._flush_store()
+        if self._writer is not None:
+            self._writer.flush()
         for sub in list(self._subscriptions):
             sub._close()
 
@@ -320,7 +233,7 @@ class StatusTracker:
         if self.store is not None:
             self.store.add(rid)
         now = self._clock()
-        req = _Request(rid, changed_at=now)
+        req = RequestState(rid, changed_at=now)
         if stored is not None and stored.latest is not None:
             req.latest = stored.latest
             req.final = stored.latest.final
@@ -330,6 +243,8 @@ class StatusTracker:
         if not req.finished:
             self._open.add(rid)
             self._done.clear()
+            if self._socket is not None:
+                self._socket.subscribe(rid)
             self._schedule(req, now if poll_now else self._next_poll(req, now))
         self._check_done()
         return req.latest
@@ -349,6 +264,8 @@ class StatusTracker:
         rid = normalise_request_id(request_id)
         self._requests.pop(rid, None)
         self._open.discard(rid)
+        if self._socket is not None:
+            self._socket.unsubscribe(rid)
         if self.store is not None:
             self.store.remove(rid)
         self._check_done()
@@ -395,7 +312,11 @@ class StatusTracker:
         it ends once no tracked request is open: at once if all tracked ones are finished, or,
         when nothing is tracked yet, after the last of those tracked later finishes."""
         return Subscription(
-            self, lambda _u: True, ends_when=(lambda: not self._open) if until_done else None
+            self._subscriptions,
+            lambda _u: True,
+            ends_when=(lambda: not self._open) if until_done else None,
+            closed=self._closed,
+            check_now=bool(self._requests),
         )
 
     def stream(self, request_id: str, *, replay: bool = True) -> Subscription:
@@ -409,7 +330,9 @@ class StatusTracker:
             req = self._requests.get(rid)
             return req is None or req.finished
 
-        sub = Subscription(self, lambda u: u.request_id == rid, ends_when=None)
+        sub = Subscription(
+            self._subscriptions, lambda u: u.request_id == rid, ends_when=None, closed=self._closed
+        )
         req = self._requests[rid]
         if replay and req.latest is not None:
             sub._push(req.latest)
@@ -441,12 +364,16 @@ class StatusTracker:
         now = self._clock()
         req.following = True
         req.changed_at = now
+        if self._socket is not None and self._socket.acked(rid):
+            return  # the socket pushes what the action changes: no read needed
+        if self._socket is not None and self._socket.live:
+            req.catch_up = True  # subscribed, not yet acknowledged: read once when it is
         if req.in_flight:
             req.nudged = True
             return
         self._schedule(req, self._follow_up_due(req, now))
 
-    def _follow_up_due(self, req: _Request, now: float) -> float:
+    def _follow_up_due(self, req: RequestState, now: float) -> float:
         due = now + self.policy.nudge_delay
         if req.last_webhook_at is not None:  # its webhooks flow: they will bring the news
             due = max(due, req.last_webhook_at + self.policy.webhook_quiet)
@@ -498,9 +425,67 @@ class StatusTracker:
     def _take_delivery(self, item: Any) -> None:
         self.feed_webhook(item.event, received_at=getattr(item, "received_at", None))
 
+    # -- the status socket (`SocketSink`) -------------------------------------------------------
+
+    def socket_event(self, update: StatusUpdate) -> None:
+        """One event of the status socket (checked by the feed). A final status is only a
+        claim: one status read confirms it before anything ends."""
+        req = self._requests.get(update.request_id)
+        if req is None or req.finished:
+            return
+        self.stats.socket_events += 1
+        now = self._clock()
+        if update.final:
+            req.socket_claim = update
+            if not req.in_flight:
+                self._schedule(req, now)
+            else:
+                req.nudged = True
+            return
+        self._observe(req, update, now)
+        if not req.in_flight:
+            self._schedule(req, self._next_poll(req, now))
+
+    def socket_acked(self, request_id: str) -> None:
+        """The socket pushes this request's changes from now on: polls become a slow
+        reconciliation; one read at once if changes may have gone unseen before."""
+        req = self._requests.get(request_id)
+        if req is None or req.finished or req.in_flight:
+            return
+        now = self._clock()
+        if req.catch_up:
+            req.catch_up = False
+            self._schedule(req, now)
+        else:
+            self._schedule(req, self._next_poll(req, now))
+
+    def socket_state(self, live: bool, reason: str) -> None:
+        """The socket went down (polls stand in, and every open request is read once after
+        its next acknowledgement) or came up."""
+        if live:
+            self._problem(Problem(None, "status socket live: changes are pushed"))
+            return
+        self._problem(Problem(None, f"status socket down ({reason}): polling stands in"))
+        now = self._clock()
+        for rid in self._open:
+            req = self._requests[rid]
+            req.catch_up = True
+            if not req.in_flight:
+                self._schedule(req, self._next_poll(req, now))
+
+    def socket_note(self, kind: str, message: str) -> None:
+        self._note(kind, message)
+
+    def _note(self, kind: str, message: str) -> None:
+        """Something the socket sent that changes nothing: said once per kind."""
+        if kind in self._noted:
+            return
+        self._noted.add(kind)
+        self._problem(Problem(None, message))
+
     # -- merging -----------------------------------------------------------------------------
 
-    def _observe(self, req: _Request, update: StatusUpdate, now: float) -> Verdict:
+    def _observe(self, req: RequestState, update: StatusUpdate, now: float) -> Verdict:
         verdict = compare(update, req.latest)
         if verdict is Verdict.STALE:
             self.stats.stale += 1
@@ -526,57 +511,31 @@ class StatusTracker:
         self._accept(req, update if update.final is final else update.with_final(final))
         return verdict
 
-    def _accept(self, req: _Request, update: StatusUpdate) -> None:
+    def _accept(self, req: RequestState, update: StatusUpdate) -> None:
         req.latest = update
         if update.final:
             req.final = True
             self._open.discard(req.request_id)
-        if self.store is not None:
-            self._save(update)
+            if self._socket is not None:
+                self._socket.unsubscribe(req.request_id)
+        if self._writer is not None:
+            self._writer.save(update)
         self.stats.emitted += 1
         for sub in list(self._subscriptions):
             sub._push(update)
         self._check_done()
 
-    def _save(self, update: StatusUpdate) -> None:
-        assert self.store is not None
-        soon = self.store.save_later(update) >= STORE_FLUSH_ROWS
-        handle = self._flush_handle
-        if handle is not None and not (soon and isinstance(handle, asyncio.TimerHandle)):
-            return  # a flush is on its way already
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # fed outside a loop: no timer would ever write it
-            self._flush_store()
-            return
-        if handle is not None:
-            handle.cancel()
-        self._flush_handle = (
-            loop.call_soon(self._flush_store)
-            if soon
-            else loop.call_later(self.store_flush_seconds, self._flush_store)
-        )
-
-    def _flush_store(self) -> None:
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
-        if self.store is None:
-            return
-        try:
-            self.store.flush()
-        except Exception:  # kept for the next flush; the tracker goes on
-            log.exception("writing tracked statuses to %r failed", self.store)
-
-    def _settle(self, req: _Request) -> None:
+    def _settle(self, req: RequestState) -> None:
         """`failure` held for the settle period: announce it as final."""
         assert req.latest is not None
         settled = replace(req.latest, source=Source.SETTLE, observed_at=self._wall(), final=True)
         self._accept(req, settled)
 
-    def _give_up(self, req: _Request, reason: str, error: BaseException | None) -> None:
+    def _give_up(self, req: RequestState, reason: str, error: BaseException | None) -> None:
         req.given_up = reason
         self._open.discard(req.request_id)
+        if self._socket is not None:
+            self._socket.unsubscribe(req.request_id)
         if self.store is not None:
             self.store.give_up(req.request_id, reason)
         self._problem(Problem(req.request_id, reason, given_up=True, error=error))
@@ -597,15 +556,15 @@ class StatusTracker:
             except Exception:
                 log.exception("on_problem callback failed")
 
-    # -- scheduling --------------------------------------------------------------------------
+    # -- scheduling ----------------------------------------------------------------------------
 
-    def _next_poll(self, req: _Request, now: float) -> float:
+    def _next_poll(self, req: RequestState, now: float) -> float:
         status = req.latest.status if req.latest is not None else None
         feed_live = (
             self._last_webhook_at is not None
             and now - self._last_webhook_at < self.policy.webhook_quiet
         )
-        return self.policy.next_poll(
+        due = self.policy.next_poll(
             now=now,
             status=status,
             changed_at=req.changed_at,
@@ -614,164 +573,12 @@ class StatusTracker:
             feed_live=feed_live,
             following=req.following,
         )
-
-    def _schedule(self, req: _Request, due: float) -> None:
-        self._seq += 1
-        req.heap_seq = self._seq
-        heapq.heappush(self._heap, (due, self._seq, req.request_id))
-        self._wake.set()
-
-    def _head(self) -> tuple[float, _Request] | None:
-        """The earliest valid heap entry (stale entries are dropped on the way)."""
-        while self._heap:
-            due, seq, rid = self._heap[0]
-            req = self._requests.get(rid)
-            if req is None or req.heap_seq != seq or req.finished or req.in_flight:
-                heapq.heappop(self._heap)
-                continue
-            return due, req
-        return None
-
-    async def _wait_for_due(self) -> None:
-        while True:
-            head = self._head()
-            self._wake.clear()
-            if head is None:
-                await self._wake.wait()
-                continue
-            delay = head[0] - self._clock()
-            if delay <= 0:
-                return
-            # not wait_for: on 3.11 it swallows a cancel that lands in the tick the wake is set,
-            # and aclose() then waits for a scheduler that never stops
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(delay):
-                    await self._wake.wait()
-
-    async def _run(self) -> None:
-        while True:
-            await self._wait_for_due()
-            await self._slots.acquire()
-            try:
-                await self.budget.acquire()
-            except BaseException:
-                self._slots.release()
-                raise
-            head = self._head()
-            if head is None or head[0] > self._clock():
-                # rescheduled while waiting (a webhook came): nothing to send after all
-                self.budget.give_back()
-                self._slots.release()
-                continue
-            req = head[1]
-            heapq.heappop(self._heap)
-            req.in_flight = True
-            self._keep(asyncio.get_running_loop().create_task(self._poll(req)))
-
-    def _keep(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    # -- one poll ----------------------------------------------------------------------------
-
-    async def _poll(self, req: _Request) -> None:
-        rid = req.request_id
-        self.stats.polls += 1
-        req.polls += 1
-        try:
-            await self._poll_once(req)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # never let one answer stop the tracker
-            log.exception("polling %s failed", rid)
-            self._request_error(req, exc)
-        finally:
-            req.in_flight = False
-            self._slots.release()
-            if self._requests.get(rid) is req and not req.finished:
-                self._schedule(req, self._next_due_after_poll(req))
-
-    def _next_due_after_poll(self, req: _Request) -> float:
-        now = self._clock()
-        if req.nudged:
-            req.nudged = False
-            return self._follow_up_due(req, now)
-        if req.errors:
-            return max(now + self.policy.error_delay(req.errors), self._next_poll(req, now))
-        return self._next_poll(req, now)
-
-    async def _poll_once(self, req: _Request) -> None:
-        rid = req.request_id
-        try:
-            body = await self.service.status_v3(rid)
-        except RateLimitedError as exc:
-            self.stats.poll_errors += 1
-            req.problem = _short(exc)
-            pause = self.budget.rate_limited(exc.retry_after)
-            self._problem(Problem(None, f"rate limited (429): pausing {pause:g} s", error=exc))
-            return
-        except (ServiceUnavailableError, ServiceConnectionError) as exc:
-            self.stats.poll_errors += 1
-            req.problem = _short(exc)
-            pause = self.budget.unavailable()
-            self._problem(Problem(None, f"service unreachable: pausing {pause:g} s", error=exc))
-            return
-        except MalformedResponseError as exc:
-            self.budget.answered()
-            self._request_error(req, exc)
-            return
-        except ServiceError as exc:
-            self.budget.answered()
-            if exc.status == 404:
-                req.not_found += 1
-                if req.not_found >= self.policy.not_found_limit:
-                    self._give_up(req, f"the service does not know {rid} (404)", exc)
-                    return
-            elif _refused_for_good(exc):
-                self._give_up(req, f"the service refuses the status of {rid}: {_short(exc)}", exc)
-                return
-            self._request_error(req, exc)
-            return
-        except CrossdeckError as exc:  # e.g. an id the client refuses to send
-            self._give_up(req, str(exc), exc)
-            return
-        self.budget.answered()
-        if self._requests.get(rid) is not req or req.finished:
-            return  # untracked, or a webhook brought the final status meanwhile
-        try:
-            update = StatusUpdate.from_v3(rid, body, observed_at=self._wall())
-        except ValueError as exc:
-            self._request_error(req, exc)
-            return
-        req.errors = 0
-        req.not_found = 0
-        req.problem = None
-        now = self._clock()
-        verdict = self._observe(req, update, now)
         if (
-            not verdict.is_news
-            and req.failure_since is not None
-            and now - req.failure_since >= self.policy.failure_settle
+            self._socket is not None
+            and self._socket.acked(req.request_id)
+            and req.failure_since is None
+            and req.socket_claim is None
         ):
-            self._settle(req)
-
-    def _request_error(self, req: _Request, exc: BaseException) -> None:
-        self.stats.poll_errors += 1
-        req.errors += 1
-        req.problem = _short(exc)
-        self._problem(Problem(req.request_id, f"status poll failed: {exc}", error=exc))
-
-
-# 4xx answers that say "not now" rather than "never" (with 404, counted apart, and 429)
-_TRANSIENT_CLIENT_STATUSES = frozenset({404, 408, 425, 429})
-
-
-def _refused_for_good(exc: ServiceError) -> bool:
-    """A 4xx that no later poll can outlive (a bad key, a request id the service refuses)."""
-    status = exc.status
-    return status is not None and 400 <= status < 500 and status not in _TRANSIENT_CLIENT_STATUSES
-
-
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(getattr(exc, "message", None) or exc).split())
-    return text if len(text) <= 160 else text[:160] + "…"
+            # the socket pushes every change: a read now and then only reconciles
+            due = max(due, now + self.policy.socket_reconcile)
+        return due

@@ -1,8 +1,9 @@
 """`StatusUpdate`: one observed status of a request, whichever way it arrived, and the merge rule.
 
-A request's status reaches the client two ways: a v3 poll (`GET /intents/status/v3`) and a
-webhook (spec 6.1). Both carry the same facts (status, hashes, reasons, `updatedAt`), so both
-become the same `StatusUpdate`, and one rule decides whether an observation is news:
+A request's status reaches the client three ways: a v3 poll (`GET /intents/status/v3`), a
+webhook (spec 6.1) and an event of the service's status websocket (quote-v3.md section 7). All
+carry the same facts (status, hashes, reasons, `updatedAt`), so all become the same
+`StatusUpdate`, and one rule decides whether an observation is news:
 
 - a newer `updatedAt` wins;
 - an older one is stale and dropped (a poll answered after a webhook of a later change);
@@ -32,6 +33,8 @@ _REQUEST_ID = re.compile(r"^0x[0-9a-fA-F]{64}$")
 class Source(StrEnum):
     POLL = "poll"
     WEBHOOK = "webhook"
+    SOCKET = "socket"
+    """Pushed by the status websocket (a final one once a status read confirmed it)."""
     SETTLE = "settle"
     """Not an observation: `failure` held for the settle period and is now treated as final."""
 
@@ -202,6 +205,46 @@ class StatusUpdate:
             destination_chain_id=data.destination_chain_id,
             final=known is not None and known.is_final,
         )
+
+    @classmethod
+    def from_socket(cls, data: dict[str, Any], *, observed_at: float | None = None) -> StatusUpdate:
+        """The `data` of a `request.status.updated` socket event; `ValueError` when it lacks
+        what the AsyncAPI schema requires (`status`, `updatedAt`, `requestId`, the chain ids)
+        or names a status this client does not know (such an event changes nothing)."""
+        rid = data.get("requestId")
+        if not isinstance(rid, str) or not _REQUEST_ID.fullmatch(rid):
+            raise ValueError("requestId is not 0x followed by 64 hex digits")
+        known = parse_status(data.get("status")) if isinstance(data.get("status"), str) else None
+        if known is None:
+            raise ValueError(f"unknown status {str(data.get('status'))[:40]!r}")
+        updated = data.get("updatedAt")
+        if not isinstance(updated, int) or isinstance(updated, bool) or updated < 0:
+            raise ValueError("updatedAt is not a millisecond timestamp")
+        origin, destination = data.get("originChainId"), data.get("destinationChainId")
+        return cls(
+            request_id=rid.lower(),
+            status=known,
+            updated_at_ms=updated,
+            source=Source.SOCKET,
+            observed_at=time.time() if observed_at is None else observed_at,
+            in_tx_hashes=_strings(data.get("inTxHashes")),
+            tx_hashes=_strings(data.get("txHashes")),
+            fail_reason=_reason(data.get("failReason")),
+            refund_fail_reason=_reason(data.get("refundFailReason")),
+            origin_chain_id=origin if isinstance(origin, int) else None,
+            destination_chain_id=destination if isinstance(destination, int) else None,
+            final=known.is_final,
+        )
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return ()
+    return tuple(value)
+
+
+def _reason(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _hashable(value: Any) -> bool:

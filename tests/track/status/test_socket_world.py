@@ -1,0 +1,152 @@
+"""The tracker over the world's real status websocket (loopback): changes are pushed, a final
+one is confirmed by exactly one status read, a dropped socket is reconnected and resubscribed
+with polls standing in, and nothing is missed or shown twice."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import aiohttp
+
+from crossdeck.sim.world import World
+from crossdeck.track.tracked import Problem
+from crossdeck.track.updates import Source, StatusUpdate
+from helpers.waiting import wait_until
+
+from .support import (
+    FAST,
+    CountingTransport,
+    RequestMaker,
+    advance,
+    collect,
+    running,
+    statuses,
+    tracker_for,
+    tx,
+)
+
+# the socket pushes: polls only reconcile, and rarely
+SOCKET_POLICY = FAST.__class__(**{**FAST.__dict__, "socket_reconcile": 60.0})
+
+
+async def _acked(tracker: object, rid: str) -> None:
+    feed = tracker.socket  # type: ignore[attr-defined]
+    await wait_until(lambda: feed.acked(rid), "the subscription to be acknowledged")
+
+
+async def test_the_socket_pushes_each_change_and_one_read_confirms_success(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    world = no_webhooks
+    [rid] = maker.make()
+    seen: list[StatusUpdate] = []
+    tracker = tracker_for(world, transport, policy=SOCKET_POLICY)
+    tracker.use_socket(world.ws_url)
+    async with running(tracker):
+        tracker.track(rid, poll_now=False)
+        reader = asyncio.create_task(collect(tracker.stream(rid), seen))
+        await _acked(tracker, rid)
+        tracker.nudge(rid)  # the client's own action: the socket will tell, no read
+        advance(world, rid, "pending", in_tx=tx(8453))
+        advance(world, rid, "submitted", out_tx=tx(999))
+        advance(world, rid, "success")
+        await asyncio.wait_for(reader, 20)
+
+    assert statuses(seen) == ["pending", "submitted", "success"]
+    assert [u.source for u in seen] == [Source.SOCKET] * 3
+    assert seen[-1].final
+    # the one status read is the confirmation of the final status, after the socket said it
+    assert len(transport.status_polls(rid)) == 1
+    assert tracker.stats.socket_events == 3
+
+
+async def test_sockets_dropped_mid_transfer_still_reach_success_with_nothing_twice(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    world = no_webhooks
+    [rid] = maker.make()
+    seen: list[StatusUpdate] = []
+    problems: list[Problem] = []
+    tracker = tracker_for(world, transport, policy=SOCKET_POLICY, on_problem=problems.append)
+    feed = tracker.use_socket(world.ws_url)
+    async with running(tracker):
+        tracker.track(rid, poll_now=False)
+        reader = asyncio.create_task(collect(tracker.stream(rid), seen))
+        await _acked(tracker, rid)
+        advance(world, rid, "pending", in_tx=tx(8453))
+        await wait_until(lambda: statuses(seen) == ["pending"], "pending pushed")
+        assert world.drop_sockets() == 1
+        advance(world, rid, "submitted", out_tx=tx(999))  # while the socket is down
+        # a poll (the socket is down) or the read after the new acknowledgement finds it
+        await wait_until(lambda: statuses(seen) == ["pending", "submitted"], "submitted read")
+        await wait_until(lambda: feed.connections >= 2 and feed.acked(rid), "a new subscription")
+        advance(world, rid, "success")
+        await asyncio.wait_for(reader, 20)
+
+    assert statuses(seen) == ["pending", "submitted", "success"]
+    assert [u.source for u in seen] == [Source.SOCKET, Source.POLL, Source.SOCKET]
+    assert seen[-1].final
+    assert any("down" in p.message and "polling stands in" in p.message for p in problems)
+
+
+async def test_failure_then_refund_ends_as_refund(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    world = no_webhooks
+    [rid] = maker.make()
+    seen: list[StatusUpdate] = []
+    tracker = tracker_for(world, transport, policy=SOCKET_POLICY)
+    tracker.use_socket(world.ws_url)
+    async with running(tracker):
+        tracker.track(rid, poll_now=False)
+        reader = asyncio.create_task(collect(tracker.stream(rid), seen))
+        await _acked(tracker, rid)
+        advance(world, rid, "pending", in_tx=tx(8453))
+        advance(world, rid, "failure", fail_reason="SOLVER_CAPACITY_EXCEEDED")
+        advance(world, rid, "refund", out_tx=tx(8453))
+        await asyncio.wait_for(reader, 20)
+
+    assert statuses(seen) == ["pending", "failure", "refund"]
+    assert seen[-1].final and seen[-1].source is Source.SOCKET
+
+
+async def test_the_world_socket_speaks_the_published_protocol(
+    no_webhooks: World, maker: RequestMaker
+) -> None:
+    world = no_webhooks
+    [rid] = maker.make()
+    async with aiohttp.ClientSession() as http, http.ws_connect(world.ws_url) as ws:
+        ready = await ws.receive_json(timeout=5)
+        assert ready["type"] == "connection" and ready["status"] == "ready"
+        assert isinstance(ready["data"]["id"], str)
+        sub = {"type": "subscribe", "event": "request.status.updated", "filters": {"id": rid}}
+        await ws.send_json(sub)
+        ack = await ws.receive_json(timeout=5)
+        assert ack == {
+            "type": "subscribe",
+            "status": "success",
+            "data": {"event": "request.status.updated", "filters": {"id": rid}},
+        }
+        advance(world, rid, "pending", in_tx=tx(8453))
+        advance(world, rid, "failure", fail_reason="SLIPPAGE")
+        first, second = await ws.receive_json(timeout=5), await ws.receive_json(timeout=5)
+        assert first["event"] == "request.status.updated"
+        assert isinstance(first["publishedAt"], int)
+        assert first["data"]["status"] == "pending" and first["data"]["requestId"] == rid
+        assert "failReason" not in first["data"]  # only when set
+        assert second["data"]["failReason"] == "SLIPPAGE"
+        await ws.send_str("not json")
+        assert (await ws.receive_json(timeout=5))["type"] == "error"
+        await ws.send_json({**sub, "type": "unsubscribe"})
+        unack = await ws.receive_json(timeout=5)
+        assert unack == {
+            "type": "unsubscribe",
+            "status": "success",
+            "data": {"event": "request.status.updated"},
+        }
+    async with aiohttp.ClientSession() as http:
+        refused = await http.get(world.ws_url.replace("ws", "http", 1) + "/?apiKey=nope")
+        assert refused.status == 401
+        drop = await http.post(world.ws_url.replace("ws", "http", 1) + "/_sim/ws/drop")
+        assert json.loads(await drop.text()) == {"dropped": 0}
