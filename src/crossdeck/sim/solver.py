@@ -71,13 +71,13 @@ from eth_account.signers.local import LocalAccount
 from eth_utils.address import to_checksum_address
 from eth_utils.crypto import keccak
 
-from crossdeck.sim.bitcoin import BitcoinLedger
+from crossdeck.sim.bitcoin import BitcoinChain
 from crossdeck.sim.chains import ChainNode
 from crossdeck.sim.chains.rpc_client import ChainRpcError
 from crossdeck.sim.service import demo_fail_reason
 from crossdeck.sim.service.calls import Call, calls_from_record, calls_value
 from crossdeck.sim.service.currencies import currency_key
-from crossdeck.sim.service.nonevm import BITCOIN_CHAIN_ID, SOLANA_CHAIN_ID
+from crossdeck.sim.service.nonevm import BITCOIN_CHAIN_ID, BTC_ADDRESS, SOLANA_CHAIN_ID
 from crossdeck.sim.service.state import (
     InvalidTransition,
     RequestRecord,
@@ -97,6 +97,8 @@ from crossdeck.sim.solver_chain import (
     topic_address,
 )
 from crossdeck.sim.solver_nonevm import (
+    bitcoin_confirmed,
+    bitcoin_deposit_tx,
     deposit_currency,
     deposit_tx,
     pay_on_bitcoin,
@@ -155,7 +157,7 @@ class Solver:
         venue_depository: str,
         speed: float = 1.0,
         solana: SolanaNode | None = None,
-        bitcoin: BitcoinLedger | None = None,
+        bitcoin: BitcoinChain | None = None,
     ) -> None:
         if speed < 0 or math.isnan(speed):
             raise ValueError(f"speed must be >= 0, got {speed!r}")
@@ -180,6 +182,7 @@ class Solver:
         self.solana = solana
         self.bitcoin = bitcoin
         self._solana_seen = 0  # deposits of the Solana chain looked at so far
+        self._bitcoin_seen = 0  # deposits of the Bitcoin chain looked at so far
 
     def __repr__(self) -> str:
         return f"Solver(address={self.address}, chains={sorted(self._nodes)}, speed={self.speed})"
@@ -210,6 +213,9 @@ class Solver:
         if self.solana is not None:
             self._wake[SOLANA_CHAIN_ID] = asyncio.Event()
             self._spawn(self._watch_solana(self.solana), "watch chain solana")
+        if self.bitcoin is not None:
+            self._wake[BITCOIN_CHAIN_ID] = asyncio.Event()
+            self._spawn(self._watch_bitcoin(self.bitcoin), "watch chain bitcoin")
         self._spawn(self._watch_venue(), "watch venue")
 
     def scanned(self) -> dict[int, int]:
@@ -299,6 +305,38 @@ class Solver:
             except Exception:
                 log.exception("solana: deposit scan failed")
             wake = self._wake[SOLANA_CHAIN_ID]
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.poll_s):
+                    await wake.wait()
+            wake.clear()
+
+    async def _watch_bitcoin(self, chain: BitcoinChain) -> None:
+        """Transactions paying the solver, as the mempool first shows them: matched by the
+        order id of their OP_RETURN. The request is pending from then; `_fill` waits for the
+        block (`bitcoin_confirmed`)."""
+        while True:
+            try:
+                for seen in list(chain.deposits[self._bitcoin_seen :]):
+                    self._bitcoin_seen += 1
+                    key = f"{BITCOIN_CHAIN_ID}:{seen.txid}"
+                    if key in self._seen:
+                        continue
+                    self._seen.add(key)
+                    record = self.state.by_order_id(seen.order_id) if seen.order_id else None
+                    payment = Payment(
+                        key,
+                        BITCOIN_CHAIN_ID,
+                        currency_key(BTC_ADDRESS),
+                        seen.amount,
+                        seen.sender or "",
+                        bitcoin_deposit_tx(seen),
+                    )
+                    self._accept_logged(record, payment)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("bitcoin: deposit scan failed")
+            wake = self._wake[BITCOIN_CHAIN_ID]
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.poll_s):
                     await wake.wait()
@@ -557,6 +595,12 @@ class Solver:
     async def _fill(self, request_id: str) -> None:
         record = self.state.get(request_id)
         try:
+            if record.origin_chain_id == BITCOIN_CHAIN_ID and self.bitcoin is not None:
+                gone = await bitcoin_confirmed(self.bitcoin, record, self.poll_s)
+                if gone is not None:  # replaced or dropped: nothing arrived, nothing to refund
+                    with contextlib.suppress(InvalidTransition):
+                        self.state.advance(request_id, Status.FAILURE, details=gone)
+                    return
             await self._pace()
             reason = demo_fail_reason(record)
             if reason is not None:

@@ -4,6 +4,7 @@ and the depository deposits the Solana chain executed, as payments to match to r
 
 from __future__ import annotations
 
+import asyncio
 import struct
 
 from solders.instruction import AccountMeta, Instruction
@@ -13,9 +14,10 @@ from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from crossdeck.sim.bitcoin import SOLVER_ADDRESS as BITCOIN_SOLVER
-from crossdeck.sim.bitcoin import BitcoinLedger
+from crossdeck.sim.bitcoin import BitcoinChain
+from crossdeck.sim.bitcoin import DepositSeen as BitcoinDepositSeen
 from crossdeck.sim.service.nonevm import BITCOIN_CHAIN_ID, SOL_ADDRESS, SOLANA_CHAIN_ID
-from crossdeck.sim.service.state import Tx
+from crossdeck.sim.service.state import RequestRecord, Tx
 from crossdeck.sim.solana import depository
 from crossdeck.sim.solana.chain import DepositSeen, SolanaChain
 from crossdeck.sim.solana.node import SOLVER_KEYPAIR, SolanaNode
@@ -98,16 +100,47 @@ async def pay_on_solana(node: SolanaNode, currency: str, to: str, amount: int) -
     )
 
 
-def pay_on_bitcoin(ledger: BitcoinLedger, leg: str, to: str, amount: int) -> Tx:
-    payment = ledger.pay(leg, to, amount)
+def pay_on_bitcoin(chain: BitcoinChain, leg: str, to: str, amount: int) -> Tx:
+    """The solver's payment: a real transaction into the mempool (mined at the world's pace)."""
+    payment = chain.pay(leg, to, amount)
+    record = chain.tx(payment.txid)
     return Tx(
         hash=payment.txid,
         chain_id=BITCOIN_CHAIN_ID,
         from_=BITCOIN_SOLVER,
         to=to,
         value=amount,
+        fee=record.fee if record is not None else 0,
         timestamp=payment.timestamp,
     )
+
+
+def bitcoin_deposit_tx(seen: BitcoinDepositSeen) -> Tx:
+    return Tx(
+        hash=seen.txid,
+        chain_id=BITCOIN_CHAIN_ID,
+        from_=seen.sender or "",
+        to=BITCOIN_SOLVER,
+        value=seen.amount,
+        timestamp=seen.timestamp,
+    )
+
+
+async def bitcoin_confirmed(
+    chain: BitcoinChain, record: RequestRecord, poll_s: float
+) -> str | None:
+    """Wait until the request's Bitcoin deposit is in a block: None then; else the words for
+    why it never will be (replaced by another spend of its inputs, or dropped)."""
+    txids = [tx.hash for tx in record.in_txs if tx.chain_id == BITCOIN_CHAIN_ID]
+    while True:
+        for txid in txids:
+            found = chain.tx(txid)
+            if found is not None and found.height is not None:
+                return None
+        if txids and all(chain.tx(t) is None for t in txids):
+            why = "; ".join(f"{t}: {chain.gone.get(t, 'unknown to the node')}" for t in txids)
+            return f"the Bitcoin deposit left the mempool unmined ({why})"
+        await asyncio.sleep(poll_s)
 
 
 def deposit_tx(seen: DepositSeen, timestamp: int) -> Tx:

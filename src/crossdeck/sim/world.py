@@ -44,8 +44,11 @@ from eth_account import Account
 from eth_utils.address import to_checksum_address
 from eth_utils.crypto import keccak
 
+from crossdeck.sim.bitcoin import DEMO_ADDRESS as BITCOIN_DEMO_ADDRESS
+from crossdeck.sim.bitcoin import DEMO_KEY as BITCOIN_DEMO_KEY
 from crossdeck.sim.bitcoin import SOLVER_ADDRESS as BITCOIN_SOLVER_ADDRESS
-from crossdeck.sim.bitcoin import BitcoinLedger
+from crossdeck.sim.bitcoin import BitcoinChain
+from crossdeck.sim.bitcoin_esplora import BitcoinNode, start_bitcoin
 from crossdeck.sim.brand import BRANDS
 from crossdeck.sim.chains import DEFAULT_OPERATOR_KEY, ChainNode, start_chain
 from crossdeck.sim.dir_lock import DirectoryLock
@@ -192,7 +195,7 @@ class World:
 
         self.chains: dict[int, ChainNode] = {}
         self.solana: SolanaNode | None = None
-        self.bitcoin: BitcoinLedger | None = None
+        self.bitcoin_node: BitcoinNode | None = None
         self.solana_address = str(DEMO_KEYPAIR.pubkey())
         self.state: ServiceState | None = None
         self.ledger: VenueLedger | None = None
@@ -359,6 +362,7 @@ class World:
             for chain_id in CHAIN_IDS:
                 chains_started.create_task(self._start_chain(chain_id))
             chains_started.create_task(self._start_solana())
+            chains_started.create_task(self._start_bitcoin())
             self._open_stores()
 
         self.webhook_sender = WebhookSender(self._webhooks, self._webhook_headers)
@@ -403,6 +407,8 @@ class World:
         self.rpc = {cid: self.chains[cid].rpc_url for cid in CHAIN_IDS}
         assert self.solana is not None
         self.rpc[SOLANA_CHAIN_ID] = self.solana.rpc_url
+        assert self.bitcoin_node is not None
+        self.rpc[BITCOIN_CHAIN_ID] = self.bitcoin_node.url
         self.info = {
             "service_url": self.service_url,
             "service_name": self.brand.service_name,
@@ -415,6 +421,8 @@ class World:
                 "private_key": DEMO_WALLET_KEY,
                 "solana_address": self.solana_address,
                 "solana_private_key": keypair_base58(DEMO_KEYPAIR),
+                "bitcoin_address": BITCOIN_DEMO_ADDRESS,
+                "bitcoin_private_key": BITCOIN_DEMO_KEY.wif(),
             },
             "api_key": DEMO_API_KEY,
             "solver": self.solver,
@@ -428,7 +436,6 @@ class World:
         for name, secret in API_KEYS.items():
             self.state.register_api_key(name, secret)
         self.ledger = VenueLedger(self.state_dir / "venue.sqlite3")
-        self.bitcoin = BitcoinLedger(self.state_dir / "bitcoin.sqlite3")
         # a restarted world keeps its balances
         if not self.ledger.exists(DEMO_WALLET_ADDRESS):
             for currency, amount in VENUE_WALLET.items():
@@ -468,8 +475,22 @@ class World:
             state_file = self.state_dir / SOLANA_STATE_FILE
         self.solana = await start_solana(state_file=state_file)
 
+    async def _start_bitcoin(self) -> None:
+        state_file = None
+        if not self._own_state_dir:
+            assert self.state_dir is not None
+            state_file = self.state_dir / BITCOIN_STATE_FILE
+        self.bitcoin_node = await start_bitcoin(
+            state_file=state_file, host=self.host, speed=self.speed
+        )
+
+    @property
+    def bitcoin(self) -> BitcoinChain | None:
+        """The world's Bitcoin chain (its UTXOs, mempool, blocks and the solver's payments)."""
+        return self.bitcoin_node.chain if self.bitcoin_node is not None else None
+
     def _non_evm_chains(self) -> list[NonEvmChain]:
-        assert self.solana is not None
+        assert self.solana is not None and self.bitcoin_node is not None
         return [
             NonEvmChain(
                 SOLANA_CHAIN_ID,
@@ -488,8 +509,10 @@ class World:
                 "Bitcoin",
                 "bvm",
                 bitcoin_currencies(),
-                depository=BITCOIN_SOLVER_ADDRESS,  # where a Bitcoin deposit would be paid
+                depository=BITCOIN_SOLVER_ADDRESS,  # where a Bitcoin deposit is paid
                 solver_address=BITCOIN_SOLVER_ADDRESS,
+                rpc_url=self.bitcoin_node.url,
+                bitcoin=self.bitcoin_node.chain,
             ),
         ]
 
@@ -607,6 +630,8 @@ class World:
         steps += [node.stop for node in self.chains.values()]
         if self.solana is not None:
             steps.append(self.solana.stop)
+        if self.bitcoin_node is not None:
+            steps.append(self.bitcoin_node.stop)
         for step in steps:
             try:
                 await step()
@@ -617,8 +642,6 @@ class World:
             self.state.close()
         if self.ledger is not None:
             self.ledger.close()
-        if self.bitcoin is not None:
-            self.bitcoin.close()
         if self._own_state_dir and self.state_dir is not None:
             shutil.rmtree(self.state_dir, ignore_errors=True)
         if self._state_lock is not None:  # last: the files are closed and written
@@ -631,6 +654,7 @@ async def _dropped(hub: StatusSocketHub) -> None:
 
 STATE_META_FILE = "world-state.json"
 SOLANA_STATE_FILE = "chain-792703809.solana.json"
+BITCOIN_STATE_FILE = "chain-8253038.bitcoin.json"
 SOLVER_FILE = "solver.json"
 SOLVER_DRAIN_SECONDS = 10.0
 

@@ -1,14 +1,15 @@
 """The service's non-EVM chains: Solana (vmType svm) and Bitcoin (vmType bvm).
 
 Their addresses are case-sensitive (base58, bech32), so their currencies are keyed as written.
-The world runs a Solana (`crossdeck.sim.solana`); Bitcoin has no node here, only the ledger the
-solver keeps for its fills (`crossdeck.sim.bitcoin`).
+The world runs a Solana (`crossdeck.sim.solana`) and a Bitcoin UTXO chain (`crossdeck.sim.bitcoin`,
+served by `crossdeck.sim.bitcoin_esplora`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from crossdeck.sim.bitcoin import BitcoinChain
 from crossdeck.sim.service.currencies import Currency
 
 SOLANA_CHAIN_ID = 792703809
@@ -28,11 +29,12 @@ class NonEvmChain:
     display_name: str
     vm_type: str  # 'svm' | 'bvm'
     currencies: tuple[Currency, ...]
-    depository: str  # where deposits go: the Solana program; '' for Bitcoin (no origin here)
+    depository: str  # where deposits go: the Solana program; the solver's address on Bitcoin
     solver_address: str  # who fills recipients on this chain
     rpc_url: str = ""
     explorer_url: str = field(default="")
     lookup_table: str = ""  # Solana: the table the service's deposit items name
+    bitcoin: BitcoinChain | None = field(default=None, repr=False)  # Bitcoin: its UTXOs, fees
 
     def __post_init__(self) -> None:
         if not self.explorer_url:

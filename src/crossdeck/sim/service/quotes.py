@@ -32,6 +32,7 @@ from typing import Any
 from eth_utils.address import to_checksum_address
 
 from crossdeck.sim.brand import Brand
+from crossdeck.sim.service.bitcoin_steps import bitcoin_deposit_step
 from crossdeck.sim.service.calls import calls_value, encode_call
 from crossdeck.sim.service.currencies import VENUE_CHAIN_ID, Currency
 from crossdeck.sim.service.directory import ChainDirectory, ChainUnavailable
@@ -183,19 +184,33 @@ class QuoteEngine:
             if p.origin_chain_id in self.directory.others:
                 origin_chain = self.directory.others[p.origin_chain_id]
                 depository = origin_chain.depository
-                steps = [
-                    solana_deposit_step(
-                        origin_chain,
-                        request_id=request_id,
-                        user=p.user,
-                        currency=p.origin,
-                        amount=b.amount_in,
-                        order_id=order_id,
-                        compute_unit_limit=bool(p.solana and p.solana.include_compute_unit_limit),
-                    )
-                ]
-                if p.solana is not None and p.solana.deposit_fee_payer:
-                    extra["depositFeePayer"] = p.solana.deposit_fee_payer
+                if origin_chain.vm_type == "bvm":
+                    steps = [
+                        bitcoin_deposit_step(
+                            origin_chain,
+                            request_id=request_id,
+                            user=p.user,
+                            currency=p.origin,
+                            amount=b.amount_in,
+                            order_id=order_id,
+                        )
+                    ]
+                else:
+                    steps = [
+                        solana_deposit_step(
+                            origin_chain,
+                            request_id=request_id,
+                            user=p.user,
+                            currency=p.origin,
+                            amount=b.amount_in,
+                            order_id=order_id,
+                            compute_unit_limit=bool(
+                                p.solana and p.solana.include_compute_unit_limit
+                            ),
+                        )
+                    ]
+                    if p.solana is not None and p.solana.deposit_fee_payer:
+                        extra["depositFeePayer"] = p.solana.deposit_fee_payer
             elif p.origin_chain_id == VENUE_CHAIN_ID:
                 venue_nonce = self.state.next_venue_nonce()
                 depository = to_checksum_address(self.directory.venue.depository)

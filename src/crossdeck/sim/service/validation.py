@@ -181,12 +181,6 @@ def parse_quote_body(body: Any, directory: ChainDirectory, brand: Brand) -> Quot
             )
     origin_family = vm_type(directory, origin_chain_id)
     destination_family = vm_type(directory, destination_chain_id)
-    if origin_family == "bvm":
-        raise invalid(
-            "Bitcoin as origin (a PSBT to sign) is not offered by this world",
-            "UNSUPPORTED_ROUTE",
-            field="originChainId",
-        )
     user = _address(body, "user", "INVALID_ADDRESS", required=True, family=origin_family)
     assert user is not None
     origin = _currency(directory, origin_chain_id, body, "originCurrency", "INVALID_INPUT_CURRENCY")
