@@ -61,7 +61,10 @@ COMMANDS = {
         _MODULE + "service",
         "Show the status of a request once (see `crossdeck watch` to follow it).",
     ),
-    "venue": LazyCommand(_MODULE + "service", "The perps venue (chain 1337): balances."),
+    "venue": LazyCommand(
+        _MODULE + "venue",
+        "The perps venue (chain 1337): the account, transfers between books, withdrawals.",
+    ),
     "wallet": LazyCommand(_MODULE + "settings", "The profile's wallet key, kept in the keyring."),
     "watch": LazyCommand(
         _MODULE + "watch", "Follow requests until each is final, printing every status change."

@@ -26,6 +26,7 @@ from crossdeck.models.venue import (
     SpotMeta,
     VenueSignature,
 )
+from crossdeck.models.venue_account import LedgerUpdate, SubAccount, VaultEquity
 from crossdeck.retry import NoAnswer, Resend, ResendRules, RetryEngine, RetryPolicy, Route
 from crossdeck.venue.errors import (
     VenueConnectionError,
@@ -130,6 +131,47 @@ class VenueClient:
     async def spot_clearinghouse_state(self, user: str) -> SpotClearinghouseState:
         body = {"type": "spotClearinghouseState", "user": _check_user(user)}
         return await self._info_model(body, SpotClearinghouseState)
+
+    async def user_abstraction(self, user: str) -> str:
+        """The account's mode as the venue names it ('default', 'unifiedAccount', ...)."""
+        data = await self.info({"type": "userAbstraction", "user": _check_user(user)})
+        if not isinstance(data, str):
+            raise VenueMalformedResponseError(
+                f"venue /info userAbstraction answered {data!r}, not a mode name",
+                status=200,
+                response=data,
+            )
+        return data
+
+    async def sub_accounts(self, user: str) -> list[SubAccount]:
+        """The account's sub accounts; none when the venue answers null."""
+        data = await self.info({"type": "subAccounts", "user": _check_user(user)})
+        return self._list_of(data, SubAccount, "subAccounts")
+
+    async def vault_equities(self, user: str) -> list[VaultEquity]:
+        data = await self.info({"type": "userVaultEquities", "user": _check_user(user)})
+        return self._list_of(data, VaultEquity, "userVaultEquities")
+
+    async def ledger_updates(self, user: str, start_ms: int = 0) -> list[LedgerUpdate]:
+        body = {"type": "userNonFundingLedgerUpdates", "user": _check_user(user)}
+        data = await self.info({**body, "startTime": start_ms})
+        return self._list_of(data, LedgerUpdate, "userNonFundingLedgerUpdates")
+
+    @staticmethod
+    def _list_of(data: Any, model: type[M], what: str) -> list[M]:
+        if data is None:
+            return []
+        try:
+            if not isinstance(data, list):
+                raise TypeError("not a list")
+            return [model.model_validate(item) for item in data]
+        except (ValidationError, TypeError) as exc:
+            detail = error_summary(exc) if isinstance(exc, ValidationError) else str(exc)
+            raise VenueMalformedResponseError(
+                f"venue /info {what} answer has the wrong shape: {detail}",
+                status=200,
+                response=data,
+            ) from exc
 
     # -- /exchange -------------------------------------------------------------------------
 

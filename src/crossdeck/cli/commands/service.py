@@ -13,11 +13,10 @@ import click
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.cli.option_types import (
-    ADDRESS,
     REQUEST_ID,
 )
 from crossdeck.cli.quote_options import quote_options
-from crossdeck.cli.support import handles_errors, print_json, service_client, wallet_address
+from crossdeck.cli.support import handles_errors, print_json, service_client
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
@@ -215,75 +214,4 @@ def chains_command(obj: CliContext, chain: str | None, json_: bool) -> None:
         click.echo(line)
 
 
-# -- venue ---------------------------------------------------------------------------------
-
-
-@click.group("venue")
-def venue_group() -> None:
-    pass  # a group: its summary is in crossdeck.cli.COMMANDS
-
-
-@venue_group.command("balance")
-@click.argument("address", required=False, type=ADDRESS)
-@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
-@click.pass_obj
-@handles_errors
-def venue_balance_command(obj: CliContext, address: str | None, json_: bool) -> None:
-    """Perps withdrawable (and each HIP-3 DEX's) and spot balances of ADDRESS (default: the
-    profile's wallet). The HIP-3 DEXes are those the service's /chains lists, as in the app."""
-    settings = _settings(obj)
-    user = address or wallet_address(settings, "address")
-
-    async def fetch() -> Any:
-        from crossdeck import compose
-        from crossdeck.venue.currencies import hip3_dexes
-
-        async with compose.venue_client(settings) as client:
-            try:
-                async with service_client(settings) as service:
-                    listed: list[str] | None = hip3_dexes(await service.chains())
-            except CrossdeckError as exc:  # the venue's own balances do not need the service
-                click.echo(
-                    f"note: HIP-3 DEX balances left out: the service's /chains, which names "
-                    f"the DEXes, could not be read ({exc})",
-                    err=True,
-                )
-                listed = None
-            perps, spot, dexes = await asyncio.gather(
-                client.clearinghouse_state(user),
-                client.spot_clearinghouse_state(user),
-                client.dex_states(user, listed or []),
-            )
-            return perps, spot, dexes if listed is not None else None
-
-    perps, spot, dexes = asyncio.run(fetch())
-    if _wants_json(obj, json_):
-        print_json(
-            {
-                "address": user,
-                "perps": perps.to_wire(),
-                # null: unknown (/chains unread), not none
-                "dexes": None
-                if dexes is None
-                else {dex: state.to_wire() for dex, state in dexes.items()},
-                "spot": spot.to_wire(),
-            }
-        )
-        return
-    click.echo(f"venue account {user}")
-    click.echo(f"perps withdrawable  {perps.withdrawable} USDC")
-    if perps.margin_summary is not None and perps.margin_summary.account_value is not None:
-        click.echo(f"perps account value {perps.margin_summary.account_value} USDC")
-    for dex, state in (dexes or {}).items():
-        click.echo(f"HIP-3 dex {dex}: withdrawable {state.withdrawable} USDC")
-    if dexes == {}:
-        click.echo("HIP-3 dexes         none listed by the service")
-    if not spot.balances:
-        click.echo("spot balances       none")
-        return
-    click.echo("spot balances")
-    for balance in spot.balances:
-        click.echo(f"  {balance.coin:<10} total {balance.total}  held {balance.hold}")
-
-
-commands = [quote_command, status_command, chains_command, venue_group]
+commands = [quote_command, status_command, chains_command]

@@ -1,0 +1,380 @@
+"""`crossdeck venue balance|transfer|withdraw`: the trader's whole venue account.
+
+`balance` reads the account as the venue means it (its mode first, then each book, sub accounts
+and vault equities); `transfer` moves USDC between the account's books (or out of a sub account,
+or, named with --to-address, to another account) through the venue-action guards; `withdraw` is
+a bridge out of the venue (origin chain 1337) from the right book, with a Max that leaves the
+first-send fee, offering a move between books first when the book is short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from crossdeck.base.errors import CrossdeckError, InputError
+from crossdeck.cli.option_types import ADDRESS, CHAIN_ID
+from crossdeck.cli.support import handles_errors, print_json, service_client, wallet_address
+
+if TYPE_CHECKING:
+    from crossdeck.cli import CliContext
+    from crossdeck.config import Settings
+    from crossdeck.venue.account import VenueAccount
+    from crossdeck.venue.actions import TransferRequest
+
+JSON_HELP = "Print the JSON answer (same as the global --json)."
+VENUE_CHAIN = 1337
+
+
+def _settings(obj: CliContext) -> Settings:
+    from crossdeck.config import load_settings
+
+    return load_settings(obj.profile, obj.world, obj.signer)
+
+
+def _wants_json(obj: CliContext, local: bool) -> bool:
+    return bool(local or obj.json)
+
+
+async def _listed_dexes(settings: Settings) -> list[str] | None:
+    from crossdeck.venue.currencies import hip3_dexes
+
+    try:
+        async with service_client(settings) as service:
+            return hip3_dexes(await service.chains())
+    except CrossdeckError as exc:  # the venue's own balances do not need the service
+        click.echo(
+            "note: HIP-3 DEX balances left out: the service's /chains, which names the DEXes, "
+            f"could not be read ({exc})",
+            err=True,
+        )
+        return None
+
+
+async def read(settings: Settings, user: str) -> tuple[VenueAccount, bool]:
+    """(the account, whether the HIP-3 DEXes were known)."""
+    from crossdeck import compose
+    from crossdeck.venue.account import read_account
+
+    listed = await _listed_dexes(settings)
+    async with compose.venue_client(settings) as client:
+        return await read_account(client, user, listed or []), listed is not None
+
+
+def _usdc(units: int) -> str:
+    from crossdeck.venue.account import format_usdc
+
+    return f"{format_usdc(units)} USDC"
+
+
+def account_lines(account: VenueAccount, dexes_known: bool = True) -> list[str]:
+    """The account in words: mode, each book, what can be withdrawn and the Max, sub accounts
+    and vault equities. The Venue screen shows the same lines."""
+    from crossdeck.venue.account import book_words
+
+    lines = [
+        f"venue account {account.user}",
+        f"account mode  {account.mode_words} ({account.mode})",
+    ]
+    books = account.books()
+    for book, units in books.items():
+        lines.append(f"  {book_words(book):<12} {_usdc(units)}")
+    if not dexes_known:
+        lines.append("  HIP-3 dexes  unknown (the service's /chains was not read)")
+    for balance in account.spot.balances:
+        if balance.coin.upper() != "USDC":
+            lines.append(f"  spot {balance.coin:<7} {balance.total}  held {balance.hold}")
+    where = f"from {account.withdraw_book}" + (
+        " (unified: the spot USDC is the collateral)" if account.unified else ""
+    )
+    lines.append(f"withdrawable  {_usdc(account.withdrawable())} {where}")
+    fee = account.first_send_fee
+    lines.append(
+        f"max withdraw  {_usdc(account.max_send())} "
+        + (f"(first-send fee {_usdc(fee)} left for the venue)" if fee else "(no first-send fee)")
+    )
+    for sub in account.subs:
+        value = sub.clearinghouse_state.withdrawable if sub.clearinghouse_state else "?"
+        lines.append(f"sub account   {sub.name} {sub.sub_account_user}: perps {value} USDC")
+    for vault in account.vaults:
+        lines.append(f"vault equity  {vault.vault_address}: {vault.equity} USDC (not withdrawable)")
+    return lines
+
+
+def account_wire(account: VenueAccount) -> dict[str, Any]:
+    from crossdeck.venue.account import format_usdc
+
+    return {
+        "address": account.user,
+        "mode": account.mode,
+        "unified": account.unified,
+        "perps": account.perps.to_wire(),
+        "dexes": {dex: state.to_wire() for dex, state in account.dexes.items()},
+        "spot": account.spot.to_wire(),
+        "books": {book: format_usdc(units) for book, units in account.books().items()},
+        "withdrawBook": account.withdraw_book,
+        "withdrawable": format_usdc(account.withdrawable()),
+        "firstSendFee": format_usdc(account.first_send_fee),
+        "maxWithdraw": format_usdc(account.max_send()),
+        "subAccounts": [s.to_wire() for s in account.subs],
+        "vaultEquities": [v.to_wire() for v in account.vaults],
+    }
+
+
+@click.group("venue")
+def venue_group() -> None:
+    pass  # a group: its summary is in crossdeck.cli.COMMANDS
+
+
+@venue_group.command("balance")
+@click.argument("address", required=False, type=ADDRESS)
+@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+@handles_errors
+def venue_balance_command(obj: CliContext, address: str | None, json_: bool) -> None:
+    """The venue account of ADDRESS (default: the profile's wallet) as the venue means it: its
+    mode (standard, unified, portfolio margin), perps, each HIP-3 DEX /chains lists and spot,
+    what can be withdrawn and the Max, sub accounts and vault equities."""
+    settings = _settings(obj)
+    user = address or wallet_address(settings, "address")
+    account, known = asyncio.run(read(settings, user))
+    if _wants_json(obj, json_):
+        wire = account_wire(account)
+        if not known:
+            wire["dexes"] = None  # unknown (/chains unread), not none
+        print_json(wire)
+        return
+    for line in account_lines(account, known):
+        click.echo(line)
+
+
+def _book(text: str, dexes: list[str]) -> str:
+    from crossdeck.venue.account import PERPS, SPOT
+
+    if text in (PERPS, SPOT) or text in dexes:
+        return text
+    raise InputError(
+        f"{text!r} is not a book of the venue",
+        hint=f"use perps, spot or a HIP-3 DEX: {', '.join(dexes) or 'none listed'}",
+    )
+
+
+def _amount(text: str) -> int:
+    from crossdeck.models import parse_units
+    from crossdeck.venue.account import USDC_DECIMALS
+
+    try:
+        return parse_units(text, USDC_DECIMALS)
+    except InputError as exc:
+        raise InputError(f"--amount-human: {exc.message}", hint=exc.hint) from None
+
+
+async def run_transfer(
+    settings: Settings, request: TransferRequest, fee: int, yes: bool, as_json: bool
+) -> dict[str, Any]:
+    """Guard, show, confirm, sign, recover and post one venue transfer; the venue's answer."""
+    from crossdeck import compose
+    from crossdeck.cli import prompts
+    from crossdeck.execute.venue_actions import action_guards, describe, require_all
+    from crossdeck.venue import actions
+    from crossdeck.venue.errors import VenueDataError
+    from crossdeck.venue.signing import split_signature
+    from crossdeck.wallet.signer import recover_typed_data
+
+    venue = settings.venue.name
+    if not venue:
+        raise VenueDataError(
+            "the venue's name is not set, so its sign domain cannot be held to it",
+            hint="set venue.name beside venue.url (Hyperliquid for the public venue)",
+        )
+    signer = await asyncio.to_thread(compose.signer, settings)
+    action, typed = actions.build(request, venue)
+    results = action_guards(typed, request, venue, signer.address)
+    require_all(results)  # exit 7 before the wallet is asked
+    lines = describe(request, action, fee)
+    for line in [*lines, *(f"  guard {result}" for result in results)]:
+        click.echo(line, err=as_json)
+    if not yes:
+        question = (
+            f"Send {_usdc(request.amount)} out of your account to {request.to_address}?"
+            if request.leaves_account
+            else "Sign this transfer?"
+        )
+        if not await asyncio.to_thread(prompts.confirm, question, instead="--yes"):
+            raise prompts.NoAnswer("declined; nothing was signed")
+    raw = await signer.sign_typed_data(typed, lines)
+    recovered = recover_typed_data(typed, raw)
+    if recovered.lower() != request.user.lower():
+        raise VenueDataError(
+            f"the signature recovers to {recovered}, not {request.user}; nothing was posted"
+        )
+    signature = split_signature(raw)
+    async with compose.venue_client(settings) as client:
+        await client.exchange(typed["message"], action.nonce, signature)
+    return {"action": action.wire, "amount": request.amount, "message": typed["message"]}
+
+
+@venue_group.command("transfer")
+@click.option(
+    "--from", "source", required=True, help="The book it leaves: perps, spot or a HIP-3 DEX."
+)
+@click.option(
+    "--to", "destination", required=True, help="The book it lands on: perps, spot or a HIP-3 DEX."
+)
+@click.option("--amount-human", "amount_text", required=True, help="USDC to move, e.g. 10 or 2.5.")
+@click.option("--to-address", type=ADDRESS, help="Send to this other account (it leaves yours).")
+@click.option("--from-sub-account", type=ADDRESS, help="Move out of this sub account of yours.")
+@click.option("--yes", "-y", is_flag=True, help="Sign without asking (the transfer is shown).")
+@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
+@click.pass_obj
+@handles_errors
+def venue_transfer_command(
+    obj: CliContext,
+    source: str,
+    destination: str,
+    amount_text: str,
+    to_address: str | None,
+    from_sub_account: str | None,
+    yes: bool,
+    json_: bool,
+) -> None:
+    """Move USDC between the venue account's books (perps, spot, a HIP-3 DEX), out of a sub
+    account, or (with --to-address) to another account; shown in words and held by the guards
+    before anything is signed."""
+    from crossdeck.venue.actions import TransferRequest
+
+    settings = _settings(obj)
+    user = wallet_address(settings, "address")
+    amount = _amount(amount_text)
+    account, _ = asyncio.run(read(settings, user))
+    dexes = sorted(account.dexes)
+    request = TransferRequest(
+        user=user,
+        source=_book(source, dexes),
+        destination=_book(destination, dexes),
+        amount=amount,
+        unified=account.unified,
+        to_address=to_address,
+        from_sub_account=from_sub_account,
+    )
+    if from_sub_account and from_sub_account.lower() not in {
+        s.sub_account_user.lower() for s in account.subs
+    }:
+        raise InputError(f"{from_sub_account} is not a sub account of {user}")
+    fee = account.first_send_fee if request.leaves_account else 0
+    as_json = _wants_json(obj, json_)
+    answer = asyncio.run(run_transfer(settings, request, fee, yes, as_json))
+    if as_json:
+        print_json({**answer, "fee": fee})
+    else:
+        click.echo("done: the venue accepted the transfer")
+
+
+def _origin_currency(book: str) -> str:
+    from crossdeck.venue.account import PERPS, SPOT
+    from crossdeck.venue.currencies import PERPS_USDC_ADDRESS, SPOT_USDC_TOKEN_ID, hip3_address
+
+    if book == PERPS:
+        return PERPS_USDC_ADDRESS
+    if book == SPOT:
+        return SPOT_USDC_TOKEN_ID
+    return hip3_address(SPOT_USDC_TOKEN_ID, book)
+
+
+@venue_group.command("withdraw")
+@click.option("--to-chain", "chain", type=CHAIN_ID, required=True, help="Destination chain id.")
+@click.option(
+    "--to-currency", "currency", default="USDC", show_default=True, help="Currency received there."
+)
+@click.option("--amount-human", "amount_text", help="USDC to withdraw, e.g. 25.")
+@click.option(
+    "--max", "max_", is_flag=True, help="All the venue lets leave, less the first-send fee."
+)
+@click.option(
+    "--from", "source", help="The book it leaves (default: spot for a unified account, else perps)."
+)
+@click.option("--recipient", help="Who receives it (default: the wallet).")
+@click.option("--yes", "-y", is_flag=True, help="Execute without asking (the quote is shown).")
+@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
+@click.pass_context
+@handles_errors
+def venue_withdraw_command(
+    ctx: click.Context,
+    chain: int,
+    currency: str,
+    amount_text: str | None,
+    max_: bool,
+    source: str | None,
+    recipient: str | None,
+    yes: bool,
+    json_: bool,
+) -> None:
+    """Withdraw USDC from the venue to CHAIN through the service (a bridge from chain 1337):
+    from the book the account's mode calls for, --max leaving the first-send fee; a book too
+    short is offered a move from another book first."""
+    from crossdeck.cli import prompts
+    from crossdeck.cli.commands.execute import bridge_command
+    from crossdeck.venue.account import PERPS, book_words
+    from crossdeck.venue.actions import TransferRequest
+
+    obj: CliContext = ctx.obj
+    if max_ == (amount_text is not None):
+        raise InputError("give one of --amount-human and --max")
+    settings = _settings(obj)
+    user = wallet_address(settings, "address")
+    account, _ = asyncio.run(read(settings, user))
+    book = _book(source, sorted(account.dexes)) if source else account.withdraw_book
+    fee = account.first_send_fee
+    amount = account.max_send(book) if max_ else _amount(amount_text or "")
+    click.echo(
+        f"withdrawing {_usdc(amount)} from {book_words(book)} ({account.mode_words} account); "
+        f"withdrawable there {_usdc(account.withdrawable(book))}, first-send fee {_usdc(fee)}",
+        err=True,  # stdout is the bridge's
+    )
+    if amount <= 0:
+        raise InputError(
+            f"nothing can leave {book_words(book)}: it holds {_usdc(account.withdrawable(book))}"
+            f" and the first-send fee is {_usdc(fee)}"
+        )
+    short = amount + fee - account.withdrawable(book)
+    if short > 0:
+        donors = [
+            b for b, units in account.books().items()
+            if b != book and units >= short and not account.unified
+        ]  # fmt: skip
+        if not donors:
+            raise InputError(
+                f"{book_words(book)} holds {_usdc(account.withdrawable(book))}: "
+                f"{_usdc(amount)} and the first-send fee {_usdc(fee)} do not fit",
+                hint="withdraw less (--max shows what fits) or move USDC to this book first",
+            )
+        donor = PERPS if PERPS in donors else donors[0]
+        question = (
+            f"{book_words(book)} is {_usdc(short)} short: move it from {book_words(donor)} first?"
+        )
+        if not yes and not prompts.confirm(question, instead="--yes"):
+            raise prompts.NoAnswer("declined; nothing was signed")
+        request = TransferRequest(user, donor, book, short, unified=account.unified)
+        asyncio.run(run_transfer(settings, request, 0, True, True))
+        click.echo(f"moved {_usdc(short)} from {book_words(donor)} to {book_words(book)}", err=True)
+    args = [
+        "--origin-chain", str(VENUE_CHAIN), "--origin-currency", _origin_currency(book),
+        "--destination-chain", str(chain), "--destination-currency", currency,
+        "--amount", str(amount),
+    ]  # fmt: skip
+    if recipient:
+        args += ["--recipient", recipient]
+    if yes:
+        args.append("--yes")
+    if json_:
+        args.append("--json")
+    with bridge_command.make_context("bridge", args, parent=ctx.parent) as sub:
+        sub.obj = obj
+        bridge_command.invoke(sub)
+    sys.exit(0)
+
+
+commands = [venue_group]

@@ -1,0 +1,201 @@
+"""A transfer on the venue the trader asked for (between their books, out of a sub account, or to
+another address), held to the request before anything is signed, shown in words, signed, its
+signature recovered, and posted to the venue's `/exchange`.
+
+The guards rebuild what the request allows from the request alone, not from the builder, and
+hold the typed data to it; any difference refuses (exit 7) before the wallet is asked:
+- `venue-action-domain`: the domain is `<venue>SignTransaction`, version 1, the zero verifying
+  contract, and the chain crossdeck signs with (`SIGNATURE_CHAIN_ID`); `signatureChainId` names
+  the same chain;
+- `venue-action-chain`: the `<venue>Chain` field says the venue's network (`Mainnet`);
+- `venue-action-fields`: the primary type is the action the request calls for, its fields are
+  exactly the venue's for that action in the venue's order and types, the message carries
+  those and `type` and `signatureChainId`, nothing else;
+- `venue-action-books`: the books are the ones asked (`sourceDex`/`destinationDex`, `toPerp`);
+- `venue-action-amount`: the amount is the one asked, in USDC (the token is spot USDC's);
+- `venue-action-destination`: the destination is this wallet (or the address named by
+  `--to-address`), the sub account the one asked, or none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from crossdeck.execute.guards.base import GuardRefused, GuardResult, _fail, _ok, failures
+from crossdeck.venue.account import book_words, format_usdc
+from crossdeck.venue.actions import (
+    ACTION_FIELDS,
+    SIGNATURE_CHAIN_ID,
+    USDC_TOKEN,
+    VENUE_NETWORK,
+    TransferRequest,
+    VenueAction,
+    chain_field,
+    plan,
+)
+from crossdeck.venue.signing import EIP712_DOMAIN_TYPE, signature_chain_id
+
+_ZERO = "0x" + "0" * 40
+WHERE = "venue transfer"
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the request allows, field by field (the nonce is the builder's own)."""
+
+    wire: str
+    fields: dict[str, Any]
+
+
+def expected(request: TransferRequest) -> Expected:
+    action = plan(request, nonce=0)
+    fields = {k: v for k, v in action.parameters.items() if k not in ("nonce", "time")}
+    return Expected(action.wire, fields)
+
+
+def _domain_guard(typed: dict[str, Any], venue: str) -> GuardResult:
+    name = "venue-action-domain"
+    domain = typed.get("domain") or {}
+    want = {
+        "name": f"{venue}SignTransaction",
+        "version": "1",
+        "chainId": SIGNATURE_CHAIN_ID,
+        "verifyingContract": _ZERO,
+    }
+    problems = [
+        f"{k} {domain.get(k)!r} is not {v!r}" for k, v in want.items() if domain.get(k) != v
+    ]
+    extra = sorted(set(domain) - set(want))
+    if extra:
+        problems.append(f"the domain carries other field(s) {extra}")
+    types = typed.get("types") or {}
+    if types.get("EIP712Domain") != EIP712_DOMAIN_TYPE:
+        problems.append(
+            "EIP712Domain is not the venue's (name, version, chainId, verifyingContract)"
+        )
+    message = typed.get("message") or {}
+    if message.get("signatureChainId") != signature_chain_id(SIGNATURE_CHAIN_ID):
+        problems.append(
+            f"signatureChainId {message.get('signatureChainId')!r} is not "
+            f"{signature_chain_id(SIGNATURE_CHAIN_ID)!r}, the domain's chain"
+        )
+    if problems:
+        return _fail(name, "the venue's sign domain: " + "; ".join(problems), WHERE)
+    return _ok(name, f"{want['name']} version 1 on chain {SIGNATURE_CHAIN_ID}", WHERE)
+
+
+def _chain_guard(typed: dict[str, Any], venue: str) -> GuardResult:
+    name = "venue-action-chain"
+    field = chain_field(venue)
+    value = (typed.get("message") or {}).get(field)
+    if value != VENUE_NETWORK:
+        return _fail(
+            name, f"{field} {value!r} is not {VENUE_NETWORK!r}, the venue's network", WHERE
+        )
+    return _ok(name, f"{field} {VENUE_NETWORK!r}", WHERE)
+
+
+def _fields_guard(typed: dict[str, Any], venue: str, want: Expected) -> GuardResult:
+    name = "venue-action-fields"
+    title, fields, _ = ACTION_FIELDS[want.wire]
+    primary = f"{venue}Transaction:{title}"
+    wanted = [(chain_field(venue), "string"), *fields]
+    problems = []
+    if typed.get("primaryType") != primary:
+        problems.append(f"primary type {typed.get('primaryType')!r} is not {primary!r}")
+    types = typed.get("types") or {}
+    given = [
+        (f.get("name"), f.get("type")) for f in types.get(primary) or [] if isinstance(f, dict)
+    ]
+    if given != wanted:
+        problems.append(f"the signed fields {given} are not the venue's {wanted}")
+    others = sorted(set(types) - {primary, "EIP712Domain"})
+    if others:
+        problems.append(f"other types {others}")
+    message = typed.get("message") or {}
+    allowed = {n for n, _ in wanted} | {"type", "signatureChainId"}
+    extra, missing = sorted(set(message) - allowed), sorted(allowed - set(message))
+    if extra:
+        problems.append(f"the message carries field(s) {extra} that are not signed")
+    if missing:
+        problems.append(f"the message lacks {missing}")
+    if message.get("type") != want.wire:
+        problems.append(f"type {message.get('type')!r} is not {want.wire!r}")
+    if problems:
+        return _fail(name, "; ".join(problems), WHERE)
+    return _ok(name, f"exactly the venue's {title} fields", WHERE)
+
+
+def _value_guard(
+    typed: dict[str, Any], want: Expected, name: str, keys: tuple[str, ...], words: str
+) -> GuardResult:
+    message = typed.get("message") or {}
+    problems = [
+        f"{k} {message.get(k)!r} is not {want.fields[k]!r}"
+        for k in keys
+        if k in want.fields and message.get(k) != want.fields[k]
+    ]
+    if problems:
+        return _fail(name, "; ".join(problems), WHERE)
+    return _ok(name, words, WHERE)
+
+
+def action_guards(
+    typed: dict[str, Any], request: TransferRequest, venue: str, signer: str
+) -> list[GuardResult]:
+    """Every guard of a venue transfer; a failed one refuses it (see the module docstring)."""
+    want = expected(request)
+    results = [
+        _domain_guard(typed, venue),
+        _chain_guard(typed, venue),
+        _fields_guard(typed, venue, want),
+        _value_guard(
+            typed, want, "venue-action-books", ("sourceDex", "destinationDex", "toPerp"),
+            f"from {book_words(request.source)} to {book_words(request.destination)}, as asked",
+        ),
+        _value_guard(
+            typed, want, "venue-action-amount", ("amount", "token"),
+            f"{format_usdc(request.amount)} USDC ({USDC_TOKEN}), as asked",
+        ),
+        _value_guard(
+            typed, want, "venue-action-destination", ("destination", "fromSubAccount"),
+            f"to {request.receiver}, as asked",
+        ),
+    ]  # fmt: skip
+    if signer.lower() != request.user.lower():
+        results.append(
+            _fail(
+                "venue-action-wallet",
+                f"the transfer is {request.user}'s, but the wallet signs as {signer}",
+                WHERE,
+            )
+        )
+    return results
+
+
+def require_all(results: list[GuardResult]) -> None:
+    failed = failures(results)
+    if failed:
+        raise GuardRefused(failed)
+
+
+def describe(request: TransferRequest, action: VenueAction, fee: int) -> list[str]:
+    """The transfer in words, for the confirm and the app: from which book to which, how much,
+    the fee, and (first) that it leaves the account when it does."""
+    owner = f"sub account {request.from_sub_account}'s" if request.from_sub_account else "your"
+    where = f" of {request.to_address}" if request.leaves_account else ""
+    lines = [
+        f"move {format_usdc(request.amount)} USDC from {owner} {book_words(request.source)} "
+        f"to {book_words(request.destination)}{where}",
+        f"venue action {action.wire}, signed by {request.user}",
+    ]
+    if not request.leaves_account:
+        lines.append("fee: none (a move between your own books)")
+    elif fee:
+        lines.append(f"first-send fee: {format_usdc(fee)} USDC, taken from the same book")
+    else:
+        lines.append("fee: none (this account's first send is made)")
+    if request.leaves_account:
+        lines.insert(0, f"THIS LEAVES YOUR ACCOUNT: {request.to_address} receives it")
+    return lines

@@ -1,0 +1,68 @@
+"""Answers of the venue's account reads beyond the balances (`/info`): the account's mode
+(`userAbstraction`), its sub accounts (`subAccounts`), vault equities (`userVaultEquities`) and
+non-funding ledger updates (`userNonFundingLedgerUpdates`), as the public venue writes them
+(recorded answers in ../shared/realdata/venue-info/). Unknown fields are kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from crossdeck.models.base import WireModel
+from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, VenueDecimal
+
+UNIFIED_MODES = frozenset({"unifiedAccount", "portfolioMargin"})
+"""The modes in which perps and spot USDC are one balance, held on spot (as the public UI kit
+reads them: `isUnifiedMode`)."""
+
+MODE_WORDS = {
+    "unifiedAccount": "unified",
+    "portfolioMargin": "portfolio margin",
+    "default": "standard",
+    "disabled": "standard",
+    "dexAbstraction": "standard (DEX abstraction)",
+}
+
+
+def mode_words(mode: str) -> str:
+    """The account mode in words: 'unified', 'portfolio margin', 'standard'."""
+    return MODE_WORDS.get(mode, f"{mode} (unknown to crossdeck, read as standard)")
+
+
+class SubAccount(WireModel):
+    """One entry of `subAccounts` (the venue answers null for an account without any)."""
+
+    name: str
+    sub_account_user: str
+    master: str
+    clearinghouse_state: ClearinghouseState | None = None
+    spot_state: SpotClearinghouseState | None = None
+
+
+class VaultEquity(WireModel):
+    """One entry of `userVaultEquities`: equity in a vault, not withdrawable from the account."""
+
+    vault_address: str
+    equity: VenueDecimal
+    locked_until_timestamp: int | None = None
+
+
+class LedgerUpdate(WireModel):
+    """One entry of `userNonFundingLedgerUpdates`; `delta` is kept as sent (its `type` says
+    which kind: deposit, accountClassTransfer, send, internalTransfer, spotTransfer, ...)."""
+
+    time: int
+    hash: str | None = None
+    delta: dict[str, Any] = Field(default_factory=dict)
+
+    def sent_out_by(self, user: str) -> bool:
+        """Whether this update is a send that left `user`'s account for another account."""
+        delta, me = self.delta, user.lower()
+        sender = str(delta.get("user") or "").lower()
+        destination = str(delta.get("destination") or "").lower()
+        kinds = {"send", "internalTransfer", "spotTransfer", "withdraw"}
+        if delta.get("type") == "withdraw":
+            return True
+        return delta.get("type") in kinds and sender == me and destination not in ("", me)
