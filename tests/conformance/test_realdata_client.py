@@ -50,8 +50,9 @@ from crossdeck.models import (
     Step,
     WebhookEvent,
     WireModel,
-    format_units,
 )
+from crossdeck.models.display import shown_number
+from crossdeck.models.units import to_decimal
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, SpotMeta
 from crossdeck.tui import describe as app
 from helpers.keys import DEV_KEYS
@@ -615,7 +616,8 @@ def test_the_describer_says_every_step_in_units(name: str) -> None:
     details = quote.details
     paid = details.currency_in if details else None
     if paid is not None and paid.amount is not None and paid.decimals is not None:
-        assert f"{format_units(paid.amount, paid.decimals)} {paid.symbol} ({paid.amount})" in text
+        shown = shown_number(to_decimal(paid.amount, paid.decimals))  # as a wallet shows it
+        assert f"{shown} {paid.symbol} ({paid.amount})" in text
     summary = app.summarize_quote(quote, chains)
     assert summary.pay == describe.money(paid, describe.Currencies(quote, chains))
     if name in QUOTES_PASSING:  # an item these quotes carry is never shown as unknown

@@ -235,7 +235,7 @@ def test_recorded_v3_request_amounts_in_their_currencys_units() -> None:
     assert units.text("data.fees.quoted.swap.amount", "1999380") == "1.99938 USDC.e (1999380)"
     assert units.text("data.fees.quoted.swap.usd", "-1.999380") == "-$2.00 (-1.999380)"
     origin_in = "data.route.quoted.origin.inputCurrency.amount"
-    assert units.text(origin_in, "10000000000") == "10000 USDC.e (10000000000)"
+    assert units.text(origin_in, "10000000000") == "10,000 USDC.e (10000000000)"
     assert units.text("data.fees.quoted.swap.amountFormatted", "1.99938") is None
 
 

@@ -233,8 +233,9 @@ def test_quote_runs_the_guards_bridge_runs_and_checks_the_wallet(cli: Cli) -> No
     # 0.05 ETH held for a 0.1 ETH transfer: shown with the quote, in ETH, before any signature
     asyncio.run(fund(cli.world, cli.address, native={8453: ETH // 20}))
     result = cli.invoke("quote", *native(new_address())[1:])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == ExitCode.GUARD_REFUSED, result.output  # the verdict leads
     out = result.stdout
+    assert out.startswith("Verdict      NOT AFFORDABLE: it needs 0.1 ETH plus up to "), out
     assert "Checks       1 of " in out and "FAILED: bridge would refuse this quote" in out
     assert "  funds: FAILED: it needs 0.1 ETH plus up to " in out
     assert "but the wallet holds 0.05 ETH" in out
@@ -247,6 +248,8 @@ def test_quote_runs_the_guards_bridge_runs_and_checks_the_wallet(cli: Cli) -> No
 
     asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
     result = cli.invoke("quote", *native(new_address())[1:])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Verdict      affordable: the wallet holds 1.05 ETH")
     assert "Checks       all " in result.stdout, result.output
     assert "  funds: ok: the wallet holds 1.05 ETH on chain 8453" in result.stdout
 

@@ -248,7 +248,8 @@ def test_amounts_come_from_the_metadata_exactly() -> None:
         "currencyOut": {"currency": {"chainId": 1337, "symbol": "USDC", "decimals": 8}},
     }
     row = summarize(_record(data=data))
-    assert row.amount == "123456789012345.678901 USDC"  # from the integer, no float anywhere
+    # from the integer, no float anywhere, rounded as a wallet shows it (exact: the detail, CSV)
+    assert row.amount == "123,456,789,012,346 USDC"
     assert row.route == "999->1337"
 
 

@@ -38,9 +38,9 @@ def test_an_asset_keeps_its_symbol_as_written_everywhere() -> None:
     assert total.symbol == "USDe"
     assert portfolio.to_json()["assets"][0]["symbol"] == "USDe"
     lines = portfolio_lines(portfolio)
-    assert lines[3].startswith("10000 USDe ") and not any("USDE" in line for line in lines)
+    assert lines[3].startswith("10,000 USDe ") and not any("USDE" in line for line in lines)
     rows = portfolio_rows(portfolio, {total.asset}, wide=False)
-    assert rows[0].label == "▾ USDe" and rows[0].amount == "10000 USDe"
+    assert rows[0].label == "▾ USDe" and rows[0].amount == "10,000 USDe"
     assert "USDE" not in rows[0].detail
 
 

@@ -110,7 +110,8 @@ async def test_enter_opens_an_asset_and_m_starts_a_quote_from_a_chain(
         assert "holding:1337:0x00000000000000000000000000000000" in screen.rows
         table.move_cursor(row=list(screen.rows).index(usdc_on_base))
         await pilot.pause()
-        assert "100000000000 units of" in str(screen.query_one("#portfolio-detail").render())
+        detail = str(screen.query_one("#portfolio-detail").render())
+        assert "100000 USDC exactly (100000000000) of" in detail
         await pilot.press("m")
         await wait_until(pilot, lambda: app.current_mode == "quote", what="the Quote screen")
         await wait_until(

@@ -6,6 +6,8 @@ the `crossdeck` group itself, catches what is left, so a user always gets one li
 - an argument that is not UTF-8 text: refused before any command runs (exit 3);
 - a `CrossdeckError` a command did not catch: its message and documented code;
 - input that ended or was cut at a prompt (EOF, Ctrl-C; click's "Aborted!"): exit 11;
+- a reader that closed the pipe (`crossdeck balances | head -2`): the output ends there,
+  quietly, exit 0, as `head` asked for no more;
 - anything else: `error: unexpected <type>: <message>` and exit 1. That is a bug to report,
   but the user sees what went wrong and the process ends cleanly.
 
@@ -14,7 +16,9 @@ click's own usage errors (exit 2) and `sys.exit` pass through untouched.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import os
 import sys
 from typing import Any
 
@@ -55,6 +59,12 @@ class GuardedGroup(LazyGroup):
             return super().__call__(*args, **kwargs)
         except SystemExit:
             gc.freeze()
+            try:  # the last buffered lines, while a closed pipe can still be caught
+                sys.stdout.flush()
+            except BrokenPipeError:
+                _quiet_stdout()
+            except (OSError, ValueError):
+                pass
             raise
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -71,6 +81,9 @@ class GuardedGroup(LazyGroup):
             raise  # click's usage errors and clean exits: click prints and exits as usual
         except CrossdeckError as exc:
             fail(str(exc), exc.exit_code)
+        except BrokenPipeError:
+            _quiet_stdout()
+            sys.exit(int(ExitCode.OK))
         except (click.Abort, EOFError, KeyboardInterrupt):
             fail("interrupted: no answer was given (input ended or was cut)", ExitCode.ABORTED)
         except Exception as exc:
@@ -79,3 +92,11 @@ class GuardedGroup(LazyGroup):
                 text = text[:_MESSAGE_LIMIT] + "…"
             fail(f"unexpected {type(exc).__name__}: {text}", ExitCode.ERROR)
         return None
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: what is left in its buffer, flushed at exit, would raise the
+    closed pipe's error again (and Python would print it)."""
+    with contextlib.suppress(OSError, ValueError):  # stdout may have no file descriptor
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())

@@ -47,6 +47,8 @@ from crossdeck.models.display import (
     gwei_text,
     local_time,
     native_text,
+    rate_text,
+    shown_number,
     units_text,
     usd,
 )
@@ -217,7 +219,9 @@ def money(value: CurrencyAmount | None, currencies: Currencies | None = None) ->
         text = units_text(value.amount, Unit(symbol, value.decimals))
     elif value.amount_formatted is not None:
         raw = f" ({value.amount})" if value.amount is not None else ""
-        text = f"{value.amount_formatted} {symbol}{raw}"
+        formatted = value.amount_formatted_decimal
+        shown = shown_number(formatted) if formatted is not None else value.amount_formatted
+        text = f"{shown} {symbol}{raw}"
     elif value.amount is not None:
         text = f"{value.amount} (smallest unit of {symbol}, decimals unknown)"
     else:
@@ -789,7 +793,7 @@ def _price_lines(quote: Quote) -> list[Line]:
     if details.rate is not None:
         cin = details.currency_in.symbol if details.currency_in else None
         cout = details.currency_out.symbol if details.currency_out else None
-        lines.append(Line("rate", f"1 {cin or '?'} = {details.rate} {cout or '?'}"))
+        lines.append(Line("rate", rate_text(details.rate, cin, cout), raw=details.rate))
     for label, impact in (("impact", details.total_impact), ("swap impact", details.swap_impact)):
         if impact is not None:
             lines.append(Line(label, f"{usd(impact.usd)} ({impact.percent or '?'}%)"))

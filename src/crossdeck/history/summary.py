@@ -17,9 +17,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from crossdeck.models import CurrencyAmount, RequestRecord, format_units
+from crossdeck.models import CurrencyAmount, RequestRecord
+from crossdeck.models.display import shown_number
 from crossdeck.models.requests_v3 import RequestRecordV3
 from crossdeck.models.text import short
+from crossdeck.models.units import to_decimal
 
 # a record of GET /requests/v2 or of GET /requests/v3: rows, formats and the detail pane take both
 HistoryRecord = RequestRecord | RequestRecordV3
@@ -70,11 +72,14 @@ def destination_chain_id(record: HistoryRecord) -> int | None:
 
 
 def amount_text(amount: CurrencyAmount | None, fallback_label: str | None = None) -> str:
-    """'1.5 USDC'; the label alone when the amount is unknown; '-' when nothing is known."""
+    """'1.5 USDC', '11.9696 HYPE'; the label alone when the amount is unknown; '-' when
+    nothing is known."""
     if amount is not None:
-        text = amount.amount_formatted
-        if text is None and amount.amount is not None and amount.decimals is not None:
-            text = format_units(amount.amount, amount.decimals)
+        text = None
+        if amount.amount is not None and amount.decimals is not None:
+            text = shown_number(to_decimal(amount.amount, amount.decimals))
+        elif (formatted := amount.amount_formatted_decimal) is not None:
+            text = shown_number(formatted)  # as a wallet shows it, as every screen does
         if text is None and amount.amount is not None:
             text = f"{amount.amount} units"
         symbol = amount.symbol or fallback_label

@@ -17,7 +17,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from crossdeck.models.display import usd_of
+from crossdeck.models.display import Unit, amount_text, usd_of
 from crossdeck.models.units import format_units, to_decimal
 
 MICRO = 10**6  # micro-dollars, the service's USD scale
@@ -48,7 +48,13 @@ class Holding:
 
     @property
     def amount_text(self) -> str:
+        """Every digit (the JSON's amountFormatted)."""
         return format_units(self.amount, self.decimals)
+
+    @property
+    def shown(self) -> str:
+        """As a wallet shows it, unit beside: '99.8396 ETH' (the exact value: `amount_text`)."""
+        return amount_text(self.amount, Unit(self.symbol, self.decimals))
 
     @property
     def micro_usd(self) -> int | None:

@@ -3,6 +3,7 @@ with a row per chain; the grand total; then what could not be read or priced."""
 
 from __future__ import annotations
 
+from crossdeck.models.display import decimal_amount_text
 from crossdeck.portfolio.model import AssetTotal, Holding, Portfolio, usd_text
 
 
@@ -13,7 +14,8 @@ def holding_where(holding: Holding, chain_name: str) -> str:
 
 
 def asset_amount(total: AssetTotal) -> str:
-    return f"{format(total.units, 'f')} {total.symbol}"
+    """As a wallet shows it: '1,234.57 USDC'."""
+    return decimal_amount_text(total.units, total.symbol)
 
 
 def portfolio_lines(portfolio: Portfolio) -> list[str]:
@@ -31,7 +33,7 @@ def portfolio_lines(portfolio: Portfolio) -> list[str]:
         lines.append(f"{asset_amount(total):<44} {usd_text(total.usd):>18}{extra}")
         for holding in total.holdings:
             where = holding_where(holding, portfolio.names.get(holding.chain_id, "?"))
-            amount = f"{holding.amount_text} {holding.symbol} ({holding.amount})"
+            amount = f"{holding.shown} ({holding.amount})"
             value = usd_text(holding.amount_usd)
             lines.append(f"  {where:<26} {amount:<40} {value:>16}")
             if holding.account_value is not None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from crossdeck.portfolio import Holding, Portfolio, usd_text
-from crossdeck.portfolio.text import holding_where
+from crossdeck.portfolio.text import asset_amount, holding_where
 
 RowKind = Literal["asset", "holding", "unreachable", "note"]
 
@@ -49,7 +49,7 @@ def portfolio_rows(portfolio: Portfolio, expanded: set[str], *, wide: bool) -> l
                 key=asset_key(total.asset),
                 kind="asset",
                 label=f"{marker} {total.symbol}",
-                amount=f"{format(total.units, 'f')} {total.symbol}",
+                amount=asset_amount(total),
                 usd=usd_text(total.usd),
                 asset=total.asset,
                 detail=f"{total.symbol} on {where}{unpriced}: enter "
@@ -59,7 +59,7 @@ def portfolio_rows(portfolio: Portfolio, expanded: set[str], *, wide: bool) -> l
         if not opened:
             continue
         for holding in total.holdings:
-            amount = f"{holding.amount_text} {holding.symbol}"
+            amount = holding.shown
             if wide:
                 amount += f" ({holding.amount})"
             place = holding_where(holding, names.get(holding.chain_id, "?"))
@@ -82,7 +82,8 @@ def portfolio_rows(portfolio: Portfolio, expanded: set[str], *, wide: bool) -> l
                     usd=usd_text(holding.amount_usd),
                     asset=total.asset,
                     holding=holding,
-                    detail=f"{holding.amount} units of {holding.currency} on {place}, "
+                    detail=f"{holding.amount_text} {holding.symbol} exactly ({holding.amount}) "
+                    f"of {holding.currency} on {place}, "
                     f"{price}{account}; m moves it",
                 )
             )

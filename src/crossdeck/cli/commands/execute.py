@@ -460,6 +460,11 @@ async def _bridge_as(
             else:
                 click.echo(f"Checks       all {len(guards)} pre-sign checks passed")
         if all(g.ok for g in guards) and not yes:
+            from crossdeck.cli.quote_verdict import summary_line
+
+            # the quote's detail runs to many lines: what is paid and got, right above the ask
+            # (on stderr with it, so it stays there when stdout goes to a file)
+            click.echo(f"\n{summary_line(quote, chains)}", err=True)
             go = await asyncio.to_thread(prompts.confirm, "Execute this quote?", instead="--yes")
             if not go:
                 click.echo("declined: nothing was signed", err=True)

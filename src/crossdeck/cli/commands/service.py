@@ -7,11 +7,13 @@ Every command prints words by default and the contract's JSON with `--json` (glo
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from crossdeck.base.errors import CrossdeckError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli.option_types import (
     REQUEST_ID,
 )
@@ -89,7 +91,11 @@ def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
     if _wants_json(obj, json_):
         print_json(quote.to_wire())
         return
+    from crossdeck.cli.quote_verdict import lead_lines, verdict
+
     results, chains = asyncio.run(_checks(settings, quote, request, chains))
+    for line in lead_lines(quote, results, chains):  # the verdict first, then the detail
+        click.echo(line)
     for line in render_quote(quote, request, chains):
         click.echo(line)
     for result in results:  # what the simulation of undecoded calldata showed
@@ -97,6 +103,9 @@ def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
             click.echo(f"Simulated    {result.message.partition('): ')[2] or result.message}")
     for line in _check_lines(results):
         click.echo(line)
+    passed, _ = verdict(results)
+    if not passed:  # a script sees it too: bridge would refuse this quote as it stands
+        sys.exit(int(ExitCode.GUARD_REFUSED))
 
 
 async def _checks(
@@ -170,9 +179,8 @@ def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> N
     if _wants_json(obj, json_):
         print_json(status.to_wire())
         return
-    final = " (final)" if status.is_final else ""
     click.echo(f"request   {request_id}")
-    click.echo(f"status    {status.status or '-'}{final}")
+    click.echo(f"status    {status_words(status.status, status.is_final)}")
     click.echo(f"chains    {status.origin_chain_id} -> {status.destination_chain_id}")
     click.echo(f"in txs    {', '.join(status.in_tx_hashes or []) or '-'}")
     click.echo(f"out txs   {', '.join(status.tx_hashes or []) or '-'}")
@@ -184,6 +192,16 @@ def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> N
         click.echo(time_line("time", status.time).text(9))
     if status.details is not None:
         click.echo(f"details   {json_text(status.details)}")
+
+
+def status_words(status: str | None, final: bool) -> str:
+    """The status as the service names it today (`/intents/status/v3`, the request history,
+    the webhooks): the older endpoint's `fallback` is the others' `refund`, and says so."""
+    from crossdeck.models.status import RequestStatus
+
+    if status == RequestStatus.FALLBACK:
+        return "refund (final; the older /intents/status calls it fallback)"
+    return f"{status or '-'}{' (final)' if final else ''}"
 
 
 # -- chains --------------------------------------------------------------------------------
