@@ -57,14 +57,19 @@ async def test_balance_of_the_wallet_in_words(
     result = await run(world, "venue", "balance")
     assert result.exit_code == 0, result.output
     assert f"venue account {wallet.address}" in result.stdout
-    assert "perps withdrawable  1234.5 USDC" in result.stdout
-    assert "USDC       total 7.25" in result.stdout
-    assert "USDE       total 3.0" in result.stdout  # the name and figure as the venue writes them
+    assert "account mode  standard (default)" in result.stdout
+    assert "  perps        1234.5 USDC" in result.stdout
+    assert "  spot         7.25 USDC" in result.stdout
+    assert "spot USDE    3.0" in result.stdout  # the name and figure as the venue writes them
+    assert "withdrawable  1234.5 USDC from perps" in result.stdout
+    assert "max withdraw  1233.5 USDC (first-send fee 1.0 USDC" in result.stdout
     bodies = [json.loads(raw) for raw in venue.received["/info"]]
-    assert bodies == [
-        {"type": "clearinghouseState", "user": wallet.address},
-        {"type": "spotClearinghouseState", "user": wallet.address},
-    ]
+    # the mode first (as the public UI kit reads it), then the books and the rest of the account
+    assert sorted(b["type"] for b in bodies) == sorted(
+        ["userAbstraction", "clearinghouseState", "spotClearinghouseState", "subAccounts",
+         "userVaultEquities", "userNonFundingLedgerUpdates"]
+    )  # fmt: skip
+    assert all(b["user"] == wallet.address for b in bodies)
 
 
 async def test_balance_of_another_address_as_json(

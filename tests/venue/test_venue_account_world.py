@@ -1,0 +1,147 @@
+"""The trader's venue account against the whole world (its service, venue and chains), through
+the real CLI: a unified account's spot collateral is what it can withdraw, and a withdrawal from
+it reaches success; 10 USDC round the books comes back whole (the fees shown are none); Max on a
+fresh account leaves exactly the first-send fee. Each test signs as a fresh account of its own
+(the world file names its key), so the shared world's demo wallet is untouched."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from eth_account import Account
+from eth_account.signers.local import LocalAccount
+
+from crossdeck.cli import main
+from crossdeck.sim.venue import (
+    HIP3_DEX_NAME,
+    PERPS_USDC_ADDRESS,
+    SPOT_USDC_TOKEN_ID,
+    USDC_DECIMALS,
+    hip3_address,
+)
+
+UNIT = 10**USDC_DECIMALS
+XYZ = hip3_address(SPOT_USDC_TOKEN_ID, HIP3_DEX_NAME)
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("")
+    monkeypatch.setenv("CROSSDECK_CONFIG", str(path))
+    for name in ("CROSSDECK_PROFILE", "CROSSDECK_WORLD", "CROSSDECK_VENUE__URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def trader(world: Any, tmp_path: Path, perps_usdc: int) -> tuple[LocalAccount, Path]:
+    """A fresh venue account holding `perps_usdc` USDC on perps, and a world file signing as it."""
+    account: LocalAccount = Account.create()
+    world.ledger.credit(account.address, PERPS_USDC_ADDRESS, perps_usdc * UNIT)
+    info = dict(world.info)
+    info["wallet"] = {"address": account.address, "private_key": account.key.hex()}
+    path = tmp_path / "trader.json"
+    path.write_text(json.dumps(info))
+    return account, path
+
+
+def cli(path: Path, *args: str) -> Result:
+    return CliRunner().invoke(main, ["--world", str(path), *args])
+
+
+def books(world: Any, user: str) -> tuple[int, int, int]:
+    ledger = world.ledger
+    return tuple(ledger.balance(user, c) for c in (PERPS_USDC_ADDRESS, SPOT_USDC_TOKEN_ID, XYZ))  # type: ignore[return-value]
+
+
+@pytest.mark.usefixtures("config")
+def test_a_unified_account_withdraws_its_spot_collateral(world: Any, tmp_path: Path) -> None:
+    account, path = trader(world, tmp_path, 40)
+    world.ledger.set_mode(account.address, "unifiedAccount")
+    shown = cli(path, "venue", "balance", "--json")
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.stdout)
+    assert data["mode"] == "unifiedAccount" and data["unified"] is True
+    assert data["perps"]["withdrawable"] == "0.0"  # what a perps-only reader would show
+    assert (data["withdrawBook"], data["withdrawable"]) == ("spot", "40.0")
+    assert data["maxWithdraw"] == "39.0" and data["firstSendFee"] == "1.0"
+    words = cli(path, "venue", "balance")
+    assert "account mode  unified (unifiedAccount)" in words.stdout
+    assert (
+        "withdrawable  40.0 USDC from spot (unified: the spot USDC is the collateral)"
+        in words.stdout
+    )
+
+    done = cli(path, "venue", "withdraw", "--to-chain", "8453", "--amount-human", "15", "--yes")
+    assert done.exit_code == 0, done.output
+    assert "withdrawing 15.0 USDC from spot (unified account)" in done.stderr
+    assert "finished: success" in done.stdout
+    assert books(world, account.address) == (0, (40 - 15 - 1) * UNIT, 0)
+
+
+@pytest.mark.usefixtures("config")
+def test_ten_usdc_round_the_books_comes_back_whole(world: Any, tmp_path: Path) -> None:
+    account, path = trader(world, tmp_path, 30)
+    before = books(world, account.address)
+    legs = [("perps", "spot"), ("spot", HIP3_DEX_NAME), (HIP3_DEX_NAME, "perps")]
+    for source, destination in legs:
+        moved = cli(
+            path, "venue", "transfer", "--from", source, "--to", destination,
+            "--amount-human", "10", "--yes",
+        )  # fmt: skip
+        assert moved.exit_code == 0, moved.output
+        assert "fee: none (a move between your own books)" in moved.stdout
+    assert books(world, account.address) == before  # less the fees shown: none
+    assert not world.ledger.fee_paid(account.address)
+
+
+@pytest.mark.usefixtures("config")
+def test_max_on_a_fresh_account_leaves_exactly_the_fee(world: Any, tmp_path: Path) -> None:
+    account, path = trader(world, tmp_path, 20)
+    done = cli(path, "venue", "withdraw", "--to-chain", "8453", "--max", "--yes")
+    assert done.exit_code == 0, done.output
+    assert "withdrawing 19.0 USDC from perps" in done.stderr
+    assert "first-send fee 1.0 USDC" in done.stderr
+    assert "finished: success" in done.stdout
+    [send] = [s for s in world.ledger.sends() if s.user == account.address.lower()]
+    assert send.amount == 19 * UNIT and send.fee == 1 * UNIT  # Max left exactly the fee
+    assert books(world, account.address) == (0, 0, 0)
+
+
+@pytest.mark.usefixtures("config")
+def test_a_short_book_is_offered_a_move_first(world: Any, tmp_path: Path) -> None:
+    account, path = trader(world, tmp_path, 12)
+    done = cli(
+        path, "venue", "withdraw", "--to-chain", "8453", "--from", "spot",
+        "--amount-human", "5", "--yes",
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert "moved 6.0 USDC from perps to spot" in done.stderr
+    assert books(world, account.address) == (6 * UNIT, 0, 0)
+
+
+@pytest.mark.usefixtures("config")
+def test_a_send_to_another_address_is_named_as_leaving(world: Any, tmp_path: Path) -> None:
+    account, path = trader(world, tmp_path, 10)
+    other = Account.create().address
+    declined = CliRunner().invoke(
+        main,
+        ["--world", str(path), "venue", "transfer", "--from", "perps", "--to", "perps",
+         "--amount-human", "2", "--to-address", other],
+        input="n\n",
+    )  # fmt: skip
+    assert declined.exit_code == 11
+    assert f"THIS LEAVES YOUR ACCOUNT: {other} receives it" in declined.stdout
+    assert "first-send fee: 1.0 USDC" in declined.stdout
+    assert f"out of your account to {other}" in declined.stderr
+    assert books(world, account.address)[0] == 10 * UNIT
+    sent = cli(
+        path, "venue", "transfer", "--from", "perps", "--to", "perps", "--amount-human", "2",
+        "--to-address", other, "--yes",
+    )  # fmt: skip
+    assert sent.exit_code == 0, sent.output
+    assert books(world, account.address)[0] == (10 - 2 - 1) * UNIT
+    assert world.ledger.balance(other, PERPS_USDC_ADDRESS) == 2 * UNIT
