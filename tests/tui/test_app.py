@@ -166,7 +166,7 @@ def test_run_app_reports_a_bad_profile_and_exits_with_its_code(tui_dir: Path, ca
 
 
 def test_live_redraws_coalesce_per_request_but_never_across_requests() -> None:
-    from crossdeck.tui.app import LiveBoardChanged
+    from crossdeck.tui.app_live import LiveBoardChanged
 
     a, b = "0x" + "a" * 64, "0x" + "b" * 64
     assert LiveBoardChanged(a).can_replace(LiveBoardChanged(a))

@@ -4,12 +4,15 @@ Screens are app modes (Quote, Venue, History, Live status, Settings), each with 
 Execute is pushed over Quote. Every network call runs in a worker that calls a layer and posts a
 typed message; `on_worker_state_changed` here turns any failed worker into one notification that
 says what to do. Heavy layers (eth-account, aiohttp) are imported by the workers that need them.
+
+The app is built from three bases, one job each: this module (start-up, styling, themes,
+navigation, help, errors), `tui/app_signer.py` (the signer, the keyring, the title bar) and
+`tui/app_live.py` (live status, unfinished runs, quitting during a run).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import importlib
 import sys
@@ -18,10 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.message import Message
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.widget import AwaitMount
@@ -29,6 +30,8 @@ from textual.worker import Worker, WorkerState
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.config import Settings, config_file_path
+from crossdeck.tui.app_live import LiveTracking
+from crossdeck.tui.app_signer import SignerSetup
 from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.host import Clock, CrossdeckHost
 from crossdeck.tui.live import LiveBoard
@@ -40,14 +43,8 @@ from crossdeck.tui.themes import ThemeCatalog, choose_theme, load_all_themes, us
 from crossdeck.tui.ui_state import UiState, load_ui_state, save_ui_state, state_path
 
 if TYPE_CHECKING:
-    from crossdeck.execute.journal import RunRecord
-    from crossdeck.track.tracker import Problem
     from crossdeck.tui.quote_form import QuoteFormValues
     from crossdeck.tui.screens.quote import QuoteScreen
-
-
-# how long live tracking waits at start-up for the first screen's data to be shown
-TRACKER_START_WAIT_SECONDS = 2.0
 
 MODE_TITLES = {
     "quote": "Quote",
@@ -57,24 +54,6 @@ MODE_TITLES = {
     "settings": "Settings",
     "portfolio": "Portfolio",
 }
-
-
-class LiveBoardChanged(Message):
-    """The board changed for `request_id` (None: for all). Every update is already on the board;
-    this only asks for a redraw, so a burst of them for one request coalesces into one."""
-
-    def __init__(self, request_id: str | None) -> None:
-        super().__init__()
-        self.request_id = request_id
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, LiveBoardChanged) and message.request_id == self.request_id
-
-
-class TrackingProblem(Message):
-    def __init__(self, problem: Problem) -> None:
-        super().__init__()
-        self.problem = problem
 
 
 def _utc_now() -> datetime:
@@ -139,7 +118,7 @@ def screen_classes() -> list[type]:
     ]
 
 
-class CrossdeckApp(App[None]):
+class CrossdeckApp(SignerSetup, LiveTracking):
     TITLE = "crossdeck"
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
@@ -301,285 +280,6 @@ class CrossdeckApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.theme_changed_signal.subscribe(self, self._relight_panes)
         self.switch_mode(self.start_mode)
-
-    def _sub_title(self) -> str:
-        return self.sub_title_text()
-
-    def refresh_sub_title(self) -> None:
-        """The title bar's profile and signer, again (the signer changed or connected)."""
-        self.sub_title = self.sub_title_text()
-
-    def sub_title_text(self) -> str:
-        wallet = self.services.wallet_address
-        shown = f"{wallet[:6]}…{wallet[-4:]}" if wallet else "no wallet"
-        kind = self.services.signer_kind
-        if kind == "browser":
-            shown = f"browser wallet {shown}" if wallet else "browser wallet (connecting)"
-        elif kind in ("keystore", "read-only"):
-            shown = f"{kind} {shown}"
-        return f"profile {self.settings.profile} · {shown}"
-
-    def _announce_signer(self, url: str) -> None:
-        from crossdeck.tui.signer_flow import announce
-
-        announce(self, url)
-
-    @work(group="signer", exclusive=True, exit_on_error=False, name="Browser wallet")
-    async def connect_browser_wallet(self) -> None:
-        from crossdeck.tui.signer_flow import learn_browser_address
-
-        await learn_browser_address(self)
-
-    @work(group="startup", exclusive=True, exit_on_error=False, name="Reading the keyring")
-    async def load_secrets(self) -> None:
-        try:
-            if self.services.secrets is None and self.settings.world is None:
-                if not await self._unlock_keyring_if_needed():
-                    # skipped: never touch the keyring (its own prompt would take the terminal)
-                    self.services.secrets = Secrets(None, None, "the keyring is locked")
-                await self._say_if_no_keyring_yet()
-            await self.services.load_secrets()
-        finally:
-            # screens wait for this before their first request; without secrets they still work
-            self.services_ready.set()
-        self.sub_title = self._sub_title()
-        self.secrets_loaded.publish(None)
-        if self.services.signer_kind == "browser" and not self.services.wallet_address:
-            self.connect_browser_wallet()
-
-    async def ensure_keyring_unlocked(self) -> None:
-        """Before signing: a keyring that was skipped at start-up is asked for again here (never
-        by the keyring's own terminal prompt, which would fight the app for the terminal); a
-        keystore without a password file is asked for its password."""
-        from crossdeck.tui.signer_flow import ensure_signer_ready
-
-        await ensure_signer_ready(self)
-        if self.settings.world is not None or self.services.signer_kind != "keyring":
-            return
-        if not await self._unlock_keyring_if_needed():
-            from crossdeck.wallet.errors import KeyringLockedError
-
-            raise KeyringLockedError(
-                "the keyring is locked, so nothing can be signed",
-                hint="execute again and type the keyring password when asked",
-            )
-
-    async def _say_if_no_keyring_yet(self) -> None:
-        """On a fresh machine there is no keyring to unlock (nothing is asked): say so plainly."""
-        from crossdeck.wallet import keystore
-        from crossdeck.wallet.errors import KeyringError
-
-        try:
-            missing = await asyncio.to_thread(keystore.not_created_yet)
-        except KeyringError:
-            return  # reading the secrets says what is wrong with the keyring
-        if missing is not None:
-            self.notify(missing[0].upper() + missing[1:], title="Keyring", timeout=15)
-
-    async def _unlock_keyring_if_needed(self) -> bool:
-        """Ask for the encrypted keyring's password when it needs one; False when skipped."""
-        from crossdeck.wallet import keystore
-
-        if not await asyncio.to_thread(keystore.needs_password):
-            return True
-        from crossdeck.base.secret import Secret
-        from crossdeck.tui.screens.unlock import UnlockScreen
-
-        password = await self.push_screen_wait(UnlockScreen(keystore.keyring_file_path()))
-        if not password:
-            return False
-        keystore.set_keyring_password(Secret(password))
-        return True
-
-    # -- live status -------------------------------------------------------------------------
-
-    @work(group="warm-up", exclusive=True, exit_on_error=False, name="Loading the quote models")
-    async def warm_up(self) -> None:
-        """Once the first screen has its data (the chain pickers filled), what the first quote
-        needs is imported in the background, so ctrl+r does not wait for it."""
-        await self.first_screen_settled.wait()
-        await self.services.warm_up()
-
-    @work(group="tracker", exclusive=True, exit_on_error=False, name="Live status")
-    async def run_tracker(self) -> None:
-        await self.services_ready.wait()
-        # the first screen's data comes first (the Quote screen's chain pickers): the tracker's
-        # client, store and the webhook receiver's aiohttp would compete with it
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(TRACKER_START_WAIT_SECONDS):
-                await self.first_screen_settled.wait()
-        tracker = await self.services.start_tracking(self._post_tracking_problem)
-        # before Live status lists anything: runs that sent nothing are not followed, and
-        # what the tracker saw end is ended in the journal too
-        unfinished = await asyncio.to_thread(self._reconcile_runs, tracker.store)
-        # what it was following, and what finished in the last day, are listed from the store
-        # first (a request with no status yet included); the unfinished are followed again
-        store = tracker.store
-        if store is not None:
-            import time
-
-            from crossdeck.tui.live import shown_after_restart
-
-            stored = await asyncio.to_thread(store.all)
-            for request in shown_after_restart(stored, time.time()):
-                tracked = self.live.add(request.request_id)
-                if request.latest is not None:
-                    self.live.apply(request.latest)
-                if request.given_up:
-                    tracked.problem, tracked.given_up = request.given_up, True
-        for update in tracker.resume():
-            if update is not None:
-                self.live.apply(update)
-        for rid, tracked in list(self.live.requests.items()):
-            if tracked.final or tracked.given_up:
-                continue  # finished before this start: listed, not followed again
-            latest = tracker.track(rid)
-            if latest is not None:
-                self.live.apply(latest)
-        self.live_changed.publish(None)
-        self.start_webhooks()
-        if unfinished:
-            self.offer_resume(unfinished)
-        async for update in tracker.updates():
-            if update.request_id not in self.live.requests:
-                # a run's own status stream before anything of it was sent (the Execute
-                # screen puts the request on Live status with its first send), or an id
-                # that was untracked meanwhile
-                continue
-            # the timeline keeps every update; only the redraw is coalesced
-            self.live.apply(update)
-            self.post_message(LiveBoardChanged(update.request_id))
-
-    # -- runs that outlive a screen ------------------------------------------------------------
-
-    def _reconcile_runs(self, store: Any) -> list[RunRecord]:
-        """The journal's unfinished runs of this wallet, after telling it what Live saw."""
-        from crossdeck.execute.journal import Journal
-        from crossdeck.execute.unfinished import reconcile
-
-        if store is None:
-            return []
-        with Journal.in_data_dir(self.settings.data_dir) as journal:
-            runs = reconcile(journal, store)
-        wallet = (self.services.wallet_address or "").lower()
-        return [run for run in runs if not wallet or run.wallet.lower() == wallet]
-
-    @work(group="resume-offer", exclusive=True, exit_on_error=False, name="Unfinished runs")
-    async def offer_resume(self, runs: list[RunRecord]) -> None:
-        from crossdeck.tui.screens.run_dialogs import ResumeOfferScreen
-
-        chosen = await self.push_screen_wait(ResumeOfferScreen(runs))
-        if chosen:
-            await self.resume_run(chosen)
-
-    async def resume_run(self, request_id: str) -> None:
-        """Continue a journalled run in the Execute screen, over the Quote screen."""
-        from crossdeck.execute.journal import Journal
-        from crossdeck.models import Quote, QuoteRequest
-        from crossdeck.tui.screens.execute import ExecuteScreen
-
-        def read() -> RunRecord | None:
-            with Journal.in_data_dir(self.settings.data_dir) as journal:
-                return journal.run(request_id)
-
-        record = await asyncio.to_thread(read)
-        if record is None:
-            self.notify(f"the journal has no run of {request_id}", title="Resume",
-                        severity="warning")  # fmt: skip
-            return
-        quote = Quote.from_wire(record.quote)
-        request = QuoteRequest.from_body(record.request) if record.request else None
-        if self.current_mode != "quote":
-            self.switch_mode("quote")
-        await self.push_screen(
-            ExecuteScreen(request, quote, self.services.cached_chains, resume=True)
-        )
-
-    def running_executions(self) -> list[Any]:
-        """The Execute screens whose run is still going, in any mode's stack."""
-        from crossdeck.tui.screens.execute import ExecuteScreen
-
-        stacks = getattr(self, "_screen_stacks", {}).values()
-        return [
-            screen
-            for stack in stacks
-            for screen in stack
-            if isinstance(screen, ExecuteScreen) and screen.running
-        ]
-
-    async def action_quit(self) -> None:
-        """Quit; during a run, ask first, and say after the app has gone how to continue."""
-        running = self.running_executions()
-        if not running:
-            self.exit()
-            return
-        self.confirm_quit(running)
-
-    @work(group="quit", exclusive=True, exit_on_error=False, name="Quit")
-    async def confirm_quit(self, running: list[Any]) -> None:
-        from crossdeck.tui.screens.run_dialogs import QuitDuringRunScreen, resume_command
-
-        ids = [screen.request_id for screen in running if screen.request_id]
-        sent = [screen.request_id for screen in running if screen.followed]
-        if not await self.push_screen_wait(QuitDuringRunScreen(ids, sent)):
-            return
-        lines = [
-            f"request {rid} was sent and goes on; continue it with: {resume_command(rid)}"
-            for rid in sent
-        ]
-        if lines and self.settings.world is not None:
-            # `crossdeck demo` stops its world with the app and keeps it: it offers the run
-            lines.append("on the demo world: start `crossdeck demo` again, it offers to resume")
-        self.exit(message="\n".join(lines) or None)
-
-    @work(group="webhooks", exclusive=True, exit_on_error=False, name="Webhook receiver")
-    async def start_webhooks(self) -> None:
-        try:
-            self.live.webhook_url = await self.services.start_webhooks()
-        except CrossdeckError as exc:
-            self.live.webhook_note = exc.message
-        except OSError as exc:  # the configured port is taken
-            self.live.webhook_note = f"cannot listen: {exc.strerror or exc}"
-        self.live_changed.publish(None)
-
-    def on_live_board_changed(self, message: LiveBoardChanged) -> None:
-        self.live_changed.publish(message.request_id)
-
-    def _post_tracking_problem(self, problem: Problem) -> None:
-        # called by the tracker, maybe from outside a handler: the app takes it as a message
-        self.post_message(TrackingProblem(problem))
-
-    def on_tracking_problem(self, message: TrackingProblem) -> None:
-        problem = message.problem
-        self.live.problem(problem.request_id, problem.message, given_up=problem.given_up)
-        if problem.given_up:
-            self.notify(problem.message, title="Live status", severity="warning")
-        self.live_changed.publish(problem.request_id)
-
-    def track_request(self, request_id: str) -> None:
-        """Follow a request on Live status (InputError for an id that is not 0x + 64 hex)."""
-        tracked = self.live.add(request_id)
-        tracker = self.services.tracker
-        if tracker is not None:
-            latest = tracker.track(tracked.request_id)
-            if latest is not None:
-                self.live.apply(latest)
-        self.live_changed.publish(tracked.request_id)
-
-    def forget_unsent(self, request_id: str) -> None:
-        """A run that ended before anything of it was sent: its own status stream may have
-        put it in the tracker and its store; it is not followed anywhere."""
-        if request_id not in self.live.requests:
-            tracker = self.services.tracker
-            if tracker is not None:
-                tracker.untrack(request_id)
-
-    def untrack_request(self, request_id: str) -> None:
-        self.live.remove(request_id)
-        tracker = self.services.tracker
-        if tracker is not None:
-            tracker.untrack(request_id)
-        self.live_changed.publish(request_id)
 
     def first_frame(self) -> None:
         """Called once the first screen has painted (the start-up benchmark's mark)."""
