@@ -1,0 +1,68 @@
+"""The account reads held to the public venue's recorded answers (../shared/realdata/venue-info/,
+from the venue SDK's own test cassettes): the client's models read them, and the world's venue
+answers in the same shape, so the two cannot drift together."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from crossdeck.models.venue_account import LedgerUpdate, VaultEquity
+from crossdeck.sim.venue import VenueLedger
+from crossdeck.sim.venue import info as world_info
+
+REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata" / "venue-info"
+
+
+def recorded(name: str) -> Any:
+    return json.loads((REALDATA / name).read_text())
+
+
+def test_vault_equities_read_as_recorded_and_the_world_answers_alike() -> None:
+    answer = recorded("pysdk-userVaultEquities-2025-08.json")
+    equities = [VaultEquity.model_validate(e) for e in answer]
+    assert equities[1].equity == Decimal("100.003834")
+    assert [e.to_wire() for e in equities] == answer  # nothing lost
+    ledger = VenueLedger()
+    ledger.set_vault_equity("0x" + "11" * 20, "0x" + "22" * 20, 5 * 10**8, 1)
+    [ours] = world_info.vault_equities(ledger, "0x" + "11" * 20)
+    assert set(ours) == set(answer[0]) and isinstance(ours["lockedUntilTimestamp"], int)
+
+
+def test_the_recorded_first_send_fee_is_read_as_a_send_that_left() -> None:
+    answer = recorded("pysdk-userNonFundingLedgerUpdates-2025-08.json")
+    updates = [LedgerUpdate.model_validate(u) for u in answer]
+    user = "0x2ba553d9f990a3b66b03b2dc0d030dfc1c061036"
+    left = [u for u in updates if u.sent_out_by(user)]
+    assert [u.delta["type"] for u in left] == ["spotTransfer"]
+    assert left[0].delta["fee"] == "1.0"  # the venue's first-send fee, as recorded
+    # class transfers and deposits stay in the account
+    assert not any(u.sent_out_by(user) for u in updates if u.delta["type"] != "spotTransfer")
+
+
+def test_the_worlds_ledger_updates_have_the_recorded_keys() -> None:
+    answer = recorded("pysdk-userNonFundingLedgerUpdates-2025-08.json")
+    by_type = {u["delta"]["type"]: u for u in answer}
+    from crossdeck.sim.venue import PERPS_USDC_ADDRESS, SPOT_USDC_TOKEN_ID
+    from crossdeck.sim.venue.actions import apply_spot_send, apply_usd_class_transfer
+
+    ledger, me, other = VenueLedger(), "0x" + "33" * 20, "0x" + "44" * 20
+    ledger.credit(me, PERPS_USDC_ADDRESS, 50 * 10**8)
+    now = ledger.now_ms()
+    apply_usd_class_transfer(ledger, signer=me, amount_text="12.0", to_perp=False, nonce=now)
+    apply_spot_send(
+        ledger, signer=me, destination=other, token=f"USDC:{SPOT_USDC_TOKEN_ID}",
+        amount_text="10.5", nonce=now + 1,
+    )  # fmt: skip
+    ours = {u["delta"]["type"]: u for u in world_info.ledger_updates(ledger, me, 0, None)}
+    for kind in ("accountClassTransfer", "spotTransfer"):
+        assert set(ours[kind]) == set(by_type[kind])
+        assert set(ours[kind]["delta"]) == set(by_type[kind]["delta"]), kind
+    assert ours["spotTransfer"]["delta"]["fee"] == "1.0"
+
+
+def test_user_role_as_recorded() -> None:
+    assert set(recorded("pysdk-userRole-2025-08.json")) == {"role"}
+    assert world_info.user_role(VenueLedger(), "0x" + "55" * 20) == {"role": "missing"}
