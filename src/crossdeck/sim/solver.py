@@ -206,6 +206,15 @@ class Solver:
             chain.next_block = min((scanned or {}).get(chain_id, head + 1), head + 1)
             self._chains[chain_id] = chain
             self._wake[chain_id] = asyncio.Event()
+        # Solana and Bitcoin keep their deposits across a restart as the EVM chains keep their
+        # blocks: those a solver before this one looked at are not payments again (a second
+        # look would refund a deposit the venue or a recipient was already paid for)
+        if self.solana is not None:
+            held = await self.solana.run(lambda chain: len(chain.deposits))
+            self._solana_seen = min((scanned or {}).get(SOLANA_CHAIN_ID, held), held)
+        if self.bitcoin is not None:
+            held = len(self.bitcoin.deposits)
+            self._bitcoin_seen = min((scanned or {}).get(BITCOIN_CHAIN_ID, held), held)
         self._unsubscribe = self.ledger.on_send_asset(self._on_send_asset)
         self.state.on_tx_indexed(self._on_tx_indexed)
         for chain in self._chains.values():
@@ -219,8 +228,14 @@ class Solver:
         self._spawn(self._watch_venue(), "watch venue")
 
     def scanned(self) -> dict[int, int]:
-        """Per chain, the first block not scanned yet (for `start` after a restart)."""
-        return {chain_id: chain.next_block for chain_id, chain in self._chains.items()}
+        """Per chain, the first block not scanned yet (for `start` after a restart); for
+        Solana and Bitcoin, how many of the chain's deposits were looked at."""
+        done = {chain_id: chain.next_block for chain_id, chain in self._chains.items()}
+        if self.solana is not None:
+            done[SOLANA_CHAIN_ID] = self._solana_seen
+        if self.bitcoin is not None:
+            done[BITCOIN_CHAIN_ID] = self._bitcoin_seen
+        return done
 
     async def stop(self) -> None:
         if self._unsubscribe is not None:

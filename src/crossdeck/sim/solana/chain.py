@@ -457,6 +457,10 @@ class SolanaChain:
             for position in sorted(prepared.deposits):
                 self.deposits.append(DepositSeen(signature, slot, prepared.deposits[position]))
         self._trim_history()
+        # on disk before the solver can act on it: the venue's ledger and the service's
+        # records commit at once, so a world cut off right after a deposit or a fill must not
+        # come back with the Solana side of it undone
+        self.save_state()
         return signature
 
     def _record_failed(self, tx: VersionedTransaction, raw: bytes, rejected: TxRejected) -> None:
