@@ -187,9 +187,11 @@ class StatusChanged(Event):
     status: str
     in_tx_hashes: tuple[str, ...] = ()
     tx_hashes: tuple[str, ...] = ()
-    source: Literal["poll", "webhook"] = "poll"
+    source: Literal["poll", "webhook", "socket"] = "poll"
     fail_reason: str | None = None
     refund_fail_reason: str | None = None
+    updated_at_ms: int | None = None
+    """When the service changed the status (its `updatedAt`): how old the news is."""
 
 
 _STATUS_EXIT = {"success": ExitCode.OK, "refund": ExitCode.REFUNDED, "fallback": ExitCode.REFUNDED}

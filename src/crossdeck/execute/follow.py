@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.errors import TrackingTimeout
@@ -27,6 +27,12 @@ from crossdeck.track.policy import PollPolicy
 from crossdeck.track.updates import Source, StatusUpdate
 
 T = TypeVar("T")
+
+# a settled failure was last read by a poll
+_SOURCES: dict[Source, Literal["poll", "webhook", "socket"]] = {
+    Source.WEBHOOK: "webhook",
+    Source.SOCKET: "socket",
+}
 
 
 class Follower(Protocol):
@@ -70,9 +76,10 @@ async def status_events(
                 status=str(last.status),
                 in_tx_hashes=last.in_tx_hashes,
                 tx_hashes=last.tx_hashes,
-                source="webhook" if last.source is Source.WEBHOOK else "poll",
+                source=_SOURCES.get(last.source, "poll"),
                 fail_reason=last.fail_reason,
                 refund_fail_reason=last.refund_fail_reason,
+                updated_at_ms=last.updated_at_ms,
             )
     except TrackingTimeout as exc:
         raise gave_up(request_id, exc.message) from exc

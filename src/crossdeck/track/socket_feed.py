@@ -358,7 +358,7 @@ class SocketFeed:
             update = StatusUpdate.from_socket(data)
         except ValueError as exc:
             self._sink.socket_note(
-                "invalid", f"the status socket sent an event it cannot back: {exc}"
+                f"invalid:{str(exc)[:12]}", f"the status socket sent an event it cannot back: {exc}"
             )
             return
         if update.request_id not in self._wants:

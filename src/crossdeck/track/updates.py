@@ -122,6 +122,11 @@ class StatusUpdate:
             details,
         )
 
+    def freshness(self, now: float | None = None) -> str:
+        """Where this status came from and how old it is, in words: `socket, 0.02 s old`
+        (its age from the service's `updatedAt`, else from when this client saw it)."""
+        return f"{self.source.value}, {age_words(self.updated_at_ms, self.observed_at, now)}"
+
     def with_final(self, final: bool) -> StatusUpdate:
         return replace(self, final=final)
 
@@ -235,6 +240,23 @@ class StatusUpdate:
             destination_chain_id=destination if isinstance(destination, int) else None,
             final=known.is_final,
         )
+
+
+def age_words(updated_at_ms: int | None, observed_at: float | None, now: float | None) -> str:
+    """`0.02 s old`, `3 min old`: the age of a status changed at `updated_at_ms` (the
+    service's clock), else seen at `observed_at`."""
+    now = time.time() if now is None else now
+    since = updated_at_ms / 1000 if updated_at_ms is not None else observed_at
+    if since is None:
+        return "age unknown"
+    age = max(0.0, now - since)
+    if age < 10:
+        return f"{age:.2f} s old"
+    if age < 120:
+        return f"{age:.0f} s old"
+    if age < 7200:
+        return f"{age / 60:.0f} min old"
+    return f"{age / 3600:.0f} h old"
 
 
 def _strings(value: Any) -> tuple[str, ...]:

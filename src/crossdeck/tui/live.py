@@ -53,6 +53,8 @@ class LiveBoard:
         self.requests: dict[str, TrackedRequest] = {}
         self.webhook_url: str | None = None
         self.webhook_note: str | None = None
+        self.socket_note: str | None = None
+        """The status socket's last change (live, or down with polling standing in)."""
 
     def add(self, request_id: str) -> TrackedRequest:
         rid = normalise_request_id(request_id)
@@ -76,6 +78,8 @@ class LiveBoard:
     def problem(self, request_id: str | None, message: str, *, given_up: bool) -> None:
         if request_id is None:
             self.webhook_note = message if "webhook" in message else self.webhook_note
+            if message.startswith("status socket"):
+                self.socket_note = message
             return
         tracked = self.add(request_id)
         tracked.problem = message

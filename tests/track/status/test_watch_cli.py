@@ -37,6 +37,8 @@ def env(status_world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("CROSSDECK_TRACKING__POLL_INTERVAL_SECONDS", "0.1")
     monkeypatch.setenv("CROSSDECK_TRACKING__POLL_INTERVAL_CAP_SECONDS", "0.3")
     monkeypatch.setenv("CROSSDECK_TRACKING__FAILURE_SETTLE_SECONDS", "0.5")
+    # these follow by polling; test_watch_learns_from_the_status_socket turns the socket on
+    monkeypatch.setenv("CROSSDECK_TRACKING__WEBSOCKET", "false")
     monkeypatch.delenv("CROSSDECK_PROFILE", raising=False)
     return data_dir
 
@@ -118,8 +120,31 @@ async def test_watch_exit_code_says_refunded_and_text_lines_name_the_source(
         for rid in (ok, refunded)
     }
     assert " success " in last_lines[ok] and last_lines[ok].endswith("(final)")
-    assert " poll " in last_lines[ok]
+    assert " poll, " in last_lines[ok] and " s old " in last_lines[ok]
     assert " refund " in last_lines[refunded] and "failReason=SLIPPAGE" in last_lines[refunded]
+
+
+async def test_watch_learns_from_the_status_socket_and_says_the_reason_in_words(
+    no_webhooks: World, maker: RequestMaker, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CROSSDECK_TRACKING__WEBSOCKET", "true")
+    monkeypatch.setenv("CROSSDECK_TRACKING__FAILURE_SETTLE_SECONDS", "30")
+    world = no_webhooks
+    [rid] = maker.make(1)
+    running = asyncio.create_task(watch(rid))
+    await until_stored(env, rid, "waiting")
+    await asyncio.sleep(0.5)  # the subscription is acknowledged
+    advance(world, rid, "pending", in_tx=tx(8453))
+    advance(world, rid, "failure", fail_reason="SOLVER_CAPACITY_EXCEEDED")
+    advance(world, rid, "refund", refund_fail_reason="MANUAL_REFUND_REQUIRED")
+    result = await asyncio.wait_for(running, 30)
+    assert result.exit_code == ExitCode.REFUNDED, result.output
+    lines = result.stdout.splitlines()
+    final = next(line for line in lines if " refund " in line)
+    assert " socket, " in final and final.endswith("(final)")
+    assert any("why: " in line and "[SOLVER_CAPACITY_EXCEEDED]" in line for line in lines)
+    assert any("refund: " in line and "[MANUAL_REFUND_REQUIRED]" in line for line in lines)
+    assert "status socket live" in result.stderr
 
 
 async def test_watch_failure_that_settles_exits_failed(

@@ -22,6 +22,7 @@ from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import prompts
 from crossdeck.cli.option_types import POSITIVE, REQUEST_ID, SECONDS
 from crossdeck.cli.quote_options import quote_options
+from crossdeck.cli.status_words import reason_lines, tracking_note
 from crossdeck.cli.support import handles_errors, print_json
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def _executor(
         venue=compose.venue_client(settings),
         signer=signer,
         confirm=confirm,
-        follower=compose.status_tracker(settings, service, policy=policy),
+        follower=compose.status_tracker(settings, service, policy=policy, on_problem=tracking_note),
         trust_quote=trust_quote,
         solana_fee_payer=solana_fee_payer,
     )
@@ -109,6 +110,7 @@ def event_lines(event: RunEvent) -> list[str]:
     from crossdeck.execute import events as ev
     from crossdeck.execute.describe import out_leg
     from crossdeck.models.text import short
+    from crossdeck.track.updates import age_words
 
     match event:  # over the closed union: mypy checks every event is said
         case ev.RunStarted():
@@ -149,7 +151,12 @@ def event_lines(event: RunEvent) -> list[str]:
             ins = ", ".join(short(h, 10, 6) for h in event.in_tx_hashes) or "-"
             outs = ", ".join(short(h, 10, 6) for h in event.tx_hashes) or "-"
             reason = f" ({event.fail_reason})" if event.fail_reason not in (None, "N/A") else ""
-            return [f"status {event.status}{reason}: in {ins}; {out_leg(event.status)} {outs}"]
+            age = f", {age_words(event.updated_at_ms, None, None)}" if event.updated_at_ms else ""
+            head = (
+                f"status {event.status}{reason} ({event.source}{age}): in {ins}; "
+                f"{out_leg(event.status)} {outs}"
+            )
+            return [head, *reason_lines(event.fail_reason, event.refund_fail_reason)]
         case ev.Finished():
             failed = event.fail_reason not in (None, "N/A")
             reason = f", failReason {event.fail_reason}" if failed else ""
@@ -161,6 +168,7 @@ def event_lines(event: RunEvent) -> list[str]:
             outs = ", ".join(event.tx_hashes)
             leg = f"; {out_leg(event.status)} {outs}" if outs else ""
             said = [f"finished: {event.status}{reason}{refund}{leg}"]
+            said += reason_lines(event.fail_reason, event.refund_fail_reason)
             if event.refund is not None:
                 said.append(f"  {event.refund.words()}")
             said += [f"  child request {child.words()}" for child in event.children]

@@ -164,16 +164,27 @@ def _check_lines(results: list[GuardResult]) -> list[str]:
 @click.argument("request_id", type=REQUEST_ID)
 @click.option("--v3", "v3", is_flag=True, help="Use /intents/status/v3 (adds fail reasons).")
 @click.option("--json", "json_", is_flag=True, help=JSON_HELP)
+@click.option(
+    "--follow",
+    is_flag=True,
+    help="Follow the request to its final status, one line per change (the status socket, "
+    "with polls standing in), as `crossdeck watch` does; its exit codes.",
+)
 @click.pass_obj
 @handles_errors
-def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> None:
+def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool, follow: bool) -> None:
     settings = _settings(obj)
+    if follow:
+        from crossdeck.cli.commands.watch import follow_requests
+
+        sys.exit(int(follow_requests(settings, [request_id], as_json=_wants_json(obj, json_))))
 
     async def fetch() -> Any:
         async with service_client(settings) as client:
             return await (client.status_v3(request_id) if v3 else client.status(request_id))
 
     from crossdeck.execute.describe import json_text, time_line
+    from crossdeck.models.fail_reasons import reason_words
 
     status = asyncio.run(fetch())
     if _wants_json(obj, json_):
@@ -186,8 +197,8 @@ def status_command(obj: CliContext, request_id: str, v3: bool, json_: bool) -> N
     click.echo(f"out txs   {', '.join(status.tx_hashes or []) or '-'}")
     if v3:
         click.echo(time_line("updated", status.updated_at).text(9))
-        click.echo(f"fail      {status.fail_reason or '-'}")
-        click.echo(f"refund    {status.refund_fail_reason or '-'}")
+        click.echo(f"fail      {reason_words(status.fail_reason) or '-'}")
+        click.echo(f"refund    {reason_words(status.refund_fail_reason, refund=True) or '-'}")
     else:
         click.echo(time_line("time", status.time).text(9))
     if status.details is not None:

@@ -38,7 +38,9 @@ DEFAULT_RATE_ANONYMOUS = 1.0
 
 
 def update_line(update: StatusUpdate, *, stored: bool = False) -> str:
-    """The text form of one update."""
+    """The text form of one update: time, request, status, where it came from and how old it
+    is; the reasons in words on lines of their own."""
+    from crossdeck.cli.status_words import reason_lines
     from crossdeck.models.text import short
 
     when_ms = update.updated_at_ms
@@ -47,7 +49,7 @@ def update_line(update: StatusUpdate, *, stored: bool = False) -> str:
         if when_ms is not None
         else datetime.fromtimestamp(update.observed_at, UTC)
     )
-    source = f"{update.source.value} (stored)" if stored else update.source.value
+    source = f"{update.source.value} (stored)" if stored else update.freshness()
     parts = [
         when.strftime("%H:%M:%S"),
         short(update.request_id, 8, 6),
@@ -62,7 +64,9 @@ def update_line(update: StatusUpdate, *, stored: bool = False) -> str:
         parts.append(f"refundFailReason={update.refund_fail_reason}")
     if update.final:
         parts.append("(final)")
-    return " ".join(parts)
+    return "\n".join(
+        [" ".join(parts), *reason_lines(update.fail_reason, update.refund_fail_reason)]
+    )
 
 
 def _emit(update: StatusUpdate, as_json: bool, *, stored: bool = False) -> None:
@@ -172,7 +176,12 @@ async def _watch(
         if webhook_port is not None:
             receiver = await _start_receiver(settings, api_key, webhook_port)
         tracker = compose.status_tracker(
-            settings, client, store=store, budget=RateBudget(rate), on_problem=_on_problem
+            settings,
+            client,
+            store=store,
+            budget=RateBudget(rate),
+            on_problem=_on_problem,
+            api_key=api_key,
         )
         try:
             async with tracker:
@@ -261,6 +270,27 @@ async def _follow(
         return ExitCode.ABORTED
     click.echo(f"timed out; {len(open_ids)} request(s) still open ({hint})", err=True)
     return ExitCode.TIMEOUT
+
+
+def follow_requests(
+    settings: Settings, request_ids: list[str], *, as_json: bool, timeout: float | None = None
+) -> ExitCode:
+    """Follow `request_ids` to their final statuses, printing each change (`watch` without
+    webhooks; `status --follow`)."""
+    from crossdeck.track.updates import normalise_request_id
+
+    ids = list(dict.fromkeys(normalise_request_id(rid) for rid in request_ids))
+    limit = settings.tracking.timeout_seconds if timeout is None else timeout
+    return asyncio.run(
+        _watch(
+            settings,
+            ids,
+            webhook_port=None,
+            as_json=as_json,
+            rate=None,
+            give_up_after=limit or None,
+        )
+    )
 
 
 @click.command("watch")

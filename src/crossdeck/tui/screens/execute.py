@@ -20,7 +20,9 @@ from textual.worker import Worker, WorkerState
 from crossdeck.execute import events as ev
 from crossdeck.execute.describe import out_leg
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest, Step
+from crossdeck.models.fail_reasons import reason_words
 from crossdeck.models.text import short
+from crossdeck.track.updates import age_words
 from crossdeck.tui import describe
 from crossdeck.tui.copy_links import (
     CopiesAndLinks,
@@ -57,10 +59,6 @@ FINAL_STYLES = {"success": "bold green", "refund": "bold yellow", "fallback": "b
 # cell padding and the border) and the least "what" may have
 OTHER_COLUMNS = 64
 MIN_WHAT_WIDTH = 24
-
-
-def _reason(text: str | None) -> str | None:
-    return None if text in (None, "", "N/A") else text
 
 
 class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Screen[Any]):
@@ -371,13 +369,16 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
         self._say(event.message)
 
     def _show_StatusChanged(self, event: ev.StatusChanged) -> None:
-        parts = [f"status {event.status} ({event.source})"]
+        age = f", {age_words(event.updated_at_ms, None, None)}" if event.updated_at_ms else ""
+        parts = [f"status {event.status} ({event.source}{age})"]
         if event.in_tx_hashes:
             parts.append("in " + ", ".join(short(h) for h in event.in_tx_hashes))
         if event.tx_hashes:
             parts.append("out " + ", ".join(short(h) for h in event.tx_hashes))
-        if _reason(event.fail_reason):
-            parts.append(f"failReason {event.fail_reason}")
+        if why := reason_words(event.fail_reason):
+            parts.append(f"why: {why}")
+        if refund := reason_words(event.refund_fail_reason, refund=True):
+            parts.append(f"refund: {refund}")
         self._say(" · ".join(parts), "cyan")
 
     def _show_Finished(self, event: ev.Finished) -> None:
@@ -399,8 +400,14 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
             chain = event.refund.chain_id
             name = describe.chain_name(self.chains, chain) if chain is not None else None
             text.append("\n" + event.refund.words(name), style="bold")
-        text.append(f"\nfailReason {event.fail_reason or 'N/A'}")
-        text.append(f" · refundFailReason {event.refund_fail_reason or 'N/A'}")
+        said = [
+            reason_words(event.fail_reason),
+            reason_words(event.refund_fail_reason, refund=True),
+        ]
+        if said == [None, None]:  # the codes, and the words of those that say something
+            text.append(f"\nfailReason {event.fail_reason or 'N/A'} · refundFailReason N/A")
+        for label, words in zip(("why", "refund"), said, strict=True):
+            text.append(f"\n{label}: {words}" if words else "", style="red")
         self.query_one("#exec-result", Static).update(text)
         self._say(f"finished: {event.status}", style)
         refunded = f": {event.refund.words()}" if event.refund is not None else ""

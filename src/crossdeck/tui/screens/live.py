@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Static
 
 from crossdeck.base.errors import CrossdeckError
+from crossdeck.models.fail_reasons import reason_words
 from crossdeck.models.text import short
 from crossdeck.tui.copy_links import (
     CopiesAndLinks,
@@ -111,6 +112,9 @@ class LiveScreen(CopiesAndLinks, ModeScreen):
             hook.append("  (ask the service operator to send status webhooks here)", style="dim")
         else:
             hook = Text(f"webhooks: off ({note or 'starting'}); polling only", style="yellow")
+        if board.socket_note:
+            down = "down" in board.socket_note
+            hook.append(f"\n{board.socket_note}", style="yellow" if down else "green")
         self.query_one("#live-webhooks", Static).update(hook)
 
         table = self.query_one("#live-requests", DataTable)
@@ -145,11 +149,14 @@ class LiveScreen(CopiesAndLinks, ModeScreen):
             return
         summary.update(self._summary(tracked))
         for update in tracked.timeline:
-            reasons = []
-            if update.fail_reason and update.fail_reason != "N/A":
-                reasons.append(f"fail {update.fail_reason}")
-            if update.refund_fail_reason and update.refund_fail_reason != "N/A":
-                reasons.append(f"refund fail {update.refund_fail_reason}")
+            reasons = [
+                said
+                for said in (
+                    reason_words(update.fail_reason),
+                    reason_words(update.refund_fail_reason, refund=True),
+                )
+                if said
+            ]
             status = str(update.status) + (" (final)" if update.final else "")
             updated = [updated_text(update.updated_at_ms)] if self._updated_column else []
             timeline.add_row(
@@ -172,10 +179,13 @@ class LiveScreen(CopiesAndLinks, ModeScreen):
             text.append(f" · {len(tracked.timeline)} update(s)")
             if latest.origin_chain_id is not None:
                 text.append(f" · chains {latest.origin_chain_id} -> {latest.destination_chain_id}")
-            if latest.fail_reason and latest.fail_reason != "N/A":
-                text.append(f"\nfailReason {latest.fail_reason}", style="red")
-            if latest.refund_fail_reason and latest.refund_fail_reason != "N/A":
-                text.append(f"\nrefundFailReason {latest.refund_fail_reason}", style="red")
+            # where the latest status came from and when it changed (the snapshot stays still)
+            changed = updated_text(latest.updated_at_ms)
+            text.append(f"\nlatest from {latest.source.value}, changed {changed} UTC")
+            if why := reason_words(latest.fail_reason):
+                text.append(f"\nwhy: {why}", style="red")
+            if refund := reason_words(latest.refund_fail_reason, refund=True):
+                text.append(f"\nrefund: {refund}", style="red")
         if tracked.problem:
             text.append(f"\n{tracked.problem}", style="yellow")
         return text

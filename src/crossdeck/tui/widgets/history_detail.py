@@ -21,6 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from crossdeck.models.display import usd
+from crossdeck.models.fail_reasons import reason_words
 from crossdeck.tui.widgets.status_style import status_text
 
 if TYPE_CHECKING:
@@ -118,9 +119,9 @@ def _sections(
     assert isinstance(data, dict)
     status = row.status
     request: list[tuple[str, str]] = [("id", str(wire.get("id"))), ("status", status)]
-    if reason := _said(data.get("failReason")):
+    if reason := reason_words(data.get("failReason")):
         request.append(("fail reason", reason))
-    if reason := _said(data.get("refundFailReason")):
+    if reason := reason_words(data.get("refundFailReason"), refund=True):
         request.append(("refund failed", reason))
     kind = data.get("requestKind")
     if isinstance(kind, str) and kind != "main":
