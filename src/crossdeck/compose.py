@@ -151,11 +151,16 @@ def portfolio_readers(settings: Settings, venue: VenueClient) -> dict[str, Chain
 
 def portfolio_owners(settings: Settings, address: str | None = None) -> dict[str, str]:
     """Whose portfolio, per chain family: `address` alone (an EVM one holds on the EVM chains
-    and the venue, a Solana one on Solana), else the profile's wallet on each family it has
-    an address for (blocking: reads the keyring). Empty when there is none."""
+    and the venue, a Solana one on Solana), else a read-only signer's address alone (`--from`),
+    else the profile's wallet on each family it has an address for (blocking: reads the
+    keyring). Empty when there is none."""
     from crossdeck.credentials import resolve_solana_address, resolve_wallet_address
     from crossdeck.models.addresses import Family, guess_family
 
+    if address is None and settings.signer.kind == "read-only" and settings.signer.address:
+        # `--from ADDR`: that address only; the profile's own Solana wallet is another
+        # person's as far as these totals go
+        address = settings.signer.address
     if address is not None:
         family = Family.EVM if address.startswith("0x") else guess_family(address)
         if family is Family.EVM:

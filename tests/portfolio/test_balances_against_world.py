@@ -231,3 +231,23 @@ def test_solana_rows_are_the_chains_own_answer(world: Any, tmp_path: Path) -> No
     assert evm_only["addresses"] == {"evm": world.info["wallet"]["address"]}
     words = wallet.invoke("balances", "--chain", "8453").stdout
     assert words.splitlines()[0] == f"Portfolio of {world.info['wallet']['address']}"
+
+
+def test_from_an_address_reads_that_address_alone(world: Any, tmp_path: Path) -> None:
+    """`--from ADDR balances` (issue 35 point 1): the read-only address's numbers only, never
+    the profile's own Solana wallet added to its totals."""
+    wallet = Wallet(world, tmp_path)
+    info = json.loads(wallet.world_file.read_text())
+    info["wallet"] = dict(world.info["wallet"])  # a profile with a Solana wallet too
+    wallet.world_file.write_text(json.dumps(info))
+    (tmp_path / "watched").mkdir()
+    watched = Wallet(world, tmp_path / "watched")
+    asyncio.run(fund(world, watched.address, native={8453: ETH}))
+    result = wallet.invoke("--from", watched.address, "balances", "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert set(document["addresses"].values()) == {watched.address}
+    assert "svm" not in document["addresses"]
+    assert {(h["chainId"], h["symbol"]) for h in document["holdings"]} == {(8453, "ETH")}
+    held = rows(document)[(8453, NATIVE)]["amount"]
+    assert held == str(chain_balance(world, 8453, watched.address))

@@ -229,3 +229,44 @@ async def test_prices_that_do_not_come_leave_the_rows_read_with_no_price(
             assert "Base (8453)" in text or "▸ USDC" in text
     finally:
         folio_world.faults.clear()
+
+
+async def test_a_signer_change_drops_the_last_wallets_numbers_and_reads_the_new_ones(
+    folio_world: Any, tui_dir: Path
+) -> None:
+    """Issue 35 point 1: the numbers shown are always the current wallet's, named and dated;
+    a read-only address is read alone (no Solana wallet of the profile's added)."""
+    from helpers.funding import fund, new_address
+
+    watched = new_address()
+    await asyncio.to_thread(asyncio.run, fund(folio_world, watched, native={8453: 3 * 10**18}))
+    app = _app(folio_world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _read(pilot)
+        demo = app.services.wallet_address
+        total = str(screen.query_one("#portfolio-total").render())
+        assert total.startswith(f"{demo[:6]}…{demo[-4:]} · Total $") and "read just now" in total
+        assert "svm" in screen.owners  # the profile's own Solana wallet, with its EVM one
+
+        await app.services.use_signer({"kind": "read-only", "address": watched})
+        app.refresh_sub_title()
+        # at once, before anything is read: nothing of the last wallet stays on screen
+        assert screen.portfolio is None and not screen.rows
+        assert "Reading 0x" in str(screen.query_one("#portfolio-total").render())
+        await wait_until(pilot, lambda: screen.portfolio is not None, what="the new reading")
+        assert screen.owners == {"evm": watched, "venue": watched}
+        assert screen.portfolio.owner == watched
+        held = {(h.chain_id, h.symbol): h.amount for h in screen.portfolio.holdings}
+        assert held == {(8453, "ETH"): 3 * 10**18}
+        total = str(screen.query_one("#portfolio-total").render())
+        assert total.startswith(f"{watched[:6]}…{watched[-4:]} · Total $9,000.00")
+
+        # and back: the keyed wallet's own numbers again, never the read-only ones under it
+        await app.services.use_signer({"kind": "keyring"})
+        app.refresh_sub_title()
+        await wait_until(
+            pilot,
+            lambda: screen.portfolio is not None and screen.portfolio.owner == demo,
+            what="the demo wallet's reading",
+        )
+        assert str(screen.query_one("#portfolio-total").render()).startswith(demo[:6])

@@ -201,6 +201,9 @@ class CrossdeckApp(SignerSetup, LiveTracking):
         self.live = LiveBoard()
         self.live_changed: Signal[str | None] = Signal(self, "live-changed")
         self.secrets_loaded: Signal[None] = Signal(self, "secrets-loaded")
+        # the signer or its wallet changed (Settings, a browser wallet connecting): every screen
+        # that shows a wallet's numbers drops them and reads the new wallet's
+        self.wallet_changed: Signal[str | None] = Signal(self, "wallet-changed")
 
         for mode in MODE_SCREENS:  # each screen's module is imported when its mode starts
             self.add_mode(mode, functools.partial(self._new_mode_screen, mode))

@@ -26,13 +26,16 @@ class SignerSetup(App[None]):
     services: Services
     services_ready: asyncio.Event
     secrets_loaded: Signal[None]
+    wallet_changed: Signal[str | None]
 
     def _sub_title(self) -> str:
         return self.sub_title_text()
 
     def refresh_sub_title(self) -> None:
-        """The title bar's profile and signer, again (the signer changed or connected)."""
+        """The title bar's profile and signer, again (the signer changed or connected); the
+        screens showing a wallet's numbers are told."""
         self.sub_title = self.sub_title_text()
+        self.wallet_changed.publish(self.services.wallet_address)
 
     def sub_title_text(self) -> str:
         wallet = self.services.wallet_address

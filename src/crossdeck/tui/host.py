@@ -36,6 +36,7 @@ class CrossdeckHost(Protocol):
     live: LiveBoard
     live_changed: Signal[str | None]
     secrets_loaded: Signal[None]
+    wallet_changed: Signal[str | None]
     pending_prefill: QuoteFormValues | None
     pending_prefill_quotes: bool
     quote_screen: Any

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from crossdeck.models.text import short
 from crossdeck.portfolio import Holding, Portfolio, usd_text
 from crossdeck.portfolio.text import asset_amount, holding_where
 
@@ -114,10 +115,21 @@ def portfolio_rows(portfolio: Portfolio, expanded: set[str], *, wide: bool) -> l
     return rows
 
 
-def total_line(portfolio: Portfolio) -> str:
-    """The line on top: the grand total and what it leaves out."""
+def age_text(seconds: float) -> str:
+    """'read just now', 'read 40 s ago', 'read 3 min ago'."""
+    if seconds < 10:
+        return "read just now"
+    if seconds < 120:
+        return f"read {int(seconds) // 10 * 10} s ago"
+    return f"read {int(seconds) // 60} min ago"
+
+
+def total_line(portfolio: Portfolio, age_seconds: float | None = None) -> str:
+    """The line on top: whose numbers, the grand total, what it leaves out, and the reading's
+    age."""
     read = sum(1 for c in portfolio.chains if c.reachable)
     parts = [
+        short(portfolio.owner, 6, 4),
         f"Total {usd_text(portfolio.total_usd)}",
         f"{read} of {len(portfolio.chains)} chains read",
     ]
@@ -125,4 +137,6 @@ def total_line(portfolio: Portfolio) -> str:
         parts.append(f"{len(portfolio.unreachable)} unreachable")
     if portfolio.unpriced:
         parts.append(f"{len(portfolio.unpriced)} without a price (not in the total)")
+    if age_seconds is not None:
+        parts.append(age_text(age_seconds))
     return " · ".join(parts)

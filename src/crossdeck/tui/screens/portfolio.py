@@ -3,11 +3,13 @@ has a Solana address) and on the venue, read by the same layer as `crossdeck bal
 Multicall3 call per EVM chain, all chains at once, priced by the service). The total on top;
 one row per asset, opened with enter to one row per chain; `m` on a chain's row starts a quote
 from that chain and currency. Read again on ctrl+r and whenever a request the app follows ends
-(its balances moved)."""
+(its balances moved), and at once when the signer or wallet changes: a reading is shown
+only under the wallet it was read for, with its age on the total line."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -31,12 +33,16 @@ from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen
 from crossdeck.tui.waits import service_at, within
 
 READING = "Reading every chain and the venue…"
+AGE_TICK_SECONDS = 5.0  # how often the reading's age on the total line moves on
 
 
 def _solana_address(settings: Settings) -> str | None:
-    """The profile's Solana address, if it has one (blocking: the keyring)."""
+    """The profile's Solana address, if it has one (blocking: the keyring); none for a
+    read-only signer, whose address alone is read (as `crossdeck --from ADDR balances`)."""
     from crossdeck.credentials import resolve_solana_address
 
+    if settings.signer.kind == "read-only":
+        return None
     try:
         return resolve_solana_address(settings)
     except CrossdeckError:
@@ -44,9 +50,13 @@ def _solana_address(settings: Settings) -> str | None:
 
 
 class PortfolioLoaded(Message):
-    def __init__(self, portfolio: Portfolio) -> None:
+    """A reading, with the addresses it was read for: one whose wallet is no longer the
+    app's (the signer changed while it was read) is dropped, never shown under another name."""
+
+    def __init__(self, portfolio: Portfolio, owners: dict[str, str]) -> None:
         super().__init__()
         self.portfolio = portfolio
+        self.owners = owners
 
 
 class PortfolioScreen(ModeScreen):
@@ -90,6 +100,8 @@ class PortfolioScreen(ModeScreen):
         self.rows: dict[str, Row] = {}
         self._finals: set[str] = set()  # followed requests already seen final
         self._cursor_to: str | None = None  # the row the cursor goes to on the next render
+        self.read_at: float | None = None  # time.monotonic() of the reading shown
+        self.owners: dict[str, str] = {}  # whose reading is shown
 
     def compose_body(self) -> ComposeResult:
         with Vertical(id="portfolio-body", classes="pane"):
@@ -105,7 +117,20 @@ class PortfolioScreen(ModeScreen):
         table.add_column("USD", key="usd")
         self._finals = self._final_requests()
         self.crossdeck.live_changed.subscribe(self, self._on_live_changed)
+        # immediate: the last wallet's numbers go in the same turn as the title bar changes
+        self.crossdeck.wallet_changed.subscribe(self, self._on_wallet_changed, immediate=True)
+        self.set_interval(AGE_TICK_SECONDS, self._show_total)  # the reading's age goes on
         self.load()
+
+    async def _owners(self) -> dict[str, str]:
+        """The addresses the app's wallet reads as, per chain family."""
+        app = self.crossdeck
+        owner = app.services.wallet_address
+        owners = {"evm": owner, "venue": owner} if owner else {}
+        solana = await asyncio.to_thread(_solana_address, app.services.settings)
+        if solana:
+            owners["svm"] = solana
+        return owners
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -116,11 +141,7 @@ class PortfolioScreen(ModeScreen):
 
         app = self.crossdeck
         await app.services_ready.wait()
-        owner = app.services.wallet_address
-        owners = {"evm": owner, "venue": owner} if owner else {}
-        solana = await asyncio.to_thread(_solana_address, app.settings)
-        if solana:
-            owners["svm"] = solana
+        owners = await self._owners()
         if not owners:
             self.query_one("#portfolio-total", Static).update(
                 Text("no wallet address for this profile: `crossdeck wallet import`", "yellow")
@@ -145,7 +166,7 @@ class PortfolioScreen(ModeScreen):
             readers=compose.portfolio_readers(settings, services.venue),
             chain_seconds=waits.NETWORK_WAIT_SECONDS / 2,
         )
-        self.post_message(PortfolioLoaded(portfolio))
+        self.post_message(PortfolioLoaded(portfolio, owners))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # (the base class's handler, called as well, notifies)
@@ -155,8 +176,12 @@ class PortfolioScreen(ModeScreen):
             text.append(describe_error(error).message)
             self.query_one("#portfolio-total", Static).update(text)
 
-    def on_portfolio_loaded(self, message: PortfolioLoaded) -> None:
+    async def on_portfolio_loaded(self, message: PortfolioLoaded) -> None:
+        if message.owners != await self._owners():
+            return  # read for the wallet before a signer change; its own reading is under way
         self.portfolio = message.portfolio
+        self.owners = message.owners
+        self.read_at = time.monotonic()
         if not self.expanded:  # first reading: an asset held on one chain only is open
             self.expanded = {
                 total.asset for total in message.portfolio.assets() if len(total.holdings) == 1
@@ -167,8 +192,7 @@ class PortfolioScreen(ModeScreen):
         portfolio = self.portfolio
         if portfolio is None:
             return
-        total = Text(total_line(portfolio), style="bold")
-        self.query_one("#portfolio-total", Static).update(total)
+        self._show_total()
         table = self.query_one("#portfolio-table", DataTable)
         cursor_key = self._cursor_to or self._cursor_key()
         self._cursor_to = None
@@ -197,6 +221,15 @@ class PortfolioScreen(ModeScreen):
         table.move_cursor(row=keys.index(cursor_key) if cursor_key in keys else 0)
         self._show_detail()
 
+    def _show_total(self) -> None:
+        """Whose numbers, the total, and how old the reading is."""
+        portfolio = self.portfolio
+        if portfolio is None or self.read_at is None:
+            return
+        age = time.monotonic() - self.read_at
+        total = Text(total_line(portfolio, age_seconds=age), style="bold")
+        self.query_one("#portfolio-total", Static).update(total)
+
     def _cursor_key(self) -> str | None:
         table = self.query_one("#portfolio-table", DataTable)
         if table.row_count == 0:
@@ -220,6 +253,22 @@ class PortfolioScreen(ModeScreen):
     def _final_requests(self) -> set[str]:
         live = self.crossdeck.live
         return {rid for rid, tracked in live.requests.items() if tracked.final}
+
+    def _on_wallet_changed(self, wallet: str | None) -> None:
+        """Another signer or wallet: the last one's numbers go at once, the new one's are read."""
+        if self.portfolio is None and not self.owners:
+            self.load()
+            return
+        self.portfolio = None
+        self.owners = {}
+        self.read_at = None
+        self.rows = {}
+        self.query_one("#portfolio-table", DataTable).clear()
+        self.query_one("#portfolio-detail", Static).update("")
+        self.query_one("#portfolio-total", Static).update(
+            f"Reading {wallet or 'the new wallet'} on every chain and the venue…"
+        )
+        self.load()
 
     def _on_live_changed(self, request_id: str | None) -> None:
         finals = self._final_requests()
