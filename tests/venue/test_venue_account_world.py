@@ -75,6 +75,13 @@ def test_a_unified_account_withdraws_its_spot_collateral(world: Any, tmp_path: P
         in words.stdout
     )
 
+    # the portfolio agrees and says the mode
+    portfolio = cli(path, "balances")
+    assert portfolio.exit_code == 0, portfolio.output
+    assert (
+        "unified account (unifiedAccount): perps and spot USDC are one balance" in portfolio.stdout
+    )
+
     done = cli(path, "venue", "withdraw", "--to-chain", "8453", "--amount-human", "15", "--yes")
     assert done.exit_code == 0, done.output
     assert "withdrawing 15.0 USDC from spot (unified account)" in done.stderr

@@ -67,9 +67,7 @@ def deposit_item(brand: Brand, token: str, amount: str, nonce: int) -> dict[str,
             },
         },
         "nonce": nonce,
-        "eip712Types": {
-            brand.send_asset_type: send_asset_fields(brand.venue_chain_field)
-        },
+        "eip712Types": {brand.send_asset_type: send_asset_fields(brand.venue_chain_field)},
         "eip712PrimaryType": brand.send_asset_type,
     }
 

@@ -15,6 +15,7 @@ from crossdeck.base.errors import InputError
 from crossdeck.base.exitcodes import ExitCode
 from crossdeck.retry import RetryPolicy
 from crossdeck.sim.venue import VenueLedger
+from crossdeck.sim.venue import info as world_info
 from crossdeck.venue.client import VenueClient
 from crossdeck.venue.errors import (
     VenueConnectionError,
@@ -74,7 +75,7 @@ async def test_info_retries_429_and_5xx(
     venue.fail("/info", Fault(429, "rate limited", headers={"Retry-After": "2"}), Fault(502))
     async with VenueClient(venue.url, retry=retry) as client:
         meta = await client.spot_meta()
-    assert len(meta.tokens) == len(VenueLedger.spot_meta()["tokens"])
+    assert len(meta.tokens) == len(world_info.spot_meta()["tokens"])
     assert len(venue.received["/info"]) == 3
     assert sleeps.delays == [2.0, 0.2]
 

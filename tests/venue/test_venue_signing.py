@@ -44,9 +44,7 @@ def send_asset_step(venue: str = "Venue") -> tuple[dict[str, Any], dict[str, Any
             "nonce": NONCE,
         },
     }
-    types = {
-        primary: send_asset_fields(chain_field)
-    }
+    types = {primary: send_asset_fields(chain_field)}
     return action, types, primary
 
 

@@ -199,3 +199,51 @@ def describe(request: TransferRequest, action: VenueAction, fee: int) -> list[st
     if request.leaves_account:
         lines.insert(0, f"THIS LEAVES YOUR ACCOUNT: {request.to_address} receives it")
     return lines
+
+
+@dataclass(frozen=True)
+class PreparedTransfer:
+    """A venue transfer built, held by every guard, and described: ready to confirm."""
+
+    request: TransferRequest
+    action: VenueAction
+    typed: dict[str, Any]
+    results: list[GuardResult]
+    lines: list[str]
+
+
+def prepare(request: TransferRequest, venue: str | None, signer: str, fee: int) -> PreparedTransfer:
+    """Build the transfer and hold it to `request`; GuardRefused (exit 7) when any guard fails,
+    before anything is signed. `venue` is the venue's name (the `venue.name` setting)."""
+    from crossdeck.venue import actions
+    from crossdeck.venue.errors import VenueDataError
+
+    if not venue:
+        raise VenueDataError(
+            "the venue's name is not set, so its sign domain cannot be held to it",
+            hint="set venue.name beside venue.url (Hyperliquid for the public venue)",
+        )
+    action, typed = actions.build(request, venue)
+    results = action_guards(typed, request, venue, signer)
+    require_all(results)
+    return PreparedTransfer(request, action, typed, results, describe(request, action, fee))
+
+
+async def submit(prepared: PreparedTransfer, signer: Any, client: Any) -> dict[str, Any]:
+    """Sign the prepared transfer (after the user confirmed it), check the signature recovers
+    to the wallet, and post it to the venue's /exchange; the venue's answer."""
+    from crossdeck.venue.errors import VenueDataError
+    from crossdeck.venue.signing import split_signature
+    from crossdeck.wallet.signer import recover_typed_data
+
+    typed, request = prepared.typed, prepared.request
+    raw = await signer.sign_typed_data(typed, prepared.lines)
+    recovered = recover_typed_data(typed, raw)
+    if recovered.lower() != request.user.lower():
+        raise VenueDataError(
+            f"the signature recovers to {recovered}, not {request.user}; nothing was posted"
+        )
+    answer: dict[str, Any] = await client.exchange(
+        typed["message"], prepared.action.nonce, split_signature(raw)
+    )
+    return answer

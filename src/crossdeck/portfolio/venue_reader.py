@@ -15,6 +15,7 @@ from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.chains import ChainCurrency, ChainInfo
 from crossdeck.models.urls import url_where
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, SpotMeta
+from crossdeck.models.venue_account import UNIFIED_MODES, mode_words
 from crossdeck.portfolio.model import ChainReading, Holding
 from crossdeck.portfolio.rpc_chain import chain_label
 from crossdeck.venue.client import VenueClient
@@ -48,17 +49,25 @@ class VenueChainReader:
         spot = [c for c, p in places if p is not None and p[0] == "spot"]
         dexes = sorted({p[1] for _, p in places if p is not None and p[0] == "hip3"})
         reads: list[Any] = [
+            self._mode(owner),
             self.venue.clearinghouse_state(owner) if perps else _nothing(),
             self._spot(owner) if spot else _nothing(),
             *(self.venue.clearinghouse_state(owner, dex) for dex in dexes),
         ]
         try:
-            perps_state, spot_state, *dex_states = await asyncio.gather(*reads)
+            mode, perps_state, spot_state, *dex_states = await asyncio.gather(*reads)
         except CrossdeckError as exc:
             return ChainReading(chain.id, name, where, "", error=exc.message)
         by_dex: dict[str, ClearinghouseState] = dict(zip(dexes, dex_states, strict=True))
         holdings: list[Holding] = []
         notes: list[str] = []
+        if mode in UNIFIED_MODES:
+            # as `venue balance` and the Venue screen say it: the perps rows read 0 and the
+            # spot USDC is the collateral, which is what can be withdrawn
+            notes.append(
+                f"{mode_words(mode)} account ({mode}): perps and spot USDC are one balance, "
+                "held on spot; withdrawals leave from spot"
+            )
         for currency, place in places:
             if place is None or currency.decimals is None or not currency.address:
                 continue
@@ -99,6 +108,15 @@ class VenueChainReader:
             self.venue.spot_meta(), self.venue.spot_clearinghouse_state(owner)
         )
         return meta, state
+
+
+    async def _mode(self, owner: str) -> str:
+        """The account's mode; 'default' when the venue does not answer it (as the public UI
+        kit falls back), so the balances still show."""
+        try:
+            return await self.venue.user_abstraction(owner)
+        except CrossdeckError:
+            return "default"
 
 
 async def _nothing() -> None:

@@ -70,60 +70,6 @@ def _usdc(units: int) -> str:
     return f"{format_usdc(units)} USDC"
 
 
-def account_lines(account: VenueAccount, dexes_known: bool = True) -> list[str]:
-    """The account in words: mode, each book, what can be withdrawn and the Max, sub accounts
-    and vault equities. The Venue screen shows the same lines."""
-    from crossdeck.venue.account import book_words
-
-    lines = [
-        f"venue account {account.user}",
-        f"account mode  {account.mode_words} ({account.mode})",
-    ]
-    books = account.books()
-    for book, units in books.items():
-        lines.append(f"  {book_words(book):<12} {_usdc(units)}")
-    if not dexes_known:
-        lines.append("  HIP-3 dexes  unknown (the service's /chains was not read)")
-    for balance in account.spot.balances:
-        if balance.coin.upper() != "USDC":
-            lines.append(f"  spot {balance.coin:<7} {balance.total}  held {balance.hold}")
-    where = f"from {account.withdraw_book}" + (
-        " (unified: the spot USDC is the collateral)" if account.unified else ""
-    )
-    lines.append(f"withdrawable  {_usdc(account.withdrawable())} {where}")
-    fee = account.first_send_fee
-    lines.append(
-        f"max withdraw  {_usdc(account.max_send())} "
-        + (f"(first-send fee {_usdc(fee)} left for the venue)" if fee else "(no first-send fee)")
-    )
-    for sub in account.subs:
-        value = sub.clearinghouse_state.withdrawable if sub.clearinghouse_state else "?"
-        lines.append(f"sub account   {sub.name} {sub.sub_account_user}: perps {value} USDC")
-    for vault in account.vaults:
-        lines.append(f"vault equity  {vault.vault_address}: {vault.equity} USDC (not withdrawable)")
-    return lines
-
-
-def account_wire(account: VenueAccount) -> dict[str, Any]:
-    from crossdeck.venue.account import format_usdc
-
-    return {
-        "address": account.user,
-        "mode": account.mode,
-        "unified": account.unified,
-        "perps": account.perps.to_wire(),
-        "dexes": {dex: state.to_wire() for dex, state in account.dexes.items()},
-        "spot": account.spot.to_wire(),
-        "books": {book: format_usdc(units) for book, units in account.books().items()},
-        "withdrawBook": account.withdraw_book,
-        "withdrawable": format_usdc(account.withdrawable()),
-        "firstSendFee": format_usdc(account.first_send_fee),
-        "maxWithdraw": format_usdc(account.max_send()),
-        "subAccounts": [s.to_wire() for s in account.subs],
-        "vaultEquities": [v.to_wire() for v in account.vaults],
-    }
-
-
 @click.group("venue")
 def venue_group() -> None:
     pass  # a group: its summary is in crossdeck.cli.COMMANDS
@@ -141,6 +87,8 @@ def venue_balance_command(obj: CliContext, address: str | None, json_: bool) -> 
     settings = _settings(obj)
     user = address or wallet_address(settings, "address")
     account, known = asyncio.run(read(settings, user))
+    from crossdeck.venue.account_words import account_lines, account_wire
+
     if _wants_json(obj, json_):
         wire = account_wire(account)
         if not known:
@@ -175,27 +123,14 @@ def _amount(text: str) -> int:
 async def run_transfer(
     settings: Settings, request: TransferRequest, fee: int, yes: bool, as_json: bool
 ) -> dict[str, Any]:
-    """Guard, show, confirm, sign, recover and post one venue transfer; the venue's answer."""
+    """Guard, show, confirm, sign, recover and post one venue transfer; what was sent."""
     from crossdeck import compose
     from crossdeck.cli import prompts
-    from crossdeck.execute.venue_actions import action_guards, describe, require_all
-    from crossdeck.venue import actions
-    from crossdeck.venue.errors import VenueDataError
-    from crossdeck.venue.signing import split_signature
-    from crossdeck.wallet.signer import recover_typed_data
+    from crossdeck.execute.venue_actions import prepare, submit
 
-    venue = settings.venue.name
-    if not venue:
-        raise VenueDataError(
-            "the venue's name is not set, so its sign domain cannot be held to it",
-            hint="set venue.name beside venue.url (Hyperliquid for the public venue)",
-        )
     signer = await asyncio.to_thread(compose.signer, settings)
-    action, typed = actions.build(request, venue)
-    results = action_guards(typed, request, venue, signer.address)
-    require_all(results)  # exit 7 before the wallet is asked
-    lines = describe(request, action, fee)
-    for line in [*lines, *(f"  guard {result}" for result in results)]:
+    prepared = prepare(request, settings.venue.name, signer.address, fee)  # exit 7 here
+    for line in [*prepared.lines, *(f"  guard {result}" for result in prepared.results)]:
         click.echo(line, err=as_json)
     if not yes:
         question = (
@@ -205,16 +140,10 @@ async def run_transfer(
         )
         if not await asyncio.to_thread(prompts.confirm, question, instead="--yes"):
             raise prompts.NoAnswer("declined; nothing was signed")
-    raw = await signer.sign_typed_data(typed, lines)
-    recovered = recover_typed_data(typed, raw)
-    if recovered.lower() != request.user.lower():
-        raise VenueDataError(
-            f"the signature recovers to {recovered}, not {request.user}; nothing was posted"
-        )
-    signature = split_signature(raw)
     async with compose.venue_client(settings) as client:
-        await client.exchange(typed["message"], action.nonce, signature)
-    return {"action": action.wire, "amount": request.amount, "message": typed["message"]}
+        await submit(prepared, signer, client)
+    message = prepared.typed["message"]
+    return {"action": prepared.action.wire, "amount": request.amount, "message": message}
 
 
 @venue_group.command("transfer")

@@ -1,6 +1,9 @@
-"""Venue: perps withdrawable (and each HIP-3 DEX's), spot balances, the address forms of spec 2.4
-for every venue currency /chains lists, and deposit/withdraw forms that open the Quote screen
-with the venue parameters filled in (destination 1337 + recipient; origin 1337 + protocol v2)."""
+"""Venue: the account as the venue means it (its mode, each book, what can be withdrawn and the
+Max, sub accounts and vault equities: the same lines as `crossdeck venue balance`), spot
+balances, the address forms of spec 2.4 for every venue currency /chains lists, a form moving
+USDC between the books (`venue_transfer`), and deposit/withdraw forms that open the Quote screen
+with the venue parameters filled in (destination 1337 + recipient; origin 1337 + protocol v2);
+the withdrawal's Max is what the venue lets leave, less the first-send fee while it is due."""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ import asyncio
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
@@ -25,8 +27,11 @@ from crossdeck.tui.messages import ChainsLoaded, VenueLoaded
 from crossdeck.tui.notices import describe_error
 from crossdeck.tui.quote_form import venue_deposit_values, venue_withdrawal_values
 from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen, selected_chain_id
+from crossdeck.tui.screens.venue_transfer import TransferForm
 from crossdeck.tui.waits import service_at, venue_at, within
 from crossdeck.tui.widgets.picker import Picker
+from crossdeck.venue.account import read_account
+from crossdeck.venue.account_words import account_lines
 from crossdeck.venue.currencies import hip3_dexes
 
 FIRST_SEND_WARNING = (
@@ -41,6 +46,10 @@ def _row(label: str, widget: Any) -> Horizontal:
 
 class VenueScreen(CopiesAndLinks, ModeScreen):
     MODE = "venue"
+    DEFAULT_CSS = """
+    .venue-buttons { height: auto; }
+    .venue-buttons Button { margin-right: 2; }
+    """
     NOTHING_TO_COPY = "this profile has no wallet address"
     BINDINGS: ClassVar = [
         Binding(
@@ -128,7 +137,10 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
                     yield Static(
                         Text(FIRST_SEND_WARNING, style="bold yellow"), id="first-send-warning"
                     )
-                    yield Button("Withdraw → Quote", id="wd-go", compact=True)
+                    with Horizontal(classes="venue-buttons"):
+                        yield Button("Max", id="wd-max", compact=True)
+                        yield Button("Withdraw → Quote", id="wd-go", compact=True)
+                yield TransferForm()
 
     def on_mount(self) -> None:
         self.query_one("#venue-left").border_title = "Venue account"
@@ -169,15 +181,15 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         services = self.crossdeck.services
         user = services.wallet_address
         data: dict[str, Any] = {"user": user}
-        spot_meta = await services.spot_meta()
-        data["spot_meta"] = spot_meta
         if user:
-            venue = services.venue
-            perps, spot = await asyncio.gather(
-                venue.clearinghouse_state(user), venue.spot_clearinghouse_state(user)
+            spot_meta, account = await asyncio.gather(
+                services.spot_meta(), read_account(services.venue, user, hip3_dexes(chains))
             )
-            data["perps"], data["spot"] = perps, spot
-            data["dexes"] = await venue.dex_states(user, hip3_dexes(chains))
+            data["account"] = account
+            data["perps"], data["spot"], data["dexes"] = account.perps, account.spot, account.dexes
+        else:
+            spot_meta = await services.spot_meta()
+        data["spot_meta"] = spot_meta
         return data
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -251,24 +263,54 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         self._render_forms()
 
     def _render_account(self) -> None:
-        data = self.data
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold", no_wrap=True)
-        table.add_column()
-        user = data.get("user")
-        table.add_row("Account", user or Text("no wallet address for this profile", style="yellow"))
-        perps = data.get("perps")
-        if perps is not None:
-            table.add_row("Perps withdrawable", Text(f"{perps.withdrawable} USDC", style="bold"))
-            summary = perps.margin_summary
-            if summary is not None:
-                table.add_row(
-                    "Account value",
-                    f"{summary.account_value} USD, margin used {summary.total_margin_used}",
-                )
-        for dex, state in sorted((data.get("dexes") or {}).items()):
-            table.add_row(f"HIP-3 dex {dex}", f"{state.withdrawable} USDC withdrawable")
-        self.query_one("#venue-account", Static).update(table)
+        account = self.data.get("account")
+        if account is None:
+            text = Text("no wallet address for this profile", style="yellow")
+        else:
+            text = Text()
+            for i, line in enumerate(account_lines(account)):
+                style = "bold" if line.startswith(("account mode", "max withdraw")) else ""
+                text.append(("\n" if i else "") + line, style=style)
+            self.query_one(TransferForm).set_account(account)
+            self._default_withdraw_currency(account.withdraw_book)
+        self.query_one("#venue-account", Static).update(text)
+
+    def _default_withdraw_currency(self, book: str) -> None:
+        """The withdraw form leaves from the book the account's mode calls for (spot for a
+        unified account)."""
+        from crossdeck.venue.currencies import venue_place
+
+        picker = self.query_one("#wd-venue-currency", Picker)
+        venue = self.chains.venue if self.chains else None
+        for currency in venue.currencies if venue else []:
+            place = venue_place(currency.address or "")
+            if place is not None and place[0] == book and currency.symbol == "USDC":
+                with self.prevent(Picker.Changed):
+                    picker.value = currency.address or ""
+                return
+
+    @on(Button.Pressed, "#wd-max")
+    def withdraw_max(self) -> None:
+        """The Max of the chosen venue currency's book: its withdrawable less the fee."""
+        from crossdeck.venue.account import format_usdc
+        from crossdeck.venue.currencies import venue_place
+
+        account = self.data.get("account")
+        place = venue_place(self._value("#wd-venue-currency") or "")
+        if account is None or place is None:
+            self.notify("read the venue account first (ctrl+r)", severity="warning")
+            return
+        book = place[1] if place[0] == "hip3" else place[0]
+        most = account.max_send(book)
+        self.query_one("#wd-amount", Input).value = format_usdc(most)
+        fee = account.first_send_fee
+        self.notify(
+            f"{format_usdc(most)} USDC: all of {book} less the first-send fee "
+            f"{format_usdc(fee)} USDC"
+            if fee
+            else f"{format_usdc(most)} USDC: all of {book}",
+            title="Max",
+        )
 
     def _render_spot(self) -> None:
         table = self.query_one("#venue-spot", DataTable)
