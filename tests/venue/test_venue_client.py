@@ -14,7 +14,6 @@ from eth_account.signers.local import LocalAccount
 from crossdeck.base.errors import InputError
 from crossdeck.base.exitcodes import ExitCode
 from crossdeck.retry import RetryPolicy
-from crossdeck.sim.venue import VenueLedger
 from crossdeck.sim.venue import info as world_info
 from crossdeck.venue.client import VenueClient
 from crossdeck.venue.errors import (

@@ -125,4 +125,3 @@ def main(
         from crossdeck.cli.app_launch import launch_app
 
         launch_app(ctx.obj)
-

@@ -109,7 +109,6 @@ class VenueChainReader:
         )
         return meta, state
 
-
     async def _mode(self, owner: str) -> str:
         """The account's mode; 'default' when the venue does not answer it (as the public UI
         kit falls back), so the balances still show."""
