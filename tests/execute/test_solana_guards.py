@@ -14,13 +14,21 @@ import pytest
 
 from crossdeck.execute.guards import check_item, failures
 from crossdeck.execute.guards.solana import solana_guards
+from crossdeck.execute.guards.solana_addresses import (
+    associated_token_account,
+    depository_config,
+    depository_vault,
+    vault_token_account,
+)
 from crossdeck.models import Quote, QuoteRequest
 from crossdeck.models.base58 import b58decode, b58encode
 from crossdeck.models.solana import (
+    ASSOCIATED_TOKEN_PROGRAM,
     COMPUTE_BUDGET_PROGRAM,
     DEPOSIT_NATIVE,
     DEPOSIT_TOKEN,
     SYSTEM_PROGRAM,
+    TOKEN_PROGRAM,
     SolanaInstruction,
     SolanaTransactionData,
     Undecodable,
@@ -198,9 +206,10 @@ def test_a_fee_payer_named_in_the_request_may_sign() -> None:
 
 def test_the_token_form_is_held_to_the_payment_mint() -> None:
     mint = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
-    keys = [b58encode(bytes([n]) * 32) for n in range(10, 20)]
-    keys[1] = keys[2] = WALLET
-    keys[4] = mint
+    keys = [depository_config(), WALLET, WALLET, depository_vault(), mint,
+            associated_token_account(WALLET, mint, TOKEN_PROGRAM),
+            vault_token_account(mint, TOKEN_PROGRAM), TOKEN_PROGRAM, ASSOCIATED_TOKEN_PROGRAM,
+            SYSTEM_PROGRAM]  # fmt: skip
     instruction = {
         "programId": "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2",
         "keys": [{"pubkey": k, "isSigner": i == 1, "isWritable": i in (1, 5, 6)}
@@ -224,7 +233,7 @@ def test_what_cannot_be_read_is_named() -> None:
     for data, said in (
         ("zz", "not hex"),
         ((DEPOSIT_NATIVE + b"\0" * 8).hex(), "48 bytes"),
-        ("00000000", "instruction 0 is not one crossdeck reads"),
+        ("63000000", "instruction 99 is not one crossdeck reads"),
     ):
         program = SYSTEM_PROGRAM if said.startswith("instruction") else (
             "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"

@@ -29,38 +29,31 @@ from crossdeck.execute import describe
 from crossdeck.execute.errors import ExecutionError
 from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
 from crossdeck.execute.guards import GuardRefused, GuardResult, require
+from crossdeck.execute.guards.solana import (
+    LEDGER_GUARDS,
+    ledger_guards,
+    rent_accounts,
+    solana_ledger,
+)
+from crossdeck.execute.guards.solana_ledger import Ledger
+from crossdeck.execute.guards.solana_size import instructions, size_guard, wire_size
 from crossdeck.execute.items import Item, ItemRunner, Prepared
 from crossdeck.execute.journal import ItemRecord
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
+from crossdeck.models.display import Unit, units_text
 from crossdeck.models.solana import SolanaTransactionData
 from crossdeck.wallet.errors import RpcError
 
 if TYPE_CHECKING:
     from crossdeck.wallet.solana import SolanaGateway, SolanaKeySigner, SolanaParts
 
+SOL = Unit("SOL", 9)
 INDEX_TIMEOUT_SECONDS = 1.0
 CONFIRM_POLL_SECONDS = 0.25
 
 
 def _refused(name: str, message: str, where: str) -> GuardRefused:
     return GuardRefused([GuardResult(name, False, message, where)])
-
-
-def _instructions(data: SolanaTransactionData) -> list[Any]:
-    from solders.instruction import AccountMeta, Instruction
-    from solders.pubkey import Pubkey
-
-    return [
-        Instruction(
-            Pubkey.from_string(ix.program_id),
-            ix.data_bytes(),
-            [
-                AccountMeta(Pubkey.from_string(k.pubkey), k.is_signer, k.is_writable)
-                for k in ix.keys
-            ],
-        )
-        for ix in data.instructions
-    ]
 
 
 async def _tables(gateway: SolanaGateway, data: SolanaTransactionData) -> dict[str, list[str]]:
@@ -83,7 +76,7 @@ def _compile(
         for key, keys in tables.items()
     ]
     return MessageV0.try_compile(
-        Pubkey.from_string(payer), _instructions(data), accounts, Hash.from_string(blockhash)
+        Pubkey.from_string(payer), instructions(data), accounts, Hash.from_string(blockhash)
     )
 
 
@@ -145,6 +138,25 @@ def lookup_guard(
     )
 
 
+def ledger_lines(ledger: Ledger) -> list[describe.Line]:
+    """What the wallet pays, line by line, as the ledger counted it: the dialog's fees are
+    these lines, and `solana-ledger` held the lamports leaving the wallet to their sum."""
+    lines = []
+    for charge in ledger.charges:
+        whose = "" if charge.payer == ledger.wallet else f" (paid by {charge.payer})"
+        bound = "at most " if charge.at_most else ""
+        sign = "-" if charge.lamports < 0 else ""
+        sol = sign + units_text(abs(charge.lamports), SOL)
+        lines.append(describe.Line(
+            charge.kind, f"{bound}{sol}: {charge.what}{whose}", raw=str(charge.lamports),
+            kind="amount",
+        ))  # fmt: skip
+    total = units_text(ledger.leaving, SOL)
+    lines.append(describe.Line("leaves wallet", f"{total} in all, to the lamport",
+                               raw=str(ledger.leaving), kind="amount"))  # fmt: skip
+    return lines
+
+
 class SolanaRunner(ItemRunner):
     def parts(self, where: str) -> SolanaParts:
         solana = self.shop.parts.solana
@@ -184,12 +196,32 @@ class SolanaRunner(ItemRunner):
         count = message.header.num_required_signatures
         return bytes(VersionedTransaction.populate(message, [Signature.default()] * count))
 
+    async def _ledger(
+        self, item: Item, solana: SolanaParts, results: list[GuardResult]
+    ) -> tuple[list[GuardResult], Ledger | None]:
+        """The item guards with the ledger counted again, now that the node says which of the
+        accounts whose rent depends on it exist (its words replace the quote-time count's)."""
+        data = item.data.as_solana()
+        exists = {
+            account: await solana.gateway.account_data(account) is not None
+            for account in rent_accounts(data)
+        }
+        ledger = solana_ledger(data, solana.signer.address, item.run.request, exists)
+        if ledger is None:
+            return results, None
+        kept = [r for r in results if r.name not in (*LEDGER_GUARDS, "solana-ledger")]
+        return kept + ledger_guards(ledger, item.where), ledger
+
     async def prepare(self, item: Item) -> Prepared:
         solana = self.parts(item.where)
         results = self.shop.item_guards(item)
         require(results)
+        results, ledger = await self._ledger(item, solana, results)
+        require(results)
         message, _tables, _, lookup = await self._build(item, solana)
         results.append(lookup)
+        results = [r for r in results if r.name != "solana-size"]
+        results.append(size_guard(wire_size(message), item.where, node=True))
         require(results)
         missing = self._missing_signers(message, solana)
         if missing:
@@ -207,13 +239,16 @@ class SolanaRunner(ItemRunner):
                 "solana-simulation", False, f"the simulation fails: {err} ({tail})", item.where
             ))  # fmt: skip
             require(results)
-        results.append(
-            GuardResult("solana-simulation", True, "the simulation succeeds", item.where)
-        )
+        results.append(GuardResult(
+            "solana-simulation", True, "the node's simulation succeeds (a second layer: no "
+            "guard above rests on it)", item.where,
+        ))  # fmt: skip
         currencies = describe.Currencies(item.run.quote, self.shop.chains)
         data = item.data.as_solana()
         lines = describe.solana_lines(data, currencies)
         lines.append(describe.Line("fee payer", self._payer(item, solana.signer)))
+        if ledger is not None:
+            lines += ledger_lines(ledger)
         request = SignRequest(
             kind="transaction",
             step_id=item.step.id,
@@ -247,7 +282,7 @@ class SolanaRunner(ItemRunner):
         solana: SolanaParts = prepared.detail["solana"]
         # built again right before signing: a fresh blockhash, the tables as they are now
         message, _, valid_height, lookup = await self._build(item, solana)
-        require([lookup])
+        require([lookup, size_guard(wire_size(message), item.where, node=True)])
         missing = self._missing_signers(message, solana)
         if missing:
             raise _refused("solana-signers", f"no key here for signer {missing[0]}", item.where)

@@ -158,9 +158,11 @@ def _depository(instruction: SolanaInstruction, data: bytes) -> Decoded:
             f"deposit {amount} lamports of SOL from {sender} to the depository's vault {vault},"
             f" credited to {depositor}, for order {order_id}",
             {"amount": amount, "orderId": order_id, "sender": sender, "depositor": depositor,
-             "vault": vault, "mint": None},
+             "vault": vault, "mint": None, "config": _key(instruction, 0, "config"),
+             "programs": [_key(instruction, 4, "system program")]},
             (Movement(sender, vault, amount),),
         )  # fmt: skip
+    config = _key(instruction, 0, "config")
     mint = _key(instruction, 4, "mint")
     source = _key(instruction, 5, "sender token account")
     destination = _key(instruction, 6, "vault token account")
@@ -172,7 +174,9 @@ def _depository(instruction: SolanaInstruction, data: bytes) -> Decoded:
         f"the depository's {destination}, credited to {depositor}, for order {order_id}",
         {"amount": amount, "orderId": order_id, "sender": sender, "depositor": depositor,
          "vault": vault, "mint": mint, "source": source, "vaultTokenAccount": destination,
-         "tokenProgram": token_program},
+         "tokenProgram": token_program, "config": config,
+         "programs": [_key(instruction, 8, "associated token program"),
+                      _key(instruction, 9, "system program")]},
         (Movement(source, destination, amount, mint=mint, lamports=False),),
     )  # fmt: skip
 
@@ -192,7 +196,57 @@ def _system(instruction: SolanaInstruction, data: bytes) -> Decoded:
             {"lamports": lamports, "from": source, "to": destination},
             (Movement(source, destination, lamports),),
         )
-    raise Undecodable(f"System: instruction {index} is not one crossdeck reads (only transfer)")
+    return _system_other(instruction, data, index)
+
+
+# System instructions read only to be named in a refusal: none of them belongs in a deposit
+_NONCE_INSTRUCTIONS = {4: "advanceNonceAccount", 5: "withdrawNonceAccount",
+                       6: "initializeNonceAccount", 7: "authorizeNonceAccount",
+                       12: "upgradeNonceAccount"}  # fmt: skip
+
+
+def _system_other(instruction: SolanaInstruction, data: bytes, index: int) -> Decoded:
+    program = instruction.program_id
+    if index == 0:  # CreateAccount { lamports, space, owner }: funding, new account
+        lamports = _u64(data, 4, "the lamports", program)
+        space = _u64(data, 12, "the space", program)
+        owner = key_text(data[20:52]) if len(data) >= 52 else "?"
+        payer, account = _key(instruction, 0, "funding"), _key(instruction, 1, "new account")
+        return Decoded(
+            program, "createAccount",
+            f"create account {account} of {space} bytes owned by {program_name(owner)}, "
+            f"funded with {lamports} lamports by {payer}",
+            {"payer": payer, "account": account, "lamports": lamports, "owner": owner},
+        )  # fmt: skip
+    if index == 3:  # CreateAccountWithSeed { base, seed, lamports, space, owner }
+        payer, account = _key(instruction, 0, "funding"), _key(instruction, 1, "new account")
+        seed_length = _u64(data, 36, "the seed", program)
+        lamports = _u64(data, 44 + seed_length, "the lamports", program)
+        return Decoded(
+            program, "createAccountWithSeed",
+            f"create account {account} (from a seed), funded with {lamports} lamports by "
+            f"{payer}",
+            {"payer": payer, "account": account, "lamports": lamports},
+        )  # fmt: skip
+    if index in _NONCE_INSTRUCTIONS:
+        name = _NONCE_INSTRUCTIONS[index]
+        account = _key(instruction, 0, "nonce account")
+        return Decoded(program, name, f"{name} on durable nonce account {account}",
+                       {"account": account})  # fmt: skip
+    if index in (1, 8, 9, 10):  # Assign, Allocate and their seeded forms
+        name = {1: "assign", 8: "allocate", 9: "allocateWithSeed", 10: "assignWithSeed"}[index]
+        account = _key(instruction, 0, "account")
+        return Decoded(program, name, f"{name} account {account}", {"account": account})
+    if index == 11:  # TransferWithSeed { lamports, seed, owner }: from, base, to
+        lamports = _u64(data, 4, "the lamports", program)
+        source, destination = _key(instruction, 0, "from"), _key(instruction, 2, "to")
+        return Decoded(
+            program, "transferWithSeed",
+            f"transfer {lamports} lamports from seeded account {source} to {destination}",
+            {"lamports": lamports, "from": source, "to": destination},
+            (Movement(source, destination, lamports),),
+        )  # fmt: skip
+    raise Undecodable(f"System: instruction {index} is not one crossdeck reads")
 
 
 def _token(instruction: SolanaInstruction, data: bytes) -> Decoded:
@@ -227,16 +281,56 @@ def _token(instruction: SolanaInstruction, data: bytes) -> Decoded:
         )  # fmt: skip
     if index == 9:  # CloseAccount: account, destination, owner (the rent goes back)
         account, destination = _key(instruction, 0, "account"), _key(instruction, 1, "to")
+        owner = _key(instruction, 2, "owner")
         return Decoded(
             program,
             "closeAccount",
-            f"close token account {account}, its rent to {destination}",
-            {"account": account, "destination": destination},
+            f"close token account {account}, its lamports and rent to {destination}",
+            {"account": account, "destination": destination, "owner": owner},
         )
     if index == 17:  # SyncNative: a wrapped-SOL account's balance follows its lamports
         account = _key(instruction, 0, "account")
         words = f"sync wrapped SOL in {account}"
         return Decoded(program, "syncNative", words, {"account": account})
+    return _token_authority(instruction, data, index)
+
+
+_AUTHORITY_TYPES = {0: "mint tokens", 1: "freeze the account", 2: "own the account",
+                    3: "close the account"}  # fmt: skip
+
+
+def _token_authority(instruction: SolanaInstruction, data: bytes, index: int) -> Decoded:
+    """Approve, ApproveChecked, Revoke and SetAuthority: read to be refused by name, since each
+    hands (or takes back) control of a token account, which no deposit needs."""
+    program = instruction.program_id
+    if index in (4, 13):  # Approve { amount }: source, delegate, owner; Checked adds the mint
+        amount = _u64(data, 1, "the amount", program)
+        checked = index == 13
+        account = _key(instruction, 0, "source")
+        delegate = _key(instruction, 2 if checked else 1, "delegate")
+        owner = _key(instruction, 3 if checked else 2, "owner")
+        name = "approveChecked" if checked else "approve"
+        return Decoded(
+            program, name,
+            f"let {delegate} spend up to {amount} units from token account {account} "
+            f"(owner {owner})",
+            {"account": account, "delegate": delegate, "owner": owner, "amount": amount},
+        )  # fmt: skip
+    if index == 5:  # Revoke: source, owner
+        account = _key(instruction, 0, "source")
+        return Decoded(program, "revoke", f"revoke the delegate of token account {account}",
+                       {"account": account})  # fmt: skip
+    if index == 6:  # SetAuthority { type u8, new COption<Pubkey> }: account, current authority
+        if len(data) < 3:
+            raise Undecodable(f"{program_name(program)}: setAuthority is cut short")
+        what = _AUTHORITY_TYPES.get(data[1], f"authority type {data[1]}")
+        new = key_text(data[3:35]) if data[2] == 1 and len(data) >= 35 else None
+        account = _key(instruction, 0, "account")
+        return Decoded(
+            program, "setAuthority",
+            f"give {new or 'nobody'} the right to {what} {account}",
+            {"account": account, "newAuthority": new, "authorityType": what},
+        )  # fmt: skip
     raise Undecodable(
         f"{program_name(program)}: instruction {index} is not one crossdeck reads (transfer, "
         "transferChecked, closeAccount, syncNative)"
@@ -250,13 +344,15 @@ def _associated(instruction: SolanaInstruction, data: bytes) -> Decoded:
         raise Undecodable(f"Associated Token Account: instruction {data[:1].hex()} is not a create")
     payer, account = _key(instruction, 0, "payer"), _key(instruction, 1, "account")
     owner, mint = _key(instruction, 2, "owner"), _key(instruction, 3, "mint")
+    token_program = _key(instruction, 5, "token program")
     name = "createIdempotent" if data == b"\x01" else "create"
     return Decoded(
         instruction.program_id,
         name,
         f"create {owner}'s token account {account} for mint {mint} (rent paid by {payer})",
-        {"payer": payer, "account": account, "owner": owner, "mint": mint},
-    )
+        {"payer": payer, "account": account, "owner": owner, "mint": mint,
+         "tokenProgram": token_program},
+    )  # fmt: skip
 
 
 def _compute_budget(instruction: SolanaInstruction, data: bytes) -> Decoded:

@@ -22,6 +22,7 @@ from crossdeck.execute.guards.base import (
     _same_address,
 )
 from crossdeck.execute.guards.calldata import Call, CalldataError, decode_call
+from crossdeck.execute.guards.payment_rule import held_guard
 from crossdeck.execute.guards.self_executed import (
     input_token,
     is_self_executed,
@@ -134,8 +135,54 @@ def payment_guards(
     wallet: str | None,
     chains: ChainsResponse | None,
     where: str,
+    request: QuoteRequest | None = None,
 ) -> list[GuardResult]:
-    """What the transaction does with the payment (the destination is checked apart)."""
+    """What the transaction does with the payment (the destination is checked apart), held to
+    paymentDetails and, through the one payment rule, to the request."""
+    results = _payment_guards(quote, step, tx, wallet, chains, where)
+    payment = quote.payment_details
+    if is_self_executed(quote) or payment is None:
+        return results
+    # what pays: a call to the depository, the payment token or the deposit address (a call
+    # to another contract /chains names, or one the user named, may move no payment at all)
+    payees = (payment.depository, payment.currency, step.deposit_address)
+    if not any(p and _same_address(tx.to, p) for p in payees):
+        return results
+    try:
+        call = decode_call(tx.data)
+    except CalldataError:
+        return results  # refused, or simulated and held to the quote (balance-changes)
+    moved = _what_moves(tx, call)
+    if moved is None:
+        return results
+    currency, amount = moved
+    held = held_guard(
+        "tx-payment", quote, request, where, chain_id=tx.chain_id, currency=currency,
+        amount=amount, what=f"the transaction to {short(tx.to)}",
+    )  # fmt: skip
+    return results if held is None else [*results, held]
+
+
+def _what_moves(tx: TransactionData, call: Call | None) -> tuple[str, int] | None:
+    """(currency, amount) a transaction pays or lets be taken; None when it moves nothing."""
+    value = tx.value or 0
+    if call is None or call.name == "depositNative":
+        return (NATIVE_ADDRESS, value) if value or call is not None else None
+    if call.name == "depositErc20":
+        return str(call.args["token"]), int(call.args["amount"])
+    if call.name in ("transfer", "approve") and tx.to:
+        return tx.to, int(call.args["amount"])
+    return None
+
+
+def _payment_guards(
+    quote: Quote,
+    step: Step,
+    tx: TransactionData,
+    wallet: str | None,
+    chains: ChainsResponse | None,
+    where: str,
+) -> list[GuardResult]:
     payment = quote.payment_details
     try:
         call, undecoded = decode_call(tx.data), None

@@ -187,14 +187,14 @@ def item_guards(
         signature = item.as_signature()
         return [
             kind_result,
-            *signature_guards(quote, signature, where, wallet, paid, chains, service_name),
+            *signature_guards(quote, signature, where, wallet, paid, chains, service_name, request),
         ]
     if kind == "solana":
         return [kind_result, *solana_guards(quote, item.as_solana(), where, wallet, request)]
     venue = item.as_venue_deposit()
     return [
         kind_result,
-        *venue_transfer_guards(quote, venue, payment, where, paid),
+        *venue_transfer_guards(quote, venue, payment, where, paid, request),
         send_asset_token_guard(quote, venue, spot_meta, where),
         send_asset_dex_guard(quote, venue, where),
         send_asset_shape_guard(venue, where),

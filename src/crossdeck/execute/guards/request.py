@@ -21,6 +21,7 @@ from crossdeck.execute.guards.base import (
 )
 from crossdeck.execute.guards.calls import call_receivers, calls_guard
 from crossdeck.execute.guards.payment import amount_words
+from crossdeck.execute.guards.payment_rule import payment_request_guard
 from crossdeck.models import ChainsResponse, CurrencyAmount, Quote, QuoteRequest
 from crossdeck.models.addresses import canonical_address, solana_problem
 from crossdeck.models.base58 import b58decode
@@ -73,6 +74,7 @@ def request_guards(
             None,
         ),
         _amount_guard(quote, request, amount_in, amount_out),
+        payment_request_guard(quote, request, paid),
         _recipient_guard(quote, request, call_receivers(request, chains)),
         _refund_guard(quote, request),
         calls_guard(quote, request),
@@ -136,6 +138,14 @@ def _amount_guard(
     currency = payment.currency if payment is not None else request.origin_currency
     if leaves is None:
         return _fail("request-amount", "the quote says nothing about what leaves the wallet")
+    if not _same_address(currency, request.origin_currency):
+        # the same number of units of another currency is not what was asked (payment-request)
+        return _fail(
+            "request-amount",
+            f"{leaves} units of {currency} would leave the wallet, but you asked to send "
+            f"{request.origin_currency}: the same number of units of another currency is not "
+            "what you asked to send",
+        )
     words = amount_words(quote, leaves, currency)
     if request.trade_type == "EXACT_INPUT":
         if leaves != wanted or (amount_in is not None and amount_in.amount != wanted):

@@ -15,6 +15,7 @@ from crossdeck.execute.guards.base import (
 from crossdeck.execute.guards.payment import (
     amount_words,
 )
+from crossdeck.execute.guards.payment_rule import held_guard
 from crossdeck.execute.guards.typed import nonce_mapping_fields, typed_kind_guard
 from crossdeck.execute.guards.venue_words import (
     authorize_domain_guard,
@@ -23,6 +24,7 @@ from crossdeck.models import (
     ZERO_ADDRESS,
     ChainsResponse,
     Quote,
+    QuoteRequest,
     SignatureData,
 )
 from crossdeck.models.text import short
@@ -36,6 +38,7 @@ def signature_guards(
     paid: PaymentChain,
     chains: ChainsResponse | None,
     service_name: str | None,
+    request: QuoteRequest | None = None,
 ) -> list[GuardResult]:
     sign = data.sign
     assert sign is not None  # the kind guard passed
@@ -67,7 +70,7 @@ def signature_guards(
             )
         results.append(_authorize_terms(quote, data, where, wallet))
     elif sign.primary_type in PERMIT_TYPES:
-        results.append(_permit_terms(quote, data, where, wallet, paid))
+        results.append(_permit_terms(quote, data, where, wallet, paid, request))
     return results
 
 
@@ -113,7 +116,12 @@ def _authorize_terms(
 
 
 def _permit_terms(
-    quote: Quote, data: SignatureData, where: str, wallet: str | None, paid: PaymentChain
+    quote: Quote,
+    data: SignatureData,
+    where: str,
+    wallet: str | None,
+    paid: PaymentChain,
+    request: QuoteRequest | None = None,
 ) -> GuardResult:
     sign = data.sign
     assert sign is not None
@@ -143,6 +151,13 @@ def _permit_terms(
         )
     if problems:
         return _fail("permit-terms", "the permit " + "; ".join(problems), where)
+    held = held_guard(
+        "permit-terms", quote, request, where, chain_id=_int(domain.get("chainId")),
+        currency=domain.get("verifyingContract"), amount=_int(value.get("value")),
+        what="the permit",
+    )  # fmt: skip
+    if held is not None:
+        return held
     return _ok(
         "permit-terms",
         f"lets the depository {short(payment.depository)} take exactly "

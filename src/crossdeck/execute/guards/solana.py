@@ -1,4 +1,5 @@
-"""The guards over a Solana item: every instruction read, and what they move held to the quote.
+"""The guards over a Solana item: every instruction read, every lamport and token counted, and
+what they move held to the quote and to the request.
 
 - `solana-programs`: every instruction is for a program crossdeck reads (the service's
   depository, System, SPL Token and Token-2022, Associated Token Account, Compute Budget), in a
@@ -6,23 +7,30 @@
 - `solana-signers`: the only signers are the wallet and the `depositFeePayer` the request named.
 - `solana-deposit`: exactly one depository deposit, of exactly paymentDetails' amount and
   currency (`deposit_native` for SOL, `deposit_token` of that mint), for the quote's orderId,
-  from the wallet and credited to the wallet.
-- `solana-transfers`: nothing else moves value out of the wallet's accounts except to the wallet
-  itself (e.g. wrapping SOL into its own token account); an extra transfer to another key is
-  refused.
+  from the wallet and credited to the wallet; and, by the one payment rule
+  (`payment_rule.held_to_request`), the currency, chain and amount the user asked to send.
+- `solana-ledger` and the guards it names (`solana_ledger`): every lamport leaving the wallet
+  is the payment, a fee or rent the dialog shows, to the lamport; derived addresses
+  (`solana_addresses`) for every token account and the depository's accounts.
 - `solana-fee`: a compute-unit price may not make the priority fee larger than a cap.
+- `solana-size`: the transaction fits Solana's 1232-byte packet (`solana_size`).
 
-Lookup tables and the simulation need the chain: `execute.solana_runner` checks them right
-before signing (every account the message resolves through a table is the instruction's own,
-and `simulateTransaction` succeeds).
+Lookup tables, whether an account exists (rent) and the simulation need the node:
+`execute.solana_runner` checks them right before the user is asked, and its guards say the node
+was asked. No refusal rests on the simulation alone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from crossdeck.execute.guards.base import GuardResult, _fail, _ok
+from crossdeck.execute.guards.payment_rule import held_guard
+from crossdeck.execute.guards.solana_ledger import Ledger, count, priority_fee
+from crossdeck.execute.guards.solana_size import quote_size_guard
 from crossdeck.models import Quote, QuoteRequest
+from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.solana import (
-    COMPUTE_BUDGET_PROGRAM,
     DEPOSITORY_PROGRAM,
     SYSTEM_PROGRAM,
     Decoded,
@@ -34,7 +42,10 @@ from crossdeck.models.solana import (
 
 # the most a compute-unit price may add to a transaction's fee: 0.01 SOL
 PRIORITY_FEE_CAP_LAMPORTS = 10_000_000
-DEFAULT_UNITS_PER_INSTRUCTION = 200_000
+# the guards the ledger may name, in the order the dialog lists them
+LEDGER_GUARDS = ("solana-transfers", "solana-tokens", "solana-rent", "solana-ata",
+                 "solana-close", "solana-authority", "solana-nonce", "solana-accounts",
+                 "solana-vault")  # fmt: skip
 
 
 def decoded_instructions(data: SolanaTransactionData) -> list[Decoded | Undecodable]:
@@ -47,12 +58,49 @@ def decoded_instructions(data: SolanaTransactionData) -> list[Decoded | Undecoda
     return out
 
 
+def fee_payer(wallet: str, request: QuoteRequest | None) -> str:
+    return (request.deposit_fee_payer if request else None) or wallet
+
+
+def solana_ledger(
+    data: SolanaTransactionData, wallet: str, request: QuoteRequest | None,
+    exists: Mapping[str, bool] | None = None,
+) -> Ledger | None:  # fmt: skip
+    """The transaction's ledger, or None when an instruction cannot be read."""
+    decoded = decoded_instructions(data)
+    if any(isinstance(d, Undecodable) for d in decoded):
+        return None
+    read = [d for d in decoded if isinstance(d, Decoded)]
+    payer = fee_payer(wallet, request)
+    signatures = len({payer, *data.signers()})
+    return count(read, wallet=wallet, fee_payer=payer, signatures=signatures, exists=exists)
+
+
+def rent_accounts(data: SolanaTransactionData) -> list[str]:
+    """The accounts whose existence decides whether rent is paid: each associated token account
+    the transaction creates, and the depository's token account of a token deposit (derived)."""
+    from crossdeck.execute.guards.solana_addresses import vault_token_account
+
+    found: list[str] = []
+    for d in decoded_instructions(data):
+        if not isinstance(d, Decoded):
+            continue
+        if d.name in ("create", "createIdempotent"):
+            found.append(str(d.fields["account"]))
+        elif d.name == "deposit_token":
+            vault = vault_token_account(str(d.fields["mint"]), str(d.fields["tokenProgram"]))
+            if vault is not None:
+                found.append(vault)
+    return list(dict.fromkeys(found))
+
+
 def solana_guards(
     quote: Quote,
     data: SolanaTransactionData,
     where: str,
     wallet: str | None,
     request: QuoteRequest | None,
+    exists: Mapping[str, bool] | None = None,
 ) -> list[GuardResult]:
     decoded = decoded_instructions(data)
     unread = [str(d) for d in decoded if isinstance(d, Undecodable)]
@@ -67,13 +115,52 @@ def solana_guards(
             )
         ]
     read = [d for d in decoded if isinstance(d, Decoded)]
-    return [
+    results = [
         _ok("solana-programs", f"all {len(read)} instructions read", where),
         _signers_guard(data, wallet, request, where),
-        _deposit_guard(quote, read, wallet, where),
-        _transfers_guard(read, wallet, where),
-        _fee_guard(read, where),
+        _deposit_guard(quote, read, wallet, request, where),
     ]
+    if wallet is not None:
+        payer = fee_payer(wallet, request)
+        ledger = count(read, wallet=wallet, fee_payer=payer,
+                       signatures=len({payer, *data.signers()}), exists=exists)  # fmt: skip
+        results += ledger_guards(ledger, where)
+    results += [_fee_guard(read, where), quote_size_guard(data, wallet, request, where)]
+    return results
+
+
+def ledger_guards(ledger: Ledger, where: str) -> list[GuardResult]:
+    """One result per guard the ledger names (each failure with every instruction it found),
+    then `solana-ledger`: what leaves the wallet against the payment and fees shown."""
+    results = []
+    for name in LEDGER_GUARDS:
+        found = [words for guard, words in ledger.problems if guard == name]
+        if found:
+            results.append(_fail(name, "; ".join(found), where))
+    if not any(r.name == "solana-transfers" for r in results):
+        results.append(_ok("solana-transfers", "nothing leaves the wallet but the deposit, its "
+                           "fees and the rent shown", where))  # fmt: skip
+    node = ("whether each account exists was asked of the node" if ledger.node_asked else
+            "rent counted as paid: whether the accounts exist is asked of the node right "
+            "before you are asked")  # fmt: skip
+    if ledger.leaving != ledger.shown or ledger.problems:
+        unshown = ledger.leaving - ledger.shown
+        results.append(_fail(
+            "solana-ledger",
+            f"{ledger.leaving} lamports would leave the wallet, but the payment, fees and rent "
+            f"shown add to {ledger.shown} ({unshown} lamports accounted for by nothing shown)"
+            if unshown else
+            f"{ledger.leaving} lamports leave the wallet as shown, but the transaction is "
+            "refused by the guards above", where,
+        ))  # fmt: skip
+        return results
+    parts = ", ".join(f"{c.what} {c.lamports}" for c in ledger.charges if c.payer == ledger.wallet)
+    results.append(_ok(
+        "solana-ledger",
+        f"{ledger.leaving} lamports leave the wallet, to the lamport the payment, fees and rent "
+        f"shown ({parts}); {node}", where,
+    ))  # fmt: skip
+    return results
 
 
 def _signers_guard(
@@ -101,8 +188,9 @@ def _signers_guard(
 
 
 def _deposit_guard(
-    quote: Quote, read: list[Decoded], wallet: str | None, where: str
-) -> GuardResult:
+    quote: Quote, read: list[Decoded], wallet: str | None, request: QuoteRequest | None,
+    where: str,
+) -> GuardResult:  # fmt: skip
     deposits = [d for d in read if d.program == DEPOSITORY_PROGRAM]
     if len(deposits) != 1:
         return _fail(
@@ -119,8 +207,8 @@ def _deposit_guard(
     elif fields["amount"] != payment.amount:
         problems.append(f"it deposits {fields['amount']}, the payment is {payment.amount}")
     currency = payment.currency if payment is not None else None
+    mint = fields.get("mint")
     if currency is not None:
-        mint = fields.get("mint")
         if currency == SYSTEM_PROGRAM and mint is not None:
             problems.append(f"it deposits mint {mint}, the payment is SOL")
         elif currency != SYSTEM_PROGRAM and mint != currency:
@@ -136,43 +224,16 @@ def _deposit_guard(
             problems.append(f"its {role} is {fields[role]}, not this wallet {wallet}")
     if problems:
         return _fail("solana-deposit", "; ".join(problems), where)
-    return _ok("solana-deposit", deposit.words, where)
-
-
-def _transfers_guard(read: list[Decoded], wallet: str | None, where: str) -> GuardResult:
-    # the wallet itself, and token accounts this transaction creates for it (wrapping SOL)
-    own = {wallet} | _own_token_accounts(read, wallet)
-    extra = [
-        d
-        for d in read
-        if d.program != DEPOSITORY_PROGRAM
-        for m in d.moves
-        if m.destination not in own
-    ]
-    if extra:
-        return _fail(
-            "solana-transfers",
-            f"besides the deposit the transaction would {extra[0].words}: refused",
-            where,
-        )
-    return _ok("solana-transfers", "nothing leaves the wallet but the deposit", where)
-
-
-def _own_token_accounts(read: list[Decoded], wallet: str | None) -> set[str]:
-    """Token accounts the transaction creates for the wallet itself (ATA create)."""
-    return {
-        str(d.fields["account"])
-        for d in read
-        if d.name in ("create", "createIdempotent") and d.fields.get("owner") == wallet
-    }
+    held = held_guard(
+        "solana-deposit", quote, request, where, chain_id=SOLANA_CHAIN_ID,
+        currency=SYSTEM_PROGRAM if mint is None else str(mint),
+        amount=int(str(fields["amount"])), what="the deposit",
+    )  # fmt: skip
+    return held or _ok("solana-deposit", deposit.words, where)
 
 
 def _fee_guard(read: list[Decoded], where: str) -> GuardResult:
-    budget = [d for d in read if d.program == COMPUTE_BUDGET_PROGRAM]
-    limit = next((d.fields["units"] for d in budget if d.name == "setComputeUnitLimit"), None)
-    price = next((d.fields["microLamports"] for d in budget if d.name == "setComputeUnitPrice"), 0)
-    units = int(str(limit)) if limit is not None else DEFAULT_UNITS_PER_INSTRUCTION * len(read)
-    fee = units * int(str(price)) // 1_000_000
+    fee = priority_fee(read)
     if fee > PRIORITY_FEE_CAP_LAMPORTS:
         return _fail(
             "solana-fee",

@@ -104,7 +104,7 @@ def transaction_guards(
             _fail("tx-payment", "the transaction has no `to` (contract creation)", where)
         )
         return results
-    results += payment_guards(quote, step, tx, wallet, chains, where)
+    results += payment_guards(quote, step, tx, wallet, chains, where, request)
     results.append(destination_guard(tx, step, payment, chains, request, where, quote))
     return results
 

@@ -18,17 +18,21 @@ from crossdeck.execute.guards.base import (
     _same_address,
     _where,
 )
+from crossdeck.execute.guards.payment_rule import held_guard
 from crossdeck.models import (
     VENUE_CHAIN_ID,
     ZERO_ADDRESS,
     PaymentDetails,
     Quote,
+    QuoteRequest,
+    SendAssetAction,
     SignatureData,
     Step,
     VenueDepositData,
     format_units,
 )
 from crossdeck.models.text import short
+from crossdeck.venue.currencies import expected_token_id
 
 
 def _authorize_items(quote: Quote) -> list[tuple[Step, int, SignatureData]]:
@@ -102,6 +106,7 @@ def venue_transfer_guards(
     payment: PaymentDetails | None,
     where: str,
     paid: PaymentChain,
+    request: QuoteRequest | None = None,
 ) -> list[GuardResult]:
     action = data.action
     assert action is not None  # the kind guard passed
@@ -163,8 +168,11 @@ def venue_transfer_guards(
                 f"sendAsset amount {action.amount} != paymentDetails.amount "
                 f"{format_units(payment.amount, decimals)}"
             )
+    held = _held_to_request(quote, request, action, amount, decimals, where)
     if problems:
         results.append(_fail("send-asset-amount", "; ".join(problems), where))
+    elif held is not None:
+        results.append(held)
     else:
         symbol = (currency.symbol if currency else None) or ""
         results.append(
@@ -175,6 +183,33 @@ def venue_transfer_guards(
             )
         )
     return results
+
+
+def _held_to_request(
+    quote: Quote,
+    request: QuoteRequest | None,
+    action: SendAssetAction,
+    amount: Decimal | None,
+    decimals: int | None,
+    where: str,
+) -> GuardResult | None:
+    """The sendAsset held to the request by the one payment rule: its token and book are the
+    ones the asked currency stands for on the venue, its amount the asked one."""
+    if request is None:
+        return None
+    asked = expected_token_id(request.origin_currency)
+    token = (action.token or "").rpartition(":")[2].lower()
+    source_dex = str(action.parameters.get("sourceDex", ""))
+    same = asked is not None and asked[0].lower() == token and asked[1] == source_dex
+    currency = request.origin_currency if same else f"{action.token} (book {source_dex!r})"
+    units = None
+    if amount is not None and decimals is not None:
+        scaled = amount.scaleb(decimals)
+        units = int(scaled) if scaled == scaled.to_integral_value() else None
+    return held_guard(
+        "send-asset-amount", quote, request, where, chain_id=VENUE_CHAIN_ID,
+        currency=currency, amount=units, what="the venue transfer",
+    )  # fmt: skip
 
 
 def built_domain_guard(typed_data: dict[str, Any], expected_name: str, where: str) -> GuardResult:
