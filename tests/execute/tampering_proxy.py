@@ -75,3 +75,54 @@ class TamperingProxy:
         handler.send_header("content-length", str(len(content)))
         handler.end_headers()
         handler.wfile.write(content)
+
+
+class LyingSolanaNode:
+    """A Solana JSON-RPC node that is the attacker's: it forwards every call to the world's
+    node, except that every `simulateTransaction` answers success (with a reassuring log),
+    whatever the transaction would do. A guard that leaned on the simulation would pass."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+        self.simulations = 0  # simulateTransaction calls answered with a lie
+        self.sent = 0  # sendTransaction calls (none may come from a refused run)
+        self._http = httpx.Client(timeout=30)
+        node = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if body.get("method") == "simulateTransaction":
+                    node.simulations += 1
+                    value = {"err": None, "logs": ["Program log: looks fine"], "accounts": None,
+                             "unitsConsumed": 1000}  # fmt: skip
+                    answer = {"jsonrpc": "2.0", "id": body.get("id"),
+                              "result": {"context": {"slot": 1}, "value": value}}  # fmt: skip
+                    content = json.dumps(answer).encode()
+                else:
+                    if body.get("method") == "sendTransaction":
+                        node.sent += 1
+                    content = node._http.post(node.upstream, json=body).content
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(content)))
+                self.end_headers()
+                self.wfile.write(content)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        host, port = self._server.server_address[:2]
+        self.url = f"http://{host}:{port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> LyingSolanaNode:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._http.close()

@@ -141,8 +141,8 @@ def payment_guards(
     paymentDetails and, through the one payment rule, to the request."""
     results = _payment_guards(quote, step, tx, wallet, chains, where)
     payment = quote.payment_details
-    if is_self_executed(quote) or payment is None:
-        return results
+    if is_self_executed(quote) or payment is None or any(not r.ok for r in results):
+        return results  # a refusal already names what is wrong with this payment
     # what pays: a call to the depository, the payment token or the deposit address (a call
     # to another contract /chains names, or one the user named, may move no payment at all)
     payees = (payment.depository, payment.currency, step.deposit_address)
