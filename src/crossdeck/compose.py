@@ -110,14 +110,18 @@ def service_client(
     settings: Settings, api_key: Secret | None, *, for_tracker: bool = False
 ) -> ServiceClient:
     """The transfer service's client. `for_tracker`: one that never sleeps out a 429 itself,
-    because the status tracker paces every request it makes at once (its budget)."""
+    because the status tracker paces every request it makes at once (its budget). An access
+    token (`credentials.resolve_access_token`) is sent instead of `api_key`, never with it."""
     from crossdeck.api.client import ServiceClient
+    from crossdeck.credentials import resolve_access_token
     from crossdeck.retry import NO_RETRY
 
     section = settings.service
     return ServiceClient(
         section.url,
         api_key=api_key,
+        access_token=resolve_access_token(settings),
+        quote_api=section.quote_api,
         timeout=section.timeout_seconds,
         retry=NO_RETRY if for_tracker else retry_policy(settings),
     )

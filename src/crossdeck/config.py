@@ -97,6 +97,9 @@ class ConfigError(CrossdeckError):
 DEFAULT_MAX_RETRIES = 4
 
 
+QuoteApiChoice = Literal["auto", "v3", "v2"]
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ServiceSettings:
     """The cross-chain transfer service."""
@@ -111,6 +114,13 @@ class ServiceSettings:
     """Timeout of one HTTP request to the service."""
     max_retries: int = setting(DEFAULT_MAX_RETRIES, ge=0)
     """Retries of transient failures (429, 503, timeouts) before giving up."""
+    quote_api: QuoteApiChoice = "auto"
+    """Which quote API to ask: `v3` (POST /quote/v3, needs an API key or an access token), `v2`
+    (POST /quote/v2, deprecated, retired 2027-02-23) or `auto` (v3 when a credential is
+    configured, else v2)."""
+    access_token_file: Path | None = None
+    """A file whose first line is an access token (`Authorization: Bearer`), sent instead of
+    the API key; also `--access-token-file` or the token itself in CROSSDECK_ACCESS_TOKEN."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -24,6 +24,38 @@ def resolve_api_key(settings: Settings) -> Secret | None:
     return keystore.load_api_key(settings.profile)
 
 
+ACCESS_TOKEN_ENV = "CROSSDECK_ACCESS_TOKEN"
+
+
+def resolve_access_token(settings: Settings) -> Secret | None:
+    """The access token to send instead of the API key: CROSSDECK_ACCESS_TOKEN, else the first
+    line of `[service] access_token_file` (`--access-token-file`), else None. Never a flag's
+    value: a token on a command line is readable by every process of the machine."""
+    import os
+
+    given = os.environ.get(ACCESS_TOKEN_ENV, "").strip()
+    if given:
+        return Secret(given)
+    path = settings.service.access_token_file
+    if path is None:
+        return None
+    try:
+        text = path.expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise NoSecretError(
+            f"the access token file {str(path)!r} cannot be read: {exc.__class__.__name__}",
+            hint="mint a token and write it to that file, or drop --access-token-file and use "
+            "an API key: crossdeck apikey set",
+        ) from None
+    token = text.splitlines()[0].strip() if text.strip() else ""
+    if not token:
+        raise NoSecretError(
+            f"the access token file {str(path)!r} is empty",
+            hint="write the token on its first line, or use an API key: crossdeck apikey set",
+        )
+    return Secret(token)
+
+
 def keystore_file(settings: Settings) -> tuple[Path, str]:
     """The keystore the signer settings name, and the option that named it."""
     from crossdeck.wallet.foundry_keystore import account_path

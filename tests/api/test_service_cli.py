@@ -29,6 +29,8 @@ def world(server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("CROSSDECK_CONFIG", str(config))
     for name in ("CROSSDECK_PROFILE", "CROSSDECK_WORLD", "CROSSDECK_SERVICE__URL"):
         monkeypatch.delenv(name, raising=False)
+    # the scripted answers here are /quote/v2's (tests/api/test_quote_v3.py has v3's)
+    monkeypatch.setenv("CROSSDECK_SERVICE__QUOTE_API", "v2")
     return write_world(tmp_path / "world.json", server.url)
 
 

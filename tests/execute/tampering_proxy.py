@@ -3,7 +3,7 @@ wallet and an honest one) can do to a user, one tampering at a time.
 
 It forwards every request to the world's real service unchanged, except that a successful
 `POST /quote/v2` answer goes through `tamper` (a function that edits the quote's JSON in place)
-before the client sees it. It runs in a thread of its own (a threading HTTP server on
+before the client sees it; a `POST /quote/v3` answer too, seen as a v2 one (`v3_view`). It runs in a thread of its own (a threading HTTP server on
 127.0.0.1, port 0), so a CLI run in this process, with its own event loop, can go through it.
 """
 
@@ -16,9 +16,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
+from v3_view import tamper_v3
 
 Tamper = Callable[[dict[str, Any]], None]
-_FORWARDED_HEADERS = ("x-api-key", "content-type")
+_FORWARDED_HEADERS = ("x-api-key", "authorization", "content-type")
+_QUOTES = ("/quote/v2", "/quote/v3")
 
 
 class TamperingProxy:
@@ -26,7 +28,8 @@ class TamperingProxy:
         self.upstream = upstream.rstrip("/")
         self.tamper: Tamper | None = None
         self.tampered = 0  # quotes altered so far
-        self.quote_bodies: list[Any] = []  # each POST /quote/v2 body, as the client sent it
+        self.quote_bodies: list[Any] = []  # each quote body, as the client sent it
+        self.quote_paths: list[str] = []  # the quote endpoint of each
         self._http = httpx.Client(timeout=30)
         proxy = self
 
@@ -63,11 +66,15 @@ class TamperingProxy:
         )
         content = answer.content
         path = handler.path.split("?")[0]
-        if path == "/quote/v2" and method == "POST" and body:
+        if path in _QUOTES and method == "POST" and body:
             self.quote_bodies.append(json.loads(body))
-        if path == "/quote/v2" and answer.status_code == 200 and self.tamper is not None:
+            self.quote_paths.append(path)
+        if path in _QUOTES and answer.status_code == 200 and self.tamper is not None:
             quote = answer.json()
-            self.tamper(quote)
+            if path == "/quote/v3":
+                quote = tamper_v3(quote, self.tamper)
+            else:
+                self.tamper(quote)
             self.tampered += 1
             content = json.dumps(quote).encode()
         handler.send_response(answer.status_code)

@@ -20,23 +20,32 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from crossdeck import __version__
+from crossdeck.api.answers import describe_transport_error, error_code, error_from, malformed
 from crossdeck.api.endpoints import endpoint_problem
 from crossdeck.api.errors import (
     HistoryNeedsApiKey,
     MalformedResponseError,
-    RateLimitedError,
     ServiceConnectionError,
     ServiceError,
-    ServiceUnavailableError,
     preview,
 )
 from crossdeck.api.pages import follow_pages
+from crossdeck.api.quote_api import (
+    V3_PATH,
+    Credential,
+    Deprecation,
+    QuoteApi,
+    quote_error,
+    quote_path,
+    read_deprecation,
+    v3_needs_credential,
+)
 from crossdeck.api.requests_versions import V3Unsupported, v3_not_offered, v3_params
 from crossdeck.base.errors import InputError
 from crossdeck.base.secret import Secret
 from crossdeck.base.tls import client_context
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
-from crossdeck.models.errors import ErrorBody, error_summary
+from crossdeck.models.errors import error_summary
 from crossdeck.retry import (
     IDEMPOTENT,
     NOT_ACTED_ONLY,
@@ -45,7 +54,6 @@ from crossdeck.retry import (
     RetryEngine,
     RetryPolicy,
     Route,
-    parse_retry_after,
 )
 
 if TYPE_CHECKING:
@@ -82,6 +90,7 @@ MAX_PAGE_LIMIT = 50
 RESEND_RULES = ResendRules(
     Route("GET", None, IDEMPOTENT),
     Route("POST", "/quote/v2", IDEMPOTENT),
+    Route("POST", "/quote/v3", IDEMPOTENT),
     Route("POST", "/transactions/index", IDEMPOTENT),  # telling the service twice is harmless
     Route("POST", None, NOT_ACTED_ONLY),
 )
@@ -106,6 +115,8 @@ class ServiceClient:
         base_url: str,
         *,
         api_key: Secret | str | None = None,
+        access_token: Secret | None = None,
+        quote_api: QuoteApi = "auto",
         timeout: float | httpx.Timeout = 20.0,
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -115,6 +126,12 @@ class ServiceClient:
         if isinstance(api_key, str):
             api_key = Secret(api_key) if api_key else None
         self._api_key: Secret | None = api_key
+        # what authenticates every request (a token, when given, instead of the key)
+        self.credential = Credential(api_key, access_token)
+        self.quote_api: QuoteApi = quote_api
+        # what retiring endpoints said about their end, by "METHOD /path" (shown by the UIs)
+        self.deprecations: dict[str, Deprecation] = {}
+        self._natives: dict[int, dict[str, Any] | None] = {}  # /chains' native, by chain
         self.retry = retry or RetryPolicy()
         # why request listings go to /requests/v2 (None while v3 serves them)
         self.listing_fallback: str | None = None
@@ -129,7 +146,8 @@ class ServiceClient:
 
     def __repr__(self) -> str:
         key = "'**********'" if self._api_key else "None"
-        return f"ServiceClient({self.base_url!r}, api_key={key})"
+        token = ", access_token='**********'" if self.credential.access_token else ""
+        return f"ServiceClient({self.base_url!r}, api_key={key}{token})"
 
     @property
     def has_api_key(self) -> bool:
@@ -146,13 +164,55 @@ class ServiceClient:
 
     # -- endpoints -------------------------------------------------------------------------
 
+    @property
+    def quote_endpoint(self) -> str:
+        """The quote path this client asks (`quote_api.quote_path`)."""
+        return quote_path(self.quote_api, self.credential)
+
     async def quote(self, body: QuoteRequest | dict[str, Any]) -> Quote:
-        """POST /quote/v2. A dict body is validated as a `QuoteRequest` first."""
-        from crossdeck.models.quote import Quote
+        """POST /quote/v3 or /quote/v2 (`quote_endpoint`), either answer read into the one
+        `Quote` model (`models.quote_v3.read_quote`). A dict body is validated as a
+        `QuoteRequest` first. A credential problem is a `CredentialRefused` or
+        `QuoteNeedsCredential` (exit 6), never retried."""
         from crossdeck.models.quote_request import QuoteRequest
+        from crossdeck.models.quote_v3 import read_quote
 
         request = body if isinstance(body, QuoteRequest) else QuoteRequest.from_body(body)
-        return await self._read("POST", "/quote/v2", Quote, json_body=request.to_body())
+        path = self.quote_endpoint
+        if path == V3_PATH and not self.credential.present:
+            raise v3_needs_credential()
+
+        def read(response: httpx.Response) -> Quote:
+            data = self._object(response)
+            try:
+                return read_quote(data)
+            except ValidationError as exc:
+                raise malformed(
+                    response, f"the answer does not fit Quote: {error_summary(exc)}"
+                ) from exc
+
+        try:
+            quote = await self._call("POST", path, read, json_body=request.to_body())
+        except ServiceError as exc:
+            raise quote_error(exc, path, self.credential) from exc
+        return await self._with_origin_gas(quote)
+
+    async def _with_origin_gas(self, quote: Quote) -> Quote:
+        """v3 sends no origin gas fee: it is worked out of the quote's own transactions, in
+        the native currency /chains names for that chain (`quote_v3.with_origin_gas`)."""
+        from crossdeck.models.quote_v3 import origin_gas_units, with_origin_gas
+
+        found = None if quote.fees and quote.fees.gas else origin_gas_units(quote)
+        if found is None:
+            return quote
+        if found[0] not in self._natives:  # one /chains read per chain and client
+            try:
+                chain = (await self.chains()).by_id(found[0])
+            except ServiceError as exc:  # the line is then shown without its symbol
+                log.info("no /chains for the origin gas currency: %s", exc)
+                chain = None
+            self._natives[found[0]] = chain.currency.to_wire() if chain and chain.currency else None
+        return with_origin_gas(quote, self._natives[found[0]])
 
     async def requests(self, query: RequestsQuery | None = None) -> RequestsPage:
         """GET /requests/v2: one page of request history."""
@@ -293,7 +353,7 @@ class ServiceClient:
                 data = None
             price = data.get("price") if isinstance(data, dict) else None
             if not isinstance(price, Decimal) or not price.is_finite() or price < 0:
-                raise _malformed(
+                raise malformed(
                     response, f"expected {{price: <USD number>}}, got {preview(response.content)!r}"
                 )
             return price
@@ -343,7 +403,23 @@ class ServiceClient:
         return await self._call(method, path, read, params=params, json_body=json_body)
 
     def _headers(self) -> dict[str, str]:
-        return {"x-api-key": self._api_key.get_secret_value()} if self._api_key else {}
+        return self.credential.headers()
+
+    def _note_deprecation(self, response: httpx.Response) -> None:
+        """Remember what a retiring endpoint said (headers, else its `deprecation` body)."""
+        headers = response.headers
+        if "deprecation" not in headers and "sunset" not in headers:
+            if b'"deprecation"' not in response.content[:100_000]:
+                return
+            try:
+                body = json.loads(response.content)
+            except ValueError:
+                return
+        else:
+            body = None
+        notice = read_deprecation(response, body)
+        if notice is not None:
+            self.deprecations[notice.endpoint] = notice
 
     async def _call(
         self,
@@ -364,8 +440,9 @@ class ServiceClient:
             )
 
         def answer(response: httpx.Response) -> T:
+            self._note_deprecation(response)
             if not response.is_success:
-                raise _error_from(response, method, where)
+                raise error_from(response, method, where)
             return read(response)
 
         try:
@@ -373,7 +450,7 @@ class ServiceClient:
         except NoAnswer as exc:
             raise ServiceConnectionError(
                 f"{method} {where}: no answer from the service at {self.base_url} "
-                f"({_describe_transport_error(exc.error)}) after {exc.attempts} attempt(s)",
+                f"({describe_transport_error(exc.error)}) after {exc.attempts} attempt(s)",
                 url=self.base_url,
                 attempts=exc.attempts,
                 may_have_acted=exc.may_have_acted,
@@ -423,7 +500,7 @@ class ServiceClient:
         try:
             return json.loads(raw)
         except ValueError as exc:
-            raise _malformed(
+            raise malformed(
                 response,
                 f"answered HTTP {response.status_code} with a body that is not JSON: "
                 f"{preview(raw)!r}",
@@ -434,30 +511,20 @@ class ServiceClient:
         if data is None:
             return {}
         if not isinstance(data, dict):
-            raise _malformed(response, f"expected a JSON object, got {type(data).__name__}")
+            raise malformed(response, f"expected a JSON object, got {type(data).__name__}")
         return data
 
     def _model(self, response: httpx.Response, model: type[M]) -> M:
         data = self._json(response)
         if not isinstance(data, dict):
             got = "an empty body" if data is None else type(data).__name__
-            raise _malformed(response, f"expected a JSON object for {model.__name__}, got {got}")
+            raise malformed(response, f"expected a JSON object for {model.__name__}, got {got}")
         try:
             return model.model_validate(data)
         except ValidationError as exc:
-            raise _malformed(
+            raise malformed(
                 response, f"the answer does not fit {model.__name__}: {error_summary(exc)}"
             ) from exc
-
-
-def _malformed(response: httpx.Response, message: str) -> MalformedResponseError:
-    return MalformedResponseError(
-        message,
-        status=response.status_code,
-        raw_body=response.content,
-        method=response.request.method,
-        path=response.request.url.path,
-    )
 
 
 def _checked_limit(params: dict[str, str]) -> dict[str, str]:
@@ -477,58 +544,4 @@ def _request_id(request_id: str) -> str:
     return request_id
 
 
-def _describe_transport_error(exc: httpx.RequestError) -> str:
-    if isinstance(exc, httpx.TimeoutException):
-        return f"timed out: {type(exc).__name__}"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _error_body(response: httpx.Response) -> ErrorBody | None:
-    """The `{message, errorCode, errorData}` of a non-2xx answer, None when it has none."""
-    raw = response.content
-    try:
-        data = json.loads(raw) if raw.strip() else None
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    try:
-        return ErrorBody.model_validate(data)
-    except ValidationError:
-        return None
-
-
-def _error_code(response: httpx.Response) -> str | None:
-    body = _error_body(response)
-    return body.error_code if body is not None else None
-
-
-def _error_from(response: httpx.Response, method: str, path: str) -> ServiceError:
-    """The `ServiceError` for a non-2xx answer, from its `{message, errorCode, errorData}`."""
-    raw = response.content
-    status = response.status_code
-    body = _error_body(response)
-    message = body.message_text if body else None
-    if message is None:
-        message = f"{response.reason_phrase or 'error'}" + (f": {preview(raw)}" if raw else "")
-    kwargs: dict[str, Any] = {
-        "status": status,
-        "error_code": body.error_code if body else None,
-        "error_data": body.error_data if body else None,
-        "raw_body": raw,
-        "method": method,
-        "path": path,
-    }
-    if status == 429:
-        return RateLimitedError(
-            message,
-            retry_after=parse_retry_after(response.headers.get("retry-after")),
-            **kwargs,
-        )
-    if status == 503 or kwargs["error_code"] == "SERVICE_UNAVAILABLE":
-        return ServiceUnavailableError(message, **kwargs)
-    return ServiceError(message, **kwargs)
-
-
-_ENGINE = RetryEngine(RESEND_RULES, unreadable=(MalformedResponseError,), error_code=_error_code)
+_ENGINE = RetryEngine(RESEND_RULES, unreadable=(MalformedResponseError,), error_code=error_code)

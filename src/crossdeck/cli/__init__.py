@@ -8,6 +8,7 @@ summary; a module is imported only when one of its commands runs or shows its ow
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,12 @@ class CliContext:
     envvar="CROSSDECK_WORLD",
     help="Talk to the demo world described by this file (see `sim serve --world-file`).",
 )
+@click.option(
+    "--access-token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Send the access token on this file's first line (Authorization: Bearer) instead of "
+    "the API key; or put the token in CROSSDECK_ACCESS_TOKEN. Never the token itself here.",
+)
 @signer_options
 @click.version_option(__version__, prog_name="crossdeck")
 @click.pass_context
@@ -112,6 +119,7 @@ def main(
     profile: str | None,
     json_: bool,
     world: Path | None,
+    access_token_file: Path | None,
     **signer: Any,
 ) -> None:
     """crossdeck: a keyboard-first terminal companion for cross-chain transfers.
@@ -120,6 +128,8 @@ def main(
     the profile's keyring key by default, or --account / --keystore (with --password-file or a
     prompt), --browser, or --from for a read-only address.
     """
+    if access_token_file is not None:  # a setting every command's settings then read
+        os.environ["CROSSDECK_SERVICE__ACCESS_TOKEN_FILE"] = str(access_token_file)
     ctx.obj = CliContext(profile=profile, json=json_, world=world, signer=chosen_signer(**signer))
     if ctx.invoked_subcommand is None:
         from crossdeck.cli.app_launch import launch_app

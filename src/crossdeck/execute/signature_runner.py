@@ -20,6 +20,7 @@ from crossdeck.execute.guards import NONCE_MAPPING, require
 from crossdeck.execute.items import Item, ItemRunner, Prepared, Run
 from crossdeck.execute.journal import ItemRecord
 from crossdeck.models import Step
+from crossdeck.models.quote_v3 import read_steps
 from crossdeck.wallet.signer import recover_eip191, recover_typed_data
 
 ALREADY_MAPPED = "NONCE_ALREADY_MAPPED"
@@ -142,7 +143,8 @@ class SignatureRunner(ItemRunner):
         extra = response.get("steps") if isinstance(response, dict) else None
         if not isinstance(extra, list) or not extra:
             return ()
-        steps = [Step.from_wire(s) for s in extra if isinstance(s, dict)]
+        # either shape: /execute/permits/v2 answers with v3's flat steps (the one reader)
+        steps = read_steps([s for s in extra if isinstance(s, dict)], run.request_id)
         run.quote.steps.extend(steps)
         self.journal.update_quote(run.request_id, run.quote.to_wire())
         return tuple(steps)

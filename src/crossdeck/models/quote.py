@@ -21,6 +21,8 @@ class Fees(LenientWireModel):
     relayer_service: CurrencyAmount | None = None
     app: CurrencyAmount | None = None
     subsidized: CurrencyAmount | None = None
+    # /quote/v3 only (its /requests/v3 layout has a swap component; v2 had none)
+    swap: CurrencyAmount | None = None
 
 
 class SponsorshipComponent(WireModel):
@@ -138,6 +140,8 @@ class Quote(WireModel):
     fee_sponsorship: FeeSponsorship | None = None
     details: Details | None = None
     protocol: Protocol | None = None
+    # a /quote/v3 answer's fees as sent (`fees` holds them read as v2's members; see quote_v3)
+    fees_v3: dict[str, Any] | None = None
 
     @property
     def request_id(self) -> str | None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import json
 import logging
 import shutil
@@ -156,10 +157,12 @@ class World:
         host: str = "127.0.0.1",
         rate_limits: tuple[int, int] | None = None,
         requests_v2: bool = True,
+        quote_v2_retired: bool = False,
     ) -> None:
         """`webhooks` maps an API key to its endpoint URL, `webhook_headers` an API key to
         extra headers; `rate_limits` is (anonymous, keyed) requests per minute; without
-        `requests_v2` the v2 listing answers 410, retired, as the public one is."""
+        `requests_v2` the v2 listing answers 410, retired, as the public one is; with
+        `quote_v2_retired` POST /quote/v2 and /execute/permits answer 410 (from 2027-02-23)."""
         if brand not in BRANDS:
             raise ValueError(f"brand must be one of {', '.join(BRANDS)}; got {brand!r}")
         if speed < 0:
@@ -170,6 +173,7 @@ class World:
         self.host = host
         self.rate_limits = rate_limits
         self.requests_v2 = requests_v2
+        self.quote_v2_retired = quote_v2_retired
         self._webhooks = dict(webhooks or {})
         strangers = set(self._webhooks) - set(API_KEYS.values())
         if strangers:  # the keys themselves are secrets: only their number is logged
@@ -379,13 +383,16 @@ class World:
             others=self._non_evm_chains(),
         )
         quotes = QuoteEngine(self.state, directory, self.brand)
-        config = ServiceConfig(brand=self.brand, requests_v2=self.requests_v2)
+        config = ServiceConfig(
+            brand=self.brand,
+            requests_v2=self.requests_v2,
+            quote_v2_retired=self.quote_v2_retired,
+        )
         if self.rate_limits is not None:
-            config = ServiceConfig(
-                brand=self.brand,
+            config = dataclasses.replace(
+                config,
                 anonymous_per_minute=self.rate_limits[0],
                 keyed_per_minute=self.rate_limits[1],
-                requests_v2=self.requests_v2,
             )
         self.service_url = await self._serve(make_service_app(self.state, quotes, config))
         self.venue_url = await self._serve(make_venue_app(self.ledger, self.brand))

@@ -122,6 +122,12 @@ def sim() -> None:
     help="Answer GET /requests/v2; off: it answers 410, retired, as the public one is since "
     "2026-11-24 (history then needs an API key for /requests/v3).",
 )
+@click.option(
+    "--retire-quote-v2",
+    is_flag=True,
+    help="Answer POST /quote/v2 and /execute/permits with 410, retired, as the public ones "
+    "will from 2027-02-23 (quotes then need an API key for /quote/v3).",
+)
 @handles_errors
 def serve(
     host: str,
@@ -134,6 +140,7 @@ def serve(
     webhook_config: Path | None,
     world_file: Path | None,
     requests_v2: bool,
+    retire_quote_v2: bool,
 ) -> None:
     """Run the demo world until SIGINT/SIGTERM; print its JSON line on stdout."""
     stop = threading.Event()
@@ -145,7 +152,15 @@ def serve(
     )
     endpoints, headers = _webhooks(webhooks, webhook_headers, webhook_config)
     world = _make_world(
-        chain_backend, state_dir, speed, brand, host, endpoints, headers, requests_v2=requests_v2
+        chain_backend,
+        state_dir,
+        speed,
+        brand,
+        host,
+        endpoints,
+        headers,
+        requests_v2=requests_v2,
+        quote_v2_retired=retire_quote_v2,
     )
     try:
         info = _start(world)
@@ -376,6 +391,7 @@ def _make_world(
     headers: dict[str, dict[str, str]],
     *,
     requests_v2: bool = True,
+    quote_v2_retired: bool = False,
 ) -> World:
     from crossdeck.sim.world import World
 
@@ -388,6 +404,7 @@ def _make_world(
         brand=brand,
         host=host,
         requests_v2=requests_v2,
+        quote_v2_retired=quote_v2_retired,
     )
 
 

@@ -2,7 +2,14 @@
 
 Routes (bodies JSON; errors ``{"message", "errorCode", "errorData"?}``):
 
-- ``POST /quote/v2`` — quote (4.1), stores a ``waiting`` request;
+- ``POST /quote/v2`` — quote (4.1), stores a ``waiting`` request; deprecated (Deprecation /
+  Sunset / Link headers on every answer), retired (410) with
+  ``ServiceConfig.quote_v2_retired``;
+- ``POST /quote/v3`` — the same quote in the current shape (``quote_v3``: flat steps, v3 fees,
+  a top-level requestId); needs an x-api-key or an ``Authorization: Bearer`` access token
+  (401 UNAUTHORIZED_QUOTE without, or with both);
+- ``POST /access-tokens`` — a 15-minute bearer token for the x-api-key sent;
+- ``POST /execute/permits/v2?signature=`` — /execute/permits with flat steps in its answer;
 - ``POST /authorize?signature=`` — venue nonce mapping (4.4);
 - ``GET /requests/v2`` — history (4.2), opaque ``continuation`` cursor; every answer carries
   the public service's deprecation signals (``deprecation`` object, Deprecation/Sunset/Link);
@@ -18,6 +25,7 @@ Routes (bodies JSON; errors ``{"message", "errorCode", "errorData"?}``):
   the service lists, a JSON number as the public endpoint answers (400 for any other);
 - ``POST /transactions/index`` {txHash, chainId} — tells the solver about a deposit early;
 - ``POST /execute/permits?signature=`` — EIP-3009 permit deposit, request -> ``depositing``;
+  deprecated and retirable like /quote/v2;
 - ``POST /_sim/faults`` {kind, count, path?, delay?} — DEMO ONLY: arms ``state.faults``.
 
 Every route except ``/_sim/*`` is rate limited per caller (x-api-key name, else remote
@@ -51,6 +59,15 @@ from crossdeck.sim.service.history import (
 )
 from crossdeck.sim.service.money import MICRO_USD
 from crossdeck.sim.service.nonevm import SOLANA_CHAIN_ID
+from crossdeck.sim.service.quote_v3 import (
+    SUCCESSORS,
+    AccessTokens,
+    deprecation_headers,
+    retired,
+    v3_answer,
+    v3_fees,
+    v3_permit_answer,
+)
 from crossdeck.sim.service.quotes import QuoteEngine
 from crossdeck.sim.service.ratelimit import RateLimiter
 from crossdeck.sim.service.records import history_record, status_v1, status_v3
@@ -72,6 +89,8 @@ class ServiceConfig:
     requests_v3: bool = True  # GET /requests/v3; off: only the deprecated v2 listing exists
     requests_v2: bool = True  # GET /requests/v2; off: retired (410), as the public one is since
     # 2026-11-24, so a caller without an API key (which v3 needs) has no listing at all
+    quote_v2_retired: bool = False  # POST /quote/v2 and /execute/permits answer 410, as the
+    # public ones will from 2027-02-23 (`sim serve --retire-quote-v2`)
 
 
 _STATE = web.AppKey("service_state", ServiceState)
@@ -79,6 +98,7 @@ _QUOTES = web.AppKey("service_quotes", QuoteEngine)
 _CONFIG = web.AppKey("service_config", ServiceConfig)
 _LIMITER = web.AppKey("service_limiter", RateLimiter)
 _PERMITS = web.AppKey("service_permits", PermitSubmitter)
+_TOKENS = web.AppKey("service_access_tokens", AccessTokens)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -106,6 +126,15 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 
 @web.middleware
+async def _deprecated(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every answer of a retiring endpoint, errors too, carries its deprecation signals."""
+    response = await handler(request)
+    if request.path.rstrip("/") in SUCCESSORS:
+        response.headers.update(deprecation_headers(request.path.rstrip("/")))
+    return response
+
+
+@web.middleware
 async def _faults(request: web.Request, handler: Handler) -> web.StreamResponse:
     fault = request.app[_STATE].faults.take(request.path)
     if fault is None:
@@ -124,14 +153,30 @@ async def _faults(request: web.Request, handler: Handler) -> web.StreamResponse:
     return web.Response(status=200, text='{"steps": [', content_type="application/json")
 
 
+def _bearer(request: web.Request) -> str | None:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
 def _caller(request: web.Request) -> str | None:
-    """The name of the caller's API key; None when anonymous. Unknown keys are refused."""
+    """The name of the caller's API key (sent, or behind its access token); None when
+    anonymous. Unknown keys and tokens are refused, and so is a request with both (on
+    /quote/v3 as UNAUTHORIZED_QUOTE, its one code for a credential it does not take)."""
+    code = "UNAUTHORIZED_QUOTE" if request.path.rstrip("/") == "/quote/v3" else "UNAUTHORIZED"
     secret = request.headers.get("x-api-key")
+    token = _bearer(request)
+    if secret and token:
+        raise ServiceError(401, code, "send an x-api-key or an access token, not both")
+    if token:
+        name = request.app[_TOKENS].name_for(token)
+        if name is None:
+            raise ServiceError(401, code, "the access token is unknown or expired")
+        return name
     if secret is None or secret == "":
         return None
     name = request.app[_STATE].api_keys.name_for(secret)
     if name is None:
-        raise ServiceError(401, "UNAUTHORIZED", "the x-api-key header holds an unknown key")
+        raise ServiceError(401, code, "the x-api-key header holds an unknown key")
     return name
 
 
@@ -165,9 +210,57 @@ async def _json_body(request: web.Request) -> Any:
 
 
 async def _quote(request: web.Request) -> web.Response:
+    if request.app[_CONFIG].quote_v2_retired:
+        raise retired("/quote/v2")
     body = await _json_body(request)
     result = await request.app[_QUOTES].quote(body, api_key_name=_caller(request))
+    # the headers only: whether /quote/v2 bodies carry a `deprecation` object is not known
+    # (the recorded answers have none), so the world adds none; the client reads either
     return web.json_response(result)
+
+
+async def _quote_v3(request: web.Request) -> web.Response:
+    caller = _caller(request)
+    if caller is None:
+        raise ServiceError(
+            401,
+            "UNAUTHORIZED_QUOTE",
+            "POST /quote/v3 requires an x-api-key header or an access token",
+        )
+    body = await _json_body(request)
+    quotes = request.app[_QUOTES]
+    v2 = await quotes.quote(body, api_key_name=caller)
+    request_id = next(s["requestId"] for s in v2["steps"] if s.get("requestId"))
+    record = request.app[_STATE].find(request_id)
+    assert record is not None
+    currency = quotes.directory.currency(record.origin_chain_id, record.origin_currency)
+    assert currency is not None
+    fees = v2.get("fees") or {}
+
+    def units(name: str) -> int:
+        return int((fees.get(name) or {}).get("amount", 0))
+
+    app_units = units("app")
+    components = {
+        "swap": max(record.fees.get("price", 0) - app_units, 0),
+        "execution": record.fees.get("gas", 0),
+        "platform": record.fees.get("fixed", 0),
+        "app": app_units,
+        "sponsored": units("subsidized"),
+    }
+    deposit = None
+    if record.deposit_address is not None:
+        given = record.deposit_address
+        deposit = {"address": given.address, "type": given.type, "depositor": given.depositor}
+    return web.json_response(v3_answer(v2, request_id, v3_fees(components, currency), deposit))
+
+
+async def _access_tokens(request: web.Request) -> web.Response:
+    if _bearer(request) is not None or not request.headers.get("x-api-key"):
+        raise ServiceError(401, "UNAUTHORIZED", "an access token is minted with an x-api-key")
+    name = _caller(request)
+    assert name is not None
+    return web.json_response(request.app[_TOKENS].mint(name), headers={"Cache-Control": "no-store"})
 
 
 async def _authorize(request: web.Request) -> web.Response:
@@ -179,9 +272,17 @@ async def _authorize(request: web.Request) -> web.Response:
 
 
 async def _permits(request: web.Request) -> web.Response:
+    if request.app[_CONFIG].quote_v2_retired:
+        raise retired("/execute/permits")
     body = await _json_body(request)
     result = await request.app[_PERMITS].submit(body, request.query.get("signature"))
     return web.json_response(result)
+
+
+async def _permits_v2(request: web.Request) -> web.Response:
+    body = await _json_body(request)
+    result = await request.app[_PERMITS].submit(body, request.query.get("signature"))
+    return web.json_response(v3_permit_answer(result))
 
 
 async def _requests(request: web.Request) -> web.Response:
@@ -461,7 +562,7 @@ def make_service_app(
     state: ServiceState, quotes: QuoteEngine, config: ServiceConfig | None = None
 ) -> web.Application:
     config = config or ServiceConfig()
-    app = web.Application(middlewares=[_errors, _faults, _rate_limit])
+    app = web.Application(middlewares=[_deprecated, _errors, _faults, _rate_limit])
     app[_STATE] = state
     app[_QUOTES] = quotes
     app[_CONFIG] = config
@@ -470,7 +571,11 @@ def make_service_app(
         keyed_per_minute=config.keyed_per_minute,
     )
     app[_PERMITS] = PermitSubmitter(state, quotes.directory)
+    app[_TOKENS] = AccessTokens()
     app.router.add_post("/quote/v2", _quote)
+    app.router.add_post("/quote/v3", _quote_v3)
+    app.router.add_post("/access-tokens", _access_tokens)
+    app.router.add_post("/execute/permits/v2", _permits_v2)
     app.router.add_post("/authorize", _authorize)
     app.router.add_get("/requests/v2", _requests)
     if config.requests_v3:
