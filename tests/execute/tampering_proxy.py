@@ -3,8 +3,9 @@ wallet and an honest one) can do to a user, one tampering at a time.
 
 It forwards every request to the world's real service unchanged, except that a successful
 `POST /quote/v2` answer goes through `tamper` (a function that edits the quote's JSON in place)
-before the client sees it; a `POST /quote/v3` answer too, seen as a v2 one (`v3_view`). It runs in a thread of its own (a threading HTTP server on
-127.0.0.1, port 0), so a CLI run in this process, with its own event loop, can go through it.
+before the client sees it; a `POST /quote/v3` answer too, seen as a v2 one (`v3_view`). It runs
+in a thread of its own (a threading HTTP server on 127.0.0.1, port 0), so a CLI run in this
+process, with its own event loop, can go through it.
 """
 
 from __future__ import annotations
