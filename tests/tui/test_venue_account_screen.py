@@ -1,0 +1,112 @@
+"""The Venue screen's account against the world, as a fresh trader of its own: the mode and the
+same lines `crossdeck venue balance` prints, the withdrawal's Max (all of the book less the
+first-send fee), and the transfer form: Review holds the transfer through the venue-action
+guards and shows it in words, Sign moves the books, and a send to another address is shown as
+leaving the account."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from eth_account import Account
+from textual.widgets import Button, Input, Static
+from tui_support import make_app, wait_until
+
+from crossdeck.base.secret import Secret
+from crossdeck.config import load_settings
+from crossdeck.sim.venue import PERPS_USDC_ADDRESS, SPOT_USDC_TOKEN_ID, USDC_DECIMALS
+from crossdeck.tui.services import Secrets
+from crossdeck.venue.account_words import account_lines
+
+UNIT = 10**USDC_DECIMALS
+
+
+def _trader_app(world: Any, directory: Path, usdc: int, mode: str | None = None) -> Any:
+    account = Account.create()
+    world.ledger.credit(account.address, PERPS_USDC_ADDRESS, usdc * UNIT)
+    if mode:
+        world.ledger.set_mode(account.address, mode)
+    info = dict(world.info)
+    info["wallet"] = {"address": account.address, "private_key": account.key.hex()}
+    path = directory / "trader.json"
+    path.write_text(json.dumps(info))
+    settings = load_settings(None, path)
+    secrets = Secrets(Secret(world.api_key), account.address)
+    return account, make_app(
+        world, directory, settings=settings, secrets=secrets, start_mode="venue"
+    )
+
+
+def _text(app: Any, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+async def test_a_unified_account_on_the_screen_and_its_max(world: Any, tui_dir: Path) -> None:
+    _, app = _trader_app(world, tui_dir, 30, mode="unifiedAccount")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.data.get("account"), what="the account")
+        shown = _text(app, "#venue-account")
+        for line in account_lines(app.screen.data["account"]):
+            assert line.strip() in shown  # the same lines as `venue balance`
+        assert "account mode  unified (unifiedAccount)" in shown
+        assert "withdrawable  30.0 USDC from spot" in shown
+        # the withdraw form leaves from spot, and Max leaves the first-send fee
+        assert app.screen.query_one("#wd-venue-currency").selection == SPOT_USDC_TOKEN_ID
+        app.screen.query_one("#wd-max", Button).press()
+        await wait_until(
+            pilot, lambda: app.screen.query_one("#wd-amount", Input).value == "29.0", what="Max"
+        )
+
+
+async def test_the_transfer_form_reviews_then_signs(world: Any, tui_dir: Path) -> None:
+    account, app = _trader_app(world, tui_dir, 25)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.data.get("account"), what="the account")
+        screen = app.screen
+        screen.query_one("#tr-amount", Input).value = "10"
+        sign = screen.query_one("#tr-sign", Button)
+        assert sign.disabled  # nothing to sign before a review
+        screen.query_one("#tr-go", Button).press()
+        await wait_until(pilot, lambda: not sign.disabled, what="the review")
+        review = _text(app, "#tr-review")
+        assert "move 10.0 USDC from your perps to spot" in review
+        assert "fee: none (a move between your own books)" in review and "6 guards passed" in review
+        # a change after the review asks for another
+        screen.query_one("#tr-amount", Input).value = "11"
+        sign.press()
+        await wait_until(pilot, lambda: "Review again" in _text(app, "#tr-review"), what="stale")
+        assert world.ledger.balance(account.address, SPOT_USDC_TOKEN_ID) == 0
+        screen.query_one("#tr-amount", Input).value = "10"
+        screen.query_one("#tr-go", Button).press()
+        await wait_until(pilot, lambda: not sign.disabled, what="the review again")
+        sign.press()
+        await wait_until(
+            pilot, lambda: "venue accepted" in _text(app, "#tr-review"), what="the transfer"
+        )
+        assert world.ledger.balance(account.address, SPOT_USDC_TOKEN_ID) == 10 * UNIT
+        assert world.ledger.balance(account.address, PERPS_USDC_ADDRESS) == 15 * UNIT
+
+
+async def test_a_send_elsewhere_is_shown_as_leaving_and_a_bad_amount_refused(
+    world: Any, tui_dir: Path
+) -> None:
+    account, app = _trader_app(world, tui_dir, 5)
+    other = Account.create().address
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.data.get("account"), what="the account")
+        screen = app.screen
+        screen.query_one("#tr-to").value = "perps"
+        screen.query_one("#tr-amount", Input).value = "2"
+        screen.query_one("#tr-address", Input).value = other
+        screen.query_one("#tr-go", Button).press()
+        await wait_until(pilot, lambda: "LEAVES" in _text(app, "#tr-review"), what="the review")
+        review = _text(app, "#tr-review")
+        assert f"THIS LEAVES YOUR ACCOUNT: {other} receives it" in review
+        assert "first-send fee: 1.0 USDC" in review
+        screen.query_one("#tr-amount", Input).value = "2.123456789"  # more than 8 decimals
+        screen.query_one("#tr-go", Button).press()
+        await wait_until(pilot, lambda: "refused" in _text(app, "#tr-review"), what="refusal")
+        assert screen.query_one("#tr-sign", Button).disabled
+        assert world.ledger.balance(account.address, PERPS_USDC_ADDRESS) == 5 * UNIT
