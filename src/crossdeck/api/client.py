@@ -370,6 +370,24 @@ class ServiceClient:
         body = {"txHash": tx_hash, "chainId": chain_id}
         return await self._call("POST", "/transactions/index", self._object, json_body=body)
 
+    async def reindex_deposit_address(
+        self,
+        chain_id: int,
+        deposit_address: str,
+        *,
+        target_chain_id: int | None = None,
+        currency: str | None = None,
+    ) -> dict[str, Any]:
+        """POST /transactions/deposit-address/reindex: have the service look at a deposit
+        address again (a currency or chain its monitor did not watch; `crossdeck recover`)."""
+        body: dict[str, Any] = {"chainId": chain_id, "depositAddress": deposit_address}
+        if target_chain_id is not None:
+            body["targetChainId"] = target_chain_id
+        if currency is not None:
+            body["currency"] = currency
+        path = "/transactions/deposit-address/reindex"
+        return await self._call("POST", path, self._object, json_body=body)
+
     async def index_solana_transaction(self, signature: str) -> dict[str, Any]:
         """POST /transactions/index for a Solana deposit: its base58 signature, and the chain
         id as a string (as the public SDK sends it)."""

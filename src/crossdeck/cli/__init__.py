@@ -54,6 +54,11 @@ COMMANDS = {
     "resume": LazyCommand(
         _MODULE + "execute", "Continue an interrupted run (default: the latest unfinished one)."
     ),
+    "recover": LazyCommand(
+        _MODULE + "recover",
+        "Say what the service offers for a request that went wrong (a deposit address paid "
+        "in another currency), and do it once confirmed.",
+    ),
     "sim": LazyCommand(
         _MODULE + "sim",
         "The local demo world: the service, the venue and two EVM chains on loopback.",

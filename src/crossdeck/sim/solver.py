@@ -172,6 +172,9 @@ class Solver:
         self._nodes = dict(chains)
         self._chains: dict[int, SolverChain] = {}
         self._seen: set[str] = set()
+        self._unnoticed: dict[tuple[int, str], list[Payment]] = {}
+        """Other currencies paid into open deposit addresses: the monitor watches only the
+        quoted one; POST /transactions/deposit-address/reindex brings them in (`reindex`)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._inbox: asyncio.Queue[SendAssetRecord] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -507,7 +510,9 @@ class Solver:
         except Exception:
             log.exception("payment %s could not be handled", payment.key)
 
-    def _accept(self, record: RequestRecord | None, payment: Payment) -> None:
+    def _accept(
+        self, record: RequestRecord | None, payment: Payment, *, reindexed: bool = False
+    ) -> None:
         """Classify one payment and start what it calls for. Synchronous on purpose: the
         decision (first deposit, duplicate, ...) is made before any other payment is seen."""
         if record is None:
@@ -519,6 +524,13 @@ class Solver:
             not record.in_txs or payment.tx.hash.lower() in hashes
         )
         open_address = record.deposit_address is not None and record.deposit_address.type == "open"
+        if open_address and first and payment.currency != origin_currency and not reindexed:
+            # as the public monitor: only the quoted currency is watched at an open address
+            assert record.deposit_address is not None
+            where = (payment.chain_id, record.deposit_address.address.lower())
+            self._unnoticed.setdefault(where, []).append(payment)
+            log.info("payment %s in another currency waits for a reindex", payment.key)
+            return
         if record.deposit_address is not None:
             self._job(self._sweep(record, payment), f"sweep {record.id}")
             if first:
@@ -776,6 +788,30 @@ class Solver:
         return sent.ok, sent.tx
 
     # ---- deposit addresses -------------------------------------------------------------
+
+    async def reindex(
+        self, chain_id: int, address: str, currency: str | None
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Look at a deposit address again (POST /transactions/deposit-address/reindex): what
+        arrived there in a currency the monitor did not watch is handled now (refunded to the
+        request's refundTo, failReason INCORRECT_DEPOSIT_CURRENCY). Returns the currencies it
+        triggered and how many were checked (native and USDC, or `currency` alone)."""
+        where = (chain_id, address.lower())
+        waiting = self._unnoticed.pop(where, [])
+        triggered, kept = [], []
+        for payment in waiting:
+            if currency is not None and payment.currency != currency.lower():
+                kept.append(payment)
+                continue
+            requests = self.state.by_deposit_address(address)
+            self._accept(requests[0] if requests else None, payment, reindexed=True)
+            symbol = "ETH" if is_native(payment.currency) else "USDC"
+            triggered.append(
+                {"currency": payment.currency, "symbol": symbol, "balance": str(payment.amount)}
+            )
+        if kept:
+            self._unnoticed[where] = kept
+        return triggered, 1 if currency is not None else 2
 
     async def _sweep(self, record: RequestRecord, payment: Payment) -> None:
         """Move what a deposit address received to the operator, so refunds and fills are paid

@@ -411,6 +411,7 @@ class World:
             bitcoin=self.bitcoin,
         )
         await self.engine.start(self._scanned())
+        self.state.reindexer = self.engine.reindex
         self.rpc = {cid: self.chains[cid].rpc_url for cid in CHAIN_IDS}
         assert self.solana is not None
         self.rpc[SOLANA_CHAIN_ID] = self.solana.rpc_url

@@ -24,6 +24,8 @@ Routes (bodies JSON; errors ``{"message", "errorCode", "errorData"?}``):
 - ``GET /currencies/token/price?address=&chainId=`` — {price}: the USD price of one currency
   the service lists, a JSON number as the public endpoint answers (400 for any other);
 - ``POST /transactions/index`` {txHash, chainId} — tells the solver about a deposit early;
+- ``POST /transactions/deposit-address/reindex`` — looks at a deposit address again
+  (``crossdeck.sim.service.reindex``);
 - ``POST /execute/permits?signature=`` — EIP-3009 permit deposit, request -> ``depositing``;
   deprecated and retirable like /quote/v2;
 - ``POST /_sim/faults`` {kind, count, path?, delay?} — DEMO ONLY: arms ``state.faults``.
@@ -71,6 +73,7 @@ from crossdeck.sim.service.quote_v3 import (
 from crossdeck.sim.service.quotes import QuoteEngine
 from crossdeck.sim.service.ratelimit import RateLimiter
 from crossdeck.sim.service.records import history_record, status_v1, status_v3
+from crossdeck.sim.service.reindex import reindex_deposit_address
 from crossdeck.sim.service.signed import BYTES32_RE, PermitSubmitter, authorize
 from crossdeck.sim.service.state import RequestRecord, ServiceState
 from crossdeck.sim.service.validation import DIGITS_RE
@@ -519,6 +522,10 @@ async def _token_price(request: web.Request) -> web.Response:
 SOLANA_SIGNATURE_RE = re.compile(r"^[1-9A-HJ-NP-Za-km-z]{64,88}$")
 
 
+async def _reindex(request: web.Request) -> web.Response:
+    return await reindex_deposit_address(request.app[_STATE], await _json_body(request))
+
+
 async def _index(request: web.Request) -> web.Response:
     body = await _json_body(request)
     if not isinstance(body, dict):
@@ -585,6 +592,7 @@ def make_service_app(
     app.router.add_get("/chains", _chains)
     app.router.add_get("/currencies/token/price", _token_price)
     app.router.add_post("/transactions/index", _index)
+    app.router.add_post("/transactions/deposit-address/reindex", _reindex)
     app.router.add_post("/execute/permits", _permits)
     if config.sim_routes:
         app.router.add_post("/_sim/faults", _sim_faults)

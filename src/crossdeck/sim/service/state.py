@@ -61,7 +61,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
@@ -106,6 +106,10 @@ TRANSITIONS: dict[Status, frozenset[Status]] = {
     Status.SUCCESS: frozenset(),
     Status.REFUND: frozenset(),
 }
+
+
+Reindexer = Callable[[int, str, str | None], Awaitable[tuple[list[dict[str, Any]], int]]]
+"""(chain id, deposit address, currency or None) -> (triggered currencies, currencies checked)."""
 
 
 class StateError(Exception):
@@ -430,6 +434,8 @@ class ServiceState:
         self._subscribers: list[Callable[[StatusChange], None]] = []
         self._index_subscribers: list[Callable[[int, str], None]] = []
         self._indexed: list[tuple[int, str]] = []
+        self.reindexer: Reindexer | None = None
+        """Who answers POST /transactions/deposit-address/reindex (the World's solver)."""
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
