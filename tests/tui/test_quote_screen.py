@@ -134,6 +134,12 @@ async def test_a_bad_field_is_named_and_focused(world: Any, tui_dir: Path) -> No
         assert title == "Quote failed" and "recipient" in message and severity == "warning"
         assert app.focused is app.screen.query_one("#recipient")
         assert app.quote_screen.quote is None
+        # the reason stays in the result pane after the toast is gone (issue 35 point 3)
+        app.clear_notifications()
+        await pilot.pause()
+        said = str(app.screen.query_one("#quote-status").render())
+        assert said.startswith("This form cannot be quoted: ") and "recipient" in said
+        assert "fix it and press ctrl+r" in said
 
 
 async def test_service_error_becomes_a_notification_saying_what_to_do(
@@ -150,6 +156,17 @@ async def test_service_error_becomes_a_notification_saying_what_to_do(
         assert "AMOUNT_TOO_LOW" in message or "too low" in message.lower(), message
         assert "→" in message  # the hint: what to do
         assert not app.quote_screen.query_one("#quote-result").loading
+        # the reason and its hint stay where the work was, not "see the notification"
+        app.clear_notifications()
+        await pilot.pause()
+        said = str(app.screen.query_one("#quote-status").render())
+        assert said.startswith("The quote failed: ") and message in said, said
+        assert "notification" not in said
+        # until the next action: a new ask replaces it
+        await _type_amount(pilot, "0.01")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: app.quote_screen.quote is not None, what="a quote")
+        assert "failed" not in str(app.screen.query_one("#quote-status").render())
 
 
 async def test_swap_sides_and_withdrawal_sets_protocol_v2(world: Any, tui_dir: Path) -> None:
@@ -305,9 +322,11 @@ async def test_requote_restarts_a_failed_chains_load(world: Any, tui_dir: Path) 
             assert world.faults.pending() == 0
             await wait_until(
                 pilot,
-                lambda: "The chains did not load; press ctrl+r" in screen_text(app),
+                lambda: "The chains did not load: " in screen_text(app),
                 what="the failed load to be said",
             )
+            said = str(app.screen.query_one("#quote-status").render())
+            assert "press ctrl+r to try again" in said and "not JSON" in said, said
             await pilot.press("ctrl+r")
             await chains_loaded(pilot)
             assert any("loading the chains again" in m for _, m, _ in notifications(app))

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -201,14 +202,14 @@ class QuoteScreen(QuoteFormScreen):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "chains" and event.state is WorkerState.ERROR:
             self.crossdeck.first_screen_settled.set()
-            self._status("The chains did not load; press ctrl+r to try again.")
+            self._error(event.worker.error, "The chains did not load", "press ctrl+r to try again")
             return
         if event.worker.group != "quote":
             return
         result = self.query_one("#quote-result")
         result.loading = event.state is WorkerState.RUNNING
         if event.state is WorkerState.ERROR:
-            self._status("The quote failed (see the notification); fix it and press ctrl+r.")
+            self._error(event.worker.error, "The quote failed", "fix it and press ctrl+r")
 
     # -- messages ----------------------------------------------------------------------------
 
@@ -276,8 +277,19 @@ class QuoteScreen(QuoteFormScreen):
 
     # -- rendering ---------------------------------------------------------------------------
 
-    def _status(self, text: str) -> None:
+    def _status(self, text: str | Text) -> None:
         self.query_one("#quote-status", Static).update(text)
+
+    def _error(self, error: BaseException | None, what: str, then: str) -> None:
+        """The reason and its hint in the result pane, where the work was, until the next
+        action (the notification only repeats it and goes)."""
+        from crossdeck.tui.notices import describe_error
+
+        said = Text(f"{what}: ", style="bold red")
+        if error is not None:
+            said.append(describe_error(error).message)
+        said.append(f"\n{then}.", style="bold")
+        self._status(said)
 
     def _render_quote(self) -> None:
         if self.quote is None or self.fetched_at is None:
@@ -326,6 +338,7 @@ class QuoteScreen(QuoteFormScreen):
             )
         except QuoteRequestError as exc:
             self.crossdeck.show_error(exc, "Quote")
+            self._error(exc, "This form cannot be quoted", "fix it and press ctrl+r")
             self.focus_field(exc.field)
             return
         self._asked = (request, values)
