@@ -49,13 +49,15 @@ def cli(world: Any, tmp_path: Path) -> Cli:
 
 
 # the world's own service URL, for tamperings that name it as "another host" (the CLI talks
-# to the proxy): set by the proxy fixture
+# to the proxy), and the world (for its token addresses): set by the proxy fixture
 WORLD_SERVICE: list[str] = [""]
+WORLD: list[Any] = [None]
 
 
 @pytest.fixture
 def proxy(world: Any) -> Iterator[TamperingProxy]:
     WORLD_SERVICE[0] = world.service_url
+    WORLD[0] = world
     with TamperingProxy(world.service_url) as running:
         yield running
 
@@ -242,6 +244,54 @@ def _domain(**changes: Any) -> Tamper:
     return tamper
 
 
+def _word(value: int | str) -> str:
+    if isinstance(value, str):
+        return value.removeprefix("0x").lower().rjust(64, "0")
+    return f"{value:064x}"
+
+
+def _pays_usdc_instead(wire: dict[str, Any]) -> None:
+    """An ETH request answered with a USDC deposit of the same number of units: the deposit
+    (depositErc20 of USDC, no value), paymentDetails and currencyIn all agree on USDC; only the
+    request says the user asked to send ETH."""
+    from crossdeck.execute.guards.calldata import SELECTORS
+
+    usdc = usdc_on(WORLD[0], 8453)
+    deposit = item(wire, "deposit")
+    units = int(deposit["value"])
+    data = deposit["data"]
+    depositor, order_id = data[10:74], data[74:138]
+    deposit["data"] = (
+        SELECTORS["depositErc20"] + depositor + _word(usdc) + _word(units) + order_id
+    )
+    deposit["value"] = "0"
+    wire["protocol"]["v2"]["paymentDetails"]["currency"] = usdc
+    wire["details"]["currencyIn"]["currency"]["address"] = usdc
+
+
+def _pays_eth_instead(wire: dict[str, Any]) -> None:
+    """A USDC request answered with an ETH deposit of the same units (the approve dropped),
+    paymentDetails agreeing."""
+    from crossdeck.execute.guards.calldata import SELECTORS
+
+    wire["steps"] = [s for s in wire["steps"] if s["id"] != "approve"]
+    deposit = item(wire, "deposit")
+    units = int(deposit["data"][138:202], 16)
+    depositor, order_id = deposit["data"][10:74], deposit["data"][202:266]
+    deposit["data"] = SELECTORS["depositNative"] + depositor + order_id
+    deposit["value"] = str(units)
+    wire["protocol"]["v2"]["paymentDetails"]["currency"] = NATIVE
+
+
+def _sends_spot_usdc_instead(wire: dict[str, Any]) -> None:
+    """A withdrawal of perps USDC answered with the same amount of spot USDC (another book's
+    currency on the venue): paymentDetails, currencyIn and the sendAsset's book all agree."""
+    spot = SPOT_USDC_ID
+    deposit_params(wire).update(sourceDex="spot")
+    wire["protocol"]["v2"]["paymentDetails"]["currency"] = spot
+    wire["details"]["currencyIn"]["currency"]["address"] = spot
+
+
 # (the figure itself is 57,860 while the depository holds no USDC yet, 40,760 after that)
 USDC_DEPOSIT_GAS_WORDS = (
     "the gas limit is 20,000,000 where chain 8453's node, running it after the steps before it "
@@ -356,6 +406,10 @@ CASES: list[tuple[str, Tamper, str, str]] = [
     ("native", _unknown_item, "step-kind", "item data of an unknown shape"),
     ("native", _no_protocol_to_dead, "tx-destination", f"goes to {DEAD}"),
     ("native", _inflate, "request-amount", "but you asked to send exactly 0.1 ETH"),
+    # the same number of units of another currency is not what was asked (one payment rule)
+    ("native", _pays_usdc_instead, "payment-request", "not the ETH you asked to send"),
+    ("usdc", _pays_eth_instead, "payment-request", "not the USDC you asked to send"),
+    ("withdrawal", _sends_spot_usdc_instead, "payment-request", "you asked to send"),
     ("native", _recipient, "request-recipient", f"the quote pays out to {OTHER}"),
     ("native", _refund_to, "request-refund", f"a refund would go to {OTHER}"),
     ("native", _other_depository, "depository", f"the quote pays depository {OTHER}"),

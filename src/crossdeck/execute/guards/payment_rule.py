@@ -49,10 +49,15 @@ def asked_payment(quote: Quote, request: QuoteRequest) -> AskedPayment | str:
     """The payment the request allows, or why the quote gives nothing to bound it with."""
     details = quote.details
     amount_in = details.currency_in if details else None
-    info = amount_in.currency_info if amount_in is not None else None
-    mine = info is not None and same_address(info.address, request.origin_currency)
-    symbol = info.symbol if info is not None and mine else None
-    decimals = info.decimals if info is not None and mine else None
+    # the asked currency's symbol and decimals, from whichever of the quote's amounts is in it
+    # (currencyIn, or the gas fee for a native currency), never from one in another currency
+    named = [a.currency_info for a in (amount_in, quote.fees.gas if quote.fees else None) if a]
+    info = next(
+        (i for i in named if i is not None and same_address(i.address, request.origin_currency)),
+        None,
+    )
+    symbol = info.symbol if info is not None else None
+    decimals = info.decimals if info is not None else None
     if request.trade_type == "EXACT_INPUT":
         return AskedPayment(
             request.origin_chain_id, request.origin_currency, request.amount_int, True,
