@@ -2,7 +2,12 @@
 //
 //   node relay_sdk_flows.mjs '<json>'   with json = {tools_dir, service_url, venue_url, rpc:
 //   {"8453": url, "999": url}, private_key, flow: "usdc-deposit" | "venue-withdrawal" |
-//   "native-bridge" | "same-chain-swap", timeout_s}
+//   "native-bridge" | "same-chain-swap", timeout_s, websocket_url?}
+//
+// With websocket_url the SDK runs in its websocket mode (`websocket: {enabled, url}`): it
+// follows the request over the world's status websocket instead of polling. The SDK opens
+// its socket only where a browser's `window.WebSocket` exists; under Node the `ws` package
+// (installed with viem) stands in for it.
 //
 // Prints one JSON line: {flow, requestId, status, seconds, steps: [{id, kind, items}], polls}.
 // Only the SDK's public API is used: createClient, configureDynamicChains (reads the world's
@@ -134,11 +139,21 @@ async function statusV3(requestId) {
 async function main() {
   const started = Date.now()
   const deadline = started + args.timeout_s * 1000
+  const options = {}
+  if (args.websocket_url) {
+    if (typeof globalThis.WebSocket === 'undefined') {
+      const ws = await importFromTools('ws')
+      globalThis.WebSocket = ws.WebSocket ?? ws.default
+    }
+    globalThis.window ??= globalThis
+    options.websocket = { enabled: true, url: args.websocket_url }
+  }
   sdk.createClient({
     baseApiUrl: args.service_url,
     source: 'crossdeck-sdk-test',
     pollingInterval: POLL_MS,
-    maxPollingAttemptsBeforeTimeout: Math.ceil((args.timeout_s * 1000) / POLL_MS)
+    maxPollingAttemptsBeforeTimeout: Math.ceil((args.timeout_s * 1000) / POLL_MS),
+    ...options
   })
   const chains = await configureDynamicChains()
   const account = privateKeyToAccount(args.private_key)

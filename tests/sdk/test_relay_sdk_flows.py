@@ -59,9 +59,9 @@ def public_world(request: pytest.FixtureRequest, start_world: Any) -> Iterator[A
         yield world
 
 
-def run_flow(world: Any, flow: str) -> dict[str, Any]:
+def run_flow(world: Any, flow: str, *, websocket: bool = False) -> dict[str, Any]:
     node = _require_sdk()
-    args = {
+    args: dict[str, Any] = {
         "tools_dir": str(TOOLS),
         "service_url": world.service_url,
         "venue_url": world.venue_url,
@@ -70,6 +70,8 @@ def run_flow(world: Any, flow: str) -> dict[str, Any]:
         "flow": flow,
         "timeout_s": FLOW_TIMEOUT_S,
     }
+    if websocket:  # the SDK's websocket mode, on the world's status socket
+        args["websocket_url"] = world.ws_url
     done = subprocess.run(
         [node, str(SCRIPT), json.dumps(args)],
         capture_output=True,
@@ -103,3 +105,17 @@ def test_sdk_flow_reaches_success(public_world: Any, flow: str) -> None:
     assert status["inTxHashes"] and status["txHashes"]
     origin = {"venue-withdrawal": 1337}.get(flow, 8453)
     assert status["originChainId"] == origin
+
+
+@pytest.mark.parametrize("flow", ["native-bridge", "usdc-deposit"])
+def test_sdk_websocket_mode_follows_the_world_socket_to_success(
+    public_world: Any, flow: str
+) -> None:
+    hub = public_world.status_socket
+    before = hub.subscriptions
+    result = run_flow(public_world, flow, websocket=True)
+    assert result["status"] == "success", result
+    assert [s["id"] for s in result["steps"]] == EXPECTED_STEPS[flow]
+    assert all(item == "complete" for s in result["steps"] for item in s["items"]), result
+    # the SDK subscribed on the world's socket (it opens one per request, for the last step)
+    assert hub.subscriptions > before

@@ -64,6 +64,8 @@ class StatusSocketHub:
         self._conns: set[_Conn] = set()
         self.published = 0
         self.drops = 0
+        self.subscriptions = 0
+        """Subscriptions acknowledged, all sockets together (tests read it)."""
 
     def __repr__(self) -> str:
         return f"StatusSocketHub({len(self._conns)} sockets, {self.published} published)"
@@ -151,6 +153,7 @@ class StatusSocketHub:
                 return _error("filters.id is required when filters is given")
             rid = filters["id"].lower()
         if msg["type"] == "subscribe":
+            self.subscriptions += 1
             if rid is None:
                 conn.everything = True
             else:
