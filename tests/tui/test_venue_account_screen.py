@@ -110,3 +110,23 @@ async def test_a_send_elsewhere_is_shown_as_leaving_and_a_bad_amount_refused(
         await wait_until(pilot, lambda: "refused" in _text(app, "#tr-review"), what="refusal")
         assert screen.query_one("#tr-sign", Button).disabled
         assert world.ledger.balance(account.address, PERPS_USDC_ADDRESS) == 5 * UNIT
+
+
+async def test_a_short_book_is_offered_a_move_before_the_withdrawal(
+    world: Any, tui_dir: Path
+) -> None:
+    account, app = _trader_app(world, tui_dir, 12)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.data.get("account"), what="the account")
+        screen = app.screen
+        screen.query_one("#wd-venue-currency").value = SPOT_USDC_TOKEN_ID
+        screen.query_one("#wd-amount", Input).value = "5"
+        await pilot.press("ctrl+y")
+        await wait_until(
+            pilot, lambda: screen.query_one("#tr-amount", Input).value == "6.0", what="the offer"
+        )
+        assert app.current_mode == "venue"  # not sent to the quote before the move
+        assert screen.query_one("#tr-from").selection == "perps"
+        assert screen.query_one("#tr-to").selection == "spot"
+        assert any("6.0 USDC short" in n.message for n in app._notifications)
+        assert world.ledger.balance(account.address, PERPS_USDC_ADDRESS) == 12 * UNIT

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, DataTable, Input, Label, Static
 from textual.worker import Worker
 
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
 from crossdeck.models.text import short
 from crossdeck.tui import describe
@@ -394,8 +395,56 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
             amount=self.query_one("#wd-amount", Input).value,
             recipient=self.query_one("#wd-recipient", Input).value.strip() or wallet,
         )
-        self.notify(FIRST_SEND_WARNING, title="Venue withdrawal", severity="warning", timeout=10)
+        if self._offer_a_move():
+            return
+        self.notify(self._fee_words(), title="Venue withdrawal", severity="warning", timeout=10)
         self._open_quote(values)
+
+    def _withdraw_book(self) -> str | None:
+        from crossdeck.venue.currencies import venue_place
+
+        place = venue_place(self._value("#wd-venue-currency") or "")
+        return None if place is None else (place[1] if place[0] == "hip3" else place[0])
+
+    def _fee_words(self) -> str:
+        from crossdeck.venue.account import format_usdc
+
+        account = self.data.get("account")
+        if account is None:
+            return FIRST_SEND_WARNING
+        if account.first_send_fee:
+            fee = format_usdc(account.first_send_fee)
+            return f"This account's first send: the venue takes {fee} USDC from the same book."
+        return "This account's first send is made: no first-send fee."
+
+    def _offer_a_move(self) -> bool:
+        """When the book cannot hold the amount and the fee but another book can make it up
+        (a standard account), fill the transfer form with that move and say so; True then."""
+        from crossdeck.models import parse_units
+        from crossdeck.venue.account import USDC_DECIMALS, book_words, format_usdc
+
+        account, book = self.data.get("account"), self._withdraw_book()
+        try:
+            amount = parse_units(self.query_one("#wd-amount", Input).value.strip(), USDC_DECIMALS)
+        except CrossdeckError:
+            return False  # the Quote screen says what is wrong with the amount
+        if account is None or book is None or account.unified:
+            return False
+        short = amount + account.first_send_fee - account.withdrawable(book)
+        donor = next(
+            (b for b, units in account.books().items() if b != book and units >= short), None
+        )
+        if short <= 0 or donor is None:
+            return False
+        self.query_one(TransferForm).offer(donor, book, format_usdc(short))
+        self.notify(
+            f"{book_words(book)} is {format_usdc(short)} USDC short of the amount and the fee: "
+            f"the form below moves it from {book_words(donor)} (Review, Sign), then withdraw.",
+            title="Move between books first",
+            severity="warning",
+            timeout=10,
+        )
+        return True
 
     def _open_quote(self, values: Any) -> None:
         self.app.switch_mode("quote")

@@ -65,6 +65,14 @@ class TransferForm(Vertical):
                 picker.set_options(books)
                 picker.value = default
 
+    def offer(self, source: str, destination: str, amount: str) -> None:
+        """Fill the form with a move the withdrawal needs first, and focus its Review."""
+        self.query_one("#tr-from", Picker).value = source
+        self.query_one("#tr-to", Picker).value = destination
+        self.query_one("#tr-amount", Input).value = amount
+        self.query_one("#tr-address", Input).value = ""
+        self.query_one("#tr-go", Button).focus()
+
     def _values(self) -> tuple[Any, ...]:
         return (
             self.query_one("#tr-from", Picker).selection,
