@@ -148,6 +148,12 @@ class Deprecation:
         }
 
 
+def notice_line(deprecations: dict[str, Deprecation]) -> str:
+    """The quote endpoint's notice for a status line, "" when it is not retiring."""
+    notice = deprecations.get(f"POST {V2_PATH}")
+    return notice.line() if notice is not None else ""
+
+
 def read_deprecation(response: httpx.Response, body: object = None) -> Deprecation | None:
     """The deprecation signals of `response` (headers first, a `deprecation` body object for
     what they leave out); None when it carries none."""

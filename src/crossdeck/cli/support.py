@@ -55,6 +55,18 @@ def service_client(settings: Settings) -> ServiceClient:
     return compose.service_client(settings, api_key)
 
 
+def deprecation_notices(client: ServiceClient, settings: Settings) -> list[dict[str, Any]]:
+    """What the retiring endpoints this client asked said about their end, for `--json`; each
+    also on stderr, once a day per endpoint (`api.deprecation_log`)."""
+    from crossdeck.api.deprecation_log import due_today
+
+    notices = list(client.deprecations.values())
+    for notice in notices:
+        if due_today(settings.data_dir, notice):
+            click.echo(f"notice: {notice.line()}", err=True)
+    return [notice.to_json() for notice in notices]
+
+
 def wallet_address(settings: Settings, what: str) -> str:
     """The address `what` defaults to: the profile's wallet, else an input error saying
     what to pass."""

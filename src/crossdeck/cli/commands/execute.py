@@ -395,7 +395,7 @@ async def _bridge_as(
     from crossdeck.cli.commands.service import quote_with, render_quote
     from crossdeck.cli.fee_payer_key import fee_payer_key
     from crossdeck.cli.quote_options import quote_fields
-    from crossdeck.cli.support import service_client
+    from crossdeck.cli.support import deprecation_notices, service_client
     from crossdeck.models.addresses import Family, family_of, same_address
 
     wallet = signer.address
@@ -426,6 +426,7 @@ async def _bridge_as(
     service = service_client(settings)
     try:
         quote, request, asked = await quote_with(service, fields, amount_human)
+        notices = deprecation_notices(service, settings)  # stderr, once a day
         confirm = _confirm_added_steps(quote, yes)
         executor = _executor(
             settings, confirm, tracking_timeout, signer, service=service,
@@ -445,6 +446,7 @@ async def _bridge_as(
                     "event": "Quote",
                     "quote": quote.to_wire(),
                     "signer": executor.signer_for(quote).to_json(),
+                    **({"deprecation": notices[0]} if notices else {}),
                 }
             )
         if as_json and yes:

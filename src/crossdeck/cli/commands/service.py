@@ -59,10 +59,14 @@ def render_quote(
 
 async def _quote(
     settings: Settings, fields: dict[str, Any], amount_human: str | None
-) -> tuple[Quote, QuoteRequest, ChainsResponse | None]:
-    """`quote_with` a service client of its own."""
+) -> tuple[Quote, QuoteRequest, ChainsResponse | None, list[dict[str, Any]]]:
+    """`quote_with` a service client of its own; with what a retiring quote endpoint said
+    about its end (on stderr once a day, `support.deprecation_notices`)."""
+    from crossdeck.cli.support import deprecation_notices
+
     async with service_client(settings) as client:
-        return await quote_with(client, fields, amount_human)
+        quote, request, chains = await quote_with(client, fields, amount_human)
+        return quote, request, chains, deprecation_notices(client, settings)
 
 
 async def quote_with(
@@ -87,9 +91,10 @@ def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
 
     settings = _settings(obj)
     fields, amount_human = quote_fields(settings, options)
-    quote, request, chains = asyncio.run(_quote(settings, fields, amount_human))
+    quote, request, chains, notices = asyncio.run(_quote(settings, fields, amount_human))
     if _wants_json(obj, json_):
-        print_json(quote.to_wire())
+        # a v2 answer's end, as the service's own v2 listings carry it: a `deprecation` object
+        print_json({**quote.to_wire(), **({"deprecation": notices[0]} if notices else {})})
         return
     from crossdeck.cli.quote_verdict import lead_lines, verdict
 

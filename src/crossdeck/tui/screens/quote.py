@@ -248,7 +248,10 @@ class QuoteScreen(QuoteFormScreen):
         asked = self._asked
         self._quoted_values = asked[1] if asked and asked[0] is message.request else None
         self._learn_fee_components(message.quote)
-        self._status("")
+        # a deprecated quote endpoint's end and successor, where "" was (api.quote_api)
+        from crossdeck.api.quote_api import notice_line
+
+        self._status(notice_line(self.crossdeck.services.service.deprecations))
         self.funds = None
         self._render_quote()
         if message.request.user:
