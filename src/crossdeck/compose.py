@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from crossdeck.track.store import StatusStore
     from crossdeck.track.tracker import Problem, StatusTracker
     from crossdeck.venue.client import VenueClient
+    from crossdeck.wallet.bitcoin import BitcoinParts
     from crossdeck.wallet.signers import EvmSigner
     from crossdeck.wallet.solana import SolanaParts
 
@@ -292,10 +293,12 @@ async def open_signer(
 def gateways(settings: Settings) -> GatewayPool:
     """One EVM gateway per configured chain, each made on first use."""
     from crossdeck.execute.gateways import GatewayPool
-    from crossdeck.models.addresses import SOLANA_CHAIN_ID
+    from crossdeck.models.addresses import BITCOIN_CHAIN_ID, SOLANA_CHAIN_ID
 
-    # EVM chains only: Solana's RPC is the Solana gateway's (`solana_parts`)
-    return GatewayPool({k: v for k, v in settings.rpc.items() if k != SOLANA_CHAIN_ID})
+    # EVM chains only: Solana's RPC is the Solana gateway's (`solana_parts`), Bitcoin's API
+    # the Bitcoin gateway's (`bitcoin_parts`)
+    others = (SOLANA_CHAIN_ID, BITCOIN_CHAIN_ID)
+    return GatewayPool({k: v for k, v in settings.rpc.items() if k not in others})
 
 
 def solana_parts(settings: Settings, *, fee_payer: Secret | None = None) -> SolanaParts | None:
@@ -315,6 +318,23 @@ def solana_parts(settings: Settings, *, fee_payer: Secret | None = None) -> Sola
     kind = "world" if settings.world is not None else "keyring"
     payer = SolanaKeySigner(fee_payer) if fee_payer is not None else None
     return SolanaParts(SolanaKeySigner(key, kind), SolanaGateway(url), payer)
+
+
+def bitcoin_parts(settings: Settings) -> BitcoinParts | None:
+    """The Bitcoin key and Esplora-style API when the profile has both, else None."""
+    from crossdeck.credentials import resolve_bitcoin_key
+    from crossdeck.models.addresses import BITCOIN_CHAIN_ID
+
+    url = settings.rpc.get(BITCOIN_CHAIN_ID)
+    if url is None:
+        return None
+    key = resolve_bitcoin_key(settings)
+    if key is None:
+        return None
+    from crossdeck.wallet.bitcoin import BitcoinKeySigner, BitcoinParts, EsploraGateway
+
+    kind = "world" if settings.world is not None else "keyring"
+    return BitcoinParts(BitcoinKeySigner(key, kind), EsploraGateway(url))
 
 
 def journal(settings: Settings) -> Journal:
@@ -409,12 +429,14 @@ def executor(
         journal(settings),
         follower=follower,
         solana=solana_parts(settings, fee_payer=solana_fee_payer),
+        bitcoin=bitcoin_parts(settings),
     )
     options = RunOptions(
         signing_chain_id=signing_chain_id(settings, signer),
         trust_quote=trust_quote,
         fee_cap_multiple=settings.guards.fee_cap_multiple,
         gas_limit_multiple=settings.guards.gas_limit_multiple,
+        bitcoin_fee_multiple=settings.guards.bitcoin_fee_multiple,
         service_name=settings.service.name,
     )
     return Executor(parts, confirm=confirm, options=options)

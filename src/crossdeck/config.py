@@ -185,6 +185,9 @@ class GuardSettings:
     gas_limit_multiple: float = setting(2.0, ge=1)
     """Refuse a transaction whose gas limit is above this multiple of the node's
     `eth_estimateGas` for it (the gas limit is the service's word too)."""
+    bitcoin_fee_multiple: float = setting(3.0, ge=1)
+    """Refuse a Bitcoin PSBT whose fee rate (sat/vB) is above this multiple of the node's
+    fastest estimate (`/fee-estimates`, one block): the PSBT's fee is the service's word."""
 
 
 SignerKind = Literal["keyring", "keystore", "browser", "read-only"]
@@ -233,6 +236,10 @@ class WorldInfo:
     """Address of the world's funded demo Solana wallet."""
     solana_key: Secret | None = None
     """Its keypair (base58 of 64 bytes; a demo key)."""
+    bitcoin_address: str | None = None
+    """Address (P2WPKH, bc1q…) of the world's funded demo Bitcoin wallet."""
+    bitcoin_key: Secret | None = None
+    """Its private key as WIF (a demo key)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -420,6 +427,8 @@ def read_world_file(path: Path) -> dict[str, Any]:
         solver=parsed.solver,
         solana_address=parsed.wallet.solana_address,
         solana_key=parsed.wallet.solana_private_key,
+        bitcoin_address=parsed.wallet.bitcoin_address,
+        bitcoin_key=parsed.wallet.bitcoin_private_key,
     )
     return {
         "service": {"url": parsed.service_url, "name": parsed.service_name},
@@ -436,6 +445,8 @@ class _WorldWallet:
     private_key: Secret
     solana_address: str | None = None
     solana_private_key: Secret | None = None
+    bitcoin_address: str | None = None
+    bitcoin_private_key: Secret | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

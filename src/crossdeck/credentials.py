@@ -137,3 +137,22 @@ def resolve_solana_address(settings: Settings) -> str | None:
     from crossdeck.wallet import keystore
 
     return keystore.load_solana_address(settings.profile)
+
+
+def resolve_bitcoin_key(settings: Settings) -> Secret | None:
+    """The Bitcoin key (WIF) to sign with: the world's demo one, else the profile's keyring
+    entry, else None (no Bitcoin key: Bitcoin deposits are refused in words)."""
+    if settings.world is not None:
+        return settings.world.bitcoin_key
+    from crossdeck.wallet import keystore
+
+    return keystore.load_bitcoin_key(settings.profile)
+
+
+def resolve_bitcoin_address(settings: Settings) -> str | None:
+    """The Bitcoin wallet's address for display (no key needed)."""
+    if settings.world is not None:
+        return settings.world.bitcoin_address
+    from crossdeck.wallet import keystore
+
+    return keystore.load_bitcoin_address(settings.profile)

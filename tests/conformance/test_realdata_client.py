@@ -117,13 +117,14 @@ QUOTES_REFUSED = {
         "authorize-terms",
         "the NonceMapping has no `depositor` field (an older authorize form)",
     ),
-    "quote/docs-bitcoin-2026-06-09-1.json": ("step-kind", "a Bitcoin transaction (`psbt`)"),
+    # the docs cut the PSBT short ("70736274ff0100fdb401...5..."): nothing crossdeck can read
+    "quote/docs-bitcoin-2026-06-09-1.json": ("bitcoin-psbt", "neither hex nor base64"),
     # routes to Bitcoin and to Solana whose EVM items the docs cut to from/to/chainId (no
     # calldata, no value) and which carry no paymentDetails: nothing a wallet could sign as
     # shown; their Solana / Bitcoin recipients pass the request guards (below)
     "quote/docs-bitcoin-2026-06-09-2.json": NO_PAYMENT_DETAILS,
     "quote/docs-solana-2026-08-13-1.json": NO_PAYMENT_DETAILS,
-    "quote/docs-bitcoin-2026-06-09-3.json": ("step-kind", "a Bitcoin transaction (`psbt`)"),
+    "quote/docs-bitcoin-2026-06-09-3.json": ("bitcoin-psbt", "neither hex nor base64"),
     # an unlimited Permit2 approve, then a Permit2 batch transfer permit, with no paymentDetails
     # to hold them to
     "quote/relay-kit-executeBridgeAuthorize.json": NO_PAYMENT_DETAILS,

@@ -13,7 +13,6 @@ from crossdeck.models import (
     SignatureData,
     StepItem,
     TransactionData,
-    UnknownItemData,
     VenueDepositData,
     classify_item_data,
 )
@@ -136,14 +135,14 @@ def test_unknown_item_data_is_representable_not_a_crash() -> None:
     sign = eip191.as_signature().sign
     assert sign is not None and sign.signature_kind == "eip191"
     assert sign.message is not None and sign.message.startswith("0x")
-    # a Solana item is read (models.solana); a Bitcoin one (psbt) is kept as it came
+    # a Solana item is read (models.solana); a Bitcoin one is its PSBT (models.bitcoin)
     assert solana.kind_of_data == "solana"
     assert solana.as_solana().instructions
     with pytest.raises(ItemKindError, match="solana data"):
         solana.as_transaction()
-    assert bitcoin.kind_of_data == "unknown"
-    assert isinstance(bitcoin.data, UnknownItemData)
-    with pytest.raises(ItemKindError, match="unknown data"):
+    assert bitcoin.kind_of_data == "bitcoin"
+    assert bitcoin.as_bitcoin().psbt.startswith("70736274ff")
+    with pytest.raises(ItemKindError, match="bitcoin data"):
         bitcoin.as_transaction()
     assert solana.to_wire() == raw[1]
     assert StepItem.from_wire({"status": "incomplete"}).kind_of_data == "unknown"
@@ -157,7 +156,8 @@ def test_classify_item_data_by_keys() -> None:
         "venue_deposit"
     )
     assert classify_item_data({"eip712PrimaryType": "XTransaction:SendAsset"}) == "venue_deposit"
-    assert classify_item_data({"psbt": "00"}) == "unknown"
+    assert classify_item_data({"psbt": "00"}) == "bitcoin"
+    assert classify_item_data({"psbt": 0}) == "unknown"
     assert classify_item_data("0xdead") == "unknown"
 
 

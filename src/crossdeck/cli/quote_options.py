@@ -320,10 +320,15 @@ def _family_wallet(settings: Settings, chain_id: int, option: str) -> str:
             )
         return address
     if family_of(chain_id) is Family.BITCOIN:
-        raise InputError(
-            f"{option}: crossdeck holds no Bitcoin wallet, so it cannot send from Bitcoin",
-            hint="send from an EVM chain, Solana or the venue to a Bitcoin recipient instead",
-        )
+        from crossdeck.credentials import resolve_bitcoin_address
+
+        address = resolve_bitcoin_address(settings)
+        if address is None:
+            raise InputError(
+                f"no {option} given and profile {settings.profile!r} has no Bitcoin wallet",
+                hint=f"pass {option} or run `crossdeck wallet import-bitcoin`",
+            )
+        return address
     return wallet_address(settings, option)
 
 

@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from crossdeck.base.errors import CrossdeckError, InputError
+from crossdeck.execute.bitcoin_runner import BitcoinRunner
 from crossdeck.execute.children_at_end import pays_a_deposit_address, settled_children
 from crossdeck.execute.events import (
     Finished,
@@ -87,6 +88,7 @@ class Executor:
             "signature": SignatureRunner(self._shop),
             "venue_deposit": VenueRunner(self._shop),
             "solana": SolanaRunner(self._shop),
+            "bitcoin": BitcoinRunner(self._shop),
         }
 
     # -- the collaborators, by name ----------------------------------------------------------
@@ -108,6 +110,9 @@ class Executor:
         solana = self._shop.parts.solana
         if solana is not None and self._shop.wallet_for(quote) == solana.signer.address:
             return solana.signer.source
+        bitcoin = self._shop.parts.bitcoin
+        if bitcoin is not None and self._shop.wallet_for(quote) == bitcoin.signer.address:
+            return bitcoin.signer.source
         return self.signer.source
 
     @property
@@ -129,6 +134,8 @@ class Executor:
         await self.gateways.aclose()
         if self._shop.parts.solana is not None:
             await self._shop.parts.solana.aclose()
+        if self._shop.parts.bitcoin is not None:
+            await self._shop.parts.bitcoin.aclose()
 
     # -- entry points ------------------------------------------------------------------------
 

@@ -53,6 +53,7 @@ from crossdeck.models.venue import SpotMeta
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.venue.client import VenueClient
+    from crossdeck.wallet.bitcoin import BitcoinParts
     from crossdeck.wallet.signers import EvmSigner
     from crossdeck.wallet.solana import SolanaParts
 
@@ -74,6 +75,8 @@ class Collaborators:
     follower: Follower
     solana: SolanaParts | None = None
     """The Solana key and RPC, when the profile has both (`execute.solana_runner`)."""
+    bitcoin: BitcoinParts | None = None
+    """The Bitcoin key and API, when the profile has both (`execute.bitcoin_runner`)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,8 @@ class RunOptions:
     """Run a quote without the request that produced it (`--trust-quote`)."""
     fee_cap_multiple: float = DEFAULT_FEE_CAP_MULTIPLE
     gas_limit_multiple: float = DEFAULT_GAS_LIMIT_MULTIPLE
+    bitcoin_fee_multiple: float = 3.0
+    """A PSBT's fee rate may be at most this multiple of the node's fastest estimate."""
     service_name: str | None = None
     """The service's name (`service.name`): a NonceMapping domain is it + 'NonceMapping'."""
     gas_margin_percent: int = GAS_MARGIN_PERCENT
@@ -180,8 +185,11 @@ class Workshop:
 
     def wallet_for(self, quote: Quote) -> str | None:
         """The address that signs `quote`'s items: the Solana key's for a quote paid with
-        Solana items, else the EVM signer's."""
-        solana = any(item.kind_of_data == "solana" for step in quote.steps for item in step.items)
+        Solana items, the Bitcoin key's for one paid with a PSBT, else the EVM signer's."""
+        kinds = {item.kind_of_data for step in quote.steps for item in step.items}
+        if "bitcoin" in kinds:
+            return self.parts.bitcoin.signer.address if self.parts.bitcoin is not None else None
+        solana = "solana" in kinds
         if not solana:
             return self.parts.signer.address
         return self.parts.solana.signer.address if self.parts.solana is not None else None
@@ -211,6 +219,11 @@ class Workshop:
             return venue_results
         chain_id = payment_chain(quote, self.chains).chain_id
         solana = self.parts.solana
+        if (
+            self.parts.bitcoin is not None
+            and self.wallet_for(quote) == self.parts.bitcoin.signer.address
+        ):
+            return []  # the PSBT spends named UTXOs: the runner holds them to the node's
         if self.wallet_for(quote) != address:
             # a Solana payment (the simulation right before signing is the exact check)
             if solana is None:

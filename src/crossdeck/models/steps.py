@@ -15,9 +15,10 @@ from pydantic import Discriminator, Field, Tag
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.base import IntStr, WireModel
+from crossdeck.models.bitcoin import BitcoinPsbtData
 from crossdeck.models.solana import SolanaTransactionData
 
-ItemDataKind = Literal["transaction", "signature", "venue_deposit", "solana", "unknown"]
+ItemDataKind = Literal["transaction", "signature", "venue_deposit", "solana", "bitcoin", "unknown"]
 
 
 class ItemKindError(CrossdeckError):
@@ -161,6 +162,7 @@ _MODEL_KINDS: dict[type, ItemDataKind] = {
     SignatureData: "signature",
     VenueDepositData: "venue_deposit",
     SolanaTransactionData: "solana",
+    BitcoinPsbtData: "bitcoin",
 }
 
 
@@ -181,6 +183,8 @@ def classify_item_data(data: Any) -> ItemDataKind:
         return "transaction"
     if "instructions" in data:
         return "solana"
+    if isinstance(data.get("psbt"), str):
+        return "bitcoin"
     return "unknown"
 
 
@@ -196,6 +200,7 @@ ItemData = Annotated[
     | Annotated[SignatureData, Tag("signature")]
     | Annotated[VenueDepositData, Tag("venue_deposit")]
     | Annotated[SolanaTransactionData, Tag("solana")]
+    | Annotated[BitcoinPsbtData, Tag("bitcoin")]
     | Annotated[UnknownItemData, Tag("unknown")]
     | Annotated[Any, Tag("raw")],
     Discriminator(_item_tag),
@@ -235,6 +240,9 @@ class StepItem(WireModel):
 
     def as_solana(self) -> SolanaTransactionData:
         return self._expect("solana", SolanaTransactionData)
+
+    def as_bitcoin(self) -> BitcoinPsbtData:
+        return self._expect("bitcoin", BitcoinPsbtData)
 
     @property
     def is_incomplete(self) -> bool:

@@ -46,6 +46,8 @@ WALLET_KEY = "wallet-key"
 WALLET_ADDRESS = "wallet-address"
 SOLANA_KEY = "solana-key"
 SOLANA_ADDRESS = "solana-address"
+BITCOIN_KEY = "bitcoin-key"
+BITCOIN_ADDRESS = "bitcoin-address"
 API_KEY = "api-key"
 
 _REFERENCE = "password reference value"  # what keyrings.alt stores to check a password
@@ -362,6 +364,32 @@ def load_solana_address(profile: str) -> str | None:
 def remove_solana_key(profile: str) -> bool:
     removed = _delete(profile, SOLANA_KEY)
     _delete(profile, SOLANA_ADDRESS)
+    return removed
+
+
+def store_bitcoin_key(profile: str, wif: Secret) -> str:
+    """Store a Bitcoin key (WIF, checked by `wallet.bitcoin.address_of`) beside the EVM key;
+    returns its P2WPKH address."""
+    from crossdeck.wallet.bitcoin import address_of
+
+    address = address_of(wif)
+    _set(profile, BITCOIN_KEY, wif.get_secret_value())
+    _set(profile, BITCOIN_ADDRESS, address)
+    return address
+
+
+def load_bitcoin_key(profile: str) -> Secret | None:
+    value = _get(profile, BITCOIN_KEY)
+    return Secret(value) if value else None
+
+
+def load_bitcoin_address(profile: str) -> str | None:
+    return _get(profile, BITCOIN_ADDRESS) or None
+
+
+def remove_bitcoin_key(profile: str) -> bool:
+    removed = _delete(profile, BITCOIN_KEY)
+    _delete(profile, BITCOIN_ADDRESS)
     return removed
 
 

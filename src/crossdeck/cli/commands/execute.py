@@ -405,6 +405,11 @@ async def _bridge_as(
 
         # a Solana deposit is signed by the profile's Solana key (`wallet import-solana`)
         wallet = resolve_solana_address(settings) or ""
+    if family_of(options["origin_chain"]) is Family.BITCOIN:
+        from crossdeck.credentials import resolve_bitcoin_address
+
+        # a Bitcoin deposit is signed by the profile's Bitcoin key (`wallet import-bitcoin`)
+        wallet = resolve_bitcoin_address(settings) or ""
     fee_payer = fee_payer_key(
         options.pop("fee_payer_keypair", None),
         options.get("deposit_fee_payer"),

@@ -292,6 +292,56 @@ def wallet_import_solana(
     _store_key(obj, read_keypair(text), yes, solana=True)
 
 
+@wallet.command("import-bitcoin")
+@click.option("--stdin", "from_stdin", is_flag=True, help=STDIN_HELP)
+@click.option(
+    "--mnemonic",
+    is_flag=True,
+    help="Read the BIP-39 words of a seed you hold instead of a WIF key (hidden prompt or "
+    "stdin); the key is the one at --path.",
+)
+@click.option(
+    "--path",
+    default="m/84'/0'/0'/0/0",
+    show_default=True,
+    help="With --mnemonic: the BIP-32 path of the key (BIP-84: native SegWit).",
+)
+@click.option("--yes", "-y", is_flag=True, help=YES_HELP)
+@click.pass_obj
+@handles_errors
+def wallet_import_bitcoin(
+    obj: CliContext, from_stdin: bool, mnemonic: bool, path: str, yes: bool
+) -> None:
+    """Store a Bitcoin key (native SegWit, bc1q…) beside the EVM key: a WIF private key, or
+    the key at a BIP-84 path of a BIP-39 seed (--mnemonic). It is kept only in the keyring and
+    never printed; only its address is."""
+    from crossdeck.base.secret import Secret
+    from crossdeck.wallet import keystore
+    from crossdeck.wallet.bitcoin import address_of, key_from_mnemonic
+
+    if mnemonic:
+        words = Secret(_read_secret("BIP-39 words of the seed", from_stdin))
+        key = key_from_mnemonic(words, path)
+    else:
+        key = Secret(_read_secret("Bitcoin private key (WIF)", from_stdin))
+    address_of(key)  # a key that is not one is refused before anything is stored
+    settings = _settings(obj)
+    _world_note(settings)
+    existing = keystore.load_bitcoin_address(settings.profile)
+    if existing is not None:
+        _confirm(
+            f"Profile {settings.profile!r} already has Bitcoin wallet {existing}. Replace it? "
+            "Without a backup of its key, its funds are lost.",
+            yes,
+        )
+    address = keystore.store_bitcoin_key(settings.profile, key)
+    if obj.json:
+        print_json({"profile": settings.profile, "bitcoinAddress": address})
+    else:
+        click.echo(address)
+        click.echo(f"stored in {keystore.backend_description()}", err=True)
+
+
 @wallet.command("show")
 @click.pass_obj
 @handles_errors

@@ -13,7 +13,8 @@ appears only to round a USD string for display.
 One module per job, and one per chain family:
 - `lines`: `Line`, `Section` and the text forms they share; `currencies`: units and `money`;
 - `evm` (transactions), `typed_data` (EIP-712 / EIP-191 signatures and their POST), `venue`
-  (venue actions), `solana` (instructions): each says what its runner will sign, and gives
+  (venue actions), `solana` (instructions), `bitcoin` (a PSBT: inputs, outputs, change, fee):
+  each says what its runner will sign, and gives
   `ITEMS`, its step items' lines by kind (`family.ItemDescriber`);
 - `items`: a quote's steps, each item through its family's `ITEMS` (a new family adds its
   module to `items.FAMILIES`, no branch); `quote`: the quote's sections and headline;

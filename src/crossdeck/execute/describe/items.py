@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from crossdeck.execute.describe import evm, solana, typed_data, venue
+from crossdeck.execute.describe import bitcoin, evm, solana, typed_data, venue
 from crossdeck.execute.describe.currencies import Currencies
 from crossdeck.execute.describe.lines import Line, Section
 from crossdeck.models import Step, StepItem
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from crossdeck.execute.describe.family import ItemDescriber
 
 # every family's describer module; a new family adds its module here
-FAMILIES = (evm, typed_data, venue, solana)
+FAMILIES = (evm, typed_data, venue, solana, bitcoin)
 
 _BY_KIND: dict[str, ItemDescriber] = {
     kind: describer for family in FAMILIES for kind, describer in family.ITEMS.items()

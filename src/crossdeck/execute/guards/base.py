@@ -40,7 +40,6 @@ UNLIMITED_ALLOWANCE = 2**128
 _EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 # item data of chains this client does not sign for, by the key that gives them away
 _FOREIGN_ITEM_KEYS = {
-    "psbt": "a Bitcoin transaction (`psbt`)",
     # a Solana item without `instructions` (they make it a Solana item: `classify_item_data`)
     "addressLookupTableAddresses": "a Solana transaction without instructions",
 }

@@ -25,6 +25,7 @@ _STEP_KIND_FOR = {
     "transaction": "transaction",
     "venue_deposit": "transaction",
     "solana": "transaction",
+    "bitcoin": "transaction",
 }
 
 
@@ -38,8 +39,8 @@ def kind_guard(step: Step, item: StepItem, where: str) -> GuardResult:
             return _fail(
                 "step-kind",
                 f"the item's data is {foreign}: crossdeck signs EVM transactions and "
-                "signatures, venue actions and Solana transactions, not this; send from one of "
-                "those chains instead",
+                "signatures, venue actions, Solana transactions and Bitcoin PSBTs, not this; "
+                "send from one of those chains instead",
                 where,
             )
         shown = ", ".join(keys[:6]) or type(data).__name__

@@ -15,6 +15,7 @@ from crossdeck.execute.guards.base import (
     _where,
     payment_chain,
 )
+from crossdeck.execute.guards.bitcoin import bitcoin_guards
 from crossdeck.execute.guards.endpoints import endpoint_guards
 from crossdeck.execute.guards.kinds import kind_guard
 from crossdeck.execute.guards.messages import message_guards
@@ -191,6 +192,8 @@ def item_guards(
         ]
     if kind == "solana":
         return [kind_result, *solana_guards(quote, item.as_solana(), where, wallet, request)]
+    if kind == "bitcoin":
+        return [kind_result, *bitcoin_guards(quote, step, item.as_bitcoin(), where, wallet)]
     venue = item.as_venue_deposit()
     return [
         kind_result,

@@ -36,8 +36,8 @@ def _role(item: StepItem, self_executed: bool) -> str:
     kind = item.kind_of_data
     if kind == "venue_deposit":
         return "venue transfer"
-    if kind == "solana":
-        return "deposit"  # one transaction holding the deposit (`guards.solana`)
+    if kind in ("solana", "bitcoin"):
+        return "deposit"  # one transaction holding the deposit (`guards.solana`, `.bitcoin`)
     if kind == "signature":
         sign = item.as_signature().sign
         if sign is None or sign.signature_kind != "eip712":

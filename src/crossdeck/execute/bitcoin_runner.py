@@ -1,0 +1,242 @@
+"""Bitcoin deposits (a PSBT) through the journalled template.
+
+prepare: the item guards (`guards.bitcoin`: the PSBT decoded in full and held to the quote),
+  then against the node: every input is an unspent output of this wallet of exactly the amount
+  the PSBT says (`bitcoin-utxos`), and the fee rate is at most `guards.bitcoin_fee_multiple`
+  times the node's fastest estimate (`bitcoin-fee-rate`); the confirm request says every input,
+  output, the change and the fee in words. Nothing is asked before all of this passes.
+sign: every input signed SIGHASH_ALL by the wallet's key (`wallet.bitcoin`); the raw
+  transaction and its txid are journalled (synced) before anything is broadcast.
+send: broadcast once to the Esplora-style API; the transaction is followed until it is in a
+  block. A transaction the node no longer knows was replaced (another transaction spends one of
+  its inputs: it is named) or dropped: reported, never sent again silently.
+finish (resume): the journalled txid is looked up: known, it is followed on; unknown and every
+  input still unspent, the SAME signed bytes are broadcast again (same inputs, same txid: it can
+  never pay twice); unknown and an input spent by another transaction, it was replaced: the run
+  ends in words, nothing is re-sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.execute.describe.bitcoin import btc, psbt_lines
+from crossdeck.execute.errors import ExecutionError
+from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
+from crossdeck.execute.guards import GuardRefused, GuardResult, require
+from crossdeck.execute.guards.bitcoin import deposit_address
+from crossdeck.execute.items import Item, ItemRunner, Prepared
+from crossdeck.execute.journal import ItemRecord
+from crossdeck.models.addresses import BITCOIN_CHAIN_ID
+from crossdeck.wallet.bitcoin_psbt import DecodedPsbt, decode_psbt
+from crossdeck.wallet.errors import InvalidKeyError, RpcError
+
+if TYPE_CHECKING:
+    from crossdeck.wallet.bitcoin import BitcoinParts
+
+POLL_SECONDS = 0.25
+FASTEST_TARGET = "1"
+
+
+def _refused(name: str, message: str, where: str) -> GuardRefused:
+    return GuardRefused([GuardResult(name, False, message, where)])
+
+
+async def utxo_guard(decoded: DecodedPsbt, bitcoin: BitcoinParts, where: str) -> GuardResult:
+    """Every input is an unspent output of the wallet, of the amount the PSBT says."""
+    held = await bitcoin.gateway.utxos(bitcoin.signer.address)
+    for number, spent in enumerate(decoded.inputs):
+        value = held.get((spent.txid, spent.vout))
+        if value is None:
+            return GuardResult(
+                "bitcoin-utxos", False,
+                f"input {number} ({spent.txid}:{spent.vout}) is not an unspent output of this "
+                "wallet on chain: refused", where,
+            )  # fmt: skip
+        if value != spent.value:
+            return GuardResult(
+                "bitcoin-utxos", False,
+                f"input {number} holds {value} sats on chain, the PSBT says {spent.value}: "
+                "refused (the fee would not be what it shows)", where,
+            )  # fmt: skip
+    return GuardResult(
+        "bitcoin-utxos", True, "every input is an unspent output of this wallet on chain", where
+    )
+
+
+async def fee_rate_guard(
+    decoded: DecodedPsbt, bitcoin: BitcoinParts, multiple: float, where: str
+) -> GuardResult:
+    fee = decoded.fee or 0
+    rate = fee / decoded.vsize
+    estimates = await bitcoin.gateway.fee_estimates()
+    fastest = estimates.get(FASTEST_TARGET) or max(estimates.values(), default=0.0)
+    bound = fastest * multiple
+    if fastest <= 0:
+        return GuardResult("bitcoin-fee-rate", False,
+                           "the node gives no fee estimate to bound the fee by", where)  # fmt: skip
+    if rate > bound:
+        return GuardResult(
+            "bitcoin-fee-rate", False,
+            f"the fee {fee} sats is {rate:.1f} sat/vB, above {multiple:g}x the node's fastest "
+            f"estimate {fastest:g} sat/vB (guards.bitcoin_fee_multiple): refused", where,
+        )  # fmt: skip
+    return GuardResult(
+        "bitcoin-fee-rate", True,
+        f"{rate:.1f} sat/vB, within {multiple:g}x the node's fastest estimate {fastest:g}", where,
+    )  # fmt: skip
+
+
+class BitcoinRunner(ItemRunner):
+    def parts(self, where: str) -> BitcoinParts:
+        bitcoin = self.shop.parts.bitcoin
+        if bitcoin is None:
+            raise _refused(
+                "bitcoin-configured",
+                "no Bitcoin key and API to send with (import one with `crossdeck wallet "
+                "import-bitcoin` and set rpc.8253038 to an Esplora-style API)",
+                where,
+            )
+        return bitcoin
+
+    async def prepare(self, item: Item) -> Prepared:
+        bitcoin = self.parts(item.where)
+        results = self.shop.item_guards(item)
+        require(results)
+        data = item.data.as_bitcoin()
+        decoded = decode_psbt(data.psbt)  # the guards read it already
+        results.append(await utxo_guard(decoded, bitcoin, item.where))
+        require(results)
+        multiple = self.shop.options.bitcoin_fee_multiple
+        results.append(await fee_rate_guard(decoded, bitcoin, multiple, item.where))
+        require(results)
+        quote = item.run.quote
+        lines = psbt_lines(
+            decoded,
+            wallet=bitcoin.signer.address,
+            deposit=deposit_address(quote, item.step),
+            order_id=quote.order_id,
+        )
+        change = sum(o.value for o in decoded.outputs if o.address == bitcoin.signer.address)
+        request = SignRequest(
+            kind="transaction",
+            step_id=item.step.id,
+            item_index=item.item_index,
+            title=f"Send a Bitcoin transaction (step {item.step.id}): fee {btc(decoded.fee or 0)}, "
+            f"change {btc(change)}",
+            lines=tuple(lines),
+            payload={"chainId": BITCOIN_CHAIN_ID, "psbt": data.psbt},
+            guards=tuple(results),
+            chain_id=BITCOIN_CHAIN_ID,
+        )
+        return Prepared(
+            request,
+            intent={"kind": "bitcoin", "chain_id": BITCOIN_CHAIN_ID},
+            detail={"item": item, "bitcoin": bitcoin, "psbt": data.psbt},
+        )
+
+    async def sign(self, prepared: Prepared) -> dict[str, Any]:
+        bitcoin: BitcoinParts = prepared.detail["bitcoin"]
+        item: Item = prepared.detail["item"]
+        try:
+            raw, txid = bitcoin.signer.sign_psbt(prepared.detail["psbt"])
+        except InvalidKeyError as exc:
+            raise _refused("bitcoin-inputs", str(exc), item.where) from None
+        return {"raw_tx": raw, "tx_hash": txid, "chain_id": BITCOIN_CHAIN_ID}
+
+    async def send(
+        self, item: Item, prepared: Prepared, signed: dict[str, Any]
+    ) -> AsyncIterator[RunEvent]:
+        bitcoin: BitcoinParts = prepared.detail["bitcoin"]
+        txid = await bitcoin.gateway.broadcast(signed["raw_tx"])
+        if txid != signed["tx_hash"]:
+            raise ExecutionError(
+                f"the Bitcoin node gave txid {txid} for journalled {signed['tx_hash']}"
+            )
+        self.journal.record(*item.key, "sent")
+        yield TxSent(txid, BITCOIN_CHAIN_ID, 0, item.step.id, item.item_index)
+        from crossdeck.execute.crash import crash_point
+
+        crash_point("after-send", item.step.id)
+        self.shop.acted(item.run)  # the service sees it in the mempool: pending
+        async for event in self._confirmed(item, bitcoin, txid, signed["raw_tx"]):
+            yield event
+
+    async def finish(self, item: Item, record: ItemRecord) -> AsyncIterator[RunEvent]:
+        bitcoin = self.parts(item.where)
+        assert record.tx_hash is not None and record.raw_tx is not None
+        txid, raw = record.tx_hash, record.raw_tx.removeprefix("0x")
+        state = await bitcoin.gateway.tx_state(txid)
+        if state is None:
+            replaced = await self._replaced_by(bitcoin, raw)
+            if replaced:
+                self.journal.record(*item.key, "expired")
+                raise ExecutionError(
+                    f"Bitcoin transaction {txid} was replaced: {replaced}; it was not sent "
+                    "again (that could pay twice)",
+                    hint="check the wallet's transactions before asking for a new quote",
+                )
+            yield Note(
+                f"Bitcoin transaction {txid} is unknown to the node and its inputs are unspent: "
+                "broadcasting the same signed bytes again (same inputs, same txid: it cannot pay "
+                "twice)"
+            )
+            await bitcoin.gateway.broadcast(raw)
+            yield TxSent(txid, BITCOIN_CHAIN_ID, 0, item.step.id, item.item_index)
+        else:
+            yield Note(f"Bitcoin transaction {txid} is already known to the node; not resent")
+        self.journal.record(*item.key, "sent")
+        async for event in self._confirmed(item, bitcoin, txid, raw):
+            yield event
+
+    @staticmethod
+    async def _replaced_by(bitcoin: BitcoinParts, raw: str) -> str:
+        """'' when every input of `raw` is still unspent, else which transaction spent which."""
+        from embit.transaction import Transaction
+
+        tx = Transaction.parse(bytes.fromhex(raw))
+        for vin in tx.vin:
+            spender = await bitcoin.gateway.spender(vin.txid.hex(), vin.vout)
+            if spender is not None:
+                return f"its input {vin.txid.hex()}:{vin.vout} is spent by {spender}"
+        return ""
+
+    async def _confirmed(
+        self, item: Item, bitcoin: BitcoinParts, txid: str, raw: str
+    ) -> AsyncIterator[RunEvent]:
+        """Follow the transaction into a block; a replaced or dropped one is reported."""
+        timeout = self.shop.options.receipt_timeout
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        seen_in_mempool = False
+        while True:
+            state = await bitcoin.gateway.tx_state(txid)
+            if state is not None and state.confirmed:
+                break
+            if state is None:
+                replaced = await self._replaced_by(bitcoin, raw)
+                self.journal.record(*item.key, "expired")
+                why = f"replaced ({replaced})" if replaced else "dropped from the mempool"
+                raise ExecutionError(
+                    f"Bitcoin transaction {txid} was {why}; it is not sent again",
+                    hint="`crossdeck status` says what the service saw",
+                )
+            if not seen_in_mempool:
+                seen_in_mempool = True
+                yield Note(f"Bitcoin transaction {txid} is in the mempool")
+            if loop.time() > deadline:
+                raise RpcError(
+                    f"Bitcoin transaction {txid} is not in a block after {timeout:.0f} s",
+                    hint="`crossdeck resume` follows it on (it is journalled)",
+                )
+            await asyncio.sleep(POLL_SECONDS)
+        self.journal.record(*item.key, "done")
+        yield TxConfirmed(txid, BITCOIN_CHAIN_ID, state.block_height or 0, 0, item.step.id,
+                          item.item_index)  # fmt: skip
+        try:
+            self.shop.acted(item.run)
+        except CrossdeckError:
+            pass
