@@ -152,3 +152,50 @@ def test_a_send_to_another_address_is_named_as_leaving(world: Any, tmp_path: Pat
     assert sent.exit_code == 0, sent.output
     assert books(world, account.address)[0] == (10 - 2 - 1) * UNIT
     assert world.ledger.balance(other, PERPS_USDC_ADDRESS) == 2 * UNIT
+
+
+@pytest.mark.usefixtures("config")
+def test_a_move_out_of_a_sub_account_and_a_hip3_dex_send(world: Any, tmp_path: Path) -> None:
+    account, path = trader(world, tmp_path, 10)
+    sub = world.ledger.add_sub_account(account.address, "desk")
+    world.ledger.credit(sub, PERPS_USDC_ADDRESS, 8 * UNIT)
+    moved = cli(
+        path, "venue", "transfer", "--from", "perps", "--to", HIP3_DEX_NAME,
+        "--amount-human", "3", "--from-sub-account", sub, "--yes", "--json",
+    )  # fmt: skip
+    assert moved.exit_code == 0, moved.output
+    sent = json.loads(moved.stdout)
+    assert sent["action"] == "sendAsset" and sent["message"]["fromSubAccount"] == sub
+    assert world.ledger.balance(sub, PERPS_USDC_ADDRESS) == 5 * UNIT
+    assert world.ledger.balance(account.address, XYZ) == 3 * UNIT  # to the master's HIP-3 book
+    listed = json.loads(cli(path, "venue", "balance", "--json").stdout)
+    assert [s["name"] for s in listed["subAccounts"]] == ["desk"]
+    # another's sub account is refused before anything is built
+    foreign = world.ledger.add_sub_account(Account.create().address, "theirs")
+    refused = cli(
+        path, "venue", "transfer", "--from", "perps", "--to", "spot", "--amount-human", "1",
+        "--from-sub-account", foreign, "--yes",
+    )  # fmt: skip
+    assert refused.exit_code == 3 and "is not a sub account of" in refused.stderr
+
+
+@pytest.mark.usefixtures("config")
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["transfer", "--from", "perps", "--to", "moon", "--amount-human", "1"], "not a book"),
+        (["transfer", "--from", "perps", "--to", "spot", "--amount-human", "0"], "amount"),
+        (["transfer", "--from", "spot", "--to", "spot", "--amount-human", "1"], "same book"),
+        (["withdraw", "--to-chain", "8453"], "one of --amount-human and --max"),
+        (["withdraw", "--to-chain", "8453", "--amount-human", "1", "--max"], "one of"),
+        (["withdraw", "--to-chain", "8453", "--amount-human", "999"], "do not fit"),
+    ],
+)
+def test_bad_requests_are_refused_with_nothing_signed(
+    world: Any, tmp_path: Path, args: list[str], words: str
+) -> None:
+    account, path = trader(world, tmp_path, 4)
+    result = cli(path, "venue", *args)
+    assert result.exit_code == 3, result.output
+    assert words in result.stderr and "Traceback" not in result.output
+    assert books(world, account.address) == (4 * UNIT, 0, 0)
