@@ -115,9 +115,12 @@ def _amount(text: str) -> int:
     from crossdeck.venue.account import USDC_DECIMALS
 
     try:
-        return parse_units(text, USDC_DECIMALS)
+        units = parse_units(text, USDC_DECIMALS)
     except InputError as exc:
         raise InputError(f"--amount-human: {exc.message}", hint=exc.hint) from None
+    if units <= 0:
+        raise InputError("--amount-human: an amount of 0 moves nothing")
+    return units
 
 
 async def run_transfer(
