@@ -132,3 +132,29 @@ async def test_a_run_killed_after_the_broadcast_resumes_without_paying_twice(
     assert any(e.get("event") == "Finished" and e.get("status") == "success" for e in resumed)
     spent = deposit_tx(cli)  # exactly one transaction left the wallet
     assert cli.held() == before - 100_000 - spent["fee"]
+
+
+async def test_a_deposit_replaced_before_resume_is_reported_and_never_sent(
+    world: Any, cli: BitcoinCli
+) -> None:
+    from crossdeck.sim.bitcoin import script_of, sign_p2wpkh
+
+    crashed = bridge(
+        cli, "--destination-chain", "8453", "--destination-currency", "ETH",
+        "--amount-human", "0.001", "--recipient", cli.address, crash_at="after-sign",
+    )  # fmt: skip
+    assert crashed.returncode != 0
+    assert not [e for e in events(crashed) if e.get("event") == "TxSent"]
+    # meanwhile the wallet spends the same output elsewhere (another wallet app, say)
+    tx, values = world.bitcoin.build_spend(
+        cli.btc_address, [(script_of(cli.btc_address), 4_000_000)]
+    )
+    replacement = world.bitcoin.submit(sign_p2wpkh(tx, values, cli.btc_key).serialize().hex())
+    done = await asyncio.to_thread(
+        cli.invoke, "resume", "--yes", "--json", CROSSDECK_TRACKING__WEBSOCKET="false"
+    )
+    assert done.exit_code != 0
+    assert "was replaced" in done.output and replacement in done.output, done.output
+    assert '"event":"TxSent"' not in done.output.replace(" ", "")
+    [only] = [t for t in cli.txs() if t["txid"] != cli.txs()[-1]["txid"]]  # besides the funding
+    assert only["txid"] == replacement

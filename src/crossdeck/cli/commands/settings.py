@@ -347,17 +347,22 @@ def wallet_import_bitcoin(
 @handles_errors
 def wallet_show(obj: CliContext) -> None:
     """Print the wallet address (no key is read) and the keyring backend."""
-    from crossdeck.credentials import resolve_solana_address, resolve_wallet_address
+    from crossdeck.credentials import (
+        resolve_bitcoin_address,
+        resolve_solana_address,
+        resolve_wallet_address,
+    )
 
     settings = _settings(obj)
     address = resolve_wallet_address(settings)
     solana = resolve_solana_address(settings)
+    bitcoin = resolve_bitcoin_address(settings)
     source = "world file" if settings.world is not None else "keyring"
     backend = _backend_line()
     if obj.json:
         print_json(
             {"profile": settings.profile, "address": address, "solanaAddress": solana,
-             "source": source, "keyring": backend}
+             "bitcoinAddress": bitcoin, "source": source, "keyring": backend}
         )  # fmt: skip
         return
     if address is None:
@@ -368,6 +373,8 @@ def wallet_show(obj: CliContext) -> None:
         click.echo(f"profile: {settings.profile}  source: {source}")
     if solana is not None:
         click.echo(f"solana: {solana}")
+    if bitcoin is not None:
+        click.echo(f"bitcoin: {bitcoin}")
     click.echo(f"keyring: {backend}")
 
 
