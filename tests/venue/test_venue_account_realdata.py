@@ -9,8 +9,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from crossdeck.models.venue_account import LedgerUpdate, VaultEquity
-from crossdeck.sim.venue import VenueLedger
+from crossdeck.models.venue_account import LedgerUpdate, SubAccount, VaultEquity
+from crossdeck.sim.venue import PERPS_USDC_ADDRESS, SPOT_USDC_TOKEN_ID, VenueLedger
 from crossdeck.sim.venue import info as world_info
 
 REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata" / "venue-info"
@@ -45,7 +45,6 @@ def test_the_recorded_first_send_fee_is_read_as_a_send_that_left() -> None:
 def test_the_worlds_ledger_updates_have_the_recorded_keys() -> None:
     answer = recorded("pysdk-userNonFundingLedgerUpdates-2025-08.json")
     by_type = {u["delta"]["type"]: u for u in answer}
-    from crossdeck.sim.venue import PERPS_USDC_ADDRESS, SPOT_USDC_TOKEN_ID
     from crossdeck.sim.venue.actions import apply_spot_send, apply_usd_class_transfer
 
     ledger, me, other = VenueLedger(), "0x" + "33" * 20, "0x" + "44" * 20
@@ -66,3 +65,32 @@ def test_the_worlds_ledger_updates_have_the_recorded_keys() -> None:
 def test_user_role_as_recorded() -> None:
     assert set(recorded("pysdk-userRole-2025-08.json")) == {"role"}
     assert world_info.user_role(VenueLedger(), "0x" + "55" * 20) == {"role": "missing"}
+
+
+def _keys(answer: Any) -> set[str]:
+    return set(answer) if isinstance(answer, dict) else set()
+
+
+def test_sub_accounts_read_as_recorded_and_the_world_answers_alike() -> None:
+    answer = recorded("jkorf-subAccounts.json")
+    [sub] = [SubAccount.model_validate(s) for s in answer]
+    assert sub.name == "Test" and sub.clearinghouse_state is not None
+    assert sub.clearinghouse_state.withdrawable == Decimal("29.78001")
+    assert sub.spot_state is not None and sub.spot_state.balances[0].total == Decimal("0.22")
+    assert sub.to_wire() == answer[0]  # nothing lost
+    ledger, master = VenueLedger(), "0x" + "66" * 20
+    address = ledger.add_sub_account(master, "Test")
+    ledger.credit(address, PERPS_USDC_ADDRESS, 2 * 10**8)
+    ledger.credit(address, SPOT_USDC_TOKEN_ID, 10**7)
+    [ours] = world_info.sub_accounts(ledger, master) or []
+    recorded_sub = answer[0]
+    assert _keys(recorded_sub) <= _keys(ours)
+    for part in ("clearinghouseState", "spotState"):
+        assert _keys(recorded_sub[part]) <= _keys(ours[part]), part
+    assert _keys(recorded_sub["clearinghouseState"]["marginSummary"]) == _keys(
+        ours["clearinghouseState"]["marginSummary"]
+    )
+    assert _keys(recorded_sub["spotState"]["balances"][0]) == _keys(
+        ours["spotState"]["balances"][0]
+    )
+    assert world_info.sub_accounts(ledger, "0x" + "77" * 20) is None  # none: null, as public

@@ -5,16 +5,29 @@ both brands. Refusals are in the venue's words and move nothing; a refused nonce
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 
 from crossdeck.sim.brand import Brand
-from crossdeck.sim.venue import VenueLedger
+from crossdeck.sim.venue import HIP3_DEX_NAME, VenueLedger
 from crossdeck.sim.venue.actions import apply_usd_class_transfer
 
-from .support import OTHER, PAYER, PAYER_KEY, PERPS_USDC, SPOT_USDC_ID, USDC_UNIT, fresh_nonce
+from .support import (
+    OTHER,
+    PAYER,
+    PAYER_KEY,
+    PERPS_USDC,
+    SPOT_USDC_ID,
+    USDC_UNIT,
+    fresh_nonce,
+    signed_body,
+)
+
+REALDATA = Path(__file__).resolve().parents[4] / "shared" / "realdata"
 
 OK = {"status": "ok", "response": {"type": "default"}}
 FIELDS = {  # after the '<venue>Chain' field
@@ -157,3 +170,23 @@ def test_a_restart_keeps_modes_sub_accounts_vaults_and_updates(tmp_path: Any) ->
     assert [v.equity for v in again.vault_equities(PAYER.address)] == [3 * USDC_UNIT]
     assert [u["delta"]["type"] for u in again.updates(PAYER.address)] == ["accountClassTransfer"]
     again.close()
+
+
+async def test_every_new_action_is_answered_as_the_venue_answers(venue: Any) -> None:
+    """usdClassTransfer, usdSend, spotSend, sendAsset to oneself and userSetAbstraction are
+    answered with the recorded /exchange success body (../shared/realdata/venue-exchange/)."""
+    ok = json.loads((REALDATA / "venue-exchange" / "jkorf-exchange-ok-default.json").read_text())
+    funded(venue, 50)
+    bodies = [
+        body(venue.brand, "usdClassTransfer", amount="5", toPerp=False),
+        body(venue.brand, "usdSend", destination=OTHER.address, amount="1"),
+        body(venue.brand, "spotSend", destination=OTHER.address,
+             token=f"USDC:{SPOT_USDC_ID}", amount="1"),
+        signed_body(venue.brand, destination=PAYER.address, destination_dex=HIP3_DEX_NAME,
+                    amount="2"),
+        body(venue.brand, "userSetAbstraction", user=PAYER.address.lower(),
+             abstraction="unifiedAccount"),
+    ]  # fmt: skip
+    for sent in bodies:
+        answer = await venue.exchange(sent)
+        assert answer.status_code == 200 and answer.json() == ok, sent["action"]["type"]
