@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Input
+from textual.widgets import Input, Static
 from tui_support import (
     chains_loaded,
     make_app,
@@ -37,17 +38,31 @@ def app_with(world: Any, tui_dir: Path, signer: dict[str, Any]) -> Any:
     return make_app(world, tui_dir, settings=settings, secrets=None)
 
 
-async def test_read_only_address_quotes_and_refuses_to_sign(world: Any, tui_dir: Path) -> None:
+async def test_read_only_address_quotes_with_execute_off_and_says_why(
+    world: Any, tui_dir: Path
+) -> None:
+    """Issue 35 point 7: a read-only wallet quotes, Execute is off (greyed, ctrl+g does
+    nothing) and the Result pane says why and what to do, in the app's words."""
+    from crossdeck.tui.screens.execute import ExecuteScreen
+
     watched = new_address()
     app = app_with(world, tui_dir, {"kind": "read-only", "address": watched})
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: app.services.wallet_address == watched, what="secrets")
         assert f"read-only {watched[:6]}…{watched[-4:]}" in app.sub_title
-        execute = await quote_and_execute(pilot, "0.01")
+        await chains_loaded(pilot)
+        app.quote_screen.query_one("#amount", Input).value = "0.01"
+        await pilot.pause(0.2)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: app.quote_screen.quote is not None, what="a quote")
         assert app.quote_screen.request.user == watched
-        await wait_until(pilot, lambda: execute.start_failed, what="the refusal", within=60)
-        assert f"before anything was signed: read-only: {watched}" in screen_text(app)
-        assert not execute.events
+        assert app.quote_screen.check_action("execute", ()) is None  # the footer greys it
+        await pilot.press("ctrl+g")
+        await pilot.pause(0.3)
+        assert not any(isinstance(s, ExecuteScreen) for s in app.screen_stack)
+        said = str(app.quote_screen.query_one("#quote-status").render())
+        assert f"Execute is off: {watched} is read-only" in said
+        assert "Settings (F6)" in said and "--account" not in said
         await pilot.press("f6")
         await wait_until(pilot, lambda: "Signer" in screen_text(app), what="Settings")
         assert f"nobody: {watched[:6]}…{watched[-4:]} is read-only" in screen_text(app)
@@ -143,3 +158,51 @@ async def test_browser_wallet_in_the_app(world: Any, tui_dir: Path) -> None:
                 assert all(token not in m for _, m, _ in notifications(app))
         finally:
             opener.cancel()
+
+
+async def test_a_wrong_keystore_password_is_asked_again(world: Any, tui_dir: Path) -> None:
+    """Issue 35 point 7: a mistyped keystore password asks again (three tries in all), and
+    the right one runs the transfer; the third wrong one ends it, nothing signed."""
+    from eth_keyfile import create_keyfile_json
+
+    from crossdeck.tui.screens.unlock import UnlockScreen
+
+    key = new_key()
+    data = create_keyfile_json(bytes.fromhex(key[2:]), b"right one", kdf="pbkdf2", iterations=1000)
+    path = tui_dir / "keystore.json"
+    path.write_text(json.dumps(data))
+    app = app_with(world, tui_dir, {"kind": "keystore", "keystore": str(path)})
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: bool(app.services.wallet_address), what="the address")
+        address = app.services.wallet_address
+        await fund(world, address, native={8453: ETH})
+        execute = await quote_and_execute(pilot, "0.01")
+
+        async def answer(password: str) -> str:
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, UnlockScreen), what="the password dialog"
+            )
+            dialog = app.screen
+            said = " ".join(str(static.content) for static in dialog.query(Static))
+            dialog.query_one(Input).value = password
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.screen is not dialog, what="the dialog to go")
+            return said
+
+        first = await answer("wrong")
+        assert "does not open" not in first
+        second = await answer("still wrong")
+        assert "That password does not open the keystore (2 tries left)" in second
+        third = await answer("right one")
+        assert "(1 try left)" in third
+        dialog = await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ConfirmScreen) and app.screen,
+            what="the confirm dialog",
+            within=60,
+        )
+        await pilot.press("y")
+        await wait_until(pilot, lambda: dialog is not app.screen, what="it to close")
+        await wait_until(pilot, lambda: execute.outcome is not None, what="the run", within=90)
+        assert execute.outcome.status == "success"
+        assert not execute.start_failed

@@ -37,10 +37,15 @@ def announce(app: CrossdeckApp, url: str) -> None:
     )
 
 
+PASSWORD_TRIES = 3  # as sudo: a mistyped password is asked again, twice
+
+
 async def ensure_signer_ready(app: CrossdeckApp) -> None:
     """Before a run: a read-only address is refused at once (nothing is journalled); a keystore
     without a password file is unlocked with the app's own dialog (a terminal prompt would
-    fight the app for the terminal); the password goes to this run only."""
+    fight the app for the terminal), asked again while the password does not open it (three
+    tries); the password goes to this run only, and the keystore opened with it is the run's
+    signer."""
     services = app.services
     chosen = services.settings.signer
     if chosen.kind == "read-only" and chosen.address:
@@ -51,22 +56,37 @@ async def ensure_signer_ready(app: CrossdeckApp) -> None:
         return
     from crossdeck.compose import signer_words
     from crossdeck.tui.screens.unlock import UnlockScreen
+    from crossdeck.wallet.foundry_keystore import KeystorePasswordError
 
     words = signer_words(services.settings, services.wallet_address)
-    password = await app.push_screen_wait(
-        UnlockScreen(
-            None,
-            title="Unlock the keystore",
-            body=f"Signing with {words}. Type its password (it stays in memory for this run only).",
-            placeholder="keystore password",
+    body = f"Signing with {words}. Type its password (it stays in memory for this run only)."
+    for attempt in range(1, PASSWORD_TRIES + 1):
+        password = await app.push_screen_wait(
+            UnlockScreen(
+                None,
+                title="Unlock the keystore",
+                body=body,
+                placeholder="keystore password",
+            )
         )
-    )
-    if not password:
-        raise KeystoreLocked(
-            "the keystore's password was not given, so nothing can be signed",
-            hint="execute again and type it when asked",
-        )
-    services.keystore_password = Secret(password)
+        if not password:
+            raise KeystoreLocked(
+                "the keystore's password was not given, so nothing can be signed",
+                hint="execute again and type it when asked",
+            )
+        services.keystore_password = Secret(password)
+        try:
+            await services.signer()  # opened now: the run signs with this one
+            return
+        except KeystorePasswordError:
+            left = PASSWORD_TRIES - attempt
+            if not left:
+                raise
+            body = (
+                f"That password does not open the keystore ({left} "
+                f"{'tries' if left > 1 else 'try'} left). Signing with {words}: type its "
+                "password again."
+            )
 
 
 async def learn_browser_address(app: CrossdeckApp) -> None:

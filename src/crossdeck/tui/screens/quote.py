@@ -143,6 +143,7 @@ class QuoteScreen(QuoteFormScreen):
             self._pending, app.pending_prefill = app.pending_prefill, None
             self._quote_when_filled = app.pending_prefill_quotes
         self._show_options_line()
+        app.wallet_changed.subscribe(self, self._on_wallet_changed)
         # after the frame: the read imports the service client (httpx, the models)
         self.call_after_refresh(self.load_chains)
 
@@ -248,10 +249,19 @@ class QuoteScreen(QuoteFormScreen):
         asked = self._asked
         self._quoted_values = asked[1] if asked and asked[0] is message.request else None
         self._learn_fee_components(message.quote)
-        # a deprecated quote endpoint's end and successor, where "" was (api.quote_api)
+        # a deprecated quote endpoint's end and successor, where "" was (api.quote_api); a
+        # read-only wallet's reason for Execute being off before it
         from crossdeck.api.quote_api import notice_line
 
-        self._status(notice_line(self.crossdeck.services.service.deprecations))
+        notice = notice_line(self.crossdeck.services.service.deprecations)
+        reason = self.read_only_reason()
+        if reason:
+            said = Text(reason, style="bold yellow")
+            if notice:
+                said.append(f"\n{notice}")
+            self._status(said)
+        else:
+            self._status(notice)
         self.funds = None
         self._render_quote()
         if message.request.user:
@@ -348,7 +358,34 @@ class QuoteScreen(QuoteFormScreen):
         self._status("Quoting…")
         self.fetch(request)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Execute is off for a read-only wallet (the footer greys it; the pane says why)."""
+        if action == "execute" and self.read_only_reason() is not None:
+            return None
+        return super().check_action(action, parameters)
+
+    def read_only_reason(self) -> str | None:
+        """Why nothing can be executed from here, or None: the signer is a read-only address."""
+        chosen = self.crossdeck.services.settings.signer
+        if chosen.kind != "read-only":
+            return None
+        return (
+            f"Execute is off: {chosen.address or 'this wallet'} is read-only (--from), so "
+            "nothing can be signed. Choose a signer in Settings (F6) to execute this quote."
+        )
+
+    def _on_wallet_changed(self, wallet: str | None) -> None:
+        """Another signer: Execute on or off (the footer), and the pane says why when off."""
+        self.refresh_bindings()
+        if self.quote is not None:
+            reason = self.read_only_reason()
+            self._status(Text(reason, style="bold yellow") if reason else "")
+
     def action_execute(self) -> None:
+        reason = self.read_only_reason()
+        if reason is not None:  # reached through the palette
+            self._status(Text(reason, style="bold yellow"))
+            return
         if self.quote is None or self.request is None or self.fetched_at is None:
             self.notify("get a quote first (ctrl+r)", title="Execute", severity="warning")
             return
