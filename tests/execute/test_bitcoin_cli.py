@@ -158,3 +158,18 @@ async def test_a_deposit_replaced_before_resume_is_reported_and_never_sent(
     assert '"event":"TxSent"' not in done.output.replace(" ", "")
     [only] = [t for t in cli.txs() if t["txid"] != cli.txs()[-1]["txid"]]  # besides the funding
     assert only["txid"] == replacement
+
+
+async def test_quote_says_the_psbt_in_words(cli: BitcoinCli) -> None:
+    done = cli.run(
+        "quote", "--origin-chain", BITCOIN, "--origin-currency", "BTC",
+        "--destination-chain", "8453", "--destination-currency", "ETH", "--amount-human", "0.001",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert f"of {cli.btc_address} (this wallet's)" in out  # the input
+    assert "deposit 0.001 BTC (100000 sats) to bc1q" in out
+    assert "OP_RETURN carrying the quote's order id 0x" in out
+    assert f"back to this wallet {cli.btc_address}" in out  # the change
+    assert "sat/vB" in out and "bitcoin-fee: ok" in out
+    assert cli.held() == 5_000_000  # a quote signs and sends nothing

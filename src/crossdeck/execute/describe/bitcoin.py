@@ -56,11 +56,9 @@ def psbt_lines(
         )
     ]
     for number, spent in enumerate(decoded.inputs):
-        whose = (
-            "this wallet's"
-            if wallet is not None and spent.address == wallet
-            else "NOT this wallet's"
-        )
+        whose = ""
+        if wallet is not None:
+            whose = " (this wallet's)" if spent.address == wallet else " (NOT this wallet's)"
         amount = btc(spent.value) if spent.value is not None else "an unknown amount"
         lines.append(Line(
             f"input {number}", f"spends {amount} of {spent.address or 'a script'}{whose}",
@@ -93,7 +91,18 @@ def psbt_lines(
 
 
 def bitcoin_item_lines(item: StepItem, currencies: Currencies, *, full: bool = True) -> list[Line]:
-    return bitcoin_lines(item.as_bitcoin())
+    """The PSBT as the quote's own terms read it: the request's sender is the wallet, the
+    payment's depository the deposit, its orderId the OP_RETURN's (the step's depositAddress,
+    when there is one, is the runner's to add)."""
+    quote = currencies.quote
+    details = quote.details if quote is not None else None
+    payment = quote.payment_details if quote is not None else None
+    return bitcoin_lines(
+        item.as_bitcoin(),
+        wallet=details.sender if details is not None else None,
+        deposit=payment.depository if payment is not None else None,
+        order_id=quote.order_id if quote is not None else None,
+    )
 
 
 ITEMS: dict[str, ItemDescriber] = {"bitcoin": bitcoin_item_lines}

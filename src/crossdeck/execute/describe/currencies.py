@@ -30,6 +30,7 @@ class Currencies:
 
     def __init__(self, quote: Quote | None = None, chains: ChainsResponse | None = None) -> None:
         self.chains = chains
+        self.quote = quote  # a family's describer may read the quote's own terms (Bitcoin)
         self._tokens: dict[tuple[int, str], Unit] = {}
         for amount in _quote_amounts(quote):
             info = amount.currency_info
