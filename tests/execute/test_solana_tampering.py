@@ -356,7 +356,8 @@ def test_a_hostile_solana_quote_is_refused_before_signing(
     before = balances(world)
     proxy.tamper = tamper
     result = _bridge(cli, proxy, currency)
-    assert proxy.tampered == 1
+    # an oversize transaction is quoted once more, for the shortest route (tampered again)
+    assert proxy.tampered == (2 if name == "oversize" else 1)
     _refused(result, guard, words)
     assert balances(world) == before
 
@@ -421,3 +422,26 @@ def test_the_same_flows_untampered_through_the_proxy_succeed_to_the_lamport(
     if currency == "USDC":
         assert before["wallet USDC"] is not None and after["wallet USDC"] is not None
         assert before["wallet USDC"] - after["wallet USDC"] == 2_000_000
+
+
+def test_an_oversize_transaction_is_quoted_again_for_the_shortest_route(
+    world: Any, cli: Cli, proxy: TamperingProxy
+) -> None:
+    """Over 1232 bytes, refused before anything is asked; the service is asked again with
+    maxRouteLength 1 (its option for a shorter route), and that quote, within the limit, runs."""
+
+    def oversize_unless_shortest(wire: dict[str, Any]) -> None:
+        if proxy.quote_bodies[-1].get("maxRouteLength") != 1:
+            _oversize(wire)
+
+    proxy.tamper = oversize_unless_shortest
+    result = _bridge(cli, proxy, "SOL")
+    assert result.exit_code == 0, result.output
+    assert [b.get("maxRouteLength") for b in proxy.quote_bodies] == [None, 1]
+    assert "asking the service again for the shortest route (maxRouteLength 1)" in result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    [refused] = [e for e in events if e["event"] == "Failed"]
+    assert "solana-size" in {f["name"] for f in refused["failures"]}
+    first_ask = next(i for i, e in enumerate(events) if e["event"] == "AwaitingConfirmation")
+    assert first_ask > events.index(refused)  # nothing was asked of the oversize one
+    assert events[-1]["event"] == "Finished" and events[-1]["status"] == "success"

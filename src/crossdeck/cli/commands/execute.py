@@ -392,10 +392,8 @@ async def _bridge_as(
     deposit_amount: int | None,
     tracking_timeout: float | None,
 ) -> ExitCode:
-    from crossdeck.cli.commands.service import quote_with, render_quote
     from crossdeck.cli.fee_payer_key import fee_payer_key
     from crossdeck.cli.quote_options import quote_fields
-    from crossdeck.cli.support import deprecation_notices, service_client
     from crossdeck.models.addresses import Family, family_of, same_address
 
     wallet = signer.address
@@ -427,6 +425,42 @@ async def _bridge_as(
             f"--user {fields['user']} is not {whose} {wallet}",
             hint="bridge signs as its signer; use `crossdeck quote` to just look",
         )
+    code, refused = await _quote_and_run(
+        settings, signer, fields, amount_human, yes, as_json, deposit_amount, tracking_timeout,
+        fee_payer,
+    )  # fmt: skip
+    if "solana-size" in refused and from_solana and fields.get("max_route_length") != 1:
+        # SOLANA_TX_TOO_LARGE before anything was asked: the service routes a Solana swap
+        # over fewer hops when asked (maxRouteLength), so ask once for the shortest route
+        click.echo(
+            "note: the Solana transaction is over 1232 bytes; asking the service again for "
+            "the shortest route (maxRouteLength 1)",
+            err=True,
+        )
+        fields = {**fields, "max_route_length": 1}
+        code, _ = await _quote_and_run(
+            settings, signer, fields, amount_human, yes, as_json, deposit_amount,
+            tracking_timeout, fee_payer,
+        )  # fmt: skip
+    return code
+
+
+async def _quote_and_run(
+    settings: Settings,
+    signer: EvmSigner,
+    fields: dict[str, Any],
+    amount_human: Any,
+    yes: bool,
+    as_json: bool,
+    deposit_amount: int | None,
+    tracking_timeout: float | None,
+    fee_payer: Any,
+) -> tuple[ExitCode, set[str]]:
+    """Quote, show, confirm and run once: the exit code, and the guards that refused the run
+    before anything was signed (empty when none did)."""
+    from crossdeck.cli.commands.service import quote_with, render_quote
+    from crossdeck.cli.support import deprecation_notices, service_client
+
     # one service client for the quote and the run (one key read, one connection)
     service = service_client(settings)
     try:
@@ -483,11 +517,21 @@ async def _bridge_as(
             go = await asyncio.to_thread(prompts.confirm, "Execute this quote?", instead="--yes")
             if not go:
                 click.echo("declined: nothing was signed", err=True)
-                return ExitCode.ABORTED
+                return ExitCode.ABORTED, set()
         events = executor.run(quote, request=request, deposit_amount=deposit_amount)
-        return await _drain(events, as_json, _item_count(quote.to_wire()))
+        last: list[Any] = []
+        code = await _drain(_watched(events, last), as_json, _item_count(quote.to_wire()))
+        refused = {f.name for f in getattr(last[-1], "failures", ()) if not f.ok} if last else set()
+        return code, refused
     finally:
         await _close(executor)
+
+
+async def _watched(events: Any, last: list[Any]) -> Any:
+    """`events`, keeping the last one in `last`."""
+    async for event in events:
+        last[:] = [event]
+        yield event
 
 
 # -- resume --------------------------------------------------------------------------------
