@@ -340,7 +340,7 @@ def test_chains_contracts_are_allowed_destinations_by_role() -> None:
     assert base is not None
     assert base.contract_addresses() == {
         "0xca11bde05977b3631167028862be2a173976ca11": "multicall3",
-        "0xb92fe925dc43a0ecde6c8b1a2709c170ec4fff4f": "v3.erc20Router",
+        "0xb92fe925dc43a0ecde6c8b1a2709c170ec4fff4f": "router 3 (v3.erc20Router)",
     }
     wire = _paid_on_base(load("quote_evm.json"))
     wire["steps"][0]["items"][0]["data"]["data"] = (
@@ -348,7 +348,9 @@ def test_chains_contracts_are_allowed_destinations_by_role() -> None:
     )
     ok = guards(wire, rpc_chain_ids={8453}, chains=chains)
     assert failures(ok) == []
-    assert any("approve 10 USDC to the v3.erc20Router contract" in r.message for r in ok)
+    assert any(
+        "approve 10 USDC to the router 3 (v3.erc20Router) contract" in r.message for r in ok
+    )
     # an approve of the same amount to an address /chains does not name is refused
     wire["steps"][0]["items"][0]["data"]["data"] = (
         SELECTORS["approve"] + encode(["address", "uint256"], ["0x" + "31" * 20, 10_000_000]).hex()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import Field
@@ -35,6 +36,26 @@ class ChainProtocol(WireModel):
     v2: ChainProtocolV2 | None = None
 
 
+_VERSION_KEY = re.compile(r"^v\d+(?:\.\d+)*\.")
+_ROLE_NAMES = {"erc20Router": "router", "approvalProxy": "approval proxy"}
+
+
+def contract_role_words(role: str) -> str:
+    """A /chains `contracts` role in words: 'v3.2.approvalProxy' (under the key "v3.2") is the
+    router 3.2 approval proxy, 'v3.erc20Router' the v3 router, 'erc20Router' the router; a
+    role it has no words for stays as named ('multicall3')."""
+    found = _VERSION_KEY.match(role)
+    name = role[found.end() :] if found else role
+    what = _ROLE_NAMES.get(name)
+    if what is None:
+        return role
+    if found is None:
+        return f"{what} ({role})"
+    version = found.group(0)[1:-1]
+    words = f"router {version}" if name == "erc20Router" else f"router {version} {what}"
+    return f"{words} ({role})"
+
+
 class ChainInfo(WireModel):
     id: int | None = None
     name: str | None = None
@@ -61,8 +82,15 @@ class ChainInfo(WireModel):
         return v2.depository if v2 else None
 
     def contract_addresses(self) -> dict[str, str]:
-        """Every address `contracts` names, lower-cased, with its first role ('v3.erc20Router')."""
-        return {address: roles[0] for address, roles in self.contract_roles().items()}
+        """Every address `contracts` names, lower-cased, with its role in words ('router 3.2
+        approval proxy (v3.2.approvalProxy)'): a versioned role where it has one, so the top
+        level pair, which names the current version's contracts again, reads as that
+        version (`contract_role_words`)."""
+        named = {}
+        for address, roles in self.contract_roles().items():
+            versioned = [r for r in roles if _VERSION_KEY.match(r)]
+            named[address] = contract_role_words((versioned or roles)[0])
+        return named
 
     def contract_roles(self) -> dict[str, list[str]]:
         """Every address `contracts` names, lower-cased, with every role it is named under (an

@@ -52,6 +52,7 @@ from crossdeck.sim.bitcoin import BitcoinChain
 from crossdeck.sim.bitcoin_esplora import BitcoinNode, start_bitcoin
 from crossdeck.sim.brand import BRANDS
 from crossdeck.sim.chains import DEFAULT_OPERATOR_KEY, ChainNode, start_chain
+from crossdeck.sim.chains.router_transition import set_router_transition
 from crossdeck.sim.dir_lock import DirectoryLock
 from crossdeck.sim.service import (
     ChainDirectory,
@@ -158,11 +159,14 @@ class World:
         rate_limits: tuple[int, int] | None = None,
         requests_v2: bool = True,
         quote_v2_retired: bool = False,
+        router_transition: bool = True,
     ) -> None:
         """`webhooks` maps an API key to its endpoint URL, `webhook_headers` an API key to
         extra headers; `rate_limits` is (anonymous, keyed) requests per minute; without
         `requests_v2` the v2 listing answers 410, retired, as the public one is; with
-        `quote_v2_retired` POST /quote/v2 and /execute/permits answer 410 (from 2027-02-23)."""
+        `quote_v2_retired` POST /quote/v2 and /execute/permits answer 410 (from 2027-02-23);
+        without `router_transition` the older router no longer answers beside router 3.2 and
+        /chains names 3.2's alone (`sim.chains.router_transition`)."""
         if brand not in BRANDS:
             raise ValueError(f"brand must be one of {', '.join(BRANDS)}; got {brand!r}")
         if speed < 0:
@@ -174,6 +178,8 @@ class World:
         self.rate_limits = rate_limits
         self.requests_v2 = requests_v2
         self.quote_v2_retired = quote_v2_retired
+        self.router_transition = router_transition
+        self.previous_routers: dict[int, str | None] = {}
         self._webhooks = dict(webhooks or {})
         strangers = set(self._webhooks) - set(API_KEYS.values())
         if strangers:  # the keys themselves are secrets: only their number is logged
@@ -374,7 +380,10 @@ class World:
         assert self.state is not None and self.ledger is not None
         self.state.subscribe(self._on_status_change)
         directory = ChainDirectory(
-            [self._evm_chain(self.chains[cid]) for cid in CHAIN_IDS],
+            [
+                self._evm_chain(self.chains[cid], self.previous_routers.get(cid))
+                for cid in CHAIN_IDS
+            ],
             venue=VenueSide(
                 solver_address=SOLVER_ADDRESS,
                 depository=VENUE_DEPOSITORY_ADDRESS,
@@ -475,6 +484,9 @@ class World:
             operator_key=SOLVER_KEY,
             state_file=state_file,
         )
+        self.previous_routers[chain_id] = await set_router_transition(
+            self.chains[chain_id], transition=self.router_transition
+        )
 
     async def _start_solana(self) -> None:
         state_file = None
@@ -525,7 +537,7 @@ class World:
         ]
 
     @staticmethod
-    def _evm_chain(node: ChainNode) -> EvmChain:
+    def _evm_chain(node: ChainNode, previous_router: str | None) -> EvmChain:
         name, display, symbol, native_name = CHAIN_NAMES[node.chain_id]
         return EvmChain(
             node.chain_id,
@@ -534,6 +546,7 @@ class World:
             usdc=node.usdc,
             depository=node.depository,
             router=node.router,
+            previous_router=previous_router,
             rpc_url=node.rpc_url,
             native_symbol=symbol,
             native_name=native_name,

@@ -128,6 +128,15 @@ def sim() -> None:
     help="Answer POST /quote/v2 and /execute/permits with 410, retired, as the public ones "
     "will from 2027-02-23 (quotes then need an API key for /quote/v3).",
 )
+@click.option(
+    "--router-transition",
+    type=click.Choice(["on", "off"]),
+    default="on",
+    show_default=True,
+    help="on: the older router answers beside router 3.2 and /chains names both (contracts.v3 "
+    'and contracts["v3.2"]), as the public service since 2026-10-26; off: the transition is '
+    "over, router 3.2 alone.",
+)
 @handles_errors
 def serve(
     host: str,
@@ -141,6 +150,7 @@ def serve(
     world_file: Path | None,
     requests_v2: bool,
     retire_quote_v2: bool,
+    router_transition: str,
 ) -> None:
     """Run the demo world until SIGINT/SIGTERM; print its JSON line on stdout."""
     stop = threading.Event()
@@ -161,6 +171,7 @@ def serve(
         headers,
         requests_v2=requests_v2,
         quote_v2_retired=retire_quote_v2,
+        router_transition=router_transition == "on",
     )
     try:
         info = _start(world)
@@ -392,6 +403,7 @@ def _make_world(
     *,
     requests_v2: bool = True,
     quote_v2_retired: bool = False,
+    router_transition: bool = True,
 ) -> World:
     from crossdeck.sim.world import World
 
@@ -405,6 +417,7 @@ def _make_world(
         host=host,
         requests_v2=requests_v2,
         quote_v2_retired=quote_v2_retired,
+        router_transition=router_transition,
     )
 
 

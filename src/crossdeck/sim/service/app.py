@@ -436,10 +436,17 @@ def chains_payload(quotes: QuoteEngine, brand: Brand) -> dict[str, Any]:
     return {"chains": chains}
 
 
-def _contracts(chain: EvmChain) -> dict[str, str]:
-    # the router has the role the public answer calls `erc20Router`
+def _contracts(chain: EvmChain) -> dict[str, Any]:
+    # the router has the role the public answer calls `erc20Router`; as on the public service
+    # since router 3.2 (2026-10-26) the top-level pair names the current router, `"v3.2"`
+    # names it again and `v3` the older one while the transition lasts
     found = {"multicall3": chain.multicall3, "erc20Router": chain.router}
-    return {role: address.lower() for role, address in found.items() if address}
+    named: dict[str, Any] = {role: address.lower() for role, address in found.items() if address}
+    if chain.router is not None:
+        if chain.previous_router is not None:
+            named["v3"] = {"erc20Router": chain.previous_router.lower()}
+        named["v3.2"] = {"erc20Router": chain.router.lower()}
+    return named
 
 
 def _fee_free(entry: dict[str, Any]) -> dict[str, Any]:

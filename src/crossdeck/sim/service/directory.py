@@ -56,6 +56,9 @@ class EvmChain:
     rpc_url: str | None = None
     # the swap router of self-executed same-chain swaps (None: every swap goes to the solver)
     router: str | None = None
+    # the older router that still answers while router 3.2's transition lasts (/chains names
+    # it under contracts.v3; `router` is 3.2's, named at the top level and under "v3.2")
+    previous_router: str | None = None
     native_symbol: str = "ETH"
     native_name: str = "Ether"
     explorer_url: str = ""
