@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import pytest
@@ -13,6 +14,7 @@ from aiohttp import web
 from eth_account import Account
 
 from crossdeck.api.client import ServiceClient
+from crossdeck.api.errors import ServiceError
 from crossdeck.api.quote_api import CredentialRefused, QuoteNeedsCredential
 from crossdeck.base.exitcodes import ExitCode
 from crossdeck.base.secret import Secret
@@ -233,3 +235,74 @@ async def test_a_retired_v2_does_not_stop_a_keyed_client(retired_sim: Sim) -> No
     async with ServiceClient(retired_sim.url, api_key=API_KEY) as client:
         quote = await client.quote(deposit())
     assert quote.request_id is not None
+
+
+# -- against scripted answers: what the world does not send ----------------------------------
+
+
+async def test_a_v3_error_shows_its_code_hint_and_error_data_in_units(server: Any) -> None:
+    from . import fixtures as fx
+    from .server import Reply
+
+    body = {
+        "message": "Insufficient allowance",
+        "errorCode": "INSUFFICIENT_ALLOWANCE",
+        "requestId": "0x" + "ab" * 32,
+        "errorData": {
+            "chainId": 8453,
+            "currency": fx.BASE_USDC,
+            "required": "12000000",
+            "available": "3500000",
+            "spender": "0x5567954cd026cebfe486062cb75848e0f1c12e58",
+        },
+    }
+    server.on("POST", "/quote/v3", Reply(400, body))
+    server.on("GET", "/chains", Reply(200, fx.chains()))
+    async with ServiceClient(server.url, api_key=API_KEY) as client:
+        with pytest.raises(ServiceError) as caught:
+            await client.quote(deposit())
+    text = str(caught.value)
+    assert caught.value.error_code == "INSUFFICIENT_ALLOWANCE"
+    assert "approve it" in text  # crossdeck's hint for the code
+    assert "required 12 USDC (12000000), available 3.5 USDC (3500000) of USDC on " in text
+    assert "spender 0x5567954cd026cebfe486062cb75848e0f1c12e58" in text
+    assert server.count("POST", "/quote/v3") == 1
+
+
+async def test_a_v2_deprecation_body_object_is_read_without_headers(server: Any) -> None:
+    from . import fixtures as fx
+    from .server import Reply
+
+    answer = {
+        **fx.venue_withdrawal_quote(),
+        "deprecation": {
+            "message": "POST /quote/v2 is deprecated",
+            "deprecatedAt": "2026-11-25T00:00:00Z",
+            "sunsetAt": "2027-02-23T00:00:00Z",
+            "successor": "https://api.example/quote/v3",
+        },
+    }
+    server.on("POST", "/quote/v2", Reply(200, answer))
+    async with ServiceClient(server.url) as client:
+        quote = await client.quote(deposit())
+        notice = client.deprecations["POST /quote/v2"]
+    assert quote.steps  # the unknown top-level key does not break the quote
+    assert notice.sunset_day == "2027-02-23" and notice.successor == "https://api.example/quote/v3"
+
+
+async def test_link_headers_folded_or_not_name_the_successor(server: Any) -> None:
+    from . import fixtures as fx
+    from .server import Reply
+
+    headers = {
+        "Deprecation": "@1795564800",
+        "Sunset": "Tue, 23 Feb 2027 00:00:00 GMT",
+        "Link": '</guide>; rel="deprecation", </guide>; rel="sunset", '
+        '</quote/v3>; rel="successor-version"',
+    }
+    server.on("POST", "/quote/v2", Reply(200, fx.venue_withdrawal_quote(), headers))
+    async with ServiceClient(server.url) as client:
+        await client.quote(deposit())
+        notice = client.deprecations["POST /quote/v2"]
+    assert notice.successor == "/quote/v3" and notice.migration_guide == "/guide"
+    assert notice.deprecated_at == "2026-11-25T00:00:00Z"

@@ -194,8 +194,21 @@ class ServiceClient:
         try:
             quote = await self._call("POST", path, read, json_body=request.to_body())
         except ServiceError as exc:
+            await self._word_error_data(exc)
             raise quote_error(exc, path, self.credential) from exc
         return await self._with_origin_gas(quote)
+
+    async def _word_error_data(self, exc: ServiceError) -> None:
+        """A v3 error's `errorData` amounts in units, with /chains' symbol and decimals."""
+        from crossdeck.api.error_data import amounts_of, error_data_words
+
+        if not amounts_of(exc.error_data):
+            return
+        try:
+            chains = await self.chains()
+        except ServiceError:
+            chains = None  # the amounts stay integers, said to be so
+        exc.error_data_words = error_data_words(exc.error_data, chains)
 
     async def _with_origin_gas(self, quote: Quote) -> Quote:
         """v3 sends no origin gas fee: it is worked out of the quote's own transactions, in

@@ -37,6 +37,10 @@ _HINTS: dict[str, str] = {
     "SERVICE_UNAVAILABLE": "the service is unavailable; try again shortly",
     "SWAP_IMPACT_TOO_HIGH": "lower the amount, or accept the price impact explicitly",
     "UNAUTHORIZED": "check the API key configured for this profile",
+    "UNAUTHORIZED_QUOTE": "quotes need an API key: crossdeck apikey set",
+    "SOLANA_TX_TOO_LARGE": "the Solana transaction would exceed 1232 bytes: fewer or simpler "
+    "calls, or another route",
+    "INSUFFICIENT_ALLOWANCE": "the spender named below may not take this much yet; approve it",
     "UNSUPPORTED_CHAIN": "`crossdeck chains` lists the supported chains",
     "UNSUPPORTED_CURRENCY": "see the currencies of `/chains` for that chain",
     "UNSUPPORTED_ROUTE": "this origin/destination pair is not supported",
@@ -85,6 +89,9 @@ class ServiceError(CrossdeckError):
         self.raw_body = raw_body
         self.method = method
         self.path = path
+        # `errorData` in words with its amounts in units, when a caller could read them
+        # (`api.error_data`); shown instead of the raw object
+        self.error_data_words: str | None = None
 
     @property
     def raw_preview(self) -> str:
@@ -108,7 +115,7 @@ class ServiceError(CrossdeckError):
         status = f"HTTP {self.status}" if self.status is not None else "no status"
         code = f" {self.error_code}" if self.error_code else ""
         text = f"service error ({where}{status}{code}): {self.message}"
-        detail = self.error_data_text
+        detail = self.error_data_words or self.error_data_text
         if detail and detail != self.message:
             text += f" [{detail}]"
         return f"{text} ({self.hint})" if self.hint else text

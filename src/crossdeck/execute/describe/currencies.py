@@ -98,6 +98,7 @@ FEE_LABELS = {
     "relayer_service": "  service fee",
     "app": "app fee",
     "subsidized": "sponsored",
+    "swap": "swap fee",  # /quote/v3 only (its fees' `swap` component; v2 sent none)
 }
 
 
