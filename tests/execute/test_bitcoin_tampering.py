@@ -120,3 +120,40 @@ def test_a_tampered_psbt_is_refused_before_signing(
     # nothing left the wallet: its only transaction is the world's funding
     assert len(cli.txs()) == 1
     assert cli.held() == 5_000_000
+
+
+def test_a_psbt_paying_more_than_asked_everywhere_is_held_to_the_request(
+    world: Any, proxy: TamperingProxy, tmp_path: Path
+) -> None:
+    """The PSBT's deposit, paymentDetails and currencyIn all agree on twice the amount: only
+    the request says otherwise, and the one payment rule holds the PSBT to it."""
+    cli = BitcoinCli(world, tmp_path)
+    world.bitcoin.pay(f"faucet:{cli.btc_address}", cli.btc_address, 5_000_000)
+
+    def more(psbt: PSBT) -> None:
+        psbt.outputs[0].value += 100_000
+        _change(psbt).value -= 100_000
+
+    def tamper(quote: dict[str, Any]) -> None:
+        _edit(more)(quote)
+        quote["protocol"]["v2"]["paymentDetails"]["amount"] = "200000"
+        quote["details"]["currencyIn"]["amount"] = "200000"
+
+    proxy.tamper = tamper
+    try:
+        done = cli.invoke(
+            "bridge", "--origin-chain", BITCOIN, "--origin-currency", "BTC",
+            "--destination-chain", "8453", "--destination-currency", "ETH",
+            "--amount-human", "0.001", "--recipient", cli.address, "--yes", "--json",
+            CROSSDECK_SERVICE__URL=proxy.url,
+        )  # fmt: skip
+    finally:
+        proxy.tamper = None
+    assert done.exit_code == 7, done.output
+    flat = done.output.replace(" ", "")
+    for guard in ("bitcoin-deposit", "payment-request", "request-amount"):
+        assert f'"name":"{guard}","ok":false' in flat, done.output
+    assert "you asked to send exactly 0.001 BTC (100000)" in done.output
+    assert '"event":"Signed"' not in done.output
+    assert len(cli.txs()) == 1
+    assert cli.held() == 5_000_000

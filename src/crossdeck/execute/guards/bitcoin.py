@@ -20,7 +20,9 @@
 from __future__ import annotations
 
 from crossdeck.execute.guards.base import GuardResult, _fail, _ok
-from crossdeck.models import Quote, Step
+from crossdeck.execute.guards.payment_rule import held_guard
+from crossdeck.models import Quote, QuoteRequest, Step
+from crossdeck.models.addresses import BITCOIN_CHAIN_ID, NATIVE_CURRENCY, Family
 from crossdeck.models.bitcoin import BitcoinPsbtData
 from crossdeck.wallet.bitcoin_psbt import DecodedPsbt, PsbtError, decode_psbt
 
@@ -36,7 +38,12 @@ def deposit_address(quote: Quote, step: Step) -> str | None:
 
 
 def bitcoin_guards(
-    quote: Quote, step: Step, data: BitcoinPsbtData, where: str, wallet: str | None
+    quote: Quote,
+    step: Step,
+    data: BitcoinPsbtData,
+    where: str,
+    wallet: str | None,
+    request: QuoteRequest | None = None,
 ) -> list[GuardResult]:
     try:
         decoded = decode_psbt(data.psbt)
@@ -50,7 +57,7 @@ def bitcoin_guards(
         ),
         inputs_guard(decoded, wallet, where),
         sighash_guard(decoded, where),
-        deposit_guard(quote, step, decoded, where),
+        deposit_guard(quote, step, decoded, where, request),
         outputs_guard(quote, step, decoded, wallet, where),
         fee_guard(decoded, where),
     ]
@@ -94,7 +101,13 @@ def sighash_guard(decoded: DecodedPsbt, where: str) -> GuardResult:
     return _ok("bitcoin-sighash", "every input is signed with SIGHASH_ALL", where)
 
 
-def deposit_guard(quote: Quote, step: Step, decoded: DecodedPsbt, where: str) -> GuardResult:
+def deposit_guard(
+    quote: Quote,
+    step: Step,
+    decoded: DecodedPsbt,
+    where: str,
+    request: QuoteRequest | None = None,
+) -> GuardResult:
     address = deposit_address(quote, step)
     payment = quote.payment_details
     amount = payment.amount if payment is not None else None
@@ -121,6 +134,13 @@ def deposit_guard(quote: Quote, step: Step, decoded: DecodedPsbt, where: str) ->
         problems.append(f"the payment {amount} is not the quote's input {currency_in.amount}")
     if problems:
         return _fail("bitcoin-deposit", "; ".join(problems), where)
+    # the one payment rule: BTC, on Bitcoin, the amount the user asked to send
+    held = held_guard(
+        "bitcoin-deposit", quote, request, where, chain_id=BITCOIN_CHAIN_ID,
+        currency=NATIVE_CURRENCY[Family.BITCOIN], amount=paying[0].value, what="the PSBT",
+    )  # fmt: skip
+    if held is not None:
+        return held
     return _ok(
         "bitcoin-deposit", f"output {paying[0].index} pays {amount} sats to {address}", where
     )

@@ -193,7 +193,8 @@ def item_guards(
     if kind == "solana":
         return [kind_result, *solana_guards(quote, item.as_solana(), where, wallet, request)]
     if kind == "bitcoin":
-        return [kind_result, *bitcoin_guards(quote, step, item.as_bitcoin(), where, wallet)]
+        bitcoin = item.as_bitcoin()
+        return [kind_result, *bitcoin_guards(quote, step, bitcoin, where, wallet, request)]
     venue = item.as_venue_deposit()
     return [
         kind_result,
