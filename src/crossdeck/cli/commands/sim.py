@@ -28,6 +28,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -137,6 +138,13 @@ def sim() -> None:
     'and contracts["v3.2"]), as the public service since 2026-10-26; off: the transition is '
     "over, router 3.2 alone.",
 )
+@click.option(
+    "--drop-sockets-every",
+    type=click.FloatRange(min=0.1),
+    metavar="SECONDS",
+    help="Close every status websocket this often, as the public service's rolling deploys "
+    "do (to try reconnection; POST /_sim/ws/drop on the ws_url's host does it once).",
+)
 @handles_errors
 def serve(
     host: str,
@@ -151,6 +159,7 @@ def serve(
     requests_v2: bool,
     retire_quote_v2: bool,
     router_transition: str,
+    drop_sockets_every: float | None,
 ) -> None:
     """Run the demo world until SIGINT/SIGTERM; print its JSON line on stdout."""
     stop = threading.Event()
@@ -181,8 +190,13 @@ def serve(
         click.echo(_ready_line(info, world_file), err=True)
         click.echo(json.dumps(info, separators=(",", ":")))
         sys.stdout.flush()
-        while not stop.wait(0.5):
-            pass
+        wait = min(0.5, drop_sockets_every or 0.5)
+        next_drop = time.monotonic() + (drop_sockets_every or 0.0)
+        while not stop.wait(wait):
+            if drop_sockets_every and time.monotonic() >= next_drop:
+                dropped = world.drop_sockets()
+                click.echo(f"dropped {dropped} status socket(s)", err=True)
+                next_drop = time.monotonic() + drop_sockets_every
         click.echo("stopping the demo world", err=True)
     finally:
         world.stop()
