@@ -116,6 +116,10 @@ def test_max_on_a_fresh_account_leaves_exactly_the_fee(world: Any, tmp_path: Pat
     [send] = [s for s in world.ledger.sends() if s.user == account.address.lower()]
     assert send.amount == 19 * UNIT and send.fee == 1 * UNIT  # Max left exactly the fee
     assert books(world, account.address) == (0, 0, 0)
+    # the fee is paid: the next Max is the whole book
+    world.ledger.credit(account.address, PERPS_USDC_ADDRESS, 3 * UNIT)
+    after = json.loads(cli(path, "venue", "balance", "--json").stdout)
+    assert (after["firstSendFee"], after["maxWithdraw"]) == ("0.0", "3.0")
 
 
 @pytest.mark.usefixtures("config")
@@ -199,3 +203,14 @@ def test_bad_requests_are_refused_with_nothing_signed(
     assert result.exit_code == 3, result.output
     assert words in result.stderr and "Traceback" not in result.output
     assert books(world, account.address) == (4 * UNIT, 0, 0)
+
+
+@pytest.mark.usefixtures("config")
+def test_a_unified_account_has_nothing_to_move_between_its_books(
+    world: Any, tmp_path: Path
+) -> None:
+    account, path = trader(world, tmp_path, 9)
+    world.ledger.set_mode(account.address, "unifiedAccount")
+    result = cli(path, "venue", "transfer", "--from", "perps", "--to", "xyz", "--amount-human", "1")
+    assert result.exit_code == 3 and "share one USDC balance" in result.stderr
+    assert books(world, account.address) == (0, 9 * UNIT, 0)

@@ -21,10 +21,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from crossdeck.base.errors import InputError
 from crossdeck.models.chains import ZERO_ADDRESS
 from crossdeck.venue.account import PERPS, SPOT, dex_of, format_usdc
 from crossdeck.venue.currencies import SPOT_USDC_TOKEN_ID, token_string
-from crossdeck.venue.errors import VenueDataError
 from crossdeck.venue.signing import EIP712_DOMAIN_TYPE, SIGN_DOMAIN_VERSION, signature_chain_id
 
 VENUE_NETWORK = "Mainnet"
@@ -98,7 +98,13 @@ class VenueAction:
 def plan(request: TransferRequest, nonce: int | None = None) -> VenueAction:
     """The action that does what `request` asks (see the module docstring)."""
     if request.amount <= 0:
-        raise VenueDataError("the amount to move must be more than 0")
+        raise InputError("the amount to move must be more than 0")
+    if request.unified and not request.leaves_account and not request.from_sub_account:
+        raise InputError(
+            "in a unified (or portfolio-margin) account perps, spot and the HIP-3 books share "
+            "one USDC balance: there is nothing to move between them",
+            hint="withdraw from spot, or send to another address with --to-address",
+        )
     nonce = nonce if nonce is not None else time.time_ns() // 1_000_000
     amount = format_usdc(request.amount)
     sub = request.from_sub_account.lower() if request.from_sub_account else ""
@@ -112,7 +118,10 @@ def plan(request: TransferRequest, nonce: int | None = None) -> VenueAction:
             params = {"destination": receiver, "token": USDC_TOKEN, "amount": amount, "time": nonce}
             return VenueAction("spotSend", params, nonce)
     elif request.source == request.destination:
-        raise VenueDataError(f"from and to are the same book ({request.source}): nothing to move")
+        raise InputError(
+            f"from and to are the same book ({request.source}): nothing to move",
+            hint="name another book, or another account to send to",
+        )
     books = {request.source, request.destination}
     if not request.leaves_account and books == {PERPS, SPOT} and not request.unified:
         text = amount + (f"{SUB_ACCOUNT_MARK}{sub}" if sub else "")

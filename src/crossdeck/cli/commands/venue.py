@@ -192,11 +192,6 @@ def venue_transfer_command(
         to_address=to_address,
         from_sub_account=from_sub_account,
     )
-    if request.source == request.destination and not request.leaves_account:
-        raise InputError(
-            f"--from and --to are the same book ({source}): nothing to move",
-            hint="name another book, or --to-address to send to another account",
-        )
     if from_sub_account and from_sub_account.lower() not in {
         s.sub_account_user.lower() for s in account.subs
     }:
