@@ -355,8 +355,9 @@ def _screen_child(
 
         from crossdeck.base.secret import Secret
         from crossdeck.config import load_settings
+        from crossdeck.history.feed import PAGE_SIZE
         from crossdeck.tui.app import CrossdeckApp
-        from crossdeck.tui.screens.history import PAGE_SIZE, HistoryScreen
+        from crossdeck.tui.screens.history import HistoryScreen
         from crossdeck.tui.services import Secrets
 
         imports = time.perf_counter() - started
@@ -468,7 +469,7 @@ async def _screen_run(
 
         def shown_id(request_id: str) -> str:
             """The request's id as the table shows it (shortened)."""
-            return str(app.screen._rows[request_id].short_id)
+            return str(app.screen.feed.rows[request_id].short_id)
 
         def rows_on_screen(*request_ids: str) -> bool:
             """Each request's row is in the table's part of the last frame (the detail pane
@@ -476,7 +477,7 @@ async def _screen_run(
             text = region_text(app, history_table())
             return all(shown_id(rid) in text for rid in request_ids)
 
-        frames.watch(history_table, lambda: shown_id(app.screen._ids[0]))
+        frames.watch(history_table, lambda: shown_id(app.screen.feed.ids[0]))
         await until(frames.seen.is_set, "the frame with the first rows")
         assert frames.at is not None
         first_frame_at = frames.at
@@ -492,13 +493,13 @@ async def _screen_run(
         first_idle = time.perf_counter()
         ready = first_idle - started
         first_page_to_idle = first_idle - arrivals[0]
-        if not rows_on_screen(screen._ids[0]):
+        if not rows_on_screen(screen.feed.ids[0]):
             raise AssertionError("History screen: the first row is not drawn")
 
         def passed() -> int:
             """Rows of the listing up to the table's last (the screen before the window had
             no offset: its table held every row)."""
-            return getattr(screen, "_offset", 0) + table.row_count
+            return screen.feed.offset + table.row_count
 
         async def key_latency(key: str, times: int) -> list[float]:
             took = []
@@ -522,7 +523,7 @@ async def _screen_run(
         rss_at_probe = traced_at_probe = None
 
         def all_loaded() -> bool:
-            loader = screen._loader
+            loader = screen.feed.loader
             return loader is not None and not loader.has_more and not loader.is_loading
 
         while not all_loaded():
@@ -550,10 +551,10 @@ async def _screen_run(
         traced_end = tracemalloc.get_traced_memory()[1] / 2**20 if traced else None
 
         last_id = f"0x{1:064x}"  # the oldest seeded request: the listing's last row
-        if passed() != expected or screen._ids[-1] != last_id:
+        if passed() != expected or screen.feed.ids[-1] != last_id:
             raise AssertionError(
                 f"History screen: {passed()} rows passed after paging to the end "
-                f"(last {screen._ids[-1]}), expected {expected} (last {last_id})"
+                f"(last {screen.feed.ids[-1]}), expected {expected} (last {last_id})"
             )
         if not rows_on_screen(last_id):
             raise AssertionError("History screen: the last row is not drawn")
@@ -563,7 +564,7 @@ async def _screen_run(
         first_id = f"0x{expected:064x}"
         jumped = time.perf_counter()
         press("ctrl+home")
-        await until(lambda: table.cursor_row == 0 and screen._ids[0] == first_id, "ctrl+home")
+        await until(lambda: table.cursor_row == 0 and screen.feed.ids[0] == first_id, "ctrl+home")
         await drawn(table)
         home = time.perf_counter() - jumped
         if not rows_on_screen(first_id):

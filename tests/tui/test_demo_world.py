@@ -114,7 +114,9 @@ async def _look_again(pilot: Any, seen: dict[str, Any]) -> None:
     rid = seen["rid"]
     await chains_loaded(pilot)
     await pilot.press("f4")
-    await wait_until(pilot, lambda: rid in app.screen._ids, what="the earlier request in History")
+    await wait_until(
+        pilot, lambda: rid in app.screen.feed.ids, what="the earlier request in History"
+    )
     app.track_request(rid)
     tracked = await wait_until(
         pilot,

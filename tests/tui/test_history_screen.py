@@ -22,13 +22,9 @@ import pytest
 from textual.widgets import Checkbox, DataTable, Input
 from tui_support import make_app, screen_text, wait_until
 
-from crossdeck.tui.screens.history import (
-    LOAD_MORE_MARGIN,
-    PAGE_SIZE,
-    WINDOW_PAGES,
-    WINDOW_ROWS,
-    HistoryScreen,
-)
+from crossdeck.history.feed import PAGE_SIZE, WINDOW_PAGES, WINDOW_ROWS
+from crossdeck.tui.screens.history import HistoryScreen
+from crossdeck.tui.screens.history_listing import LOAD_MORE_MARGIN
 from crossdeck.tui.widgets.footer import KeysFooter
 from crossdeck.tui.widgets.history_detail import HistoryDetail
 
@@ -68,7 +64,7 @@ def _table(app: Any) -> DataTable[Any]:
 
 
 def _ids(app: Any) -> list[str]:
-    return list(app.screen._ids)
+    return list(app.screen.feed.ids)
 
 
 async def _submit_filter(pilot: Any, name: str, value: str) -> Input:
@@ -291,7 +287,7 @@ async def test_detail_pane_shows_the_record_and_explorer_links(
             assert f"\n{title}\n" in f"\n{text}", title
         assert f"id {chosen.id}" in text
         assert f"status {chosen.status}" in text
-        row = screen._rows[chosen.id]
+        row = screen.feed.rows[chosen.id]
         assert f"route {row.route}" in text and f"amount {row.amount}" in text
         assert f"/tx/{chosen.in_hashes[0]}" in text
         assert "https://" in text
@@ -552,7 +548,7 @@ def many(start_world: Any) -> Iterator[tuple[Any, list[str]]]:
 
 def _held_rows(screen: HistoryScreen) -> tuple[int, list[str]]:
     """(the listing position of the table's first row, the ids of its rows)."""
-    return screen._offset, _ids(screen.app)
+    return screen.feed.offset, _ids(screen.app)
 
 
 async def _paged(pilot: Any, screen: HistoryScreen, key: str, moved: Any) -> None:
@@ -562,8 +558,8 @@ async def _paged(pilot: Any, screen: HistoryScreen, key: str, moved: Any) -> Non
     await wait_until(
         pilot,
         lambda: (
-            screen._loader is not None
-            and not screen._loader.is_loading
+            screen.feed.loader is not None
+            and not screen.feed.loader.is_loading
             and (_held_rows(screen) != before or moved())
         ),
         what=f"{key} to move the window",
@@ -585,7 +581,7 @@ async def test_paging_far_holds_a_window_and_scrolling_back_reads_the_rows_again
         # End again and again: each loads the next page; the table never holds more than the
         # window, always the listing's rows from its offset
         largest = 0
-        while screen._loader is not None and screen._loader.has_more:
+        while screen.feed.loader is not None and screen.feed.loader.has_more:
             await _paged(pilot, screen, "end", lambda: False)
             offset, held = _held_rows(screen)
             largest = max(largest, table.row_count)
@@ -609,13 +605,13 @@ async def test_paging_far_holds_a_window_and_scrolling_back_reads_the_rows_again
         await pilot.pause()
         on = _ids(app)[LOAD_MORE_MARGIN]
         await _paged(pilot, screen, "up", lambda: False)
-        assert screen.selected_request_id() == on and screen._offset == offset - PAGE_SIZE
+        assert screen.selected_request_id() == on and screen.feed.offset == offset - PAGE_SIZE
         assert len(calls) == 1 and calls[0].continuation  # read again by its kept cursor
         detail = screen.query_one(HistoryDetail)
         await wait_until(pilot, lambda: f"id {on}" in detail.text, what="the detail pane")
 
         # page up to the top: every earlier page read again, one request each
-        while screen._has_earlier:  # pageup moves the cursor; near the top, the window too
+        while screen.feed.has_earlier:  # pageup moves the cursor; near the top, the window too
             await _paged(pilot, screen, "pageup", lambda c=table.cursor_row: table.cursor_row != c)
             offset, held = _held_rows(screen)
             assert table.row_count == len(held) <= WINDOW_ROWS
@@ -630,12 +626,14 @@ async def test_paging_far_holds_a_window_and_scrolling_back_reads_the_rows_again
         # scrolling (not the cursor) back to the window's top reads the page before too
         for _ in range(WINDOW_PAGES + 1):
             await _paged(pilot, screen, "end", lambda: False)
-        offset = screen._offset
+        offset = screen.feed.offset
         assert offset > 0
         table.scroll_home(animate=False)
-        await wait_until(pilot, lambda: screen._offset < offset, what="the page before, on scroll")
+        await wait_until(
+            pilot, lambda: screen.feed.offset < offset, what="the page before, on scroll"
+        )
         held = _ids(app)
-        assert held == every[screen._offset : screen._offset + len(held)]
+        assert held == every[screen.feed.offset : screen.feed.offset + len(held)]
 
 
 async def test_end_then_home_gets_back_to_the_first_row(
@@ -649,7 +647,7 @@ async def test_end_then_home_gets_back_to_the_first_row(
         await wait_until(pilot, lambda: _ids(app) == every[:PAGE_SIZE], what="every request")
         for _ in range(WINDOW_PAGES + 2):  # past the window: the first page is dropped
             await _paged(pilot, screen, "end", lambda: False)
-        assert screen._has_earlier and every[0] not in _ids(app)
+        assert screen.feed.has_earlier and every[0] not in _ids(app)
         assert table.row_count <= WINDOW_ROWS
         calls = _count_listings(app)
         await pilot.press("home")
@@ -659,7 +657,7 @@ async def test_end_then_home_gets_back_to_the_first_row(
         assert table.cursor_row == 0 and screen.selected_request_id() == every[0]
         # the first page read again, with no cursor (a next page the last `end` had asked for
         # may still be answered first on a loaded machine)
-        assert not screen._has_earlier
+        assert not screen.feed.has_earlier
         assert any(query.continuation is None for query in calls), calls
         detail = screen.query_one(HistoryDetail)
         await wait_until(pilot, lambda: f"id {every[0]}" in detail.text, what="its detail")

@@ -261,10 +261,12 @@ async def test_live_status_and_history_c_copy_the_selected_request_id(
         await pilot.press("f4")
         history = await wait_until(
             pilot,
-            lambda: app.current_mode == "history" and request_id in app.screen._ids and app.screen,
+            lambda: (
+                app.current_mode == "history" and request_id in app.screen.feed.ids and app.screen
+            ),
             what="the request in History",
         )
-        history.query_one(DataTable).move_cursor(row=history._ids.index(request_id))
+        history.query_one(DataTable).move_cursor(row=history.feed.ids.index(request_id))
         await pilot.press("c")
         assert app.clipboard == request_id
         # the palette's copies: the request id and the addresses, each transaction's link

@@ -38,11 +38,12 @@ from crossdeck.config import (
     WorldInfo,
 )
 from crossdeck.history import summarize
+from crossdeck.history.feed import FeedWindow
 from crossdeck.models import Quote, QuoteRequest, RequestsPage
 from crossdeck.track.updates import Source, StatusUpdate
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.execute import ExecuteScreen
-from crossdeck.tui.screens.history import RowsLoaded
+from crossdeck.tui.screens.history_listing import RowsLoaded
 from crossdeck.tui.services import Secrets
 
 # every screen at the size the README suggests and at the smallest terminal it supports
@@ -251,8 +252,8 @@ def test_history(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size) 
         screen = app.screen
         page = RequestsPage.from_wire(load_fixture("requests_page.json"))
         rows = [summarize(record) for record in page.requests]
-        screen.post_message(RowsLoaded(rows, reset=True, has_more=False))
-        await wait_until(pilot, lambda: len(screen._ids) == len(rows), what="the rows")
+        screen.post_message(RowsLoaded(FeedWindow(rows, reset=True, has_more=False)))
+        await wait_until(pilot, lambda: len(screen.feed.ids) == len(rows), what="the rows")
         await wait_until(
             pilot,
             lambda: "Child requests: none" in screen.query_one("#history-detail").text,
