@@ -208,3 +208,22 @@ def test_the_fund_then_close_attack_is_real_on_the_worlds_chain(world: Any) -> N
     rent = TOKEN_ACCOUNT_RENT[TOKEN_PROGRAM]
     assert victim_after - victim_before == SOL + rent
     assert signer_before - signer_after == SOL + rent + FEE
+
+
+def test_the_size_is_measured_on_the_quote_when_no_lookup_table_is_used() -> None:
+    from crossdeck.execute.guards.solana_size import quote_size_guard
+
+    honest = data_of([deposit_native(WALLET, 1000)])
+    fits = quote_size_guard(honest, WALLET, None, "here")
+    assert fits.ok and "of 1232 bytes (measured on the quote)" in fits.message
+    nothing = ix(SYSTEM_PROGRAM, [(WALLET, True, True), (WALLET, False, True)],
+                 struct.pack("<IQ", 2, 0))  # fmt: skip
+    big = data_of([deposit_native(WALLET, 1000), *[nothing] * 90])
+    over = quote_size_guard(big, WALLET, None, "here")
+    assert not over.ok and "over Solana's 1232-byte limit" in over.message
+    assert "--max-route-length 1" in over.message
+    tables = SolanaTransactionData.from_wire(
+        {**big.to_wire(), "addressLookupTableAddresses": [OTHER]}
+    )
+    deferred = quote_size_guard(tables, WALLET, None, "here")
+    assert deferred.ok and "once the node has given the lookup tables" in deferred.message

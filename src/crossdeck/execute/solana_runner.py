@@ -133,7 +133,8 @@ def lookup_guard(
     return GuardResult(
         "solana-lookup-table",
         True,
-        f"every account resolves to the quote's own ({used} lookup tables used)",
+        f"every account resolves to the quote's own ({used} lookup tables used, as the node "
+        "holds them)",
         where,
     )
 
