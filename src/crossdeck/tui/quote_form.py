@@ -99,10 +99,15 @@ def _usd_units(text: str, wire: str) -> int | None:
 
 
 def _family_wallets(
-    values: QuoteFormValues, user: str | None, solana_wallet: str | None, chains: ChainsResponse
+    values: QuoteFormValues,
+    user: str | None,
+    solana_wallet: str | None,
+    chains: ChainsResponse,
+    bitcoin_wallet: str | None = None,
 ) -> tuple[str | None, str | None]:
-    """(user, default recipient): a Solana origin deposits from the Solana wallet; a route
-    into the other family pays the profile's own wallet of that family (None: the user)."""
+    """(user, default recipient): a Solana origin deposits from the Solana wallet, a Bitcoin
+    one from the Bitcoin wallet; a route into another family pays the profile's own wallet of
+    that family (None: the user; Bitcoin recipients are always typed)."""
     from crossdeck.models.addresses import Family, UnknownFamily
 
     try:
@@ -112,16 +117,22 @@ def _family_wallets(
         )
     except UnknownFamily:
         return user, None
-    wallets = {Family.EVM: user, Family.SOLANA: solana_wallet}
+    wallets = {Family.EVM: user, Family.SOLANA: solana_wallet, Family.BITCOIN: bitcoin_wallet}
     if origin is Family.SOLANA and not solana_wallet:
         raise QuoteRequestError(
             "user",
             "user: this profile has no Solana wallet to send from",
             hint="run `crossdeck wallet import-solana`",
         )
+    if origin is Family.BITCOIN and not bitcoin_wallet:
+        raise QuoteRequestError(
+            "user",
+            "user: this profile has no Bitcoin wallet to send from",
+            hint="run `crossdeck wallet import-bitcoin`",
+        )
     sender = wallets.get(origin, user) if origin is not None else user
     recipient = None
-    if destination is not None and destination is not origin:
+    if destination is not None and destination is not origin and destination is not Family.BITCOIN:
         recipient = wallets.get(destination)
     return sender, recipient
 
@@ -132,8 +143,9 @@ def build_quote_request(
     chains: ChainsResponse,
     *,
     solana_wallet: str | None = None,
+    bitcoin_wallet: str | None = None,
 ) -> QuoteRequest:
-    user, own_recipient = _family_wallets(values, user, solana_wallet, chains)
+    user, own_recipient = _family_wallets(values, user, solana_wallet, chains, bitcoin_wallet)
     if not user:
         raise QuoteRequestError(
             "user",

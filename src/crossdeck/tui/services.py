@@ -90,6 +90,19 @@ class Services:
                 self._solana_address = None
         return self._solana_address
 
+    @property
+    def bitcoin_address(self) -> str | None:
+        """The profile's Bitcoin wallet (the world's, or the keyring's), read once."""
+        if not hasattr(self, "_bitcoin_address"):
+            from crossdeck.base.errors import CrossdeckError
+            from crossdeck.credentials import resolve_bitcoin_address
+
+            try:
+                self._bitcoin_address = resolve_bitcoin_address(self.settings)
+            except CrossdeckError:
+                self._bitcoin_address = None
+        return self._bitcoin_address
+
     # -- clients -----------------------------------------------------------------------------
 
     @property

@@ -348,6 +348,7 @@ class QuoteScreen(QuoteFormScreen):
                 self.crossdeck.services.wallet_address,
                 self.chains,
                 solana_wallet=self.crossdeck.services.solana_address,
+                bitcoin_wallet=self.crossdeck.services.bitcoin_address,
             )
         except QuoteRequestError as exc:
             self.crossdeck.show_error(exc, "Quote")
