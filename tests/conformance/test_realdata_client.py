@@ -112,7 +112,6 @@ QUOTES_REFUSED = {
         "tx-destination",  # its router is none of the contracts the recorded /chains names
         "which is not the depository /chains names",
     ),
-
     "quote/docs-hyperliquid-support-2026-04-24-1.json": (
         "authorize-terms",
         "the NonceMapping has no `depositor` field (an older authorize form)",
@@ -196,6 +195,8 @@ ERRORS = {
     "error/docs-handling-errors-2026-08-13-4.json": "SOLANA_TX_TOO_LARGE",
     "error/docs-migrating-to-requests-v3-2026-08-19-1.json": None,
     "error/docs-transaction-indexing-2026-06-01-1.json": None,
+    # the v3 error shape (message + errorCode), the code a placeholder as rendered
+    "error/docs-create-access-token-2026-11-25-1.json": "<string>",
 }
 VENUE_INFO: dict[str, type[WireModel]] = {
     "venue-info/hyperevm-vault-spotMeta-2025-08.json": SpotMeta,
@@ -227,8 +228,11 @@ QUOTES = [*QUOTES_PASSING, *QUOTES_REFUSED, *QUOTES_MODELS_ONLY]
 
 
 def test_every_recorded_file_is_checked_or_named_out_of_scope() -> None:
+    from test_quote_v3_realdata import CHECKED as QUOTE_V3_AND_WS
+
     assert realdata_dir().is_dir(), f"no recorded answers at {realdata_dir()}"
     checked = [
+        *QUOTE_V3_AND_WS,
         *QUOTES,
         *STEPS,
         *POST_ANSWERS,
@@ -504,7 +508,10 @@ def _approve_data(spender: str, amount: int) -> str:
 def test_the_zero_reset_approve_is_read_in_words() -> None:
     results = check_quote(for_this_wallet(ZERO_RESET), wallet=WALLET, chains=chains_answer())
     reset, approve, swap = [r for r in results if r.name == "tx-payment"]  # in the steps' order
-    assert reset.ok and "resets the allowance of the v3.approvalProxy contract" in reset.message
+    assert reset.ok
+    assert "resets the allowance of the router 3 approval proxy (v3.approvalProxy)" in (
+        reset.message
+    )
     assert "it grants nothing" in reset.message
     assert approve.ok and "approve exactly the swap's input" in approve.message
     assert swap.ok and "simulated before signing" in swap.message
@@ -627,7 +634,6 @@ def test_the_describer_says_every_step_in_units(name: str) -> None:
         undecoded = [line for line in text.splitlines() if "not decoded" in line]
         assert all(line.endswith(": simulated or refused") for line in undecoded), undecoded
         assert not undecoded or quote.payment_details is None
-
 
 
 # -- history formatter and the CLI -------------------------------------------------------------

@@ -29,6 +29,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from pydantic import Field
+
+from crossdeck.models.base import WireModel
 from crossdeck.models.quote import Quote
 from crossdeck.models.steps import Step
 
@@ -269,3 +272,13 @@ def with_origin_gas(quote: Quote, native: dict[str, Any] | None) -> Quote:
     fees.gas = gas
     quote.fees = fees
     return quote
+
+
+class AccessToken(WireModel):
+    """POST /access-tokens' answer (spec quote-v3.md section 3): a bearer token for a browser
+    or app to send instead of the API key, 15 minutes long. Its text never shows in a repr."""
+
+    token: str | None = Field(default=None, repr=False)
+    token_type: str | None = None  # "Bearer"
+    expires_at: str | None = None  # ISO 8601, as sent
+    scope: str | None = None  # "public-api"
