@@ -77,17 +77,28 @@ class LiveScreen(CopiesAndLinks, ModeScreen):
         self.query_one("#live-right").border_title = "Timeline (UTC)"
         requests = self.query_one("#live-requests", DataTable)
         requests.add_columns("request", "status", "updates", "last seen")
+        self._timeline_columns()
+        self.crossdeck.live_changed.subscribe(self, self._board_changed)
+        self.refresh_board()
+        self.load_chains()
+
+    def _timeline_columns(self) -> None:
+        """The timeline's columns for the app's width: under 100 columns the service's
+        updatedAt gives way (the seen time is beside it), so that both transactions and the
+        reason stay on screen."""
         timeline = self.query_one("#live-timeline", DataTable)
-        # under 100 columns the service's updatedAt gives way (the seen time is beside it), so
-        # that both transactions and the reason stay on screen
+        timeline.clear(columns=True)
         self._updated_column = self.app.size.width >= WIDE_SCREEN
         columns = ["seen", "status", "source", "updatedAt", "in tx", "out tx", "reason"]
         if not self._updated_column:
             columns.remove("updatedAt")
         timeline.add_columns(*columns)
-        self.crossdeck.live_changed.subscribe(self, self._board_changed)
-        self.refresh_board()
-        self.load_chains()
+
+    def on_resize(self) -> None:
+        """Resized live across the wide/narrow line: the columns as if started at this size."""
+        if self.is_mounted and self._updated_column != (self.app.size.width >= WIDE_SCREEN):
+            self._timeline_columns()
+            self._render_timeline()
 
     @work(group="live-chains", exclusive=True, exit_on_error=False, name="Loading chains")
     async def load_chains(self) -> None:

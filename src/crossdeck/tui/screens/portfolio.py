@@ -101,6 +101,7 @@ class PortfolioScreen(ModeScreen):
         self._finals: set[str] = set()  # followed requests already seen final
         self._cursor_to: str | None = None  # the row the cursor goes to on the next render
         self.read_at: float | None = None  # time.monotonic() of the reading shown
+        self._wide: bool | None = None  # the width the rows were last laid out for
         self.owners: dict[str, str] = {}  # whose reading is shown
 
     def compose_body(self) -> ComposeResult:
@@ -111,10 +112,7 @@ class PortfolioScreen(ModeScreen):
 
     def on_mount(self) -> None:
         self.query_one("#portfolio-body").border_title = "Portfolio"
-        table = self.query_one("#portfolio-table", DataTable)
-        table.add_column("asset / chain", key="label")
-        table.add_column("amount", key="amount")
-        table.add_column("USD", key="usd")
+        self._add_columns(self.query_one("#portfolio-table", DataTable))
         self._finals = self._final_requests()
         self.crossdeck.live_changed.subscribe(self, self._on_live_changed)
         # immediate: the last wallet's numbers go in the same turn as the title bar changes
@@ -196,8 +194,11 @@ class PortfolioScreen(ModeScreen):
         table = self.query_one("#portfolio-table", DataTable)
         cursor_key = self._cursor_to or self._cursor_key()
         self._cursor_to = None
-        table.clear()
-        wide = self.app.size.width >= WIDE_SCREEN
+        # columns=True: their widths are measured again from these rows (a resize to 80
+        # columns must not keep the wide rows' widths and push USD off the screen)
+        table.clear(columns=True)
+        self._add_columns(table)
+        wide = self._wide = self.app.size.width >= WIDE_SCREEN
         rows = portfolio_rows(portfolio, self.expanded, wide=wide)
         self.rows = {row.key: row for row in rows}
         for row in rows:
@@ -220,6 +221,19 @@ class PortfolioScreen(ModeScreen):
         keys = [row.key for row in rows]
         table.move_cursor(row=keys.index(cursor_key) if cursor_key in keys else 0)
         self._show_detail()
+
+    @staticmethod
+    def _add_columns(table: DataTable[Text]) -> None:
+        table.add_column("asset / chain", key="label")
+        table.add_column("amount", key="amount")
+        table.add_column("USD", key="usd")
+
+    def on_resize(self) -> None:
+        """Resized live across the wide/narrow line: the rows laid out again as if the app had
+        started at this size (the exact integers only where they fit)."""
+        wide = self.app.size.width >= WIDE_SCREEN
+        if self.is_mounted and self.portfolio is not None and self._wide != wide:
+            self.render_rows()
 
     def _show_total(self) -> None:
         """Whose numbers, the total, and how old the reading is."""

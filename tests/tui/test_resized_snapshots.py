@@ -1,0 +1,119 @@
+"""Every screen resized live from 120x36 to 80x24 reads as when started at 80x24 (issue 35
+point 2): SVG snapshots taken after the resize, and held to the same rules as the others: no
+amount, balance or hash cut by an ellipsis, and every money column still there (a column
+shrinks by shortening hashes in the middle, never by dropping a money column).
+
+The screens are set up as `test_snapshots.py` sets them up, then resized while running.
+(History is left out until its screen is split: its columns do not follow a resize yet;
+Settings shows this run's ports and paths and has no money column.)"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from svg_text import cut_values, svg_lines
+from test_snapshots import FROZEN_NOW, _app, _run, _settle, _show_quote
+from tui_support import wait_until
+
+from crossdeck.track.updates import Source, StatusUpdate
+from crossdeck.tui.services import Secrets
+
+WIDE = (120, 36)
+NARROW = (80, 24)
+SNAPSHOTS = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
+
+
+@pytest.fixture(scope="module")
+def snap_world(start_world: Any) -> Iterator[Any]:
+    """A world of this module's own: fresh balances, as test_snapshots.py's."""
+    with start_world("py-evm") as world:
+        yield world
+
+
+async def _resize(pilot: Any) -> None:
+    await pilot.resize_terminal(*NARROW)
+    await pilot.pause(0.2)
+    await _settle(pilot)
+
+
+def test_portfolio_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        app = pilot.app
+        await wait_until(pilot, lambda: app.screen.portfolio is not None, what="the portfolio")
+        app.screen.expanded = {"USDC", "ETH"}
+        app.screen.render_rows()
+        await _settle(pilot)
+        await _resize(pilot)
+
+    app = _app(snap_world, tui_dir, start_mode="portfolio")
+    assert snap_compare(app, terminal_size=WIDE, run_before=ready)
+
+
+def test_quote_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        await _show_quote(pilot, "deposit")
+        await _resize(pilot)
+
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=WIDE, run_before=ready)
+
+
+def test_venue_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        app = pilot.app
+        await wait_until(pilot, lambda: app.screen.data.get("spot") is not None, what="balances")
+        await _settle(pilot)
+        await _resize(pilot)
+
+    app = _app(snap_world, tui_dir, start_mode="venue")
+    assert snap_compare(app, terminal_size=WIDE, run_before=ready)
+
+
+def test_live_status_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        app = pilot.app
+        await wait_until(pilot, lambda: app.live.webhook_note, what="the tracker's start")
+        start = FROZEN_NOW.timestamp()
+        for offset, name in enumerate(["deposit", "withdrawal", "native"]):
+            changes = [e for e in _run(name)[2] if type(e).__name__ == "StatusChanged"]
+            request_id = _run(name)[1].request_id
+            for step, change in enumerate(changes):
+                app.live.apply(
+                    StatusUpdate(
+                        request_id=request_id,
+                        status=change.status,
+                        updated_at_ms=int((start + offset * 60 + step) * 1000),
+                        source=Source.WEBHOOK if step % 2 else Source.POLL,
+                        observed_at=start + offset * 60 + step + 0.4,
+                        in_tx_hashes=change.in_tx_hashes,
+                        tx_hashes=change.tx_hashes,
+                        fail_reason=change.fail_reason,
+                        refund_fail_reason=change.refund_fail_reason,
+                        origin_chain_id=8453 if name != "withdrawal" else 1337,
+                        destination_chain_id={"deposit": 1337, "withdrawal": 8453}.get(name, 999),
+                        final=step == len(changes) - 1,
+                    )
+                )
+        app.live_changed.publish(None)
+        await _settle(pilot)
+        await _resize(pilot)
+
+    app = _app(
+        snap_world, tui_dir, start_mode="live", secrets=Secrets(None, snap_world.wallet_address)
+    )
+    assert snap_compare(app, terminal_size=WIDE, run_before=ready)
+
+
+def test_every_resized_snapshot_keeps_its_amounts_and_hashes_whole() -> None:
+    pictures = sorted(SNAPSHOTS.glob("*.svg"))
+    assert len(pictures) >= 4
+    for picture in pictures:
+        lines = svg_lines(picture)
+        assert max(len(line) for line in lines) <= NARROW[0], picture.name
+        assert not cut_values(lines), (picture.name, cut_values(lines))
+    portfolio = svg_lines(SNAPSHOTS / "test_portfolio_resized.svg")
+    header = next(line for line in portfolio if "asset / chain" in line)
+    assert "amount" in header and "USD" in header  # no money column dropped
+    assert any("$365,000.00" in line for line in portfolio)
