@@ -521,6 +521,7 @@ class World:
                 depository=SOLANA_DEPOSITORY,
                 solver_address=str(SOLVER_KEYPAIR.pubkey()),
                 rpc_url=self.solana.rpc_url,
+                ws_url=self.solana.ws_url,
                 lookup_table=str(LOOKUP_TABLE),
             ),
             NonEvmChain(

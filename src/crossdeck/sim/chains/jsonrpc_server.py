@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,6 +26,7 @@ INTERNAL_ERROR = -32603
 MAX_BODY_BYTES = 16 * 1024 * 1024
 
 Handler = Callable[[str, Any], Any]
+Upgrade = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def _reply(request_id: Any, *, result: Any = None, error: RpcFault | None = None) -> dict[str, Any]:
@@ -38,8 +39,12 @@ def _reply(request_id: Any, *, result: Any = None, error: RpcFault | None = None
 
 
 class JsonRpcServer:
-    def __init__(self, handler: Handler, *, name: str = "jsonrpc") -> None:
+    def __init__(
+        self, handler: Handler, *, name: str = "jsonrpc", websocket: Upgrade | None = None
+    ) -> None:
+        """`websocket`: what answers a websocket upgrade at the same address (Solana's PubSub)."""
         self._handler = handler
+        self._websocket = websocket
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
         self._runner: web.AppRunner | None = None
         self.url = ""
@@ -51,6 +56,8 @@ class JsonRpcServer:
     async def start(self) -> str:
         app = web.Application(client_max_size=MAX_BODY_BYTES)
         app.router.add_post("/", self._http)
+        if self._websocket is not None:
+            app.router.add_get("/", self._websocket)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -32,6 +32,7 @@ class NonEvmChain:
     depository: str  # where deposits go: the Solana program; the solver's address on Bitcoin
     solver_address: str  # who fills recipients on this chain
     rpc_url: str = ""
+    ws_url: str = ""  # /chains' wsRpcUrl: Solana's PubSub websocket
     explorer_url: str = field(default="")
     lookup_table: str = ""  # Solana: the table the service's deposit items name
     bitcoin: BitcoinChain | None = field(default=None, repr=False)  # Bitcoin: its UTXOs, fees

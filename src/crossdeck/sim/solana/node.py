@@ -23,6 +23,7 @@ from solders.pubkey import Pubkey
 from crossdeck.sim.chains.jsonrpc_server import JsonRpcServer
 from crossdeck.sim.solana import depository
 from crossdeck.sim.solana.chain import SLOT_SECONDS, DepositSeen, SolanaChain
+from crossdeck.sim.solana.pubsub import PubSub
 from crossdeck.sim.solana.rpc import SolanaRpc
 from crossdeck.sim.solana.spl import (
     ASSOCIATED_TOKEN_PROGRAM,
@@ -92,6 +93,11 @@ class SolanaNode:
 
     chain_id: int = SOLANA_CHAIN_ID
 
+    @property
+    def ws_url(self) -> str:
+        """The PubSub websocket (`sim.solana.pubsub`), at the JSON-RPC's own address."""
+        return "ws" + self.rpc_url.removeprefix("http")
+
     async def run(self, fn: Callable[[SolanaChain], T]) -> T:
         """`fn(chain)` on the RPC's worker thread, in turn with every request."""
         result: T = await self._server.run_serialized(fn, self.chain)
@@ -138,7 +144,11 @@ async def start_solana(
 
     chain = await asyncio.to_thread(build)
     rpc = SolanaRpc(chain)
-    server = JsonRpcServer(rpc.handle, name="solana")
+
+    async def call(method: str, params: Any) -> Any:
+        return await server.run_serialized(rpc.handle, method, params)
+
+    server = JsonRpcServer(rpc.handle, name="solana", websocket=PubSub(call).handle)
     url = await server.start()
     node = SolanaNode(url, chain, server)
     if state_file is not None:
