@@ -40,6 +40,14 @@ What is checked, and why:
   quote the step's `depositAddress` is where the transfer goes (the depository stays the
   contract behind it): a plain native transfer of the amount to it, or the token's
   `transfer` of the amount to it.
+- `payment-request`: paymentDetails is what the request asked to send: its currency (never
+  only its number of units), its chain, its amount exactly (EXACT_INPUT) or at most the quoted
+  input plus slippage; each family's deposit is held to the request by the same rule
+  (`payment_rule.py`: EVM `tx-payment`, `permit-terms`, Solana `solana-deposit`, the venue's
+  `send-asset-amount`, `bitcoin-deposit`).
+- `solana-*`: a Solana item read instruction by instruction, every lamport counted and held to
+  the dialog's lines, every address derived (`solana.py`, `solana_ledger.py`,
+  `solana_addresses.py`, `solana_size.py`; docs/guards.md lists them and what needs the node).
 - `order-id`: a depository call carries the quote's orderId.
 - `verifying-contract`: the NonceMapping domain (and the built SendAsset domain) has the
   all-zero verifying contract the spec requires.
