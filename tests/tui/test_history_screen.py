@@ -23,6 +23,7 @@ from textual.widgets import Checkbox, DataTable, Input
 from tui_support import make_app, screen_text, wait_until
 
 from crossdeck.history.feed import PAGE_SIZE, WINDOW_PAGES, WINDOW_ROWS
+from crossdeck.tui.screens.export_path import ExportPathScreen
 from crossdeck.tui.screens.history import HistoryScreen
 from crossdeck.tui.screens.history_listing import LOAD_MORE_MARGIN
 from crossdeck.tui.widgets.footer import KeysFooter
@@ -318,8 +319,16 @@ async def test_export_writes_the_filtered_rows(
         wanted = seeding.expected(seeds, where=lambda s: _mine(world)(s) and s.status == "refund")
         await wait_until(pilot, lambda: _ids(app) == wanted[:PAGE_SIZE], what="refunded")
         await pilot.press("e" if fmt == "csv" else "j")
+        # the file is the user's to choose: suggested in the data dir, taken as given
+        dialog = await wait_until(
+            pilot, lambda: isinstance(app.screen, ExportPathScreen) and app.screen, what="dialog"
+        )
+        field = dialog.query_one(Input)
+        assert Path(field.value).parent == app.settings.data_dir
+        field.value = str(tui_dir / "exports" / f"refunds.{fmt}")
+        await pilot.press("enter")
         path = await wait_until(pilot, lambda: screen.last_export, what="the export")
-        assert path.parent == app.settings.data_dir and path.suffix == f".{fmt}"
+        assert path == tui_dir / "exports" / f"refunds.{fmt}"
         assert any(str(path) in n.message for n in app._notifications)
         text = path.read_text()
         if fmt == "csv":
@@ -696,3 +705,38 @@ async def test_the_footer_follows_the_keys_of_the_focused_widget(
         app.set_keymap({"history.refresh": "ctrl+t"})
         await wait_until(pilot, lambda: "ctrl+t" in keys(), what="the renamed key")
         assert "ctrl+r" not in keys()
+
+
+async def test_export_writes_exactly_the_rows_the_failed_filter_shows(
+    seeded: tuple[Any, list[Any]], tui_dir: Path
+) -> None:
+    """Issue 35 point 6: with the 'failed' quick filter (kept here from a listing of every
+    status), `e` writes the failed rows only, not the whole listing; escape writes nothing."""
+    world, seeds = seeded
+    async with _on_history(world, tui_dir) as (app, pilot, screen):
+        _table(app).focus()
+        await pilot.press("f")
+        await wait_until(pilot, lambda: screen.feed.keeps_failed and _ids(app), what="failed")
+        await pilot.pause(0.5)
+        shown = _ids(app)
+        assert 0 < len(shown) < len(seeds)
+        await pilot.press("e")
+        dialog = await wait_until(
+            pilot, lambda: isinstance(app.screen, ExportPathScreen) and app.screen, what="dialog"
+        )
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is not dialog, what="the dialog to go")
+        assert screen.last_export is None
+        await pilot.press("e")
+        dialog = await wait_until(
+            pilot, lambda: isinstance(app.screen, ExportPathScreen) and app.screen, what="dialog"
+        )
+        dialog.query_one(Input).value = str(tui_dir / "failed.jsonl")
+        await pilot.press("enter")
+        path = await wait_until(pilot, lambda: screen.last_export, what="the export")
+        written = [json.loads(line)["id"] for line in path.read_text().splitlines()]
+        assert set(shown) <= set(written)  # every row shown (and those of later pages)
+        statuses = {s.id: s.status for s in seeds}
+        assert all(statuses[i] in ("failure", "refund") for i in written), written
+        listed = [s for s in seeds if _mine(world)(s)]
+        assert len(written) < len(listed)  # not the whole listing

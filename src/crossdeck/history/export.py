@@ -105,11 +105,15 @@ async def export_history(
     overwrite: bool = False,
     max_pages: int | None = None,
     on_progress: Callable[[int], None] | None = None,
+    keep: Callable[[HistoryRecord], bool] | None = None,
 ) -> ExportResult:
     """Write every request of `query` (from its first page) to `path`; `fmt` defaults to the
-    file's suffix. `on_progress(rows_written)` is called as pages come in and at the end."""
+    file's suffix. `on_progress(rows_written)` is called as pages come in and at the end.
+    `keep`: which records are written (the rows a screen's filter shows: the History screen's
+    'failed' filter keeps the failures of a listing of every status); default all."""
     target, partial, fmt, out = _prepare(path, fmt, overwrite)
     stats = WalkStats()
+    written = 0
     first_page = query.model_copy(update={"continuation": None})
     try:
         writer = _Writer(out, fmt)
@@ -119,7 +123,9 @@ async def export_history(
             if on_progress is not None and stats.pages != pages_seen:
                 pages_seen = stats.pages
                 on_progress(stats.records - 1)
-            writer.record(record)
+            if keep is None or keep(record):
+                writer.record(record)
+                written += 1
         writer.finish()
         out.close()
         os.replace(partial, target)
@@ -128,5 +134,5 @@ async def export_history(
         _discard(partial)
         raise
     if on_progress is not None:
-        on_progress(stats.records)
-    return ExportResult(target, fmt, stats.records, stats.pages, stats.duplicates)
+        on_progress(written)
+    return ExportResult(target, fmt, written, stats.pages, stats.duplicates)

@@ -272,18 +272,32 @@ class HistoryScreen(HistoryListing):
 
     @work(group="history-export", exclusive=True, exit_on_error=False, name="Exporting history")
     async def export(self, query: RequestsQuery, fmt: ExportFormat) -> None:
+        """Exactly the rows the filter shows (every page of them), to a file the user picks
+        (suggested: the data dir, a time-stamped name)."""
         import asyncio
 
-        from crossdeck.history import export_history
+        from crossdeck.history import export_history, format_for
+        from crossdeck.tui.screens.export_path import ExportPathScreen
 
         app = self.crossdeck
         await app.services_ready.wait()
         folder: Path = app.settings.data_dir
-        await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
-        path = folder / f"history-{stamp}.{fmt}"
+        which = (
+            "the failed requests of this filter" if self.feed.keeps_failed else "every request "
+            "of this filter"
+        )
+        path = await self.app.push_screen_wait(
+            ExportPathScreen(folder / f"history-{stamp}.{fmt}", f"{which}, every page")
+        )
+        if path is None:
+            return
+        await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
+        fmt = format_for(path)
         self.notify(f"exporting to {path}…", title="Export")
-        result = await export_history(app.services.service, query, path, fmt)
+        result = await export_history(
+            app.services.service, query, path, fmt, keep=self.feed.keeps_record
+        )
         self.last_export = result.path
         self.notify(f"{result.rows} request(s) written to {result.path}", title=f"Export ({fmt})")
 
