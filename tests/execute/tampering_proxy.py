@@ -25,8 +25,9 @@ _QUOTES = ("/quote/v2", "/quote/v3")
 
 
 class TamperingProxy:
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, *, api: str = "v3") -> None:
         self.upstream = upstream.rstrip("/")
+        self.api = api  # the quote API the test asks the CLI to use (its quote_api setting)
         self.tamper: Tamper | None = None
         self.tampered = 0  # quotes altered so far
         self.quote_bodies: list[Any] = []  # each quote body, as the client sent it

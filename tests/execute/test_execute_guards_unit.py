@@ -348,9 +348,7 @@ def test_chains_contracts_are_allowed_destinations_by_role() -> None:
     )
     ok = guards(wire, rpc_chain_ids={8453}, chains=chains)
     assert failures(ok) == []
-    assert any(
-        "approve 10 USDC to the router 3 (v3.erc20Router) contract" in r.message for r in ok
-    )
+    assert any("approve 10 USDC to the router 3 (v3.erc20Router) contract" in r.message for r in ok)
     # an approve of the same amount to an address /chains does not name is refused
     wire["steps"][0]["items"][0]["data"]["data"] = (
         SELECTORS["approve"] + encode(["address", "uint256"], ["0x" + "31" * 20, 10_000_000]).hex()

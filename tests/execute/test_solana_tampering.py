@@ -59,9 +59,9 @@ def cli(world: Any, tmp_path: Path) -> Cli:
     return made
 
 
-@pytest.fixture
-def proxy(world: Any) -> Iterator[TamperingProxy]:
-    with TamperingProxy(world.service_url) as running:
+@pytest.fixture(params=["v2", "v3"])  # every tampering against each quote API's answer
+def proxy(world: Any, request: pytest.FixtureRequest) -> Iterator[TamperingProxy]:
+    with TamperingProxy(world.service_url, api=request.param) as running:
         yield running
 
 
@@ -301,13 +301,15 @@ CASES = [
 
 def _bridge(cli: Cli, proxy: TamperingProxy, currency: str, **env: str) -> Any:
     amount = "0.1" if currency == "SOL" else "2"
-    return cli.invoke(
+    result = cli.invoke(
         "bridge",
         "--origin-chain", str(SOLANA_CHAIN_ID), "--origin-currency", currency,
         "--destination-chain", "8453", "--destination-currency", "ETH" if currency == "SOL"
         else "USDC", "--amount-human", amount, "--yes", "--json",
-        CROSSDECK_SERVICE__URL=proxy.url, **env,
+        CROSSDECK_SERVICE__URL=proxy.url, CROSSDECK_SERVICE__QUOTE_API=proxy.api, **env,
     )  # fmt: skip
+    assert set(proxy.quote_paths) == {f"/quote/{proxy.api}"}  # asked of the API under test
+    return result
 
 
 def balances(world: Any) -> dict[str, int | None]:

@@ -54,11 +54,16 @@ WORLD_SERVICE: list[str] = [""]
 WORLD: list[Any] = [None]
 
 
-@pytest.fixture
-def proxy(world: Any) -> Iterator[TamperingProxy]:
+# every tampering against an answer of each quote API: /quote/v2's steps-with-items and
+# /quote/v3's flat steps (the proxy alters a v3 answer seen as a v2 one, tests/execute/v3_view.py)
+QUOTE_APIS = ["v2", "v3"]
+
+
+@pytest.fixture(params=QUOTE_APIS)
+def proxy(world: Any, request: pytest.FixtureRequest) -> Iterator[TamperingProxy]:
     WORLD_SERVICE[0] = world.service_url
     WORLD[0] = world
-    with TamperingProxy(world.service_url) as running:
+    with TamperingProxy(world.service_url, api=request.param) as running:
         yield running
 
 
@@ -474,13 +479,16 @@ def _said(failed: dict[str, Any]) -> str:
 
 
 def _bridge(cli: Cli, proxy: TamperingProxy, flow: str) -> Any:
-    return cli.invoke(
+    result = cli.invoke(
         "bridge",
         *FLOWS[flow](cli),
         "--yes",
         "--json",
         CROSSDECK_SERVICE__URL=proxy.url,
+        CROSSDECK_SERVICE__QUOTE_API=proxy.api,
     )
+    assert set(proxy.quote_paths) == {f"/quote/{proxy.api}"}  # asked of the API under test
+    return result
 
 
 @pytest.mark.parametrize(
