@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.config import Settings
     from crossdeck.models import ChainsResponse, QuoteRequest
+    from crossdeck.models.addresses import Family
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -292,24 +293,35 @@ def _refuse_zero(text: str | None, option: str) -> None:
         raise InputError(f"{option}: {text.strip()} moves nothing", hint="give an amount above 0")
 
 
-def _dollars(text: str | None, option: str) -> str | None:
-    """A dollar option ('2', '$0.01') as the wire's 6-decimal USD integer text."""
+def _dollars(text: str | None, option: str, wire: str) -> str | None:
+    """A dollar option ('2', '$0.01') as the wire's 6-decimal USD integer text (the builder's
+    rule, which the app's form uses too)."""
     if text is None:
         return None
-    from crossdeck.models import UnitsError, parse_usd
+    from crossdeck.models import QuoteRequestError
+    from crossdeck.quoting.builder import usd_units
 
     try:
-        return str(parse_usd(text))
-    except UnitsError as exc:
-        raise InputError(f"{option}: {exc.message}", hint=exc.hint) from None
+        units = usd_units(text, wire)
+    except QuoteRequestError as exc:
+        raise InputError(
+            f"{option}: {exc.message.removeprefix(wire + ': ')}", hint=exc.hint
+        ) from None
+    return None if units is None else str(units)
 
 
 def _family_wallet(settings: Settings, chain_id: int, option: str) -> str:
     """The profile's wallet of `chain_id`'s family: its Solana wallet for Solana, else its
     EVM wallet (the venue's accounts are EVM addresses)."""
-    from crossdeck.models.addresses import Family, family_of
+    from crossdeck.models.addresses import family_of
 
-    if family_of(chain_id) is Family.SOLANA:
+    return _wallet_of_family(settings, family_of(chain_id), option)
+
+
+def _wallet_of_family(settings: Settings, family: Family, option: str) -> str:
+    from crossdeck.models.addresses import Family
+
+    if family is Family.SOLANA:
         from crossdeck.credentials import resolve_solana_address
 
         address = resolve_solana_address(settings)
@@ -319,7 +331,7 @@ def _family_wallet(settings: Settings, chain_id: int, option: str) -> str:
                 hint=f"pass {option} or run `crossdeck wallet import-solana`",
             )
         return address
-    if family_of(chain_id) is Family.BITCOIN:
+    if family is Family.BITCOIN:
         from crossdeck.credentials import resolve_bitcoin_address
 
         address = resolve_bitcoin_address(settings)
@@ -334,17 +346,18 @@ def _family_wallet(settings: Settings, chain_id: int, option: str) -> str:
 
 def _other_family_recipient(settings: Settings, origin: int, destination: int) -> str | None:
     """With no --recipient, a route into another chain family pays the profile's own wallet
-    of that family (its Solana wallet, its EVM wallet), when it has one; else None (the user,
-    which the request then refuses by family, naming --recipient)."""
-    from crossdeck.models.addresses import Family, family_of
+    of that family, when it has one (the builder's rule, as the app's form has it); else None
+    (the user, which the request then refuses by family, naming --recipient)."""
+    from crossdeck.quoting.builder import QuoteInput, default_recipient
 
-    wanted = family_of(destination)
-    if wanted is family_of(origin) or wanted is Family.BITCOIN:
-        return None
-    try:
-        return _family_wallet(settings, destination, "--recipient")
-    except InputError:
-        return None
+    def wallet_of(family: Family) -> str | None:
+        try:
+            return _wallet_of_family(settings, family, "--recipient")
+        except InputError:
+            return None
+
+    typed = QuoteInput(origin_chain_id=origin, destination_chain_id=destination)
+    return default_recipient(typed, None, wallet_of)
 
 
 def quote_fields(
@@ -376,10 +389,12 @@ def quote_fields(
         "refund_to": options.get("refund_to"),
         "protocol_version": options.get("protocol_version")
         or required_protocol_version(origin_chain),
-        "topup_gas_amount": _dollars(options.get("topup_gas_amount"), "--topup-gas-amount"),
+        "topup_gas_amount": _dollars(
+            options.get("topup_gas_amount"), "--topup-gas-amount", "topupGasAmount"
+        ),
         "sponsored_fee_components": list(options.get("sponsor_components") or ()) or None,
         "max_subsidization_amount": _dollars(
-            options.get("max_subsidization"), "--max-subsidization"
+            options.get("max_subsidization"), "--max-subsidization", "maxSubsidizationAmount"
         ),
         "permit_expiry": options.get("permit_expiry"),
         "deposit_fee_payer": options.get("deposit_fee_payer"),
@@ -497,21 +512,19 @@ async def complete_quote_fields(
 
 def _human_amount(text: str, chains: ChainsResponse | None, chain_id: int, address: str) -> int:
     """--amount-human in the currency's smallest unit, with its decimals from /chains, or
-    the native EVM currency's 18 when `chains` is None."""
-    from crossdeck.models import NATIVE_DECIMALS, parse_units
+    the native EVM currency's 18 when `chains` is None (the builder's rule, as the app's form
+    converts its amount)."""
+    from crossdeck.models import QuoteRequestError
+    from crossdeck.quoting.builder import QuoteInput, amount_units
 
-    decimals: int | None = NATIVE_DECIMALS
-    if chains is not None:
-        chain = chains.by_id(chain_id)
-        currency = chain.find_currency(address) if chain is not None else None
-        decimals = currency.decimals if currency is not None else None
-    if decimals is None:
+    typed = QuoteInput(origin_chain_id=chain_id, origin_currency=address, amount=text)
+    try:
+        return amount_units(typed, chains)
+    except QuoteRequestError as exc:
+        if exc.field == "amount":
+            raise InputError(f"--amount-human: {exc.message}", hint=exc.hint) from None
         raise InputError(
             f"--amount-human: the decimals of currency {address} on chain {chain_id} are "
             "unknown (the service's /chains does not list it)",
             hint="give --amount in the currency's smallest unit instead",
-        )
-    try:
-        return parse_units(text, decimals)
-    except InputError as exc:
-        raise InputError(f"--amount-human: {exc.message}", hint=exc.hint) from None
+        ) from None

@@ -1,10 +1,9 @@
-"""The Quote form's values -> a checked `QuoteRequest` (no textual here).
+"""The Quote form's values, and the request they ask for (no textual here).
 
-Amounts are typed in human units and converted exactly with the decimals `/chains` gives the
-currency the amount is in (the origin currency for EXACT_INPUT, the destination currency
-otherwise). USD amounts (gas top-up, sponsorship cap) use the service's 6-decimal USD scale
-(1000000 = $1). Every problem is a `QuoteRequestError` naming the wire field, so the form can
-put the cursor on it.
+The form only collects: `quote_input` hands what it holds to the one quote-request builder
+(`crossdeck.quoting.builder`, which `crossdeck quote` uses too), whose `QuoteRequestError` names
+the wire field so the form can put the cursor on it. Amounts are typed in human units, dollars
+for the gas top-up and the sponsorship cap. The options line's words are here too.
 """
 
 from __future__ import annotations
@@ -14,14 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 # pydantic-free: the form is on the app's first screen, which draws before any wire model loads
 from crossdeck.models.constants import VENUE_CHAIN_ID, required_protocol_version
-from crossdeck.models.field_errors import QuoteRequestError
-from crossdeck.models.units import UnitsError, parse_units, parse_usd
+from crossdeck.quoting import builder
+from crossdeck.quoting.builder import TRADE_TYPES, QuoteInput
 
 if TYPE_CHECKING:
     from crossdeck.models.chains import ChainsResponse
     from crossdeck.models.quote_request import QuoteRequest
 
-TRADE_TYPES = ("EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT")
+__all__ = ["TRADE_TYPES", "QuoteFormValues", "build_quote_request", "quote_input"]
+
 BASE_FEE_COMPONENTS = ("execution", "swap", "app")
 
 
@@ -53,88 +53,42 @@ class QuoteFormValues:
         return replace(self, **changes)
 
 
+def quote_input(values: QuoteFormValues) -> QuoteInput:
+    """What the form holds, as the builder takes it: an unticked box is not given, and the
+    sponsored components count only while 'subsidize fees' is ticked."""
+    return QuoteInput(
+        origin_chain_id=values.origin_chain_id,
+        origin_currency=values.origin_currency,
+        destination_chain_id=values.destination_chain_id,
+        destination_currency=values.destination_currency,
+        amount=values.amount,
+        trade_type=values.trade_type,
+        recipient=values.recipient,
+        refund_to=values.refund_to,
+        slippage_bps=values.slippage_bps,
+        topup_gas=values.topup_gas or None,
+        topup_gas_usd=values.topup_gas_usd,
+        subsidize_fees=values.subsidize_fees or None,
+        sponsored_components=values.sponsored_components if values.subsidize_fees else None,
+        max_subsidization_usd=values.max_subsidization_usd,
+        use_deposit_address=values.use_deposit_address or None,
+        strict=values.strict or None,
+        use_permit=values.use_permit or None,
+        protocol_version=values.protocol_version,
+        referrer=values.referrer,
+        calls=values.calls,
+        extra=dict(values.extra),
+    )
+
+
 def amount_decimals(values: QuoteFormValues, chains: ChainsResponse) -> tuple[str, int]:
     """(wire field of the currency the amount is in, its decimals)."""
-    if values.trade_type == "EXACT_INPUT":
-        field_name = "originCurrency"
-        chain_id, address = values.origin_chain_id, values.origin_currency
-    else:
-        field_name = "destinationCurrency"
-        chain_id, address = values.destination_chain_id, values.destination_currency
-    if chain_id is None or not address:
-        raise QuoteRequestError(field_name, f"{field_name}: pick a chain and a currency first")
-    chain = chains.by_id(chain_id)
-    currency = chain.find_currency(address) if chain else None
-    if currency is None or currency.decimals is None:
-        raise QuoteRequestError(
-            field_name,
-            f"{field_name}: {address} is not a currency /chains lists for chain {chain_id}",
-            hint="pick one from the list",
-        )
-    return field_name, currency.decimals
+    return builder.amount_decimals(quote_input(values), chains)
 
 
 def amount_units(values: QuoteFormValues, chains: ChainsResponse) -> int:
     """The typed amount in the smallest unit, exactly (QuoteRequestError naming `amount`)."""
-    _, decimals = amount_decimals(values, chains)
-    text = values.amount.strip()
-    if not text:
-        raise QuoteRequestError("amount", "amount: type how much, in human units (e.g. 1.5)")
-    try:
-        units = parse_units(text, decimals)
-    except UnitsError as exc:
-        raise QuoteRequestError("amount", exc.message, hint=exc.hint) from None
-    if units == 0:
-        raise QuoteRequestError("amount", "amount: must be more than zero")
-    return units
-
-
-def _usd_units(text: str, wire: str) -> int | None:
-    if not text.strip():
-        return None
-    try:
-        return parse_usd(text)
-    except UnitsError as exc:
-        raise QuoteRequestError(wire, f"{wire}: {exc.message}", hint=exc.hint) from None
-
-
-def _family_wallets(
-    values: QuoteFormValues,
-    user: str | None,
-    solana_wallet: str | None,
-    chains: ChainsResponse,
-    bitcoin_wallet: str | None = None,
-) -> tuple[str | None, str | None]:
-    """(user, default recipient): a Solana origin deposits from the Solana wallet, a Bitcoin
-    one from the Bitcoin wallet; a route into another family pays the profile's own wallet of
-    that family (None: the user; Bitcoin recipients are always typed)."""
-    from crossdeck.models.addresses import Family, UnknownFamily
-
-    try:
-        origin = chains.family(values.origin_chain_id) if values.origin_chain_id else None
-        destination = (
-            chains.family(values.destination_chain_id) if values.destination_chain_id else None
-        )
-    except UnknownFamily:
-        return user, None
-    wallets = {Family.EVM: user, Family.SOLANA: solana_wallet, Family.BITCOIN: bitcoin_wallet}
-    if origin is Family.SOLANA and not solana_wallet:
-        raise QuoteRequestError(
-            "user",
-            "user: this profile has no Solana wallet to send from",
-            hint="run `crossdeck wallet import-solana`",
-        )
-    if origin is Family.BITCOIN and not bitcoin_wallet:
-        raise QuoteRequestError(
-            "user",
-            "user: this profile has no Bitcoin wallet to send from",
-            hint="run `crossdeck wallet import-bitcoin`",
-        )
-    sender = wallets.get(origin, user) if origin is not None else user
-    recipient = None
-    if destination is not None and destination is not origin and destination is not Family.BITCOIN:
-        recipient = wallets.get(destination)
-    return sender, recipient
+    return builder.amount_units(quote_input(values), chains)
 
 
 def build_quote_request(
@@ -145,90 +99,13 @@ def build_quote_request(
     solana_wallet: str | None = None,
     bitcoin_wallet: str | None = None,
 ) -> QuoteRequest:
-    user, own_recipient = _family_wallets(values, user, solana_wallet, chains, bitcoin_wallet)
-    if not user:
-        raise QuoteRequestError(
-            "user",
-            "user: no wallet address for this profile",
-            hint="run `crossdeck wallet import` (or open the demo with `crossdeck demo`)",
-        )
-    if values.origin_chain_id is None:
-        raise QuoteRequestError("originChainId", "originChainId: pick the chain to send from")
-    if values.destination_chain_id is None:
-        raise QuoteRequestError(
-            "destinationChainId", "destinationChainId: pick the chain to receive on"
-        )
-    if not values.origin_currency:
-        raise QuoteRequestError("originCurrency", "originCurrency: pick the currency to send")
-    if not values.destination_currency:
-        raise QuoteRequestError(
-            "destinationCurrency", "destinationCurrency: pick the currency to receive"
-        )
-    if values.trade_type not in TRADE_TYPES:
-        raise QuoteRequestError("tradeType", f"tradeType: one of {', '.join(TRADE_TYPES)}")
-    body: dict[str, Any] = {
-        "user": user,
-        "originChainId": values.origin_chain_id,
-        "destinationChainId": values.destination_chain_id,
-        "originCurrency": values.origin_currency,
-        "destinationCurrency": values.destination_currency,
-        "amount": str(amount_units(values, chains)),
-        "tradeType": values.trade_type,
-    }
-    if values.recipient.strip():
-        body["recipient"] = values.recipient.strip()
-    elif own_recipient:
-        body["recipient"] = own_recipient
-    if values.refund_to.strip():
-        body["refundTo"] = values.refund_to.strip()
-    if values.slippage_bps.strip():
-        body["slippageTolerance"] = values.slippage_bps.strip()
-    if values.topup_gas:
-        body["topupGas"] = True
-        topup = _usd_units(values.topup_gas_usd, "topupGasAmount")
-        if topup is not None:
-            body["topupGasAmount"] = str(topup)
-    elif values.topup_gas_usd.strip():
-        raise QuoteRequestError("topupGasAmount", "topupGasAmount: tick 'top up gas' to use it")
-    if values.subsidize_fees:
-        body["subsidizeFees"] = True
-        if values.sponsored_components is not None:
-            body["sponsoredFeeComponents"] = list(values.sponsored_components)
-        cap = _usd_units(values.max_subsidization_usd, "maxSubsidizationAmount")
-        if cap is not None:
-            body["maxSubsidizationAmount"] = str(cap)
-    elif values.max_subsidization_usd.strip():
-        raise QuoteRequestError(
-            "maxSubsidizationAmount", "maxSubsidizationAmount: tick 'subsidize fees' to use it"
-        )
-    if values.use_deposit_address:
-        body["useDepositAddress"] = True
-        if values.strict:
-            body["strict"] = True
-    elif values.strict:
-        raise QuoteRequestError("strict", "strict: applies only with 'use deposit address'")
-    if values.use_permit:
-        body["usePermit"] = True
-    if values.referrer.strip():
-        body["referrer"] = values.referrer.strip()
-    if values.calls.strip():
-        from crossdeck.models.calls import parse_calls
+    """The form's request, by the one builder the command line uses too: the depositor of a
+    Solana or Bitcoin origin is the profile's wallet of that family, a route into another
+    family pays the profile's own wallet of that family (a Bitcoin payout is typed)."""
+    from crossdeck.models.addresses import Family
 
-        try:
-            body["txs"] = parse_calls(values.calls)
-        except ValueError as exc:
-            raise QuoteRequestError(
-                "txs",
-                f"txs: {exc}",
-                hint="TO,VALUE,DATA with the value in wei; several separated by ';'",
-            ) from None
-    version = values.protocol_version or required_protocol_version(values.origin_chain_id)
-    if version:
-        body["protocolVersion"] = version
-    body.update(values.extra)
-    from crossdeck.models.quote_request import QuoteRequest
-
-    return QuoteRequest.from_body(body, vm_types=chains.vm_types())
+    wallets = {Family.EVM: user, Family.SOLANA: solana_wallet, Family.BITCOIN: bitcoin_wallet}
+    return builder.build_quote_request(quote_input(values), chains, wallet_of=wallets.get)
 
 
 def venue_deposit_values(
