@@ -30,7 +30,7 @@ COMMANDS = {
         "What an address holds on every chain and on the venue, in units and USD.",
     ),
     "bridge": LazyCommand(
-        _MODULE + "execute",
+        _MODULE + "bridge",
         "Quote a transfer, show it, ask to confirm, execute every step and track it to the end.",
     ),
     "chains": LazyCommand(

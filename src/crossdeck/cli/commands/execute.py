@@ -1,4 +1,5 @@
-"""`crossdeck bridge` (quote, show, confirm, execute, track) and `crossdeck resume`.
+"""`crossdeck resume`, and what it shares with `crossdeck bridge` (`commands.bridge`): the
+executor built from the settings, and the events rendered.
 
 Text mode prints the quote in words, the guard results, then one line per event (and every
 signature request in full before it is signed). `--json` prints JSON lines instead: first
@@ -17,11 +18,9 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 import click
 
-from crossdeck.base.errors import InputError
 from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import prompts
-from crossdeck.cli.option_types import POSITIVE, REQUEST_ID, SECONDS
-from crossdeck.cli.quote_options import quote_options
+from crossdeck.cli.option_types import REQUEST_ID, SECONDS
 from crossdeck.cli.status_words import reason_lines, tracking_note
 from crossdeck.cli.support import handles_errors, print_json
 
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.base.secret import Secret
     from crossdeck.cli import CliContext
-    from crossdeck.compose import Confirm
     from crossdeck.config import Settings
     from crossdeck.execute import Event, Executor, Journal, SignRequest
     from crossdeck.execute.events import RunEvent
@@ -294,246 +292,6 @@ async def _drain(events: Any, as_json: bool, total_items: int | None = None) -> 
     return exit_code_of(last)
 
 
-# -- bridge --------------------------------------------------------------------------------
-
-
-def _confirm_added_steps(quote: Any, yes: bool) -> Confirm:
-    """The run's `confirm`: the whole quote was shown and confirmed up front; a step that a
-    POST answer added was not, so it is asked for separately unless --yes."""
-    shown = {(step.id, index) for step in quote.steps for index, _ in enumerate(step.items)}
-
-    async def confirm(what: SignRequest) -> bool:
-        if yes or (what.step_id, what.item_index) in shown:
-            return True
-        return await asyncio.to_thread(
-            prompts.confirm, f"The service added step {what.step_id!r}. Sign it?", instead="--yes"
-        )
-
-    return confirm
-
-
-@click.command("bridge")
-@quote_options
-@click.option("--yes", "-y", is_flag=True, help="Execute without asking (the quote is shown).")
-@click.option(
-    "--deposit-amount",
-    type=POSITIVE,
-    help="With --use-deposit-address: send this amount (smallest unit) instead of the quoted "
-    "one (open: filled at the quoted rate; strict: short is refunded, excess refunded apart).",
-)
-@click.option("--timeout", type=SECONDS, help="Stop tracking after this many seconds (exit 10).")
-@click.option(
-    "--deposit-fee-payer-keypair",
-    "fee_payer_keypair",
-    metavar="FILE",
-    help="Solana origin with --deposit-fee-payer another account: its keypair, which signs the "
-    "deposit too (a Solana CLI keypair file or base58 of the 64 bytes; - reads stdin). Read "
-    "for this run only, never stored or printed.",
-)
-@click.option("--json", "json_", is_flag=True, help=JSON_HELP)
-@click.pass_obj
-@handles_errors
-def bridge_command(
-    obj: CliContext,
-    /,
-    yes: bool,
-    deposit_amount: int | None,
-    timeout: float | None,
-    fee_payer_keypair: str | None,
-    json_: bool,
-    **options: Any,
-) -> None:
-    """Interrupted runs continue with `crossdeck resume`; nothing is sent twice."""
-    from crossdeck.wallet.signers import ReadOnlySigner
-
-    as_json = bool(json_ or obj.json)
-    settings = _settings(obj)
-    if settings.signer.kind == "read-only" and settings.signer.address:
-        refusal = ReadOnlySigner(settings.signer.address).refuse("this transfer")
-        refusal.hint = (
-            # --from is a global option: it goes before the command, as in cast
-            f"`crossdeck --from {settings.signer.address} quote` with the same options shows "
-            "it; sign with the keyring key, "
-            "--account NAME, --keystore PATH or --browser"
-        )
-        raise refusal
-    if deposit_amount is not None and not options.get("use_deposit_address"):
-        raise InputError("--deposit-amount applies with --use-deposit-address only")
-    options["fee_payer_keypair"] = fee_payer_keypair
-    code = asyncio.run(_bridge(settings, options, yes, as_json, deposit_amount, timeout))
-    sys.exit(int(code))
-
-
-async def _bridge(
-    settings: Settings,
-    options: dict[str, Any],
-    yes: bool,
-    as_json: bool,
-    deposit_amount: int | None,
-    tracking_timeout: float | None,
-) -> ExitCode:
-    """The signer is opened first (a keystore unlocked, the browser wallet connected): the
-    quote is asked for its address."""
-    signer = await _open_signer(settings)
-    try:
-        return await _bridge_as(
-            settings, signer, options, yes, as_json, deposit_amount, tracking_timeout
-        )
-    finally:
-        await signer.aclose()
-
-
-async def _bridge_as(
-    settings: Settings,
-    signer: EvmSigner,
-    options: dict[str, Any],
-    yes: bool,
-    as_json: bool,
-    deposit_amount: int | None,
-    tracking_timeout: float | None,
-) -> ExitCode:
-    from crossdeck.cli.fee_payer_key import fee_payer_key
-    from crossdeck.cli.quote_options import quote_fields
-    from crossdeck.models.addresses import Family, family_of, same_address
-
-    wallet = signer.address
-    from_solana = family_of(options["origin_chain"]) is Family.SOLANA
-    if from_solana:
-        from crossdeck.credentials import resolve_solana_address
-
-        # a Solana deposit is signed by the profile's Solana key (`wallet import-solana`)
-        wallet = resolve_solana_address(settings) or ""
-    if family_of(options["origin_chain"]) is Family.BITCOIN:
-        from crossdeck.credentials import resolve_bitcoin_address
-
-        # a Bitcoin deposit is signed by the profile's Bitcoin key (`wallet import-bitcoin`)
-        wallet = resolve_bitcoin_address(settings) or ""
-    fee_payer = fee_payer_key(
-        options.pop("fee_payer_keypair", None),
-        options.get("deposit_fee_payer"),
-        wallet,
-        from_solana=from_solana,
-    )
-    fields, amount_human = quote_fields(settings, options, user=wallet or None)
-    if not same_address(fields["user"], wallet):
-        whose = (
-            "this profile's wallet"
-            if signer.source.kind in ("keyring", "world")
-            else f"the signer's address ({signer.source.kind})"
-        )
-        raise InputError(
-            f"--user {fields['user']} is not {whose} {wallet}",
-            hint="bridge signs as its signer; use `crossdeck quote` to just look",
-        )
-    code, refused = await _quote_and_run(
-        settings, signer, fields, amount_human, yes, as_json, deposit_amount, tracking_timeout,
-        fee_payer,
-    )  # fmt: skip
-    if "solana-size" in refused and from_solana and fields.get("max_route_length") != 1:
-        # SOLANA_TX_TOO_LARGE before anything was asked: the service routes a Solana swap
-        # over fewer hops when asked (maxRouteLength), so ask once for the shortest route
-        click.echo(
-            "note: the Solana transaction is over 1232 bytes; asking the service again for "
-            "the shortest route (maxRouteLength 1)",
-            err=True,
-        )
-        fields = {**fields, "max_route_length": 1}
-        code, _ = await _quote_and_run(
-            settings, signer, fields, amount_human, yes, as_json, deposit_amount,
-            tracking_timeout, fee_payer,
-        )  # fmt: skip
-    return code
-
-
-async def _quote_and_run(
-    settings: Settings,
-    signer: EvmSigner,
-    fields: dict[str, Any],
-    amount_human: Any,
-    yes: bool,
-    as_json: bool,
-    deposit_amount: int | None,
-    tracking_timeout: float | None,
-    fee_payer: Any,
-) -> tuple[ExitCode, set[str]]:
-    """Quote, show, confirm and run once: the exit code, and the guards that refused the run
-    before anything was signed (empty when none did)."""
-    from crossdeck.cli.commands.service import quote_with, render_quote
-    from crossdeck.cli.support import deprecation_notices, service_client
-
-    # one service client for the quote and the run (one key read, one connection)
-    service = service_client(settings)
-    try:
-        quote, request, asked = await quote_with(service, fields, amount_human)
-        notices = deprecation_notices(service, settings)  # stderr, once a day
-        confirm = _confirm_added_steps(quote, yes)
-        executor = _executor(
-            settings, confirm, tracking_timeout, signer, service=service,
-            solana_fee_payer=fee_payer,
-        )  # fmt: skip
-    except BaseException:
-        await service.aclose()
-        raise
-    try:
-        # maps the payment's chain name, when it has one, and names chains and currencies
-        chains = await executor.chains_for(quote, known=asked)
-        for note in getattr(executor.gateways, "notes", lambda _q: [])(quote):
-            click.echo(f"note: {note}", err=True)  # which URL a chain's RPC is, when not ours
-        if as_json:
-            print_json(
-                {
-                    "event": "Quote",
-                    "quote": quote.to_wire(),
-                    "signer": executor.signer_for(quote).to_json(),
-                    **({"deprecation": notices[0]} if notices else {}),
-                }
-            )
-        if as_json and yes:
-            # nothing shows or asks before the run, whose first event is these very checks
-            guards = []
-        else:
-            guards = executor.check(quote, request)
-            if deposit_amount is None:
-                guards += await executor.check_funds(quote)
-        if not as_json:
-            for line in render_quote(quote, request, chains):
-                click.echo(line)
-            if deposit_amount is not None:
-                click.echo(f"Deposit      sending {deposit_amount} instead of the quoted amount")
-            click.echo(f"Signer       {executor.signer_for(quote).words()}")
-            bad = [g for g in guards if not g.ok]
-            if bad:
-                click.echo(
-                    f"Checks       {len(bad)} of {len(guards)} FAILED: this quote is refused"
-                )
-            else:
-                click.echo(f"Checks       all {len(guards)} pre-sign checks passed")
-        if all(g.ok for g in guards) and not yes:
-            from crossdeck.cli.quote_verdict import summary_line
-
-            # the quote's detail runs to many lines: what is paid and got, right above the ask
-            # (on stderr with it, so it stays there when stdout goes to a file)
-            click.echo(f"\n{summary_line(quote, chains)}", err=True)
-            go = await asyncio.to_thread(prompts.confirm, "Execute this quote?", instead="--yes")
-            if not go:
-                click.echo("declined: nothing was signed", err=True)
-                return ExitCode.ABORTED, set()
-        events = executor.run(quote, request=request, deposit_amount=deposit_amount)
-        last: list[Any] = []
-        code = await _drain(_watched(events, last), as_json, _item_count(quote.to_wire()))
-        refused = {f.name for f in getattr(last[-1], "failures", ()) if not f.ok} if last else set()
-        return code, refused
-    finally:
-        await _close(executor)
-
-
-async def _watched(events: Any, last: list[Any]) -> Any:
-    """`events`, keeping the last one in `last`."""
-    async for event in events:
-        last[:] = [event]
-        yield event
-
-
 # -- resume --------------------------------------------------------------------------------
 
 
@@ -635,4 +393,4 @@ def _reconciled_journal(settings: Settings) -> Journal:
     return journal
 
 
-commands = [bridge_command, resume_command]
+commands = [resume_command]

@@ -248,7 +248,7 @@ def venue_withdraw_command(
     from the book the account's mode calls for, --max leaving the first-send fee; a book too
     short is offered a move from another book first."""
     from crossdeck.cli import prompts
-    from crossdeck.cli.commands.execute import bridge_command
+    from crossdeck.cli.commands.bridge import bridge_command
     from crossdeck.venue.account import PERPS, book_words
     from crossdeck.venue.actions import TransferRequest
 
