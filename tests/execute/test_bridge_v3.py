@@ -183,3 +183,59 @@ def test_a_v2_quote_shows_its_sunset_once_a_day_and_in_every_json(
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["deprecation"]["sunsetAt"] == "2027-02-23T00:00:00Z"
     assert "notice:" not in again.stderr  # once a day on stderr
+
+
+# -- an access token instead of the key ------------------------------------------------------
+
+
+def _token(world: Any) -> str:
+    import httpx
+
+    answer = httpx.post(
+        world.service_url + "/access-tokens",
+        json={},
+        headers={"x-api-key": world.api_key},
+        timeout=10,
+    )
+    assert answer.status_code == 200, answer.text
+    return str(answer.json()["token"])
+
+
+def _quote_args(cli: Cli) -> list[str]:
+    return [
+        "quote", "--origin-chain", "8453", "--origin-currency", NATIVE,
+        "--destination-chain", "999", "--destination-currency", NATIVE,
+        "--amount", str(ETH // 20), "--user", cli.address, "--json",
+    ]  # fmt: skip
+
+
+def test_an_access_token_file_or_variable_quotes_on_v3(
+    world: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the flag sets a setting for this process; the test's own environment is put back after
+    monkeypatch.setenv("CROSSDECK_SERVICE__ACCESS_TOKEN_FILE", "")
+    cli = _keyless(Cli(world, tmp_path))
+    token_file = tmp_path / "token"
+    token_file.write_text(_token(world) + "\n")
+    by_file = cli.invoke("--access-token-file", str(token_file), *_quote_args(cli))
+    assert by_file.exit_code == 0, by_file.output
+    assert "feesV3" in json.loads(by_file.stdout)  # asked of /quote/v3, with no key at all
+    by_variable = cli.invoke(*_quote_args(cli), CROSSDECK_ACCESS_TOKEN=_token(world))
+    assert by_variable.exit_code == 0, by_variable.output
+    assert "feesV3" in json.loads(by_variable.stdout)
+
+
+def test_a_refused_token_is_exit_6_naming_the_fix(
+    world: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CROSSDECK_SERVICE__ACCESS_TOKEN_FILE", "")
+    cli = Cli(world, tmp_path)  # the world's key is there too: the token is sent instead
+    token_file = tmp_path / "token"
+    token_file.write_text("cdt_not-a-token\n")
+    result = cli.invoke("--access-token-file", str(token_file), *_quote_args(cli))
+    assert result.exit_code == ExitCode.NO_SECRET, result.output
+    assert "access token was refused" in result.output
+    assert "CROSSDECK_ACCESS_TOKEN" in result.output and "apikey set" in result.output
+    assert "cdt_not-a-token" not in result.output  # a secret never shows
+    missing = cli.invoke("--access-token-file", str(tmp_path / "none"), *_quote_args(cli))
+    assert missing.exit_code == ExitCode.NO_SECRET and "cannot be read" in missing.output

@@ -45,6 +45,7 @@ _V2_FEE_NAME = {
     "sponsored": "subsidized",
 }
 _V2_ONLY_FEES = ("gas", "relayer", "relayerGas", "relayerService", "subsidized")
+_V3_ONLY_FEES = ("swap", "execution", "platform", "sponsored", "currency", "quoted")
 _STEP_KEYS = ("status", "data", "check")
 
 
@@ -175,6 +176,8 @@ def v3_fee_components(fees: object) -> tuple[dict[str, Any], Any] | None:
     if not isinstance(fees, dict):
         return None
     if any(name in fees for name in _V2_ONLY_FEES):  # v2 shares only `app` with v3
+        return None
+    if not any(name in fees for name in _V3_ONLY_FEES):  # `app` alone says nothing
         return None
     quoted = fees.get("quoted")
     layer: dict[str, Any] = quoted if isinstance(quoted, dict) else fees
