@@ -373,7 +373,7 @@ def status_tracker(
 ) -> StatusTracker:
     """A status tracker over `client` (polls; webhooks when a receiver is attached), and the
     service's status websocket when `tracking.websocket` is on and has a URL (`api_key`, else
-    the profile's, goes in its `?apiKey=`)."""
+    the client's, goes in its `?apiKey=`)."""
     from crossdeck.track.tracker import StatusTracker
 
     tracker = StatusTracker(
@@ -385,7 +385,8 @@ def status_tracker(
     )
     tracking = settings.tracking
     if tracking.websocket and tracking.websocket_url:
-        key = api_key if api_key is not None else read_api_key(settings)[0]
+        # the client's own key: no second keyring read (a file keyring may ask its password)
+        key = api_key if api_key is not None else client.api_key
         tracker.use_socket(tracking.websocket_url, api_key=key)
     return tracker
 

@@ -153,6 +153,11 @@ class ServiceClient:
     def has_api_key(self) -> bool:
         return self._api_key is not None
 
+    @property
+    def api_key(self) -> Secret | None:
+        """The key this client sends (the status socket sends the same one, `?apiKey=`)."""
+        return self._api_key
+
     async def __aenter__(self) -> Self:
         return self
 

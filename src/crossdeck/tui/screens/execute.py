@@ -34,7 +34,7 @@ from crossdeck.tui.copy_links import (
 )
 from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.messages import ExecutionEvent
-from crossdeck.tui.screens.base import ReportsWorkerErrors
+from crossdeck.tui.screens.base import ReportsWorkerErrors, _crossdeck_app
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.widgets.footer import KeysFooter
 from crossdeck.tui.widgets.title_bar import TitleBar
@@ -371,6 +371,8 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
     def _show_StatusChanged(self, event: ev.StatusChanged) -> None:
         age = f", {age_words(event.updated_at_ms, None, None)}" if event.updated_at_ms else ""
         parts = [f"status {event.status} ({event.source}{age})"]
+        if event.source == "poll" and "down" in (_crossdeck_app(self).live.socket_note or ""):
+            parts.append("status socket down: polling stands in")
         if event.in_tx_hashes:
             parts.append("in " + ", ".join(short(h) for h in event.in_tx_hashes))
         if event.tx_hashes:
