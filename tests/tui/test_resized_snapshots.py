@@ -4,8 +4,7 @@ amount, balance or hash cut by an ellipsis, and every money column still there (
 shrinks by shortening hashes in the middle, never by dropping a money column).
 
 The screens are set up as `test_snapshots.py` sets them up, then resized while running.
-(History is left out until its screen is split: its columns do not follow a resize yet;
-Settings shows this run's ports and paths and has no money column.)"""
+(Settings is left out: it shows this run's ports and paths and has no money column.)"""
 
 from __future__ import annotations
 
@@ -15,9 +14,20 @@ from typing import Any
 
 import pytest
 from svg_text import cut_values, svg_lines
-from test_snapshots import FROZEN_NOW, _app, _run, _settle, _show_quote
-from tui_support import wait_until
+from test_snapshots import (
+    FROZEN_NOW,
+    FeedWindow,
+    RowsLoaded,
+    _app,
+    _run,
+    _settle,
+    _show_quote,
+    load_fixture,
+    summarize,
+)
+from tui_support import screen_text, wait_until
 
+from crossdeck.models import RequestsPage
 from crossdeck.track.updates import Source, StatusUpdate
 from crossdeck.tui.services import Secrets
 
@@ -71,6 +81,31 @@ def test_venue_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) -> Non
     assert snap_compare(app, terminal_size=WIDE, run_before=ready)
 
 
+def test_history_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        app = pilot.app
+        await wait_until(
+            pilot,
+            lambda: app.current_mode == "history" and "No requests match" in screen_text(app),
+            what="the world's (empty) first page",
+        )
+        screen = app.screen
+        page = RequestsPage.from_wire(load_fixture("requests_page.json"))
+        rows = [summarize(record) for record in page.requests]
+        screen.post_message(RowsLoaded(FeedWindow(rows, reset=True, has_more=False)))
+        await wait_until(pilot, lambda: len(screen.feed.ids) == len(rows), what="the rows")
+        await wait_until(
+            pilot,
+            lambda: "Child requests: none" in screen.query_one("#history-detail").text,
+            what="the child lookup of the first row",
+        )
+        await _settle(pilot)
+        await _resize(pilot)
+
+    app = _app(snap_world, tui_dir, start_mode="history")
+    assert snap_compare(app, terminal_size=WIDE, run_before=ready)
+
+
 def test_live_status_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
     async def ready(pilot: Any) -> None:
         app = pilot.app
@@ -117,3 +152,6 @@ def test_every_resized_snapshot_keeps_its_amounts_and_hashes_whole() -> None:
     header = next(line for line in portfolio if "asset / chain" in line)
     assert "amount" in header and "USD" in header  # no money column dropped
     assert any("$365,000.00" in line for line in portfolio)
+    history = svg_lines(SNAPSHOTS / "test_history_resized.svg")
+    header = next(line for line in history if " ID " in line)
+    assert "AMOUNT" in header and "IN TX" not in header  # as when started at 80 columns

@@ -81,13 +81,9 @@ class HistoryListing(CopiesAndLinks, ModeScreen):
         yield HistoryDetail(id="history-detail")
 
     def on_mount(self) -> None:
-        from crossdeck.history import TABLE_COLUMNS
 
         table = self.query_one(DataTable)
-        # under 100 columns the transactions stay in the detail pane (b opens them): the
-        # columns shown then fit whole, amounts included
-        narrow = self.app.size.width < WIDE_SCREEN
-        self._columns = table.add_columns(*(TABLE_COLUMNS[:-2] if narrow else TABLE_COLUMNS))
+        self._add_columns(table)
         table.border_title = "Requests"
         # two lines (counts, then the filters); inline, as app.tcss sets one for the old screen
         self.query_one("#history-status", Static).styles.height = 2
@@ -242,6 +238,37 @@ class HistoryListing(CopiesAndLinks, ModeScreen):
                 self._show_detail()
         if seen.status_changed:
             self._update_status()
+
+    def _add_columns(self, table: DataTable[Any]) -> None:
+        """Under 100 columns the transactions stay in the detail pane (b opens them): the
+        columns shown then fit whole, amounts included."""
+        from crossdeck.history import TABLE_COLUMNS
+
+        narrow = self.app.size.width < WIDE_SCREEN
+        self._columns = table.add_columns(*(TABLE_COLUMNS[:-2] if narrow else TABLE_COLUMNS))
+
+    def on_resize(self) -> None:
+        """Resized live across the wide/narrow line: the columns (and rows) as if the app had
+        started at this size, the cursor on its row (no hash cut mid-way in a column that
+        no longer fits)."""
+        from crossdeck.history import TABLE_COLUMNS
+
+        narrow = self.app.size.width < WIDE_SCREEN
+        if not self.is_mounted or len(self._columns) == (
+            len(TABLE_COLUMNS) - 2 if narrow else len(TABLE_COLUMNS)
+        ):
+            return
+        table = self.query_one(HistoryTable)
+        cursor = table.cursor_row
+        self._sliding = True  # the rebuild's own cursor moves load nothing
+        try:
+            table.clear(columns=True)
+            self._add_columns(table)
+            self._add_rows(table, (self.feed.rows[i] for i in self.feed.ids))
+            if self.feed.ids:
+                table.move_cursor(row=min(cursor, len(self.feed.ids) - 1))
+        finally:
+            self._sliding = False
 
     def _cells(self, row: HistoryRow) -> list[Any]:
         cells: list[Any] = list(row.cells())[: len(self._columns)]
