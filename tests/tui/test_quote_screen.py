@@ -498,3 +498,27 @@ async def test_the_trade_type_is_picked_from_the_keyboard_and_read_in_the_amount
         await wait_until(
             pilot, lambda: "amount is what" in screen_text(app), what="the options line"
         )
+
+
+def test_the_quote_counts_its_remaining_validity_down() -> None:
+    """Issue 35 point 10: the quote says how long it can still be executed, and when it can
+    no longer, that ctrl+r refreshes it."""
+    from datetime import UTC, datetime, timedelta
+
+    from rich.console import Console
+    from tui_support import load_fixture
+
+    from crossdeck.models import Quote
+    from crossdeck.tui.widgets.quote_view import EXECUTABLE_FOR_SECONDS, render_quote
+
+    quote = Quote.from_wire(load_fixture("run_deposit.json")["quote"])
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def said(age: int) -> str:
+        console = Console(width=200, record=True, color_system=None)
+        console.print(render_quote(quote, None, now - timedelta(seconds=age), now))
+        return console.export_text()
+
+    assert "Quoted 7s ago · executable for 1m 53s more (ctrl+r refreshes)" in said(7)
+    assert "executable for 5s more" in said(EXECUTABLE_FOR_SECONDS - 5)
+    assert "too old to execute: ctrl+r refreshes it" in said(EXECUTABLE_FOR_SECONDS + 1)

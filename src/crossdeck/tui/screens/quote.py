@@ -27,7 +27,7 @@ from crossdeck.tui.screens.quote_fields import OptionsLine, QuoteFormScreen, fie
 from crossdeck.tui.waits import service_at, within
 from crossdeck.tui.widgets.form_fields import NumberInput
 from crossdeck.tui.widgets.picker import Picker
-from crossdeck.tui.widgets.quote_view import render_quote
+from crossdeck.tui.widgets.quote_view import EXECUTABLE_FOR_SECONDS, render_quote
 
 if TYPE_CHECKING:
     # only annotated here: the guards import eth-abi and httpx, kept off the app's start path
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 NO_QUOTE_YET = "No quote yet: pick what to move, type an amount and press ctrl+r."
 
 # A quote older than this is not executed: its fees and routes may have moved.
-MAX_EXECUTE_AGE_SECONDS = 120
+MAX_EXECUTE_AGE_SECONDS = EXECUTABLE_FOR_SECONDS
 
 
 class QuoteScreen(QuoteFormScreen):

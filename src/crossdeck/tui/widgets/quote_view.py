@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from crossdeck.execute.guards import GuardResult
     from crossdeck.models import ChainsResponse, Details, Quote
 
+# a quote older than this is not executed (the Quote screen refuses ctrl+g): its fees and
+# routes may have moved
+EXECUTABLE_FOR_SECONDS = 120
 STALE_AFTER_SECONDS = 30
 
 
@@ -70,7 +73,14 @@ def render_quote(
 
     age_seconds = (now - fetched_at).total_seconds()
     age = Text(describe.age_text(fetched_at, now))
-    if age_seconds >= STALE_AFTER_SECONDS:
+    left = int(EXECUTABLE_FOR_SECONDS - age_seconds)
+    if left > 0:  # the quote's remaining validity, as wallets count a quote down
+        minutes, seconds = divmod(left, 60)
+        more = f"{minutes}m {seconds:02d}s" if minutes else f"{seconds}s"
+        age.append(f" · executable for {more} more (ctrl+r refreshes)")
+    else:
+        age.append(" · too old to execute: ctrl+r refreshes it", style="bold yellow")
+    if 0 < left and age_seconds >= STALE_AFTER_SECONDS:
         age.append("  (old: ctrl+r re-quotes)", style="bold yellow")
 
     head = Table.grid(padding=(0, 1))
