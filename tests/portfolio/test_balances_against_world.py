@@ -105,7 +105,7 @@ def test_any_address_read_only_and_in_words(funded: Wallet, tmp_path: Path) -> N
     out = result.stdout
     assert f"Portfolio of {funded.address}" in out
     assert "2 ETH (2000000000000000000)" in out
-    assert "Venue (1337) perps" in out and "12.00000034 USDC (1200000034)" in out
+    assert "Venue (1337) perps" in out and "12 USDC (1200000034)" in out
     assert "Total" in out and "$" in out
 
 

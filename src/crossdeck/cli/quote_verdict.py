@@ -40,14 +40,23 @@ def _amount(value: CurrencyAmount | None, chains: ChainsResponse | None) -> str:
     return text
 
 
+def _usd(fees: object, name: str) -> Decimal | None:
+    value = getattr(fees, name, None) if fees is not None else None
+    return value.amount_usd_decimal if value is not None else None
+
+
 def fees_words(quote: Quote) -> str:
     """'$0.31 (origin gas $0.01, relayer $0.30)'; '-' when the quote names no fee in USD."""
     fees = quote.fees
     parts: list[str] = []
     total = Decimal(0)
     for name, words in _FEES:
-        value = getattr(fees, name, None) if fees is not None else None
-        dollars = value.amount_usd_decimal if value is not None else None
+        dollars = _usd(fees, name)
+        if dollars is None and name == "relayer":
+            # a /quote/v3 answer prices execution and platform apart (read as relayerGas and
+            # relayerService), and their sum, the relayer, without a price of its own
+            found = [d for part in ("relayer_gas", "relayer_service") if (d := _usd(fees, part))]
+            dollars = sum(found, Decimal(0)) if found else None
         if dollars is None or dollars == 0:
             continue
         total += dollars
