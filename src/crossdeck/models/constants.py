@@ -11,6 +11,8 @@ ZERO_ADDRESS = "0x" + "0" * 40
 # it has 18 decimals on every EVM chain, so they are known without asking /chains
 NATIVE_ADDRESS = ZERO_ADDRESS
 NATIVE_DECIMALS = 18
+# the quote's tradeType values: what the amount is (sent, received, about received)
+TRADE_TYPES = ("EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT")
 
 
 def required_protocol_version(origin_chain_id: int) -> Literal["v2"] | None:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from crossdeck.models.constants import (
     NATIVE_ADDRESS,
     NATIVE_DECIMALS,
+    TRADE_TYPES,
     VENUE_CHAIN_ID,
     required_protocol_version,
 )
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
     from crossdeck.models.addresses import Family
     from crossdeck.models.chains import ChainsResponse
     from crossdeck.models.quote_request import QuoteRequest
-
-TRADE_TYPES = ("EXACT_INPUT", "EXACT_OUTPUT", "EXPECTED_OUTPUT")
 
 # the profile's wallet of a chain family (None: it has none)
 WalletOf = Callable[["Family"], "str | None"]

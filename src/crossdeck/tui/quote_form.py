@@ -12,13 +12,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 # pydantic-free: the form is on the app's first screen, which draws before any wire model loads
-from crossdeck.models.constants import VENUE_CHAIN_ID, required_protocol_version
-from crossdeck.quoting import builder
-from crossdeck.quoting.builder import TRADE_TYPES, QuoteInput
+from crossdeck.models.constants import TRADE_TYPES, VENUE_CHAIN_ID, required_protocol_version
 
 if TYPE_CHECKING:
     from crossdeck.models.chains import ChainsResponse
     from crossdeck.models.quote_request import QuoteRequest
+    from crossdeck.quoting.builder import QuoteInput
 
 __all__ = ["TRADE_TYPES", "QuoteFormValues", "build_quote_request", "quote_input"]
 
@@ -56,6 +55,9 @@ class QuoteFormValues:
 def quote_input(values: QuoteFormValues) -> QuoteInput:
     """What the form holds, as the builder takes it: an unticked box is not given, and the
     sponsored components count only while 'subsidize fees' is ticked."""
+    # the builder is read when the form is first checked, after the first frame
+    from crossdeck.quoting.builder import QuoteInput
+
     return QuoteInput(
         origin_chain_id=values.origin_chain_id,
         origin_currency=values.origin_currency,
@@ -83,11 +85,15 @@ def quote_input(values: QuoteFormValues) -> QuoteInput:
 
 def amount_decimals(values: QuoteFormValues, chains: ChainsResponse) -> tuple[str, int]:
     """(wire field of the currency the amount is in, its decimals)."""
+    from crossdeck.quoting import builder
+
     return builder.amount_decimals(quote_input(values), chains)
 
 
 def amount_units(values: QuoteFormValues, chains: ChainsResponse) -> int:
     """The typed amount in the smallest unit, exactly (QuoteRequestError naming `amount`)."""
+    from crossdeck.quoting import builder
+
     return builder.amount_units(quote_input(values), chains)
 
 
@@ -103,6 +109,7 @@ def build_quote_request(
     Solana or Bitcoin origin is the profile's wallet of that family, a route into another
     family pays the profile's own wallet of that family (a Bitcoin payout is typed)."""
     from crossdeck.models.addresses import Family
+    from crossdeck.quoting import builder
 
     wallets = {Family.EVM: user, Family.SOLANA: solana_wallet, Family.BITCOIN: bitcoin_wallet}
     return builder.build_quote_request(quote_input(values), chains, wallet_of=wallets.get)
