@@ -147,6 +147,29 @@ async def test_watch_learns_from_the_status_socket_and_says_the_reason_in_words(
     assert "status socket live" in result.stderr
 
 
+async def test_status_follow_follows_one_request_to_its_end_over_the_socket(
+    no_webhooks: World, maker: RequestMaker, env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CROSSDECK_TRACKING__WEBSOCKET", "true")
+    world = no_webhooks
+    [rid] = maker.make(1)
+    running = asyncio.create_task(
+        asyncio.to_thread(
+            CliRunner().invoke, main, ["status", rid, "--follow"], catch_exceptions=False
+        )
+    )
+    await until_stored(env, rid, "waiting")
+    await asyncio.sleep(0.5)  # the subscription is acknowledged
+    advance(world, rid, "pending", in_tx=tx(8453))
+    advance(world, rid, "submitted", out_tx=tx(999))
+    advance(world, rid, "success")
+    result = await asyncio.wait_for(running, 30)
+    assert result.exit_code == ExitCode.OK, result.output
+    lines = [line for line in result.stdout.splitlines() if short(rid) in line]
+    assert [line.split()[2] for line in lines][-3:] == ["pending", "submitted", "success"]
+    assert " socket, " in lines[-1] and lines[-1].endswith("(final)")
+
+
 async def test_watch_failure_that_settles_exits_failed(
     no_webhooks: World, maker: RequestMaker, env: Path
 ) -> None:
