@@ -37,7 +37,7 @@ AMOUNT = 10_000_000  # 0.01 SOL
 
 
 class NoFollower:
-    def nudge(self, request_id: str) -> None:
+    def nudge(self, request_id: str, *, read: bool = False) -> None:
         return None
 
 

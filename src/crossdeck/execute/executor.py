@@ -184,7 +184,7 @@ class Executor:
                 raise
             wallet = self._shop.wallet_for(run.quote) or self.signer.address
             yield RunStarted(request_id, wallet, _step_ids(run.quote))
-            async for event in self._execute(run):
+            async for event in self._execute(run, resumed=True):
                 yield event
         except CrossdeckError as exc:
             yield failed(self.journal, exc, request_id if owned else None, request_id)
@@ -220,7 +220,7 @@ class Executor:
             yield GuardsChecked(tuple(results))
             require(results)
             self.journal.set_run_state(request_id, "running")
-            async for event in self._execute(run):
+            async for event in self._execute(run, resumed=True):
                 yield event
         except CrossdeckError as exc:
             yield failed(self.journal, exc, request_id if owned else None, request_id)
@@ -249,7 +249,7 @@ class Executor:
 
     # -- the run -----------------------------------------------------------------------------
 
-    async def _execute(self, run: Run) -> AsyncIterator[RunEvent]:
+    async def _execute(self, run: Run, *, resumed: bool = False) -> AsyncIterator[RunEvent]:
         # followed from now on: every status from the first signature on (webhooks too)
         updates = self.follower.follow(run.request_id)
         try:
@@ -262,8 +262,11 @@ class Executor:
                         yield event
                 step_index += 1
             self.journal.set_run_state(run.request_id, "tracking")
-            if not run.acted:  # resumed with everything done before: look now
-                self.follower.nudge(run.request_id)
+            if resumed or not run.acted:
+                # resumed: what an earlier process sent may have moved the request before this
+                # one subscribed, and a status socket pushes only what changes from now on, so
+                # one read now (it may already be final, with nothing left to push)
+                self.follower.nudge(run.request_id, read=True)
             # everything was sent: however following ends without a final status, it is a
             # TrackingTimeout (exit 10) naming the commands that follow the request on
             async for event in status_events(self.follower, run.request_id, updates):

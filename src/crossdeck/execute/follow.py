@@ -45,8 +45,9 @@ class Follower(Protocol):
         """The request's updates, ending after its final one (or when it is given up)."""
         ...
 
-    def nudge(self, request_id: str) -> None:
-        """The client just acted on the request: look again soon."""
+    def nudge(self, request_id: str, *, read: bool = False) -> None:
+        """The client just acted on the request: look again soon (`read`: with one status
+        read even while a socket pushes the request's changes)."""
         ...
 
     def last_problem(self, request_id: str) -> str | None:

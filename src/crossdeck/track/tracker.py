@@ -350,11 +350,15 @@ class StatusTracker(PollLoop):
             self.track(request_id, poll_now=False)
         return self.stream(request_id)
 
-    def nudge(self, request_id: str) -> None:
+    def nudge(self, request_id: str, *, read: bool = False) -> None:
         """The client just acted on `request_id` (deposit mined and announced, signature
         posted, venue transfer accepted): look again after `policy.nudge_delay` (at once by
         default: the service may know already), then from `policy.first` on, the back-off
-        starting from here. Not while its webhooks flow: they bring the news."""
+        starting from here. Not while its webhooks flow: they bring the news.
+
+        `read`: what happened may predate the socket's subscription (a run resumed by another
+        process than the one that sent): read once even while the socket pushes the request,
+        which pushes only what changes after it subscribed."""
         rid = normalise_request_id(request_id)
         if rid not in self._requests:
             self.track(rid)
@@ -365,8 +369,9 @@ class StatusTracker(PollLoop):
         req.following = True
         req.changed_at = now
         if self._socket is not None and self._socket.acked(rid):
-            return  # the socket pushes what the action changes: no read needed
-        if self._socket is not None and self._socket.live:
+            if not read:
+                return  # the socket pushes what the action changes: no read needed
+        elif self._socket is not None and self._socket.live:
             req.catch_up = True  # subscribed, not yet acknowledged: read once when it is
         if req.in_flight:
             req.nudged = True

@@ -150,3 +150,31 @@ async def test_the_world_socket_speaks_the_published_protocol(
         assert refused.status == 401
         drop = await http.post(world.ws_url.replace("ws", "http", 1) + "/_sim/ws/drop")
         assert json.loads(await drop.text()) == {"dropped": 0}
+
+
+async def test_a_request_final_before_the_subscription_is_read_when_a_resumed_run_asks(
+    no_webhooks: World, maker: RequestMaker, transport: CountingTransport
+) -> None:
+    """A run resumed by another process: the request went final while nobody was subscribed,
+    so the socket has nothing left to push. A plain nudge reads nothing (the socket would tell
+    of a change that comes); the resumed run's `read=True` nudge reads once and ends it."""
+    world = no_webhooks
+    [rid] = maker.make()
+    advance(world, rid, "pending", in_tx=tx(8453))
+    advance(world, rid, "success", out_tx=tx(999))
+    seen: list[StatusUpdate] = []
+    tracker = tracker_for(world, transport, policy=SOCKET_POLICY)
+    tracker.use_socket(world.ws_url)
+    async with running(tracker):
+        tracker.track(rid, poll_now=False)
+        reader = asyncio.create_task(collect(tracker.stream(rid), seen))
+        await _acked(tracker, rid)
+        tracker.nudge(rid)
+        await asyncio.sleep(0.5)
+        assert transport.status_polls(rid) == []  # nothing was read, nothing can be pushed
+        assert not reader.done()
+        tracker.nudge(rid, read=True)
+        await asyncio.wait_for(reader, 20)
+
+    assert statuses(seen) == ["success"]
+    assert len(transport.status_polls(rid)) == 1
