@@ -1,5 +1,5 @@
-"""The account reads held to the public venue's recorded answers (../shared/realdata/venue-info/,
-from the venue SDK's own test cassettes): the client's models read them, and the world's venue
+"""The account reads held to the public venue's recorded answers (`recorded/` beside this file,
+from the venue SDKs' own test suites; SOURCES.md there names each): the client's models read them, and the world's venue
 answers in the same shape, so the two cannot drift together."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from crossdeck.models.venue_account import LedgerUpdate, SubAccount, VaultEquity
 from crossdeck.sim.venue import PERPS_USDC_ADDRESS, SPOT_USDC_TOKEN_ID, VenueLedger
 from crossdeck.sim.venue import info as world_info
 
-REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata" / "venue-info"
+REALDATA = Path(__file__).resolve().parent / "recorded"
 
 
 def recorded(name: str) -> Any:
