@@ -1,6 +1,6 @@
 """The account reads held to the public venue's recorded answers (`recorded/` beside this file,
-from the venue SDKs' own test suites; SOURCES.md there names each): the client's models read them, and the world's venue
-answers in the same shape, so the two cannot drift together."""
+from the venue SDKs' own test suites; SOURCES.md there names each): the client's models read
+them, and the world's venue answers in the same shape, so the two cannot drift together."""
 
 from __future__ import annotations
 
