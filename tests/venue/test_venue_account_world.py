@@ -214,3 +214,57 @@ def test_a_unified_account_has_nothing_to_move_between_its_books(
     result = cli(path, "venue", "transfer", "--from", "perps", "--to", "xyz", "--amount-human", "1")
     assert result.exit_code == 3 and "share one USDC balance" in result.stderr
     assert books(world, account.address) == (0, 9 * UNIT, 0)
+
+
+def _summary_above_the_question(result: Result) -> str:
+    """The pay / get / fees line printed right above the bridge's confirm question."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    asked = next(i for i, line in enumerate(lines) if "Execute this quote?" in line)
+    return lines[asked - 1]
+
+
+@pytest.mark.usefixtures("config")
+def test_the_withdrawal_summary_names_the_first_send_fee_while_due(
+    world: Any, tmp_path: Path
+) -> None:
+    account, path = trader(world, tmp_path, 20)
+    asked = CliRunner().invoke(
+        main,
+        ["--world", str(path), "venue", "withdraw", "--to-chain", "8453", "--amount-human", "5"],
+        input="n\n",
+    )
+    assert asked.exit_code != 0 and "declined: nothing was signed" in asked.stderr
+    summary = _summary_above_the_question(asked)
+    assert summary.startswith("pay ") and " · fees " in summary
+    assert "venue first-send fee 1.0 USDC" in summary
+    # the same through `bridge` from chain 1337 directly, and in `quote`'s summary
+    bridge = CliRunner().invoke(
+        main,
+        [
+            "--world", str(path), "bridge", "--origin-chain", "1337",
+            "--origin-currency", PERPS_USDC_ADDRESS, "--destination-chain", "8453",
+            "--destination-currency", "USDC", "--amount", str(5 * UNIT),
+        ],
+        input="n\n",
+    )  # fmt: skip
+    assert "venue first-send fee 1.0 USDC" in _summary_above_the_question(bridge)
+    quoted = cli(
+        path, "quote", "--origin-chain", "1337", "--origin-currency", PERPS_USDC_ADDRESS,
+        "--destination-chain", "8453", "--destination-currency", "USDC",
+        "--amount", str(5 * UNIT),
+    )  # fmt: skip
+    [summary_row] = [line for line in quoted.stdout.splitlines() if line.startswith("Summary")]
+    assert "venue first-send fee 1.0 USDC" in summary_row
+    assert books(world, account.address) == (20 * UNIT, 0, 0)  # nothing left the account
+
+    # once a send has left the account, the fee is paid: the summary names it no more
+    done = cli(path, "venue", "withdraw", "--to-chain", "8453", "--amount-human", "5", "--yes")
+    assert done.exit_code == 0, done.output
+    again = CliRunner().invoke(
+        main,
+        ["--world", str(path), "venue", "withdraw", "--to-chain", "8453", "--amount-human", "5"],
+        input="n\n",
+    )
+    summary = _summary_above_the_question(again)
+    assert summary.startswith("pay ") and "first-send fee" not in summary
+    assert "first-send fee 0.0 USDC" in again.stderr  # the venue's own line says it is paid

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 from crossdeck.models.display import Unit, amount_text, decimal_amount_text, usd, usd_of
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from crossdeck.execute.guards import GuardResult
     from crossdeck.models import ChainsResponse, CurrencyAmount, Quote
 
@@ -66,13 +68,18 @@ def fees_words(quote: Quote) -> str:
     return f"{usd_of(total)} ({', '.join(parts)})"
 
 
-def summary_line(quote: Quote, chains: ChainsResponse | None = None) -> str:
+def summary_line(
+    quote: Quote, chains: ChainsResponse | None = None, extra_fees: Sequence[str] = ()
+) -> str:
     """'pay 0.1 ETH on Base ($300.00) · get 29.97 HYPE on HyperEVM ($299.70) · fees $0.30
-    (relayer $0.30)'."""
+    (relayer $0.30)'. `extra_fees` are fees the quote does not price but the user pays, each
+    named in words with its unit ('venue first-send fee 1.0 USDC')."""
     details = quote.details
     pay = _amount(details.currency_in if details else None, chains)
     get = _amount(details.currency_out if details else None, chains)
-    return f"pay {pay} · get {get} · fees {fees_words(quote)}"
+    priced = fees_words(quote)
+    fees = " + ".join(([] if priced == "-" and extra_fees else [priced]) + list(extra_fees))
+    return f"pay {pay} · get {get} · fees {fees}"
 
 
 def verdict(results: list[GuardResult]) -> tuple[bool, str]:
@@ -97,12 +104,15 @@ def verdict(results: list[GuardResult]) -> tuple[bool, str]:
 
 
 def lead_lines(
-    quote: Quote, results: list[GuardResult], chains: ChainsResponse | None
+    quote: Quote,
+    results: list[GuardResult],
+    chains: ChainsResponse | None,
+    extra_fees: Sequence[str] = (),
 ) -> list[str]:
     """The lines `crossdeck quote` opens with."""
     _, said = verdict(results)
     return [
         f"{'Verdict':<{LABEL}}{said}",
-        f"{'Summary':<{LABEL}}{summary_line(quote, chains)}",
+        f"{'Summary':<{LABEL}}{summary_line(quote, chains, extra_fees)}",
         "",
     ]

@@ -32,6 +32,7 @@ from crossdeck.venue.currencies import USDC
 if TYPE_CHECKING:
     from crossdeck.venue.client import VenueClient
 
+VENUE_CHAIN = 1337  # the venue's chain id at the service
 USDC_DECIMALS = 8  # the venue's USDC (weiDecimals 8, perps and spot alike)
 FIRST_SEND_FEE = 1 * 10**USDC_DECIMALS
 PERPS = "perps"
@@ -49,6 +50,22 @@ def format_usdc(units: int) -> str:
     sign = "-" if units < 0 else ""
     whole, frac = divmod(abs(units), 10**USDC_DECIMALS)
     return f"{sign}{whole}.{str(frac).rjust(USDC_DECIMALS, '0').rstrip('0') or '0'}"
+
+
+def first_send_fee_of(updates: list[LedgerUpdate], user: str) -> int:
+    """The first-send fee in smallest units: due (1 USDC) until one send has left the account."""
+    return 0 if any(u.sent_out_by(user) for u in updates) else FIRST_SEND_FEE
+
+
+def first_send_fee_words(fee: int) -> str:
+    """The fee named in words with its unit, as a quote's summary lists it."""
+    return f"venue first-send fee {format_usdc(fee)} USDC"
+
+
+async def read_first_send_fee(client: VenueClient, user: str) -> int:
+    """Whether a withdrawal from `user`'s account pays the first-send fee, from its ledger alone
+    (what a bridge from the venue needs, without reading every book)."""
+    return first_send_fee_of(await client.ledger_updates(user), user)
 
 
 def dex_of(book: str) -> str:
@@ -106,11 +123,11 @@ class VenueAccount:
 
     @property
     def first_send_fee_due(self) -> bool:
-        return not any(u.sent_out_by(self.user) for u in self.updates)
+        return self.first_send_fee > 0
 
     @property
     def first_send_fee(self) -> int:
-        return FIRST_SEND_FEE if self.first_send_fee_due else 0
+        return first_send_fee_of(self.updates, self.user)
 
     def max_send(self, book: str | None = None) -> int:
         """What the venue lets leave `book` for another account: its withdrawable less the

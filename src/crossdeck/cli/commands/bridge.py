@@ -251,10 +251,13 @@ async def _quote_and_run(
                 click.echo(f"Checks       all {len(guards)} pre-sign checks passed")
         if all(g.ok for g in guards) and not yes:
             from crossdeck.cli.quote_verdict import summary_line
+            from crossdeck.cli.venue_fee import venue_fee_words
 
             # the quote's detail runs to many lines: what is paid and got, right above the ask
-            # (on stderr with it, so it stays there when stdout goes to a file)
-            click.echo(f"\n{summary_line(quote, chains)}", err=True)
+            # (on stderr with it, so it stays there when stdout goes to a file); a withdrawal
+            # from the venue names the venue's own first-send fee, which the quote does not price
+            extra = await venue_fee_words(settings, fields)
+            click.echo(f"\n{summary_line(quote, chains, extra)}", err=True)
             go = await asyncio.to_thread(prompts.confirm, "Execute this quote?", instead="--yes")
             if not go:
                 click.echo("declined: nothing was signed", err=True)

@@ -97,9 +97,11 @@ def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
         print_json({**quote.to_wire(), **({"deprecation": notices[0]} if notices else {})})
         return
     from crossdeck.cli.quote_verdict import lead_lines, verdict
+    from crossdeck.cli.venue_fee import venue_fee_words
 
     results, chains = asyncio.run(_checks(settings, quote, request, chains))
-    for line in lead_lines(quote, results, chains):  # the verdict first, then the detail
+    extra = asyncio.run(venue_fee_words(settings, fields))  # a withdrawal from the venue
+    for line in lead_lines(quote, results, chains, extra):  # the verdict first, then the detail
         click.echo(line)
     for line in render_quote(quote, request, chains):
         click.echo(line)
