@@ -155,3 +155,12 @@ def test_every_resized_snapshot_keeps_its_amounts_and_hashes_whole() -> None:
     history = svg_lines(SNAPSHOTS / "test_history_resized.svg")
     header = next(line for line in history if " ID " in line)
     assert "AMOUNT" in header and "IN TX" not in header  # as when started at 80 columns
+
+
+def test_venue_resized_reads_as_started_narrow_with_amounts_as_wallets_show_them() -> None:
+    resized = svg_lines(SNAPSHOTS / "test_venue_resized.svg")
+    started = svg_lines(SNAPSHOTS.parent / "test_snapshots" / "test_venue[80x24].svg")
+    assert resized == started  # laid out again as if the app had started at 80x24
+    assert any("perps        50,000 USDC" in line for line in resized)
+    assert any("10,000 USDC  0 USDC  10,000 USDC" in line for line in resized)
+    assert not any("50000.0" in line or "10000.0" in line for line in resized)

@@ -51,7 +51,7 @@ async def test_a_unified_account_on_the_screen_and_its_max(world: Any, tui_dir: 
         for line in account_lines(app.screen.data["account"]):
             assert line.strip() in shown  # the same lines as `venue balance`
         assert "account mode  unified (unifiedAccount)" in shown
-        assert "withdrawable  30.0 USDC from spot" in shown
+        assert "withdrawable  30 USDC from spot" in shown
         # the withdraw form leaves from spot, and Max leaves the first-send fee
         assert app.screen.query_one("#wd-venue-currency").selection == SPOT_USDC_TOKEN_ID
         app.screen.query_one("#wd-max", Button).press()
@@ -128,5 +128,5 @@ async def test_a_short_book_is_offered_a_move_before_the_withdrawal(
         assert app.current_mode == "venue"  # not sent to the quote before the move
         assert screen.query_one("#tr-from").selection == "perps"
         assert screen.query_one("#tr-to").selection == "spot"
-        assert any("6.0 USDC short" in n.message for n in app._notifications)
+        assert any("6 USDC short" in n.message for n in app._notifications)
         assert world.ledger.balance(account.address, PERPS_USDC_ADDRESS) == 12 * UNIT

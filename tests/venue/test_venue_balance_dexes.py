@@ -39,7 +39,7 @@ def test_every_hip3_dex_in_words_and_json(world: Any, world_file: Path) -> None:
 
     words = _balance(world_file, user)
     assert words.exit_code == 0, words.output
-    assert "  perps        12.0 USDC" in words.stdout
+    assert "  perps        12 USDC" in words.stdout
     assert f"  HIP-3 {dex.name:<6} 1.5 USDC" in words.stdout
 
     as_json = _balance(world_file, user, "--json")

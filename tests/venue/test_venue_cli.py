@@ -58,11 +58,11 @@ async def test_balance_of_the_wallet_in_words(
     assert result.exit_code == 0, result.output
     assert f"venue account {wallet.address}" in result.stdout
     assert "account mode  standard (default)" in result.stdout
-    assert "  perps        1234.5 USDC" in result.stdout
+    assert "  perps        1,234.5 USDC" in result.stdout
     assert "  spot         7.25 USDC" in result.stdout
-    assert "spot USDE    3.0" in result.stdout  # the name and figure as the venue writes them
-    assert "withdrawable  1234.5 USDC from perps" in result.stdout
-    assert "max withdraw  1233.5 USDC (first-send fee 1.0 USDC" in result.stdout
+    assert "spot USDE    3 USDE" in result.stdout  # the name as the venue writes it
+    assert "withdrawable  1,234.5 USDC from perps" in result.stdout
+    assert "max withdraw  1,233.5 USDC (first-send fee 1 USDC" in result.stdout
     bodies = [json.loads(raw) for raw in venue.received["/info"]]
     # the mode first (as the public UI kit reads it), then the books and the rest of the account
     assert sorted(b["type"] for b in bodies) == sorted(

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from crossdeck.venue.account import VenueAccount, book_words, format_usdc
+from crossdeck.models.display import Unit, amount_text, decimal_amount_text
+from crossdeck.venue.account import USDC_DECIMALS, VenueAccount, book_words, format_usdc
+
+USDC = Unit("USDC", USDC_DECIMALS)
 
 
 def _usdc(units: int) -> str:
-    return f"{format_usdc(units)} USDC"
+    """As a wallet shows it ('50,000 USDC'); the exact figures are in `account_wire` (--json)."""
+    return amount_text(units, USDC)
 
 
 def account_lines(account: VenueAccount, dexes_known: bool = True) -> list[str]:
@@ -26,7 +30,10 @@ def account_lines(account: VenueAccount, dexes_known: bool = True) -> list[str]:
         lines.append("  HIP-3 dexes  unknown (the service's /chains was not read)")
     for balance in account.spot.balances:
         if balance.coin.upper() != "USDC":
-            lines.append(f"  spot {balance.coin:<7} {balance.total}  held {balance.hold}")
+            total, held = (
+                decimal_amount_text(v, balance.coin) for v in (balance.total, balance.hold)
+            )
+            lines.append(f"  spot {balance.coin:<7} {total}  held {held}")
     where = f"from {account.withdraw_book}" + (
         " (unified: the spot USDC is the collateral)" if account.unified else ""
     )
@@ -37,10 +44,12 @@ def account_lines(account: VenueAccount, dexes_known: bool = True) -> list[str]:
         + (f"(first-send fee {_usdc(fee)} left for the venue)" if fee else "(no first-send fee)")
     )
     for sub in account.subs:
-        value = sub.clearinghouse_state.withdrawable if sub.clearinghouse_state else "?"
-        lines.append(f"sub account   {sub.name} {sub.sub_account_user}: perps {value} USDC")
+        state = sub.clearinghouse_state
+        value = decimal_amount_text(state.withdrawable, "USDC") if state else "? USDC"
+        lines.append(f"sub account   {sub.name} {sub.sub_account_user}: perps {value}")
     for vault in account.vaults:
-        lines.append(f"vault equity  {vault.vault_address}: {vault.equity} USDC (not withdrawable)")
+        equity = decimal_amount_text(vault.equity, "USDC")
+        lines.append(f"vault equity  {vault.vault_address}: {equity} (not withdrawable)")
     return lines
 
 

@@ -21,6 +21,7 @@ from textual.worker import Worker
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
+from crossdeck.models.display import amount_text, decimal_amount_text
 from crossdeck.models.text import short
 from crossdeck.tui import describe
 from crossdeck.tui.copy_links import CopiesAndLinks, Copyable
@@ -32,7 +33,7 @@ from crossdeck.tui.screens.venue_transfer import TransferForm
 from crossdeck.tui.waits import service_at, venue_at, within
 from crossdeck.tui.widgets.picker import Picker
 from crossdeck.venue.account import read_account
-from crossdeck.venue.account_words import account_lines
+from crossdeck.venue.account_words import USDC, account_lines
 from crossdeck.venue.currencies import hip3_dexes
 
 FIRST_SEND_WARNING = (
@@ -149,14 +150,25 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         self.query_one("#withdraw-form").border_title = "Withdraw from the venue"
         spot = self.query_one("#venue-spot", DataTable)
         spot.add_columns("coin", "token id", "total", "hold", "available")
+        self._form_columns()
+        self.load()
+
+    def _form_columns(self) -> None:
+        """The currency-forms table's columns for the app's width: under 100 columns the token
+        column would push the addresses' ends off the pane (the spot table above names each
+        token id)."""
         forms = self.query_one("#venue-forms", DataTable)
+        forms.clear(columns=True)
         forms.add_columns("currency", "form", "address (in quotes)")
-        # under 100 columns the token column would push the addresses' ends off the pane (the
-        # spot table above names each token id)
         self._token_column = self.app.size.width >= WIDE_SCREEN
         if self._token_column:
             forms.add_column("sendAsset token")
-        self.load()
+
+    def on_resize(self) -> None:
+        """Resized live across the wide/narrow line: laid out as if started at this size."""
+        if self.is_mounted and self._token_column != (self.app.size.width >= WIDE_SCREEN):
+            self._form_columns()
+            self._render_forms()
 
     # -- workers -----------------------------------------------------------------------------
 
@@ -306,10 +318,10 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         self.query_one("#wd-amount", Input).value = format_usdc(most)
         fee = account.first_send_fee
         self.notify(
-            f"{format_usdc(most)} USDC: all of {book} less the first-send fee "
-            f"{format_usdc(fee)} USDC"
+            f"{amount_text(most, USDC)}: all of {book} less the first-send fee "
+            f"{amount_text(fee, USDC)}"
             if fee
-            else f"{format_usdc(most)} USDC: all of {book}",
+            else f"{amount_text(most, USDC)}: all of {book}",
             title="Max",
         )
 
@@ -323,9 +335,10 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
             table.add_row(
                 balance.coin,
                 short(token.token_id, 8, 4) if token else "?",
-                str(balance.total),
-                str(balance.hold),
-                str(balance.available),
+                *(
+                    Text(decimal_amount_text(figure, balance.coin), justify="right")
+                    for figure in (balance.total, balance.hold, balance.available)
+                ),
             )
 
     def _render_forms(self) -> None:
@@ -407,14 +420,12 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         return None if place is None else (place[1] if place[0] == "hip3" else place[0])
 
     def _fee_words(self) -> str:
-        from crossdeck.venue.account import format_usdc
-
         account = self.data.get("account")
         if account is None:
             return FIRST_SEND_WARNING
         if account.first_send_fee:
-            fee = format_usdc(account.first_send_fee)
-            return f"This account's first send: the venue takes {fee} USDC from the same book."
+            fee = amount_text(account.first_send_fee, USDC)
+            return f"This account's first send: the venue takes {fee} from the same book."
         return "This account's first send is made: no first-send fee."
 
     def _offer_a_move(self) -> bool:
@@ -438,7 +449,7 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
             return False
         self.query_one(TransferForm).offer(donor, book, format_usdc(short))
         self.notify(
-            f"{book_words(book)} is {format_usdc(short)} USDC short of the amount and the fee: "
+            f"{book_words(book)} is {amount_text(short, USDC)} short of the amount and the fee: "
             f"the form below moves it from {book_words(donor)} (Review, Sign), then withdraw.",
             title="Move between books first",
             severity="warning",
