@@ -16,7 +16,13 @@ from tui_support import make_app, wait_until
 
 from crossdeck.base.secret import Secret
 from crossdeck.config import load_settings
-from crossdeck.sim.venue import PERPS_USDC_ADDRESS, SPOT_USDC_TOKEN_ID, USDC_DECIMALS
+from crossdeck.sim.venue import (
+    HIP3_DEX_NAME,
+    PERPS_USDC_ADDRESS,
+    SPOT_USDC_TOKEN_ID,
+    USDC_DECIMALS,
+    hip3_address,
+)
 from crossdeck.tui.services import Secrets
 from crossdeck.venue.account_words import account_lines
 
@@ -130,3 +136,40 @@ async def test_a_short_book_is_offered_a_move_before_the_withdrawal(
         assert screen.query_one("#tr-to").selection == "spot"
         assert any("6 USDC short" in n.message for n in app._notifications)
         assert world.ledger.balance(account.address, PERPS_USDC_ADDRESS) == 12 * UNIT
+
+
+async def test_the_transfer_form_moves_out_of_a_sub_account(world: Any, tui_dir: Path) -> None:
+    account, app = _trader_app(world, tui_dir, 4)
+    sub = world.ledger.add_sub_account(account.address, "desk")
+    world.ledger.credit(sub, PERPS_USDC_ADDRESS, 8 * UNIT)
+    foreign = world.ledger.add_sub_account(Account.create().address, "theirs")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.data.get("account"), what="the account")
+        screen = app.screen
+        sign = screen.query_one("#tr-sign", Button)
+        screen.query_one("#tr-amount", Input).value = "3"
+        # another's sub account, and a name the venue does not list, are refused at Review
+        for wrong in (foreign, "nosuch"):
+            screen.query_one("#tr-sub", Input).value = wrong
+            screen.query_one("#tr-go", Button).press()
+            await wait_until(pilot, lambda: "refused" in _text(app, "#tr-review"), what="refusal")
+            assert "is not a sub account of" in _text(app, "#tr-review") and sign.disabled
+        screen.query_one("#tr-sub", Input).value = "desk"  # its name, as subAccounts lists it
+        screen.query_one("#tr-to").value = HIP3_DEX_NAME
+        screen.query_one("#tr-go", Button).press()
+        await wait_until(pilot, lambda: not sign.disabled, what="the review")
+        review = _text(app, "#tr-review")
+        assert f"sub account {sub.lower()}'s perps to HIP-3 {HIP3_DEX_NAME}" in review
+        prepared = screen.query_one("#transfer-form").prepared
+        assert (prepared.action.wire, prepared.action.parameters["fromSubAccount"]) == (
+            "sendAsset",
+            sub,
+        )  # the action `--from-sub-account` builds
+        sign.press()
+        await wait_until(
+            pilot, lambda: "venue accepted" in _text(app, "#tr-review"), what="the transfer"
+        )
+        assert world.ledger.balance(sub, PERPS_USDC_ADDRESS) == 5 * UNIT
+        xyz = hip3_address(SPOT_USDC_TOKEN_ID, HIP3_DEX_NAME)
+        assert world.ledger.balance(account.address, xyz) == 3 * UNIT  # the master's DEX book
+        assert world.ledger.balance(account.address, PERPS_USDC_ADDRESS) == 4 * UNIT

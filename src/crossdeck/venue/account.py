@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from crossdeck.base.errors import InputError
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState
 from crossdeck.models.venue_account import (
     UNIFIED_MODES,
@@ -128,6 +129,18 @@ class VenueAccount:
     @property
     def first_send_fee(self) -> int:
         return first_send_fee_of(self.updates, self.user)
+
+    def sub_account(self, named: str) -> str:
+        """The address of the sub account `named` (its address or its name, as the venue lists
+        them under subAccounts): a transfer's fromSubAccount. Another's is refused."""
+        wanted = named.strip()
+        for sub in self.subs:
+            if wanted.lower() == sub.sub_account_user.lower() or wanted == sub.name:
+                return sub.sub_account_user
+        names = ", ".join(f"{s.name} ({s.sub_account_user})" for s in self.subs) or "none"
+        raise InputError(
+            f"{wanted} is not a sub account of {self.user}", hint=f"its sub accounts: {names}"
+        )
 
     def max_send(self, book: str | None = None) -> int:
         """What the venue lets leave `book` for another account: its withdrawable less the

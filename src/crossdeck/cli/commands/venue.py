@@ -183,6 +183,8 @@ def venue_transfer_command(
     amount = _amount(amount_text)
     account, _ = asyncio.run(read(settings, user))
     dexes = sorted(account.dexes)
+    if from_sub_account:  # refused before anything is built unless it is this wallet's
+        from_sub_account = account.sub_account(from_sub_account)
     request = TransferRequest(
         user=user,
         source=_book(source, dexes),
@@ -192,10 +194,6 @@ def venue_transfer_command(
         to_address=to_address,
         from_sub_account=from_sub_account,
     )
-    if from_sub_account and from_sub_account.lower() not in {
-        s.sub_account_user.lower() for s in account.subs
-    }:
-        raise InputError(f"{from_sub_account} is not a sub account of {user}")
     fee = account.first_send_fee if request.leaves_account else 0
     as_json = _wants_json(obj, json_)
     answer = asyncio.run(run_transfer(settings, request, fee, yes, as_json))

@@ -46,6 +46,10 @@ class TransferForm(Vertical):
             "to address",
             Input(placeholder="(yours; another leaves it)", id="tr-address", compact=True),
         )
+        yield _row(
+            "sub acct",
+            Input(placeholder="(none; its address or name)", id="tr-sub", compact=True),
+        )
         yield Static("", id="tr-review")
         with Horizontal(classes="venue-buttons"):
             yield Button("Review", id="tr-go", compact=True)
@@ -71,6 +75,7 @@ class TransferForm(Vertical):
         self.query_one("#tr-to", Picker).value = destination
         self.query_one("#tr-amount", Input).value = amount
         self.query_one("#tr-address", Input).value = ""
+        self.query_one("#tr-sub", Input).value = ""
         self.query_one("#tr-go", Button).focus()
 
     def _values(self) -> tuple[Any, ...]:
@@ -79,6 +84,7 @@ class TransferForm(Vertical):
             self.query_one("#tr-to", Picker).selection,
             self.query_one("#tr-amount", Input).value.strip(),
             self.query_one("#tr-address", Input).value.strip(),
+            self.query_one("#tr-sub", Input).value.strip(),
         )
 
     def _show(self, text: Text | str) -> None:
@@ -94,7 +100,7 @@ class TransferForm(Vertical):
         self.prepared = None
         self.query_one("#tr-sign", Button).disabled = True
         account, host = self.account, self.screen.crossdeck  # type: ignore[attr-defined]
-        source, destination, amount, address = values = self._values()
+        source, destination, amount, address, sub = values = self._values()
         try:
             if account is None:
                 raise CrossdeckError("the venue account is not read yet (ctrl+r)")
@@ -107,6 +113,8 @@ class TransferForm(Vertical):
                 amount=parse_units(amount or "0", USDC_DECIMALS),
                 unified=account.unified,
                 to_address=address or None,
+                # the same fromSubAccount `venue transfer --from-sub-account` builds
+                from_sub_account=account.sub_account(sub) if sub else None,
             )
             fee = account.first_send_fee if request.leaves_account else 0
             self.prepared = prepare(request, host.settings.venue.name, account.user, fee)
