@@ -71,8 +71,7 @@ def test_a_unified_account_withdraws_its_spot_collateral(world: Any, tmp_path: P
     words = cli(path, "venue", "balance")
     assert "account mode  unified (unifiedAccount)" in words.stdout
     assert (
-        "withdrawable  40.0 USDC from spot (unified: the spot USDC is the collateral)"
-        in words.stdout
+        "withdrawable  40 USDC from spot (unified: the spot USDC is the collateral)" in words.stdout
     )
 
     # the portfolio agrees and says the mode
@@ -236,7 +235,7 @@ def test_the_withdrawal_summary_names_the_first_send_fee_while_due(
     assert asked.exit_code != 0 and "declined: nothing was signed" in asked.stderr
     summary = _summary_above_the_question(asked)
     assert summary.startswith("pay ") and " · fees " in summary
-    assert "venue first-send fee 1.0 USDC" in summary
+    assert "venue first-send fee 1 USDC" in summary
     # the same through `bridge` from chain 1337 directly, and in `quote`'s summary
     bridge = CliRunner().invoke(
         main,
@@ -247,14 +246,14 @@ def test_the_withdrawal_summary_names_the_first_send_fee_while_due(
         ],
         input="n\n",
     )  # fmt: skip
-    assert "venue first-send fee 1.0 USDC" in _summary_above_the_question(bridge)
+    assert "venue first-send fee 1 USDC" in _summary_above_the_question(bridge)
     quoted = cli(
         path, "quote", "--origin-chain", "1337", "--origin-currency", PERPS_USDC_ADDRESS,
         "--destination-chain", "8453", "--destination-currency", "USDC",
         "--amount", str(5 * UNIT),
     )  # fmt: skip
     [summary_row] = [line for line in quoted.stdout.splitlines() if line.startswith("Summary")]
-    assert "venue first-send fee 1.0 USDC" in summary_row
+    assert "venue first-send fee 1 USDC" in summary_row
     assert books(world, account.address) == (20 * UNIT, 0, 0)  # nothing left the account
 
     # once a send has left the account, the fee is paid: the summary names it no more

@@ -73,7 +73,7 @@ def summary_line(
 ) -> str:
     """'pay 0.1 ETH on Base ($300.00) · get 29.97 HYPE on HyperEVM ($299.70) · fees $0.30
     (relayer $0.30)'. `extra_fees` are fees the quote does not price but the user pays, each
-    named in words with its unit ('venue first-send fee 1.0 USDC')."""
+    named in words with its unit ('venue first-send fee 1 USDC')."""
     details = quote.details
     pay = _amount(details.currency_in if details else None, chains)
     get = _amount(details.currency_out if details else None, chains)

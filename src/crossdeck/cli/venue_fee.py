@@ -13,14 +13,13 @@ if TYPE_CHECKING:
 
 
 async def venue_fee_words(settings: Settings, fields: dict[str, Any]) -> list[str]:
-    """['venue first-send fee 1.0 USDC'] when the quote leaves the venue from an account that
+    """['venue first-send fee 1 USDC'] when the quote leaves the venue from an account that
     has not sent yet; [] when it does not leave the venue or the fee is paid."""
     from crossdeck import compose
     from crossdeck.venue.account import (
         FIRST_SEND_FEE,
         VENUE_CHAIN,
         first_send_fee_words,
-        format_usdc,
         read_first_send_fee,
     )
 
@@ -31,5 +30,6 @@ async def venue_fee_words(settings: Settings, fields: dict[str, Any]) -> list[st
         async with compose.venue_client(settings) as client:
             fee = await read_first_send_fee(client, user)
     except CrossdeckError as exc:  # the quote stands; say the fee may apply rather than hide it
-        return [f"venue first-send fee up to {format_usdc(FIRST_SEND_FEE)} USDC (unread: {exc})"]
+        unread = f"if due (the account's ledger could not be read: {exc})"
+        return [f"{first_send_fee_words(FIRST_SEND_FEE)} {unread}"]
     return [first_send_fee_words(fee)] if fee else []

@@ -20,6 +20,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from crossdeck.base.errors import InputError
+from crossdeck.models.display import Unit, amount_text
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState
 from crossdeck.models.venue_account import (
     UNIFIED_MODES,
@@ -59,8 +60,8 @@ def first_send_fee_of(updates: list[LedgerUpdate], user: str) -> int:
 
 
 def first_send_fee_words(fee: int) -> str:
-    """The fee named in words with its unit, as a quote's summary lists it."""
-    return f"venue first-send fee {format_usdc(fee)} USDC"
+    """The fee named in words with its unit, as a quote's summary lists it ('... 1 USDC')."""
+    return f"venue first-send fee {amount_text(fee, Unit('USDC', USDC_DECIMALS))}"
 
 
 async def read_first_send_fee(client: VenueClient, user: str) -> int:
