@@ -20,7 +20,6 @@ from textual.visual import RenderOptions, RichVisual
 from textual.widget import Widget
 from textual.widgets import Static
 
-from crossdeck.models.display import usd
 from crossdeck.models.fail_reasons import reason_words
 from crossdeck.tui.widgets.status_style import status_text
 
@@ -115,6 +114,9 @@ def _sections(
     wire: dict[str, Any], units: RecordUnits, row: HistoryRow
 ) -> list[tuple[str, list[tuple[str, str]]]]:
     """The record in words: the request, what moved (in its currency and USD), the fees."""
+    from crossdeck.history.came_back import fee_lines, moved_text
+    from crossdeck.history.summary import currency_in, currency_out
+
     data = wire.get("data") if isinstance(wire.get("data"), dict) else {}
     assert isinstance(data, dict)
     status = row.status
@@ -140,40 +142,23 @@ def _sections(
         request.append(("refund to", str(auth["refundTo"])))
 
     moved: list[tuple[str, str]] = [("route", row.route)]
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    assert isinstance(metadata, dict)
     refunded = status in ("refund", "fallback")
-    for key, label in (
-        ("currencyIn", "paid"),
-        ("currencyOut", "was to get" if refunded else "got"),
+    record = row.record
+    for label, amount in (
+        ("sent", currency_in(record)),
+        ("was to receive" if refunded else "received", currency_out(record)),
     ):
-        amount = metadata.get(key)
-        if not isinstance(amount, dict) or amount.get("amount") is None:
+        text = moved_text(amount)
+        if text is None or amount is None:
             continue
-        path = f"data.metadata.{key}.amount"
-        text = units.text(path, amount["amount"]) or _scalar(amount["amount"])
-        chain = (
-            amount.get("currency", {}).get("chainId")
-            if isinstance(amount.get("currency"), dict)
-            else None
-        )
-        if chain is not None:
-            text += f" on chain {chain}"
-        if amount.get("amountUsd") is not None:
-            text += f", {usd(str(amount['amountUsd']))}"
-        moved.append((label, text))
-
-    if len(moved) == 1:  # no currencyIn / currencyOut objects (v3): the listing's summary
+        chain = amount.currency_info.chain_id if amount.currency_info is not None else None
+        moved.append((label, f"{text} on chain {chain}" if chain is not None else text))
+    if len(moved) == 1:  # the record names neither amount: the listing's summary
         moved.append(("amount", row.amount))
-    # every fee leaf (v2: data.fees.gas; v3: data.fees.quoted.execution.amount), in units
-    fees = [
-        (path.removeprefix("data."), units.text(path, value) or _scalar(value))
-        for path, value in record_fields(
-            {"data": {k: data[k] for k in ("fees", "feesUsd") if k in data}}
-        )
-        # the amounts in units and USD; the currency object and formatted copies stay in raw
-        if ".currency." not in path and not path.endswith("amountFormatted")
-    ]
+    # each fee by what it is, in units and USD (the wire's field names are under v)
+    fees = fee_lines(wire, units)
+    if not fees and isinstance(data.get("fees"), dict):
+        fees = [("none", "every fee was 0")]
     return [("Status", request), ("Amounts", moved), ("Fees", fees)]
 
 
