@@ -132,6 +132,7 @@ class ServiceClient:
         # what retiring endpoints said about their end, by "METHOD /path" (shown by the UIs)
         self.deprecations: dict[str, Deprecation] = {}
         self._natives: dict[int, dict[str, Any] | None] = {}  # /chains' native, by chain
+        self._chains_seen: ChainsResponse | None = None  # the last /chains answer read
         self.retry = retry or RetryPolicy()
         # why request listings go to /requests/v2 (None while v3 serves them)
         self.listing_fallback: str | None = None
@@ -225,7 +226,10 @@ class ServiceClient:
             return quote
         if found[0] not in self._natives:  # one /chains read per chain and client
             try:
-                chain = (await self.chains()).by_id(found[0])
+                # the command's own /chains answer when it read one (symbols, guards), so a
+                # quote costs no second read of it
+                chains = self._chains_seen or await self.chains()
+                chain = chains.by_id(found[0])
             except ServiceError as exc:  # the line is then shown without its symbol
                 log.info("no /chains for the origin gas currency: %s", exc)
                 chain = None
@@ -356,7 +360,9 @@ class ServiceClient:
         """GET /chains: chains and their currencies (incl. the venue, chain 1337)."""
         from crossdeck.models.chains import ChainsResponse
 
-        return await self._read("GET", "/chains", ChainsResponse)
+        answer = await self._read("GET", "/chains", ChainsResponse)
+        self._chains_seen = answer
+        return answer
 
     async def token_price(self, chain_id: int, address: str) -> Decimal:
         """GET /currencies/token/price: the USD price of one currency, exactly as the answer
