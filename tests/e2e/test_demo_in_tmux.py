@@ -13,6 +13,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,9 @@ class Tmux:
     def keys(self, *keys: str) -> None:
         self.run("send-keys", "-t", self.session, *keys)
 
+    def resize(self, columns: int, lines: int) -> None:
+        self.run("resize-window", "-t", self.session, "-x", str(columns), "-y", str(lines))
+
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", self.session)
 
@@ -60,9 +64,10 @@ class Tmux:
         raise AssertionError(f"{text!r} did not appear within {within}s; the screen:\n{screen}")
 
 
-@pytest.fixture(params=[(120, 36), (80, 24)], ids=["120x36", "80x24"])
-def tmux(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Tmux]:
-    columns, lines = (str(n) for n in request.param)
+@contextmanager
+def demo_in_tmux(tmp_path: Path, columns: int, lines: int) -> Iterator[Tmux]:
+    """`crossdeck demo` in a private tmux server sized columns x lines from its first frame;
+    the server is killed at the end, whatever happens."""
     assert shutil.which("tmux"), "tmux is required for the end-to-end test"
     assert CROSSDECK.exists(), f"{CROSSDECK} is not installed in this venv"
     config = tmp_path / "config.toml"
@@ -82,11 +87,11 @@ def tmux(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Tmux]:
     # size the window first (a placeholder holds it), then start the app in it: the app must
     # see its size from its first frame
     tmux.run(
-        "-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", columns, "-y", lines,
-        "sleep 600",
+        "-f", "/dev/null", "new-session", "-d", "-s", "demo", "-x", str(columns),
+        "-y", str(lines), "sleep 600",
     )  # fmt: skip
     tmux.run("set-option", "-t", "demo", "status", "off")
-    tmux.run("resize-window", "-t", "demo", "-x", columns, "-y", lines)
+    tmux.resize(columns, lines)
     tmux.run("respawn-pane", "-k", "-t", "demo", *env_args, command)
     try:
         yield tmux
@@ -94,6 +99,12 @@ def tmux(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Tmux]:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
         socket_dir = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
         (socket_dir / socket).unlink(missing_ok=True)
+
+
+@pytest.fixture(params=[(120, 36), (80, 24)], ids=["120x36", "80x24"])
+def tmux(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Tmux]:
+    with demo_in_tmux(tmp_path, *request.param) as session:
+        yield session
 
 
 def test_demo_quote_confirm_execute_success(tmux: Tmux) -> None:
