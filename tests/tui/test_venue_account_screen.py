@@ -12,7 +12,7 @@ from typing import Any
 
 from eth_account import Account
 from textual.widgets import Button, Input, Static
-from tui_support import make_app, wait_until
+from tui_support import make_app, screen_text, wait_until
 
 from crossdeck.base.secret import Secret
 from crossdeck.config import load_settings
@@ -173,3 +173,19 @@ async def test_the_transfer_form_moves_out_of_a_sub_account(world: Any, tui_dir:
         xyz = hip3_address(SPOT_USDC_TOKEN_ID, HIP3_DEX_NAME)
         assert world.ledger.balance(account.address, xyz) == 3 * UNIT  # the master's DEX book
         assert world.ledger.balance(account.address, PERPS_USDC_ADDRESS) == 4 * UNIT
+
+
+async def test_the_withdrawal_quote_names_the_first_send_fee(world: Any, tui_dir: Path) -> None:
+    _, app = _trader_app(world, tui_dir, 12)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.data.get("account"), what="the account")
+        app.screen.query_one("#wd-amount", Input).value = "5"
+        await pilot.press("ctrl+y")
+        await wait_until(pilot, lambda: app.current_mode == "quote", what="the quote screen")
+        await wait_until(pilot, lambda: app.screen.quote is not None, what="the quote")
+        await wait_until(
+            pilot,
+            lambda: "also pays venue first-send fee 1 USDC" in screen_text(app),
+            what="the fee in the quote",
+        )
+        assert app.screen.request.origin_chain_id == 1337

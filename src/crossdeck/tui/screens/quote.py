@@ -102,6 +102,8 @@ class QuoteScreen(QuoteFormScreen):
         self._quoted_values: QuoteFormValues | None = None
         # the `funds` guard's verdict on the shown quote, once its worker has read the balances
         self.funds: list[GuardResult] | None = None
+        # a withdrawal from the venue: its first-send fee while due, which the quote does not price
+        self.venue_fees: list[str] = []
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -192,6 +194,23 @@ class QuoteScreen(QuoteFormScreen):
             self.funds = results
             self._render_quote()
 
+    @work(group="venue-fee", exclusive=True, exit_on_error=False, name="Venue fee")
+    async def read_venue_fee(self, quote: Quote, request: QuoteRequest) -> None:
+        """A withdrawal from the venue (origin 1337) names the first-send fee while it is due."""
+        from crossdeck.venue.account import VENUE_CHAIN, first_send_fee_words, read_first_send_fee
+
+        if request.origin_chain_id != VENUE_CHAIN or not request.user:
+            return
+        fee = await within(
+            read_first_send_fee(self.crossdeck.services.venue, request.user),
+            what="the venue's first-send fee",
+            where="the venue URL (Settings, F6)",
+            retry="ctrl+r",
+        )
+        if self.quote is quote and fee:
+            self.venue_fees = [first_send_fee_words(fee)]
+            self._render_quote()
+
     def _chains_loading(self) -> bool:
         return any(
             worker.node is self
@@ -263,9 +282,11 @@ class QuoteScreen(QuoteFormScreen):
         else:
             self._status(notice)
         self.funds = None
+        self.venue_fees = []
         self._render_quote()
         if message.request.user:
             self.check_funds(message.quote, message.request)
+            self.read_venue_fee(message.quote, message.request)
 
     def prefill(self, values: QuoteFormValues, *, quote: bool) -> None:
         """Fill the form and, with `quote`, ask for the quote at once (Venue -> Withdraw)."""
@@ -316,6 +337,7 @@ class QuoteScreen(QuoteFormScreen):
                 self.crossdeck.clock(),
                 form_changed=self.quote_out_of_date,
                 funds=self.funds or (),
+                extra_fees=self.venue_fees,
             )
         )
 

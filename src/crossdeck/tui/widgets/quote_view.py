@@ -64,6 +64,7 @@ def render_quote(
     *,
     form_changed: bool = False,
     funds: Sequence[GuardResult] = (),
+    extra_fees: Sequence[str] = (),
 ) -> RenderableType:
     """The describer's sections (`quote_sections`, what `crossdeck quote` prints too) under the
     quote's age. `form_changed`: the form was edited since this quote was asked for (execute
@@ -94,6 +95,8 @@ def render_quote(
     head.add_row("Quoted", age)
     summary, *sections = quote_sections(quote, chains)
     parts: list[RenderableType] = [head, _grid(summary.lines)]
+    # fees the quote does not price but the user pays (a venue withdrawal's first-send fee)
+    parts += [Text.assemble(("also pays ", "bold"), (words, "bold yellow")) for words in extra_fees]
 
     # right under the summary: whether the wallet can pay is read before the fees
     details = quote.details
