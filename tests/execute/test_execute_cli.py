@@ -54,7 +54,16 @@ def test_bridge_shows_asks_executes_and_tracks(cli: Cli) -> None:
     assert f"call deposit 0.1 ETH ({ETH // 10} wei) into the depository 0x" in flat
     assert f"for depositor {cli.address}, order 0x" in flat and "selector" not in flat
     assert re.search(r"\$[0-9,]+\.[0-9]{2}\b", out) and not re.search(r"\$[0-9]+\.[0-9]{3}", out)
-    assert "finished: success" in out.splitlines()[-1]
+    # the end says what came back, read from the final record: amounts in units and USD,
+    # fees in words, a link per transaction from /chains' explorers
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("finished: success"))
+    came = lines[at + 1 :]
+    assert came[0].startswith("  sent 0.1 ETH, $"), came
+    assert re.fullmatch(r"  received [0-9][0-9,.]* [A-Za-z]+, \$[0-9,]+\.[0-9]{2}", came[1]), came
+    assert came[2].startswith("  fees: ") and "fees.quoted" not in out, came
+    assert re.fullmatch(r"  paid on .+: https://\S+/tx/0x[0-9a-f]{64}", came[3]), came
+    assert re.fullmatch(r"  filled on .+: https://\S+/tx/0x[0-9a-f]{64}", came[4]), came
     assert nonce(cli) == 1
     assert cli.key[2:] not in result.output  # the key never shows
 

@@ -42,7 +42,7 @@ def test_a_bridge_against_sim_serve_learns_success_from_the_socket(tmp_path: Pat
         assert info["ws_url"].startswith("ws://127.0.0.1:")
         run = _bridge(tmp_path, world_file)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.rstrip().splitlines()[-1].startswith("finished: success")
+    assert any(ln.startswith("finished: success") for ln in run.stdout.splitlines())
     assert ("success", "socket") in _statuses(run.stdout)
     assert "note: status socket live" in run.stderr
 
@@ -54,7 +54,7 @@ def test_with_sockets_dropped_over_and_over_the_bridge_still_succeeds_once(
     with serving(tmp_path, "--world-file", str(world_file), "--drop-sockets-every", "0.1"):
         run = _bridge(tmp_path, world_file)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.rstrip().splitlines()[-1].startswith("finished: success")
+    assert any(ln.startswith("finished: success") for ln in run.stdout.splitlines())
     seen = [status for status, _ in _statuses(run.stdout)]
     assert seen[-1] == "success" and len(seen) == len(set(seen)), run.stdout
     assert "dropped" in (tmp_path / "serve.log").read_text()

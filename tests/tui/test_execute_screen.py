@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,12 @@ async def test_evm_to_venue_deposit_from_the_venue_form(world: Any, tui_dir: Pat
         outcome = execute.outcome
         assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
         text = screen_text(app)
-        assert "SUCCESS" in text and "failReason N/A" in text and "refundFailReason N/A" in text
+        # what came back, from the final record: amounts in units and USD, fees in words
+        assert "SUCCESS" in text and "failReason" not in text
+        assert outcome.came_back is not None and outcome.came_back.sent == "25 USDC, $25.00"
+        assert re.search(r"received [0-9][0-9,.]* USDC, \$[0-9,]+\.[0-9]{2}", text), text
+        assert any(label.startswith("paid on ") for label, _ in outcome.came_back.links)
+        assert all(url.startswith("https://") for _, url in outcome.came_back.links)
         sent = [e for e in execute.events if isinstance(e, ev.TxSent)]
         assert len(sent) == 2
         assert any(e.hash in execute._log.plain for e in sent)

@@ -16,6 +16,7 @@ from crossdeck.base.exitcodes import ExitCode
 from crossdeck.execute.describe import Line, label_width
 from crossdeck.execute.guards import GuardResult
 from crossdeck.execute.refund import RefundPaid
+from crossdeck.history.came_back import CameBack
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.status import is_final
 
@@ -244,6 +245,8 @@ class Finished(Event):
     refund: RefundPaid | None = None
     children: tuple[ChildRequest, ...] = ()
     children_note: str | None = None
+    # the final record's amounts, fees and explorer links (`execute.came_back_at_end`)
+    came_back: CameBack | None = None
 
     @property
     def exit_code(self) -> ExitCode:

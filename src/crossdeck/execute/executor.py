@@ -277,6 +277,10 @@ class Executor:
                     if pays_a_deposit_address(run.quote):  # an excess comes back as a child
                         children, note = await settled_children(self.service, run.request_id)
                         event = replace(event, children=children, children_note=note)
+                    from crossdeck.execute.came_back_at_end import read_came_back
+
+                    came = await read_came_back(self.service, run.request_id)
+                    event = replace(event, came_back=came)
                 yield event
         finally:
             close = getattr(updates, "aclose", None)

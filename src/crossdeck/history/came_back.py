@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from crossdeck.history.explorer import ExplorerLinks
 from crossdeck.history.summary import HistoryRecord, amount_text, currency_in, currency_out
 from crossdeck.history.units import RecordUnits
 from crossdeck.models import ChainInfo, CurrencyAmount
@@ -36,11 +37,25 @@ FEE_WORDS = {
 @dataclass(frozen=True)
 class CameBack:
     """One request's outcome in words: `sent`/`received` ('10 USDC, $9.99'; None when the
-    record does not say), `fees` as (words, amount) pairs."""
+    record does not say), `fees` as (words, amount) pairs, `links` as (leg on chain, explorer
+    URL or the bare hash where /chains names no explorer) per transaction."""
 
     sent: str | None
     received: str | None
     fees: tuple[tuple[str, str], ...]
+    links: tuple[tuple[str, str], ...] = ()
+
+    def lines(self, refunded: bool = False) -> list[str]:
+        """The outcome a line each: sent, received, fees in words, each transaction's link."""
+        out = [f"sent {self.sent}"] if self.sent else []
+        if self.received:
+            out.append(f"{'was to receive' if refunded else 'received'} {self.received}")
+        if self.fees:
+            out.append("fees: " + "; ".join(f"{w} {a}" for w, a in self.fees))
+        elif self.sent or self.received:
+            out.append("fees: none")
+        out += [f"{label}: {where}" for label, where in self.links]
+        return out
 
     def line(self, refunded: bool = False) -> str:
         """'sent 10 USDC, $10.00 · received 9.99 USDC, $9.99 · fees: swap fee ...'."""
@@ -117,14 +132,21 @@ def _is_zero(amount: Any, usd_value: Any) -> bool:
     return (number or 0) == 0 and dollars == 0.0
 
 
-def came_back(
-    record: HistoryRecord, chain: Callable[[int], ChainInfo | None] = lambda _: None
-) -> CameBack:
-    """The outcome of `record` in words (`chain`: /chains' entry of a chain id, for v2 fee
-    decimals when the record's own amounts do not name them)."""
+def came_back(record: HistoryRecord, links: ExplorerLinks | None = None) -> CameBack:
+    """The outcome of `record` in words (`links`: /chains' explorers and chain entries, for the
+    transactions' links and v2 fee decimals the record's own amounts do not name)."""
+    chain: Callable[[int], ChainInfo | None] = links.chain if links else lambda _: None
     units = RecordUnits(record, chain)
+    refunded = str(record.status) in ("refund", "fallback")
+    tx_links: list[tuple[str, str]] = []
+    for tx in links.record_links(record) if links else ():
+        leg = "paid" if tx.direction == "in" else ("refund" if refunded else "filled")
+        tx_links.append(
+            (f"{leg} on {links.chain_name(tx.chain_id)}" if links else leg, tx.url or tx.hash)
+        )
     return CameBack(
         sent=moved_text(currency_in(record)),
         received=moved_text(currency_out(record)),
         fees=tuple(fee_lines(record.to_wire(), units)),
+        links=tuple(tx_links),
     )

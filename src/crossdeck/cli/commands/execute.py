@@ -169,6 +169,9 @@ def event_lines(event: RunEvent) -> list[str]:
             said += reason_lines(event.fail_reason, event.refund_fail_reason)
             if event.refund is not None:
                 said.append(f"  {event.refund.words()}")
+            if event.came_back is not None:
+                refunded = event.status in ("refund", "fallback")
+                said += [f"  {line}" for line in event.came_back.lines(refunded)]
             said += [f"  child request {child.words()}" for child in event.children]
             if event.children_note:
                 said.append(f"  note: {event.children_note}")

@@ -36,6 +36,7 @@ from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.messages import ExecutionEvent
 from crossdeck.tui.screens.base import ReportsWorkerErrors, _crossdeck_app
 from crossdeck.tui.screens.confirm import ConfirmScreen
+from crossdeck.tui.screens.run_end import came_back_text, reasons_text
 from crossdeck.tui.widgets.footer import KeysFooter
 from crossdeck.tui.widgets.title_bar import TitleBar
 
@@ -398,18 +399,12 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
         if event.tx_hashes:
             # a refund's transactions are the refund, not a fill
             text.append(f"\n{out_leg(event.status)} " + ", ".join(event.tx_hashes))
+        text.append(came_back_text(event))
         if event.refund is not None:
             chain = event.refund.chain_id
             name = describe.chain_name(self.chains, chain) if chain is not None else None
             text.append("\n" + event.refund.words(name), style="bold")
-        said = [
-            reason_words(event.fail_reason),
-            reason_words(event.refund_fail_reason, refund=True),
-        ]
-        if said == [None, None]:  # the codes, and the words of those that say something
-            text.append(f"\nfailReason {event.fail_reason or 'N/A'} · refundFailReason N/A")
-        for label, words in zip(("why", "refund"), said, strict=True):
-            text.append(f"\n{label}: {words}" if words else "", style="red")
+        text.append(reasons_text(event))
         self.query_one("#exec-result", Static).update(text)
         self._say(f"finished: {event.status}", style)
         refunded = f": {event.refund.words()}" if event.refund is not None else ""

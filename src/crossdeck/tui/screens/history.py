@@ -284,8 +284,9 @@ class HistoryScreen(HistoryListing):
         folder: Path = app.settings.data_dir
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
         which = (
-            "the failed requests of this filter" if self.feed.keeps_failed else "every request "
-            "of this filter"
+            "the failed requests of this filter"
+            if self.feed.keeps_failed
+            else "every request of this filter"
         )
         path = await self.app.push_screen_wait(
             ExportPathScreen(folder / f"history-{stamp}.{fmt}", f"{which}, every page")
