@@ -81,6 +81,10 @@ async def _settle(pilot: Any) -> None:
     # what the screens do after their next refresh (the Quote screen scrolls its amount into
     # view on a short pane) is done before the picture, not raced by it
     await pilot.pause(0.1)
+    quote = getattr(app, "quote_screen", None)
+    if quote is not None and quote.is_mounted:  # the balance beside Amount is read in a worker
+        shortcuts = quote.query_one("#amount-shortcuts")
+        await wait_until(pilot, lambda: not shortcuts.reading, what="the balance")
     app.set_focus(None)
     # a focused input's cursor blinks every 0.5 s: on a slow machine the picture caught it off
     for field in app.screen.query(Input):

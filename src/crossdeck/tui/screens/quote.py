@@ -25,6 +25,7 @@ from crossdeck.tui.messages import ChainsLoaded, QuoteReady
 from crossdeck.tui.quote_form import QuoteFormValues, build_quote_request
 from crossdeck.tui.screens.quote_fields import OptionsLine, QuoteFormScreen, field_row
 from crossdeck.tui.waits import service_at, within
+from crossdeck.tui.widgets.amount_shortcuts import AmountShortcuts
 from crossdeck.tui.widgets.form_fields import NumberInput
 from crossdeck.tui.widgets.picker import Picker
 from crossdeck.tui.widgets.quote_view import EXECUTABLE_FOR_SECONDS, render_quote
@@ -127,6 +128,7 @@ class QuoteScreen(QuoteFormScreen):
                     tooltip="In the currency's own units; converted exactly with its decimals",
                 )
                 yield Static("", id="amount-units", classes="hint")
+                yield AmountShortcuts(id="amount-shortcuts")
                 yield OptionsLine(id="options-line")
             with VerticalScroll(id="quote-result", classes="pane"):
                 yield Static(
@@ -400,6 +402,7 @@ class QuoteScreen(QuoteFormScreen):
     def _on_wallet_changed(self, wallet: str | None) -> None:
         """Another signer: Execute on or off (the footer), and the pane says why when off."""
         self.refresh_bindings()
+        self.refresh_balance()  # never another wallet's balance
         if self.quote is not None:
             reason = self.read_only_reason()
             self._status(Text(reason, style="bold yellow") if reason else "")
@@ -447,6 +450,7 @@ class QuoteScreen(QuoteFormScreen):
         else:
             said = f"Request {request_id} stopped before it ended (see Execute's result)."
         self._status(said + " The form still holds it: ctrl+r quotes it again.")
+        self.refresh_balance()  # the run spent from it
 
     def action_swap_sides(self) -> None:
         values = self.form_values()

@@ -25,6 +25,7 @@ from crossdeck.tui.quote_form import (
     options_summary,
 )
 from crossdeck.tui.screens.base import ModeScreen, selected_chain_id
+from crossdeck.tui.widgets.amount_shortcuts import AmountShortcuts
 from crossdeck.tui.widgets.picker import Picker
 
 if TYPE_CHECKING:
@@ -180,6 +181,7 @@ class QuoteFormScreen(ModeScreen):
                 options.apply(values)
         self._update_amount_hint()
         self._show_options_line()
+        self.refresh_balance()
         self._form_edited()  # e.g. Venue -> Withdraw: a quote shown before is out of date now
 
     def form_values(self) -> QuoteFormValues:
@@ -245,6 +247,46 @@ class QuoteFormScreen(ModeScreen):
     def _origin_chain_changed(self, event: Picker.Changed) -> None:
         self._set_currencies("origin", selected_chain_id(event.value), None)
         self._update_amount_hint()
+        self.refresh_balance()
+
+    @on(Picker.Changed, "#origin-currency")
+    def _origin_currency_changed(self) -> None:
+        self.refresh_balance()
+
+    def refresh_balance(self) -> None:
+        """Read the wallet's balance of the From currency afresh (beside Amount, with Max)."""
+        from crossdeck.models.addresses import Family, family_of
+
+        shortcuts = self.query_one("#amount-shortcuts", AmountShortcuts)
+        services = self.crossdeck.services
+        values = self.form_values()
+        wallet = services.wallet_address
+        chain_id, address = values.origin_chain_id, values.origin_currency
+        chains = self.chains
+        chain = chains.by_id(chain_id) if chains and chain_id is not None else None
+        if chains is None or chain is None or chain.id is None or not address or not wallet:
+            shortcuts.clear()
+            return
+        if chain.id != VENUE_CHAIN_ID and family_of(chain.id, chain.vm_type) is not Family.EVM:
+            shortcuts.clear("balance: see Portfolio (F7) for this chain")
+            return
+        currency = next(
+            (c for c in chain.currencies if (c.address or "").lower() == address.lower()), None
+        )
+        if currency is None or currency.address is None:
+            shortcuts.clear()
+            return
+        from crossdeck.execute.gateways import rpc_from_chains
+
+        configured = services.settings.rpc
+        shortcuts.reload(
+            (wallet, chain.id, currency.address),
+            decimals=currency.decimals if currency.decimals is not None else 18,
+            symbol=currency.symbol or "",
+            chains=chains,
+            rpc={**configured, **rpc_from_chains(configured, chains)},
+            venue=services.venue,
+        )
 
     @on(Picker.Changed, "#destination-chain")
     def _destination_chain_changed(self, event: Picker.Changed) -> None:

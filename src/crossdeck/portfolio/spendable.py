@@ -1,0 +1,106 @@
+"""What a wallet can spend of one currency: its balance, and the most a payment of it can be
+(the Quote form's Max and 25/50/75%). No UI here; the form only shows and fills.
+
+- a chain's native currency: the balance less the gas the payment needs, estimated as the
+  chain's max fee per gas times `PAYMENT_GAS_LIMIT` (a margin over a deposit's gas use);
+- a token on an EVM chain: its whole balance (the gas is paid in the native currency);
+- a venue currency (chain 1337) in USDC: `VenueAccount.max_send` of its book, which is what
+  can leave less the first-send fee while that is due (computed there, not here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from crossdeck.models.chains import NATIVE_ADDRESS, VENUE_CHAIN_ID
+from crossdeck.models.units import format_units
+from crossdeck.venue.account import PERPS, SPOT, USDC_DECIMALS, format_usdc, read_account
+from crossdeck.venue.currencies import PERPS_DEX, SPOT_DEX, SPOT_USDC_TOKEN_ID, expected_token_id
+
+if TYPE_CHECKING:
+    from crossdeck.models.chains import ChainsResponse
+    from crossdeck.venue.client import VenueClient
+
+# gas kept for a native payment: a deposit with calldata uses well under this; the chain's
+# max fee per gas (twice the base fee plus the tip) times this is what Max leaves
+PAYMENT_GAS_LIMIT = 200_000
+FRACTIONS = (25, 50, 75)
+
+
+@dataclass(frozen=True)
+class Spendable:
+    """`held` and `most` in the currency's smallest unit; `note` says what Max leaves out."""
+
+    chain_id: int
+    currency: str
+    wallet: str
+    held: int
+    most: int
+    decimals: int
+    note: str = ""
+
+    def fraction(self, percent: int) -> int:
+        """`percent` of the most, rounded down to the smallest unit."""
+        return self.most * percent // 100
+
+    def text(self, units: int) -> str:
+        """An amount as the form's Amount field takes it (human units, exact)."""
+        return format_units(units, self.decimals)
+
+
+class NotReadable(Exception):
+    """This currency's balance is not read here (e.g. a venue token other than USDC)."""
+
+
+async def evm_spendable(
+    url: str, chain_id: int, currency: str, wallet: str, decimals: int, symbol: str
+) -> Spendable:
+    from crossdeck.wallet.gateway import EvmGateway
+
+    async with EvmGateway(url, chain_id) as gateway:
+        if currency.lower() != NATIVE_ADDRESS:
+            held = await gateway.erc20_balance(currency, wallet)
+            return Spendable(chain_id, currency, wallet, held, held, decimals)
+        held = await gateway.balance(wallet)
+        max_fee, _ = await gateway.fee_params()
+    gas = max_fee * PAYMENT_GAS_LIMIT
+    note = (
+        f"keeps {format_units(gas, decimals)} {symbol} for gas "
+        f"({PAYMENT_GAS_LIMIT:,} gas at {format_units(max_fee, 9)} gwei)"
+    )
+    return Spendable(chain_id, currency, wallet, held, max(held - gas, 0), decimals, note)
+
+
+async def venue_spendable(
+    venue: VenueClient, chains: ChainsResponse, currency: str, wallet: str, decimals: int
+) -> Spendable:
+    """USDC of the book `currency` names (perps, spot or a HIP-3 DEX), as the venue lets it
+    leave: `max_send` keeps the first-send fee while it is due."""
+    from crossdeck.venue.currencies import hip3_dexes
+
+    place = expected_token_id(currency)
+    if place is None or place[0] != SPOT_USDC_TOKEN_ID:
+        raise NotReadable("only the venue's USDC is read for Max")
+    dex = place[1]
+    book = PERPS if dex == PERPS_DEX else SPOT if dex == SPOT_DEX else dex
+    account = await read_account(venue, wallet, hip3_dexes(chains))
+    held, most = account.withdrawable(book), account.max_send(book)
+    fee = account.first_send_fee
+    note = f"keeps the venue's first-send fee {format_usdc(fee)} USDC" if fee else ""
+    return Spendable(
+        VENUE_CHAIN_ID,
+        currency,
+        wallet,
+        _scaled(held, decimals),
+        _scaled(most, decimals),
+        decimals,
+        note,
+    )
+
+
+def _scaled(usdc: int, decimals: int) -> int:
+    """The venue's USDC units (8 decimals) in the form currency's, rounded down."""
+    if decimals >= USDC_DECIMALS:
+        return usdc * int(10 ** (decimals - USDC_DECIMALS))
+    return usdc // int(10 ** (USDC_DECIMALS - decimals))

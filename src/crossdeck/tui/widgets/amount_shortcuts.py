@@ -1,0 +1,126 @@
+"""Under the Quote form's Amount: the wallet's balance of the From currency, and Max / 25% /
+50% / 75% buttons that fill the amount. What Max is (gas kept on a native currency, the venue's
+first-send fee) is `crossdeck.portfolio.spendable`'s; this widget reads it and shows it.
+
+The balance is read again for each (wallet, chain, currency): the old one is cleared at once,
+and a read that comes back for another key than the form's current one is dropped, so the line
+never shows another wallet's or another currency's balance."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, Static
+
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.models.constants import VENUE_CHAIN_ID
+from crossdeck.portfolio.spendable import FRACTIONS, NotReadable, Spendable
+
+if TYPE_CHECKING:
+    from crossdeck.models.chains import ChainsResponse
+    from crossdeck.venue.client import VenueClient
+
+# (wallet, chain id, currency address): whose balance of what the line is about
+BalanceKey = tuple[str, int, str]
+
+
+class AmountShortcuts(Vertical):
+    DEFAULT_CSS = """
+    AmountShortcuts { height: auto; }
+    AmountShortcuts #amount-keys { height: 1; padding-left: 11; }
+    AmountShortcuts Button { min-width: 5; margin-right: 1; }
+    AmountShortcuts #amount-balance { width: 1fr; color: $text-muted; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.key: BalanceKey | None = None
+        self.spendable: Spendable | None = None
+        self.symbol = ""
+        self.reading = False  # a read for `key` is under way
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="amount-keys"):
+            yield Button("Max", id="amount-max", compact=True, disabled=True)
+            for percent in FRACTIONS:
+                yield Button(f"{percent}%", id=f"amount-{percent}", compact=True, disabled=True)
+            yield Static("", id="amount-balance")
+        yield Static("", id="amount-max-note", classes="hint")
+
+    def _show(self, balance: str | Text, note: str = "") -> None:
+        self.query_one("#amount-balance", Static).update(balance)
+        self.query_one("#amount-max-note", Static).update(Text(note, style="dim"))
+        self.query_one("#amount-max-note").display = bool(note)
+        for button in self.query(Button):
+            button.disabled = self.spendable is None
+
+    def clear(self, said: str = "") -> None:
+        self.key, self.spendable, self.reading = None, None, False
+        self._show(Text(said, style="dim"))
+
+    def reload(
+        self,
+        key: BalanceKey,
+        *,
+        decimals: int,
+        symbol: str,
+        chains: ChainsResponse,
+        rpc: Mapping[int, str],
+        venue: VenueClient,
+    ) -> None:
+        """Read `key`'s balance afresh (the shown one is cleared first)."""
+        self.key, self.spendable, self.symbol = key, None, symbol
+        self.reading = True
+        self._show(Text("balance: reading…", style="dim"))
+        self._read(key, decimals, symbol, chains, dict(rpc), venue)
+
+    @work(group="balance", exclusive=True, exit_on_error=False, name="Reading the balance")
+    async def _read(
+        self,
+        key: BalanceKey,
+        decimals: int,
+        symbol: str,
+        chains: ChainsResponse,
+        rpc: dict[int, str],
+        venue: VenueClient,
+    ) -> None:
+        from crossdeck.portfolio.spendable import evm_spendable, venue_spendable
+
+        wallet, chain_id, currency = key
+        try:
+            if chain_id == VENUE_CHAIN_ID:
+                spendable = await venue_spendable(venue, chains, currency, wallet, decimals)
+            elif chain_id in rpc:
+                url = rpc[chain_id]
+                spendable = await evm_spendable(url, chain_id, currency, wallet, decimals, symbol)
+            else:
+                raise NotReadable("no RPC URL for this chain (Settings, F6)")
+        except (CrossdeckError, NotReadable) as exc:
+            if self.key == key:
+                self.reading = False
+                self._show(Text(f"balance not read: {exc}", style="yellow"))
+            return
+        if self.key != key:  # the form moved on (another wallet, chain or currency)
+            return
+        self.spendable, self.reading = spendable, False
+        said = Text(f"balance {spendable.text(spendable.held)} {symbol}", style="")
+        note = ""
+        if spendable.most != spendable.held:  # on its own line: a narrow pane cuts this one
+            note = f"Max {spendable.text(spendable.most)} {symbol}"
+            note += f": {spendable.note}" if spendable.note else ""
+        self._show(said, note)
+
+    @on(Button.Pressed, "#amount-keys Button")
+    def _fill(self, event: Button.Pressed) -> None:
+        event.stop()
+        spendable = self.spendable
+        if spendable is None or event.button.id is None:
+            return
+        which = event.button.id.removeprefix("amount-")
+        units = spendable.most if which == "max" else spendable.fraction(int(which))
+        self.screen.query_one("#amount", Input).value = spendable.text(units)

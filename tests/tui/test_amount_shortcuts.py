@@ -1,0 +1,112 @@
+"""The Quote form's balance beside Amount, and Max / 25% / 50% / 75%, against the world: the
+balance is the chain's (or the venue's), Max keeps the gas of a native payment and the venue's
+first-send fee of a withdrawal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input
+from tui_support import chains_loaded, make_app, screen_text, wait_until
+
+from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID
+from crossdeck.portfolio.spendable import PAYMENT_GAS_LIMIT
+from crossdeck.venue.account import format_usdc, read_account
+from crossdeck.venue.client import VenueClient
+from crossdeck.wallet.gateway import EvmGateway
+
+
+def _shortcuts(app: Any) -> Any:
+    return app.quote_screen.query_one("#amount-shortcuts")
+
+
+async def _read(pilot: Any, key: tuple[str, int, str]) -> Any:
+    shortcuts = _shortcuts(pilot.app)
+    await wait_until(
+        pilot,
+        lambda: shortcuts.spendable is not None and shortcuts.key == key,
+        what=f"the balance of {key}",
+    )
+    return shortcuts.spendable
+
+
+async def test_native_max_keeps_gas_and_fractions_fill_the_amount(
+    world: Any, tui_dir: Path
+) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        screen = app.quote_screen
+        values = screen.form_values()
+        assert values.origin_currency == NATIVE_ADDRESS
+        chain_id = values.origin_chain_id
+        spendable = await _read(pilot, (world.wallet_address, chain_id, NATIVE_ADDRESS))
+        async with EvmGateway(world.rpc[chain_id], chain_id) as gateway:
+            held = await gateway.balance(world.wallet_address)
+        assert spendable.held == held
+        kept = spendable.held - spendable.most
+        assert kept > 0 and kept % PAYMENT_GAS_LIMIT == 0  # max fee per gas x the margin
+        assert f"{PAYMENT_GAS_LIMIT:,} gas" in spendable.note
+        assert f"balance {spendable.text(held)}" in screen_text(app)
+        assert f"Max {spendable.text(spendable.most)} ETH: keeps" in screen_text(app)
+        await pilot.click("#amount-max")
+        amount = screen.query_one("#amount", Input)
+        assert amount.value == spendable.text(spendable.most)
+        await pilot.click("#amount-50")
+        assert amount.value == spendable.text(spendable.most * 50 // 100)
+        await pilot.click("#amount-25")
+        assert amount.value == spendable.text(spendable.most // 4)
+
+
+async def test_venue_withdrawal_max_is_the_accounts_max_send(world: Any, tui_dir: Path) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        screen = app.quote_screen
+        screen.apply_values(
+            screen.form_values().with_changes(origin_chain_id=VENUE_CHAIN_ID, origin_currency=None)
+        )
+        values = screen.form_values()
+        assert values.origin_chain_id == VENUE_CHAIN_ID
+        currency = values.origin_currency
+        assert currency is not None
+        spendable = await _read(pilot, (world.wallet_address, VENUE_CHAIN_ID, currency))
+        venue = VenueClient(world.venue_url)
+        try:
+            account = await read_account(venue, world.wallet_address, [])
+        finally:
+            await venue.aclose()
+        book = "perps" if currency == "0x" + "0" * 32 else "spot"
+        scale = 10 ** (8 - spendable.decimals) if spendable.decimals <= 8 else 1
+        assert spendable.most == account.max_send(book) // scale
+        assert spendable.held == account.withdrawable(book) // scale
+        if account.first_send_fee_due:
+            assert spendable.held > spendable.most
+            assert format_usdc(account.first_send_fee) in spendable.note
+        await pilot.click("#amount-max")
+        assert screen.query_one("#amount", Input).value == spendable.text(spendable.most)
+
+
+async def test_another_wallet_clears_the_balance_at_once(world: Any, tui_dir: Path) -> None:
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        values = app.quote_screen.form_values()
+        key = (world.wallet_address, values.origin_chain_id, values.origin_currency)
+        mine = await _read(pilot, key)
+        assert mine.held > 0
+        shortcuts = _shortcuts(app)
+        other = ("0x" + "11" * 20, key[1], key[2])
+        shortcuts.reload(
+            other,
+            decimals=18,
+            symbol="ETH",
+            chains=app.quote_screen.chains,
+            rpc=dict(world.rpc),
+            venue=app.services.venue,
+        )
+        assert shortcuts.spendable is None  # the first wallet's balance is gone at once
+        assert f"balance {mine.text(mine.held)}" not in screen_text(app)
+        theirs = await _read(pilot, other)
+        assert theirs.wallet == other[0] and theirs.held == 0 and theirs.most == 0
