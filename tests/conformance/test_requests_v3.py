@@ -69,7 +69,8 @@ def test_recorded_v3_records_parse_and_round_trip(name: str) -> None:
     row = summarize(record, compact=True)
     assert row.record.to_wire() == raw["requests"][0]  # a compact row parses back as v3
     assert (row.origin_chain_id, row.destination_chain_id) == (137, 8453)
-    assert row.amount == "10000 USDC.e"  # the origin input has no amountFormatted: from units
+    # the origin input has no amountFormatted: from units, as a wallet writes them
+    assert row.amount == "10,000 USDC.e"
     assert row.in_hashes == ("0xcd4d70...",) and row.out_hashes == ("0x1c0089...",)
     assert record.currency_out is not None and record.currency_out.amount == 10_000_000_000
     cells = dict(zip(("id", "status"), csv_values(record), strict=False))

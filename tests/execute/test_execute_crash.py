@@ -28,6 +28,7 @@ from execute_support import (
     usdc_address,
 )
 
+from crossdeck.sim.venue.actions import apply_send_asset
 from crossdeck.wallet.gateway import EvmGateway
 
 
@@ -214,9 +215,9 @@ async def _crash_after_the_send_and_forget_its_nonce(cli: Cli) -> str:
             break
         await asyncio.sleep(0.05)
     world.ledger.nonce_past_window_ms = 0
-    world.ledger.apply_send_asset(
-        signer=cli.address, destination=new_address(), source_dex="", destination_dex="",
-        token=send.token, amount_text="1", from_sub_account="",
+    apply_send_asset(
+        world.ledger, signer=cli.address, destination=new_address(), source_dex="",
+        destination_dex="", token=send.token, amount_text="1", from_sub_account="",
         nonce=time.time_ns() // 1_000_000 + 60_000,  # one the window still takes
         signature_chain_id=send.signature_chain_id,
     )  # fmt: skip

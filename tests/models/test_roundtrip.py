@@ -25,6 +25,9 @@ CASES: list[tuple[str, type[WireModel]]] = [
     ("quote_evm.json", Quote),
     ("quote_venue_withdrawal.json", Quote),
     ("quote_venue_withdrawal_public.json", Quote),
+    # a /quote/v3 answer as the one reader holds it: v3's swap fee among v2's members, and the
+    # fees as sent kept beside them (models.quote_v3)
+    ("quote_evm_read_from_v3.json", Quote),
     ("request_record.json", RequestRecord),
     ("requests_page.json", RequestsPage),
     ("status_v1.json", StatusV1),

@@ -49,6 +49,7 @@ def test_import_from_hidden_prompt_then_show(cli_env: Path) -> None:
         "profile": "mainnet",
         "address": ADDRESS,
         "solanaAddress": None,
+        "bitcoinAddress": None,
         "source": "keyring",
         "keyring": f"encrypted file (AES-256, keyrings.alt) at {cli_env}",
     }
