@@ -65,4 +65,7 @@ async def test_the_run_screen_names_the_excess_child(
         result = str(screen.query_one("#exec-result", Static).render())
         assert f"child request {child.request_id}" in result
         assert ": 0.001 ETH, refund" in result
+        # what came back, read from the final record and carried through --json
+        assert finished.came_back is not None and finished.came_back.sent
+        assert f"sent {finished.came_back.sent}" in result
         assert f"child request {child.request_id}" in " ".join(screen_text(app).split())

@@ -145,6 +145,10 @@ def event_from_json(data: dict[str, Any]) -> Any:
             from crossdeck.execute.refund import RefundPaid
 
             return RefundPaid.from_json(value)
+        if name == "came_back" and value is not None:
+            from crossdeck.history.came_back import CameBack
+
+            return CameBack.from_json(value)
         if name == "what":
             what = {k: convert(k, v) for k, v in value.items()}
             return ev.SignRequest(**what)

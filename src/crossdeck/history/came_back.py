@@ -45,6 +45,24 @@ class CameBack:
     fees: tuple[tuple[str, str], ...]
     links: tuple[tuple[str, str], ...] = ()
 
+    def to_json(self) -> dict[str, Any]:
+        """For `--json` event lines: the words, fees and links as lists of pairs."""
+        return {
+            "sent": self.sent,
+            "received": self.received,
+            "fees": [list(fee) for fee in self.fees],
+            "links": [list(link) for link in self.links],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CameBack:
+        return cls(
+            sent=data.get("sent"),
+            received=data.get("received"),
+            fees=tuple((str(w), str(a)) for w, a in data.get("fees") or ()),
+            links=tuple((str(w), str(u)) for w, u in data.get("links") or ()),
+        )
+
     def lines(self, refunded: bool = False) -> list[str]:
         """The outcome a line each: sent, received, fees in words, each transaction's link."""
         out = [f"sent {self.sent}"] if self.sent else []
