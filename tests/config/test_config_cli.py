@@ -38,6 +38,7 @@ def test_config_show_text_is_toml_of_the_profile(config_file: WriteConfig) -> No
         "name": "Relay",
         "timeout_seconds": 7.0,
         "max_retries": 4,
+        "quote_api": "auto",  # /quote/v3 with a credential, else /quote/v2
     }
     assert shown["rpc"]["8453"] == "https://mainnet.base.org"
     assert "# keyring: encrypted file" in result.stdout

@@ -232,7 +232,8 @@ async def test_permit_passes_through_depositing(kit: Kit) -> None:
     assert asked.what.payload["primaryType"] == "ReceiveWithAuthorization"
     assert any(g.name == "permit-terms" and g.ok for g in asked.what.guards)
     [posted] = of_type(events, Posted)
-    assert posted.endpoint == "/execute/permits"
+    # the world answers /quote/v3 by default, whose permits post to /execute/permits/v2
+    assert posted.endpoint == "/execute/permits/v2"
     assert await kit.usdc(999, recipient) == quote.details.currency_out.amount
     assert await kit.usdc(8453, kit.address) == 30 * USDC
     assert await kit.native(8453, kit.address) == 0

@@ -4,12 +4,13 @@ their checks. Against the world, through a proxy that records the body the servi
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from execute_support import ETH, NATIVE, Cli, new_address
+from execute_support import ETH, NATIVE, Cli, fund, new_address
 from tampering_proxy import TamperingProxy
 
 from crossdeck.base.exitcodes import ExitCode
@@ -35,7 +36,10 @@ def _quote(*extra: str) -> list[str]:
     ]  # fmt: skip
 
 
-def test_unlisted_fields_are_sent_with_a_note(cli: Cli, proxy: TamperingProxy) -> None:
+def test_unlisted_fields_are_sent_with_a_note(cli: Cli, proxy: TamperingProxy, world: Any) -> None:
+    # funded: a quote whose checks fail (here the funds check) exits 7, and this test is
+    # about a quote that passes them
+    asyncio.run(fund(world, cli.address, native={8453: ETH // 4}))
     result = cli.invoke(
         *_quote(
             "--extra", "useReceiver=true",

@@ -26,7 +26,7 @@ CROSSDECK = str(Path(sys.executable).with_name("crossdeck"))  # the installed co
 # the world file: URLs, wallet, key, and the names the client holds quotes to
 INFO_KEYS = {
     "service_url", "venue_url", "rpc", "wallet", "api_key", "solver", "venue_depository",
-    "service_name",
+    "service_name", "venue_name", "ws_url",
 }  # fmt: skip
 ETH = 10**18
 
@@ -110,6 +110,12 @@ def test_serve_prints_one_line_writes_the_world_file_and_exits_cleanly(tmp_path:
             assert info["wallet"]["bitcoin_private_key"]
             assert info["wallet"]["address"] == "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
             assert info["api_key"] == DEMO_API_KEY
+            # the status websocket is served beside the service, on 127.0.0.1
+            assert info["ws_url"].startswith("ws://127.0.0.1:")
+            assert info["ws_url"][len("ws://127.0.0.1:") :].rstrip("/").split("/")[0].isdigit()
+            assert (
+                info["venue_name"] == "Venue" and info["service_name"] == "Service"
+            )  # neutral brand
             assert json.loads(world_file.read_text()) == info
             assert ready_line(tmp_path) == (
                 f"world ready: service {info['service_url']}, venue {info['venue_url']}; "
