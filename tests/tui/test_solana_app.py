@@ -84,7 +84,7 @@ async def test_venue_deposit_from_solana_usdc_from_the_keyboard(world: Any, tui_
     async with app.run_test(size=(120, 36)) as pilot:
         await chains_loaded(pilot)
         await pilot.press("f3")
-        await wait_until(pilot, lambda: "Perps withdrawable" in screen_text(app), what="venue")
+        await wait_until(pilot, lambda: "USDC from perps" in screen_text(app), what="venue")
         venue = app.screen
         chain = venue.query_one("#dep-chain", Picker)
         offered = [value for _, value in chain.options]
