@@ -396,15 +396,15 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
             text.append(f"\nchild request {child.words()}", style="bold")
         if event.children_note:
             text.append(f"\n{event.children_note}", style="yellow")
-        if event.tx_hashes:
-            # a refund's transactions are the refund, not a fill
-            text.append(f"\n{out_leg(event.status)} " + ", ".join(event.tx_hashes))
-        text.append(came_back_text(event))
-        if event.refund is not None:
+        if event.refund is not None:  # the money coming back, then why, before the detail
             chain = event.refund.chain_id
             name = describe.chain_name(self.chains, chain) if chain is not None else None
             text.append("\n" + event.refund.words(name), style="bold")
         text.append(reasons_text(event))
+        if event.tx_hashes:
+            # a refund's transactions are the refund, not a fill
+            text.append(f"\n{out_leg(event.status)} " + ", ".join(event.tx_hashes))
+        text.append(came_back_text(event))
         self.query_one("#exec-result", Static).update(text)
         self._say(f"finished: {event.status}", style)
         refunded = f": {event.refund.words()}" if event.refund is not None else ""
