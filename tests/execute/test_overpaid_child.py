@@ -57,7 +57,8 @@ def test_the_excess_child_is_named_in_words(cli: Cli) -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("finished: success"))
-    assert lines[at + 1].startswith("  child request 0x")
+    # the child is the first thing said after the outcome (what came back follows it)
+    assert lines[at + 1].startswith("  child request 0x"), lines[at:]
     assert lines[at + 1].endswith(": 0.02 ETH, refund")
 
 

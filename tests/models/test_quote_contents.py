@@ -130,7 +130,7 @@ def test_accessors_refuse_data_that_was_never_parsed() -> None:
 
 def test_unknown_item_data_is_representable_not_a_crash() -> None:
     raw = load("step_items_misc.json")
-    eip191, solana, bitcoin = (StepItem.from_wire(r) for r in raw)
+    eip191, solana, bitcoin, unknown = (StepItem.from_wire(r) for r in raw)
     assert eip191.kind_of_data == "signature"
     sign = eip191.as_signature().sign
     assert sign is not None and sign.signature_kind == "eip191"
@@ -145,6 +145,7 @@ def test_unknown_item_data_is_representable_not_a_crash() -> None:
     with pytest.raises(ItemKindError, match="bitcoin data"):
         bitcoin.as_transaction()
     assert solana.to_wire() == raw[1]
+    assert unknown.kind_of_data == "unknown" and unknown.to_wire() == raw[3]
     assert StepItem.from_wire({"status": "incomplete"}).kind_of_data == "unknown"
 
 

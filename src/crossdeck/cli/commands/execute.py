@@ -169,12 +169,13 @@ def event_lines(event: RunEvent) -> list[str]:
             said += reason_lines(event.fail_reason, event.refund_fail_reason)
             if event.refund is not None:
                 said.append(f"  {event.refund.words()}")
-            if event.came_back is not None:
-                refunded = event.status in ("refund", "fallback")
-                said += [f"  {line}" for line in event.came_back.lines(refunded)]
+            # money coming back as a child request first, as the app's run screen says it
             said += [f"  child request {child.words()}" for child in event.children]
             if event.children_note:
                 said.append(f"  note: {event.children_note}")
+            if event.came_back is not None:
+                refunded = event.status in ("refund", "fallback")
+                said += [f"  {line}" for line in event.came_back.lines(refunded)]
             return said
         case ev.Failed():
             return [f"error: {event.error}"]
