@@ -45,10 +45,9 @@ class AmountShortcuts(Vertical):
         self.reading = False  # a read for `key` is under way
 
     def compose(self) -> ComposeResult:
+        # the keys are mounted with the first balance (`_show`), after the first frame: built
+        # with the form, each was styled twice more before it (tests/tui/test_screen_bars.py)
         with Horizontal(id="amount-keys"):
-            yield Button("Max", id="amount-max", compact=True, disabled=True)
-            for percent in FRACTIONS:
-                yield Button(f"{percent}%", id=f"amount-{percent}", compact=True, disabled=True)
             yield Static("", id="amount-balance")
         yield Static("", id="amount-max-note", classes="hint")
 
@@ -56,7 +55,14 @@ class AmountShortcuts(Vertical):
         self.query_one("#amount-balance", Static).update(balance)
         self.query_one("#amount-max-note", Static).update(Text(note, style="dim"))
         self.query_one("#amount-max-note").display = bool(note)
-        for button in self.query(Button):
+        buttons = list(self.query(Button))
+        if not buttons and self.spendable is not None:
+            buttons = [Button("Max", id="amount-max", compact=True)]
+            buttons += [Button(f"{p}%", id=f"amount-{p}", compact=True) for p in FRACTIONS]
+            self.query_one("#amount-keys", Horizontal).mount_all(
+                buttons, before="#amount-balance"
+            )
+        for button in buttons:
             button.disabled = self.spendable is None
 
     def clear(self, said: str = "") -> None:
