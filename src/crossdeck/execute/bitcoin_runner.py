@@ -22,7 +22,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.describe.bitcoin import btc, psbt_lines
 from crossdeck.execute.errors import ExecutionError
 from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
@@ -236,7 +235,4 @@ class BitcoinRunner(ItemRunner):
         self.journal.record(*item.key, "done")
         yield TxConfirmed(txid, BITCOIN_CHAIN_ID, state.block_height or 0, 0, item.step.id,
                           item.item_index)  # fmt: skip
-        try:
-            self.shop.acted(item.run)
-        except CrossdeckError:
-            pass
+        self.shop.acted(item.run)
