@@ -19,10 +19,10 @@ from textual.widgets import Button, Input, Static
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.constants import VENUE_CHAIN_ID
-from crossdeck.portfolio.spendable import FRACTIONS, NotReadable, Spendable
 
 if TYPE_CHECKING:
     from crossdeck.models.chains import ChainsResponse
+    from crossdeck.portfolio.spendable import Spendable
     from crossdeck.venue.client import VenueClient
 
 # (wallet, chain id, currency address): whose balance of what the line is about
@@ -57,11 +57,11 @@ class AmountShortcuts(Vertical):
         self.query_one("#amount-max-note").display = bool(note)
         buttons = list(self.query(Button))
         if not buttons and self.spendable is not None:
+            from crossdeck.portfolio.spendable import FRACTIONS
+
             buttons = [Button("Max", id="amount-max", compact=True)]
             buttons += [Button(f"{p}%", id=f"amount-{p}", compact=True) for p in FRACTIONS]
-            self.query_one("#amount-keys", Horizontal).mount_all(
-                buttons, before="#amount-balance"
-            )
+            self.query_one("#amount-keys", Horizontal).mount_all(buttons, before="#amount-balance")
         for button in buttons:
             button.disabled = self.spendable is None
 
@@ -95,7 +95,9 @@ class AmountShortcuts(Vertical):
         rpc: dict[int, str],
         venue: VenueClient,
     ) -> None:
-        from crossdeck.portfolio.spendable import evm_spendable, venue_spendable
+        # here, after the first frame: the module reads /chains' models (pydantic), which the
+        # app's start path never imports (tests/tui/test_quote_screen_imports.py)
+        from crossdeck.portfolio.spendable import NotReadable, evm_spendable, venue_spendable
 
         wallet, chain_id, currency = key
         try:
