@@ -3,11 +3,12 @@ point 2): SVG snapshots taken after the resize, and held to the same rules as th
 amount, balance or hash cut by an ellipsis, and every money column still there (a column
 shrinks by shortening hashes in the middle, never by dropping a money column).
 
-The screens are set up as `test_snapshots.py` sets them up, then resized while running.
-(Settings is left out: it shows this run's ports and paths and has no money column.)"""
+The screens are set up as `test_snapshots.py` sets them up, then resized while running: Quote,
+a run's end (Execute), Venue, Portfolio, History, Live status, Settings and Help."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,16 +17,19 @@ import pytest
 from svg_text import cut_values, svg_lines
 from test_snapshots import (
     FROZEN_NOW,
+    SNAPSHOT_DIR,
     FeedWindow,
     RowsLoaded,
     _app,
+    _replay,
     _run,
     _settle,
     _show_quote,
     load_fixture,
+    settings_app,
     summarize,
 )
-from tui_support import screen_text, wait_until
+from tui_support import chains_loaded, screen_text, wait_until
 
 from crossdeck.models import RequestsPage
 from crossdeck.track.updates import Source, StatusUpdate
@@ -141,9 +145,58 @@ def test_live_status_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) 
     assert snap_compare(app, terminal_size=WIDE, run_before=ready)
 
 
+def test_execute_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    """A run's end (what came back, the transactions) resized live."""
+    replay = _replay("deposit")
+
+    async def ready(pilot: Any) -> None:
+        await replay(pilot)
+        await _resize(pilot)
+
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=WIDE, run_before=ready)
+
+
+def test_settings_resized(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = settings_app(snap_world, tui_dir, monkeypatch)
+
+    async def ready(pilot: Any) -> None:
+        await pilot.pause(0.2)
+        await _settle(pilot)
+        await _resize(pilot)
+
+    try:
+        assert snap_compare(app, terminal_size=WIDE, run_before=ready)
+    finally:
+        shutil.rmtree(SNAPSHOT_DIR, ignore_errors=True)
+
+
+def test_help_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) -> None:
+    async def ready(pilot: Any) -> None:
+        await chains_loaded(pilot)
+        await pilot.press("f1")
+        await pilot.pause(0.2)
+        await _settle(pilot)
+        pilot.app.screen.query_one("DataTable").focus()
+        await _resize(pilot)
+
+    assert snap_compare(_app(snap_world, tui_dir), terminal_size=WIDE, run_before=ready)
+
+
 def test_every_resized_snapshot_keeps_its_amounts_and_hashes_whole() -> None:
     pictures = sorted(SNAPSHOTS.glob("*.svg"))
-    assert len(pictures) >= 4
+    # one per screen: Quote, Execute, Venue, Portfolio, History, Live status, Settings, Help
+    assert {p.stem.removeprefix("test_").removesuffix("_resized") for p in pictures} == {
+        "quote",
+        "execute",
+        "venue",
+        "portfolio",
+        "history",
+        "live_status",
+        "settings",
+        "help",
+    }
     for picture in pictures:
         lines = svg_lines(picture)
         assert max(len(line) for line in lines) <= NARROW[0], picture.name
@@ -164,3 +217,21 @@ def test_venue_resized_reads_as_started_narrow_with_amounts_as_wallets_show_them
     assert any("perps        50,000 USDC" in line for line in resized)
     assert any("10,000 USDC  0 USDC  10,000 USDC" in line for line in resized)
     assert not any("50000.0" in line or "10000.0" in line for line in resized)
+
+
+@pytest.mark.parametrize("screen", ["settings", "help"])
+def test_resized_reads_as_started_narrow(screen: str) -> None:
+    """Settings and Help have nothing that changes between runs: resized live, each is the very
+    picture of the screen started at 80x24."""
+    resized = svg_lines(SNAPSHOTS / f"test_{screen}_resized.svg")
+    assert resized == svg_lines(SNAPSHOTS.parent / "test_snapshots" / f"test_{screen}[80x24].svg")
+
+
+def test_execute_resized_lays_the_steps_out_again() -> None:
+    """A run's end resized live: the steps' state column is still on screen (the "what" column
+    wraps in the new width) and the progress log shows its last line."""
+    lines = svg_lines(SNAPSHOTS / "test_execute_resized.svg")
+    header = next(line for line in lines if "what" in line and "kind" in line)
+    assert "state" in header
+    assert any("confirmed 0x3e6a…374f" in line for line in lines)
+    assert any("finished: success" in line for line in lines)

@@ -308,9 +308,9 @@ def test_live_status(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Si
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
 
-def test_settings(
-    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def settings_app(snap_world: Any, tui_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The Settings screen on fixed ports and paths (its picture shows them), in SNAPSHOT_DIR
+    (emptied first; the caller empties it after)."""
     shutil.rmtree(SNAPSHOT_DIR, ignore_errors=True)
     monkeypatch.setenv("CROSSDECK_CONFIG", str(SNAPSHOT_DIR / "config.toml"))
     settings = Settings(
@@ -327,7 +327,7 @@ def test_settings(
             api_key=Secret(snap_world.api_key),
         ),
     )
-    app = make_app(
+    return make_app(
         snap_world,
         tui_dir,
         settings=settings,
@@ -335,6 +335,12 @@ def test_settings(
         clock=lambda: FROZEN_NOW,
         user_themes=SNAPSHOT_DIR / "themes",
     )
+
+
+def test_settings(
+    snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = settings_app(snap_world, tui_dir, monkeypatch)
 
     async def ready(pilot: Any) -> None:
         await pilot.pause(0.2)

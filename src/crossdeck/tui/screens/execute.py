@@ -144,14 +144,36 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
         self.query_one("#exec-log").border_title = "Progress"
         table = self.query_one("#exec-items", DataTable)
         table.border_title = "Steps"
-        table.add_columns("#", "step", "kind")
-        # "what" wraps in the width the other columns leave (amounts and addresses stay whole)
-        table.add_column("what", width=max(MIN_WHAT_WIDTH, self.app.size.width - OTHER_COLUMNS))
-        table.add_column("state")
+        self._step_columns()
         for step_index, step in enumerate(self.quote.steps):
             self._add_step_rows(step_index, step)
         if self.autostart:
             self.start()
+
+    def _what_width(self) -> int:
+        return max(MIN_WHAT_WIDTH, self.app.size.width - OTHER_COLUMNS)
+
+    def _step_columns(self) -> None:
+        table = self.query_one("#exec-items", DataTable)
+        table.add_columns("#", "step", "kind")
+        # "what" wraps in the width the other columns leave (amounts and addresses stay whole)
+        table.add_column("what", width=self._what_width())
+        table.add_column("state")
+
+    def on_resize(self) -> None:
+        """Resized live: the steps laid out again for the new width, as if started at it
+        (their rows' heights follow the new wrap), and the progress log at its end again."""
+        if not self.is_mounted:
+            return
+        table = self.query_one("#exec-items", DataTable)
+        if table.ordered_columns and table.ordered_columns[3].width != self._what_width():
+            rows = [(key, table.get_row(key)) for key in self._rows if key in table.rows]
+            table.clear(columns=True)
+            self._step_columns()
+            for key, cells in rows:
+                table.add_row(*cells, key=key, height=None)
+        log = self.query_one("#exec-log", VerticalScroll)
+        self.call_after_refresh(log.scroll_end, animate=False)
 
     def _add_step_rows(self, step_index: int, step: Any) -> None:
         table = self.query_one("#exec-items", DataTable)
@@ -264,7 +286,9 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
                 self._show_Failed(event)
             case _:
                 assert_never(event)
-        self.query_one("#exec-log-text", Static).update(self._log)
+        shown = self._log.copy()
+        shown.rstrip()  # the last line's newline would scroll an empty line into view
+        self.query_one("#exec-log-text", Static).update(shown)
         self.query_one("#exec-log", VerticalScroll).scroll_end(animate=False)
 
     def _say(self, text: str, style: str = "") -> None:

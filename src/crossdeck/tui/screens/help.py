@@ -54,6 +54,8 @@ class HelpScreen(ModalScreen[None]):
         super().__init__()
         self.sections = sections
         self.keymap = keymap
+        self._widths: list[int] = []
+        self._what_width = 0
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
@@ -66,7 +68,22 @@ class HelpScreen(ModalScreen[None]):
             yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
+        self._fill()
+        self.query_one(DataTable).focus()
+
+    def on_resize(self) -> None:
+        """Resized live: "What it does" takes the new width left, as if opened at this size."""
+        if self.is_mounted and self._what_width != self._what_width_now():
+            self._fill()
+
+    def _what_width_now(self) -> int:
+        box = min(HELP_BOX_WIDTH, self.app.size.width) - FRAME_COLUMNS
+        return max(MIN_WHAT_WIDTH, box - sum(w + CELL_PADDING for w in self._widths) - CELL_PADDING)
+
+    def _fill(self) -> None:
         table = self.query_one(DataTable)
+        cursor = table.cursor_row
+        table.clear(columns=True)
         rows = [
             (
                 Text(title, style="bold"),
@@ -82,18 +99,17 @@ class HelpScreen(ModalScreen[None]):
             for binding in bindings
         ]
         heads = ("Where", "Keys", "Id")
-        widths = [
+        self._widths = [
             max([len(head)] + [row[at].cell_len for row in rows]) for at, head in enumerate(heads)
         ]
         # "What it does" takes the width left and wraps in it, whatever the terminal's width
-        box = min(HELP_BOX_WIDTH, self.app.size.width) - FRAME_COLUMNS
-        what = max(MIN_WHAT_WIDTH, box - sum(w + CELL_PADDING for w in widths) - CELL_PADDING)
-        for head, width in zip(heads, widths, strict=True):
+        self._what_width = self._what_width_now()
+        for head, width in zip(heads, self._widths, strict=True):
             table.add_column(head, width=width)
-        table.add_column("What it does", width=what)
+        table.add_column("What it does", width=self._what_width)
         for row in rows:
             table.add_row(*row, height=None)
-        table.focus()
+        table.move_cursor(row=cursor)
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)
