@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 from eth_account import Account
 from textual.widgets import Button, Input, Static
 from tui_support import make_app, screen_text, wait_until
@@ -23,6 +24,7 @@ from crossdeck.sim.venue import (
     USDC_DECIMALS,
     hip3_address,
 )
+from crossdeck.tui.screens.venue_transfer import TransferForm
 from crossdeck.tui.services import Secrets
 from crossdeck.venue.account_words import account_lines
 
@@ -189,3 +191,78 @@ async def test_the_withdrawal_quote_names_the_first_send_fee(world: Any, tui_dir
             what="the fee in the quote",
         )
         assert app.screen.request.origin_chain_id == 1337
+
+
+def _world_book(world: Any, user: str) -> tuple[str, str]:
+    """The venue's own perps and spot USDC of `user` as the world's /info answers them, as the
+    screen writes a book ('30 USDC')."""
+    from decimal import Decimal
+
+    from crossdeck.models.display import decimal_amount_text
+
+    def ask(kind: str) -> Any:
+        return httpx.post(world.venue_url + "/info", json={"type": kind, "user": user}).json()
+
+    perps = Decimal(ask("clearinghouseState")["withdrawable"])
+    balances = ask("spotClearinghouseState")["balances"]
+    spot = sum((Decimal(b["total"]) for b in balances if b["coin"] == "USDC"), Decimal(0))
+    return decimal_amount_text(perps, "USDC"), decimal_amount_text(spot, "USDC")
+
+
+async def test_a_signer_switch_shows_the_new_wallets_book_never_the_last_ones(
+    world: Any, tui_dir: Path
+) -> None:
+    """Issue 35 point 1 on the Venue screen: with wallet A it shows A's venue book (as the
+    world's venue answers it); switched in Settings to B, nothing of A's stays under B's name
+    and B's book is shown; switched back, A's again."""
+    from tui_support import pick
+
+    a, app = _trader_app(world, tui_dir, 30)
+    b = Account.create().address
+    world.ledger.credit(b, PERPS_USDC_ADDRESS, 7 * UNIT)
+    world.ledger.credit(b, SPOT_USDC_TOKEN_ID, 3 * UNIT)
+
+    def shown() -> str:  # the Venue screen's account pane, whichever screen is in front
+        return " ".join(str(venue.query_one("#venue-account", Static).render()).split())
+
+    def shows_book_of(user: str) -> bool:
+        perps, spot = _world_book(world, user)
+        text = shown()
+        return f"venue account {user}" in text and f"perps {perps}" in text and (
+            f"spot {spot}" in text
+        )
+
+    async with app.run_test(size=(120, 36)) as pilot:
+        venue = app.screen  # the app starts on it; it stays mounted behind Settings
+        await wait_until(pilot, lambda: shows_book_of(a.address), what="A's venue book")
+        assert _world_book(world, a.address) == ("30 USDC", "0 USDC")
+
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: "Signer" in screen_text(app), what="Settings")
+        await pick(pilot, "#signer-select", "read-only")
+        field = app.screen.query_one("#signer-value", Input)
+        field.value = b
+        field.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: f"{b[:6]}…{b[-4:]}" in app.sub_title, what="B named")
+        # from the turn the title bar names B, nothing of A's is on the Venue screen: its pane
+        # says it reads B (or shows B's book already), its data and transfer form are not A's
+        assert a.address not in shown() and "30 USDC" not in shown()
+        assert b in shown()
+        assert venue.data.get("user", b) == b
+        assert getattr(venue.query_one(TransferForm).account, "user", b) == b
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: shows_book_of(b), what="B's venue book")
+        assert _world_book(world, b) == ("7 USDC", "3 USDC")
+        assert a.address not in shown() and venue.data["account"].user == b
+        assert f"{b[:6]}…{b[-4:]}" in app.sub_title
+
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: "Signer" in screen_text(app), what="Settings again")
+        await pick(pilot, "#signer-select", "keyring")
+        app.screen.use_signer()  # its button (a toast may cover it)
+        await wait_until(pilot, lambda: a.address[:6] in app.sub_title, what="A named again")
+        assert b not in shown() and "7 USDC" not in shown() and a.address in shown()
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: shows_book_of(a.address), what="A's venue book again")
+        assert b not in shown()

@@ -151,6 +151,17 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         spot = self.query_one("#venue-spot", DataTable)
         spot.add_columns("coin", "token id", "total", "hold", "available")
         self._form_columns()
+        # immediate: the last wallet's book goes in the same turn as the title bar changes
+        self.crossdeck.wallet_changed.subscribe(self, self._on_wallet_changed, immediate=True)
+        self.load()
+
+    def _on_wallet_changed(self, wallet: str | None) -> None:
+        """Another signer or wallet: nothing of the last one's venue account stays on screen
+        (its book, its spot rows, the transfer form's account); the new one's is read."""
+        self.data = {}
+        self.query_one("#venue-spot", DataTable).clear()
+        self.query_one(TransferForm).forget_account()
+        self.query_one("#venue-account", Static).update(f"Reading {wallet or 'no wallet'}…")
         self.load()
 
     def _form_columns(self) -> None:
@@ -177,7 +188,9 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         app = self.crossdeck
         await app.services_ready.wait()
         settings = app.settings
-        self.query_one("#venue-account", Static).update("Reading the venue…")
+        wallet = app.services.wallet_address
+        whose = f"Reading {wallet} on the venue…" if wallet else "Reading the venue…"
+        self.query_one("#venue-account", Static).update(whose)  # whose: never another's name
         chains = await within(
             app.services.chains(),
             what="the service (/chains)",
@@ -270,6 +283,8 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         self._fill_currencies("#wd-currency", selected_chain_id(event.value))
 
     def on_venue_loaded(self, message: VenueLoaded) -> None:
+        if message.data.get("user") != self.crossdeck.services.wallet_address:
+            return  # read for the wallet before a signer switch: the new one's reading follows
         self.data = message.data
         self._render_account()
         self._render_spot()

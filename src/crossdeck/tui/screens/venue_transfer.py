@@ -69,6 +69,14 @@ class TransferForm(Vertical):
                 picker.set_options(books)
                 picker.value = default
 
+    def forget_account(self) -> None:
+        """The wallet changed: nothing reviewed for the last one can be signed."""
+        self.account = None
+        self.prepared = None
+        self._reviewed = None
+        self.query_one("#tr-sign", Button).disabled = True
+        self._show("")
+
     def offer(self, source: str, destination: str, amount: str) -> None:
         """Fill the form with a move the withdrawal needs first, and focus its Review."""
         self.query_one("#tr-from", Picker).value = source
