@@ -11,8 +11,9 @@ from textual.widgets import Input
 from tui_support import chains_loaded, make_app, screen_text, wait_until
 
 from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID
+from crossdeck.models.display import Unit, amount_text, exact_units_text
 from crossdeck.portfolio.spendable import PAYMENT_GAS_LIMIT
-from crossdeck.venue.account import format_usdc, read_account
+from crossdeck.venue.account import read_account
 from crossdeck.venue.client import VenueClient
 from crossdeck.wallet.gateway import EvmGateway
 
@@ -48,8 +49,23 @@ async def test_native_max_keeps_gas_and_fractions_fill_the_amount(
         kept = spendable.held - spendable.most
         assert kept > 0 and kept % PAYMENT_GAS_LIMIT == 0  # max fee per gas x the margin
         assert f"{PAYMENT_GAS_LIMIT:,} gas" in spendable.note
-        assert f"balance {spendable.text(held)}" in screen_text(app)
-        assert f"Max {spendable.text(spendable.most)} ETH: keeps" in screen_text(app)
+        eth = Unit("ETH", spendable.decimals)
+        # as a wallet shows them (the one display function), every digit one key away
+        assert f"balance {amount_text(held, eth)}" in screen_text(app)
+        assert f"Max {amount_text(spendable.most, eth)}: keeps" in screen_text(app)
+        await pilot.press("ctrl+b")
+        await wait_until(
+            pilot,
+            lambda: f"balance {exact_units_text(held, eth)}" in screen_text(app),
+            what="the exact balance",
+        )
+        assert f"Max {exact_units_text(spendable.most, eth)}: keeps" in screen_text(app)
+        await pilot.press("ctrl+b")
+        await wait_until(
+            pilot,
+            lambda: f"balance {amount_text(held, eth)}" in screen_text(app),
+            what="the rounded balance again",
+        )
         await pilot.click("#amount-max")
         amount = screen.query_one("#amount", Input)
         assert amount.value == spendable.text(spendable.most)
@@ -83,7 +99,8 @@ async def test_venue_withdrawal_max_is_the_accounts_max_send(world: Any, tui_dir
         assert spendable.held == account.withdrawable(book) // scale
         if account.first_send_fee_due:
             assert spendable.held > spendable.most
-            assert format_usdc(account.first_send_fee) in spendable.note
+            fee = amount_text(account.first_send_fee, Unit("USDC", 8))
+            assert f"keeps the venue's first-send fee {fee}" in spendable.note
         await pilot.click("#amount-max")
         assert screen.query_one("#amount", Input).value == spendable.text(spendable.most)
 
@@ -107,6 +124,26 @@ async def test_another_wallet_clears_the_balance_at_once(world: Any, tui_dir: Pa
             venue=app.services.venue,
         )
         assert shortcuts.spendable is None  # the first wallet's balance is gone at once
-        assert f"balance {mine.text(mine.held)}" not in screen_text(app)
+        assert f"balance {amount_text(mine.held, Unit('ETH', 18))}" not in screen_text(app)
         theirs = await _read(pilot, other)
         assert theirs.wallet == other[0] and theirs.held == 0 and theirs.most == 0
+
+
+async def test_a_token_balance_reads_with_thousands_separated(world: Any, tui_dir: Path) -> None:
+    """The world's wallet holds USDC by the thousand: the line beside Amount separates them,
+    as the one display function does everywhere ('balance 100,000 USDC')."""
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        screen = app.quote_screen
+        chain_id = screen.form_values().origin_chain_id
+        chain = screen.chains.by_id(chain_id)
+        usdc = next(c for c in chain.currencies if c.symbol == "USDC")
+        screen.apply_values(screen.form_values().with_changes(origin_currency=usdc.address))
+        spendable = await _read(pilot, (world.wallet_address, chain_id, usdc.address))
+        async with EvmGateway(world.rpc[chain_id], chain_id) as gateway:
+            held = await gateway.erc20_balance(usdc.address, world.wallet_address)
+        assert spendable.held == spendable.most == held >= 1000 * 10**usdc.decimals
+        said = f"balance {amount_text(held, Unit('USDC', usdc.decimals))}"
+        assert "," in said and said in screen_text(app)
+        assert f"balance {held // 10**usdc.decimals} USDC" not in screen_text(app)

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from crossdeck.models.chains import NATIVE_ADDRESS, VENUE_CHAIN_ID
+from crossdeck.models.display import Unit, amount_text, gwei_text
 from crossdeck.models.units import format_units
-from crossdeck.venue.account import PERPS, SPOT, USDC_DECIMALS, format_usdc, read_account
+from crossdeck.venue.account import PERPS, SPOT, USDC_DECIMALS, read_account
 from crossdeck.venue.currencies import PERPS_DEX, SPOT_DEX, SPOT_USDC_TOKEN_ID, expected_token_id
 
 if TYPE_CHECKING:
@@ -66,8 +67,8 @@ async def evm_spendable(
         max_fee, _ = await gateway.fee_params()
     gas = max_fee * PAYMENT_GAS_LIMIT
     note = (
-        f"keeps {format_units(gas, decimals)} {symbol} for gas "
-        f"({PAYMENT_GAS_LIMIT:,} gas at {format_units(max_fee, 9)} gwei)"
+        f"keeps {amount_text(gas, Unit(symbol, decimals))} for gas "
+        f"({PAYMENT_GAS_LIMIT:,} gas at {gwei_text(max_fee)})"
     )
     return Spendable(chain_id, currency, wallet, held, max(held - gas, 0), decimals, note)
 
@@ -87,7 +88,8 @@ async def venue_spendable(
     account = await read_account(venue, wallet, hip3_dexes(chains))
     held, most = account.withdrawable(book), account.max_send(book)
     fee = account.first_send_fee
-    note = f"keeps the venue's first-send fee {format_usdc(fee)} USDC" if fee else ""
+    fee_text = amount_text(fee, Unit("USDC", USDC_DECIMALS))
+    note = f"keeps the venue's first-send fee {fee_text}" if fee else ""
     return Spendable(
         VENUE_CHAIN_ID,
         currency,

@@ -87,7 +87,20 @@ class QuoteScreen(QuoteFormScreen):
             priority=True,
             tooltip="Clear the form and the quote",
         ),
+        Binding(
+            "ctrl+b",
+            "exact_balance",
+            "Exact",
+            id="quote.exact",
+            priority=True,
+            show=False,
+            tooltip="Show the balance and Max beside Amount with every digit (again: rounded "
+            "as a wallet shows them)",
+        ),
     ]
+
+    def action_exact_balance(self) -> None:
+        self.query_one("#amount-shortcuts", AmountShortcuts).toggle_exact()
 
     def __init__(self) -> None:
         super().__init__()

@@ -5,6 +5,7 @@ unfinished (`ResumeOfferScreen`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -15,6 +16,7 @@ from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from crossdeck.execute.journal import RunRecord
+from crossdeck.models.display import decimal_amount_text
 
 
 def resume_command(request_id: str) -> str:
@@ -31,7 +33,12 @@ def _side(amount: object) -> str | None:
     symbol = currency.get("symbol") or "?"
     how_much = amount.get("amountFormatted")
     chain = currency.get("chainId")
-    said = f"{how_much} {symbol}" if how_much else str(symbol)
+    said = str(symbol)
+    if isinstance(how_much, str) and how_much:
+        try:  # as a wallet shows it (the one display rounding), the service's text otherwise
+            said = decimal_amount_text(Decimal(how_much), str(symbol))
+        except InvalidOperation:
+            said = f"{how_much} {symbol}"
     return f"{said} on chain {chain}" if chain is not None else said
 
 

@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Static
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.constants import VENUE_CHAIN_ID
+from crossdeck.models.display import Unit, amount_text, exact_units_text
 
 if TYPE_CHECKING:
     from crossdeck.models.chains import ChainsResponse
@@ -27,6 +28,20 @@ if TYPE_CHECKING:
 
 # (wallet, chain id, currency address): whose balance of what the line is about
 BalanceKey = tuple[str, int, str]
+
+
+def balance_lines(spendable: Spendable, symbol: str, exact: bool = False) -> tuple[Text, str]:
+    """'balance 100,000 USDC' and, when Max is less than the balance, 'Max 22.9021 ETH: keeps
+    …' (on its own line: a narrow pane would cut it), as a wallet shows amounts; `exact`:
+    every digit ('balance 22.902094430166925409 ETH')."""
+    unit = Unit(symbol, spendable.decimals)
+    shown = exact_units_text if exact else amount_text
+    said = Text(f"balance {shown(spendable.held, unit)}")
+    note = ""
+    if spendable.most != spendable.held:
+        note = f"Max {shown(spendable.most, unit)}"
+        note += f": {spendable.note}" if spendable.note else ""
+    return said, note
 
 
 class AmountShortcuts(Vertical):
@@ -43,6 +58,7 @@ class AmountShortcuts(Vertical):
         self.spendable: Spendable | None = None
         self.symbol = ""
         self.reading = False  # a read for `key` is under way
+        self.exact = False  # every digit (ctrl+b) rather than a wallet's rounding
 
     def compose(self) -> ComposeResult:
         # the keys are mounted with the first balance (`_show`), after the first frame: built
@@ -116,12 +132,13 @@ class AmountShortcuts(Vertical):
         if self.key != key:  # the form moved on (another wallet, chain or currency)
             return
         self.spendable, self.reading = spendable, False
-        said = Text(f"balance {spendable.text(spendable.held)} {symbol}", style="")
-        note = ""
-        if spendable.most != spendable.held:  # on its own line: a narrow pane cuts this one
-            note = f"Max {spendable.text(spendable.most)} {symbol}"
-            note += f": {spendable.note}" if spendable.note else ""
-        self._show(said, note)
+        self._show(*balance_lines(spendable, symbol, self.exact))
+
+    def toggle_exact(self) -> None:
+        """Every digit of the balance and Max, or back to a wallet's rounding (ctrl+b)."""
+        self.exact = not self.exact
+        if self.spendable is not None:
+            self._show(*balance_lines(self.spendable, self.symbol, self.exact))
 
     @on(Button.Pressed, "#amount-keys Button")
     def _fill(self, event: Button.Pressed) -> None:
