@@ -293,31 +293,31 @@ async def open_signer(
 def gateways(settings: Settings) -> GatewayPool:
     """One EVM gateway per configured chain, each made on first use."""
     from crossdeck.execute.gateways import GatewayPool
-    from crossdeck.models.addresses import BITCOIN_CHAIN_ID, SOLANA_CHAIN_ID
+    from crossdeck.models.addresses import Family, family_of
 
-    # EVM chains only: Solana's RPC is the Solana gateway's (`solana_parts`), Bitcoin's API
-    # the Bitcoin gateway's (`bitcoin_parts`)
-    others = (SOLANA_CHAIN_ID, BITCOIN_CHAIN_ID)
-    return GatewayPool({k: v for k, v in settings.rpc.items() if k not in others})
+    # EVM chains only (by what is known of the id without /chains; an SVM chain's RPC in the
+    # pool is never asked for: the executor asks it only for the chains /chains says are EVM):
+    # an SVM chain's RPC is the SVM gateway's (`solana_parts`), Bitcoin's API the Bitcoin
+    # gateway's (`bitcoin_parts`)
+    return GatewayPool({k: v for k, v in settings.rpc.items() if family_of(k) is Family.EVM})
 
 
 def solana_parts(settings: Settings, *, fee_payer: Secret | None = None) -> SolanaParts | None:
-    """The Solana key and RPC when the profile has both, else None; `fee_payer`: the key of a
-    depositFeePayer given for this run (`bridge --deposit-fee-payer-keypair`), held in memory."""
+    """The SVM key and the RPC of each chain (the settings' `rpc` by chain id: the runner asks
+    it only for chains /chains lists as SVM) when the profile has a key, else None;
+    `fee_payer`: the key of a depositFeePayer given for this run
+    (`bridge --deposit-fee-payer-keypair`), held in memory."""
     from crossdeck.credentials import resolve_solana_key
-    from crossdeck.models.addresses import SOLANA_CHAIN_ID
 
-    url = settings.rpc.get(SOLANA_CHAIN_ID)
-    if url is None:
-        return None
     key = resolve_solana_key(settings)
     if key is None:
         return None
-    from crossdeck.wallet.solana import SolanaGateway, SolanaKeySigner, SolanaParts
+    from crossdeck.wallet.solana import SolanaKeySigner, SolanaParts
 
     kind = "world" if settings.world is not None else "keyring"
     payer = SolanaKeySigner(fee_payer) if fee_payer is not None else None
-    return SolanaParts(SolanaKeySigner(key, kind), SolanaGateway(url), payer)
+    rpc = {chain_id: str(url) for chain_id, url in settings.rpc.items()}
+    return SolanaParts(SolanaKeySigner(key, kind), rpc, payer)
 
 
 def bitcoin_parts(settings: Settings) -> BitcoinParts | None:

@@ -138,8 +138,11 @@ async def test_the_app_s_tracker_and_executor_are_built_from_the_settings(
         try:
             assert executor.service is app.service and executor.venue is app.venue
             assert executor.follower is tracker  # one poller for the app, not two
-            # the EVM chains; Solana's RPC is the Solana gateway's, Bitcoin's the Bitcoin one's
-            assert executor.gateways.chain_ids == frozenset(settings.rpc) - {792703809, 8253038}
+            # the EVM chains; Solana's RPC is the Solana gateway's, Bitcoin's the Bitcoin one's,
+            # and so is the world's second SVM chain's (Eclipse) once /chains says it is one
+            executor.gateways.adopt(await app.service.chains())
+            evm = frozenset(settings.rpc) - {792703809, 8253038, 9286185}
+            assert executor.gateways.chain_ids == evm
             assert executor.journal.path.parent == settings.data_dir
         finally:
             await app.close_executor(executor)

@@ -361,6 +361,7 @@ def test_chains_have_the_recorded_shape(chains: dict[int, dict[str, Any]]) -> No
         "hyperevm",
         "hyperliquid",
         "solana",
+        "eclipse",
         "bitcoin",
     }
 

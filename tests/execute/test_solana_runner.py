@@ -93,7 +93,7 @@ async def shop(world: Any, tmp_path: Path) -> AsyncIterator[Workshop]:
     journal = Journal(tmp_path / "journal.sqlite3")
     solana = SolanaParts(
         SolanaKeySigner(Secret(world.info["wallet"]["solana_private_key"]), "world"),
-        SolanaGateway(world.rpc[SOLANA_CHAIN_ID]),
+        {SOLANA_CHAIN_ID: world.rpc[SOLANA_CHAIN_ID]},
     )
     parts = Collaborators(
         service, venue, KeySigner(Signer(Secret(new_key()))),
@@ -119,6 +119,12 @@ async def shop(world: Any, tmp_path: Path) -> AsyncIterator[Workshop]:
         journal.close()
 
 
+def solana_gateway(solana: SolanaParts) -> SolanaGateway:
+    gateway = solana.gateway(SOLANA_CHAIN_ID)
+    assert gateway is not None
+    return gateway
+
+
 def item_of(quote: Quote) -> Item:
     run = Run(quote.request_id or "", quote, None, 1, None)
     return Item(run, 0, 0, quote.steps[0], quote.steps[0].items[0])
@@ -128,8 +134,8 @@ async def vault_and_wallet(shop: Workshop) -> tuple[int, int]:
     solana = shop.parts.solana
     assert solana is not None
     return (
-        await solana.gateway.balance(str(VAULT)),
-        await solana.gateway.balance(solana.signer.address),
+        await solana_gateway(solana).balance(str(VAULT)),
+        await solana_gateway(solana).balance(solana.signer.address),
     )
 
 
@@ -322,7 +328,7 @@ async def test_an_expired_unlanded_transaction_ends_the_run_in_the_journal(
         solana = shop.parts.solana
         valid = int((record.signed or {})["lastValidBlockHeight"])
         for _ in range(50):  # the blockhash lives 2 blocks of 0.4 s
-            if await solana.gateway.block_height() > valid:
+            if await solana_gateway(solana).block_height() > valid:
                 break
             await asyncio.sleep(0.2)
         with pytest.raises(ExecutionError, match="expired") as ended:

@@ -217,9 +217,9 @@ def test_solana_rows_are_the_chains_own_answer(world: Any, tmp_path: Path) -> No
     )
     assert held["USDC"]["amount"] == str(units) and units > 0
     assert held["USDC"]["amountUsd"] is not None
-    # a Solana address alone reads Solana alone
+    # a Solana address alone reads the SVM chains alone (Solana, and the world's Eclipse)
     alone = wallet.balances(owner)
-    assert {h["chainId"] for h in alone["holdings"]} == {SOLANA}
+    assert {h["chainId"] for h in alone["holdings"]} == {SOLANA, 9286185}
     assert alone["addresses"] == {"svm": owner}
     # and a chain it cannot hold on is refused naming where it can be read, not a family
     refused = wallet.invoke("balances", owner, "--chain", "8453")

@@ -358,10 +358,12 @@ class ServiceClient:
 
     async def chains(self) -> ChainsResponse:
         """GET /chains: chains and their currencies (incl. the venue, chain 1337)."""
+        from crossdeck.models.addresses import remember_vm_types
         from crossdeck.models.chains import ChainsResponse
 
         answer = await self._read("GET", "/chains", ChainsResponse)
         self._chains_seen = answer
+        remember_vm_types(answer.vm_types())  # a chain's family, for what asks by id alone
         return answer
 
     async def token_price(self, chain_id: int, address: str) -> Decimal:
@@ -412,9 +414,12 @@ class ServiceClient:
         path = "/transactions/deposit-address/reindex"
         return await self._call("POST", path, self._object, json_body=body)
 
-    async def index_solana_transaction(self, signature: str) -> dict[str, Any]:
-        """POST /transactions/index for a Solana deposit: its base58 signature, and the chain
-        id as a string (as the public SDK sends it)."""
+    async def index_solana_transaction(
+        self, signature: str, chain_id: int = SOLANA_CHAIN_ID
+    ) -> dict[str, Any]:
+        """POST /transactions/index for a deposit on an SVM chain (`chain_id`: Solana unless
+        said): its base58 signature, and the chain id as a string (as the public SDK sends
+        it)."""
         from crossdeck.models.base58 import b58decode
 
         try:
@@ -423,7 +428,7 @@ class ServiceClient:
             size = 0
         if size != 64:
             raise InputError(f"{signature!r} is not a Solana signature (base58 of 64 bytes)")
-        body = {"txHash": signature, "chainId": str(SOLANA_CHAIN_ID)}
+        body = {"txHash": signature, "chainId": str(chain_id)}
         return await self._call("POST", "/transactions/index", self._object, json_body=body)
 
     # -- transport -------------------------------------------------------------------------

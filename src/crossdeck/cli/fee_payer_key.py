@@ -47,7 +47,8 @@ def fee_payer_key(
             )
         return None
     if not from_solana:
-        raise InputError(f"{OPTION} applies to Solana origins only (--origin-chain 792703809)")
+        raise InputError(f"{OPTION} applies to SVM origins only (Solana, 792703809, or another "
+                         "chain /chains lists with vmType svm)")  # fmt: skip
     try:
         keypair = read_keypair(_read(path))
     except InvalidKeyError as exc:

@@ -118,6 +118,17 @@ class Signed(Event):
     kind: SignKind
 
 
+def is_svm_signature(text: str) -> bool:
+    """Whether `text` is an SVM transaction signature (base58 of 64 bytes), the id of a
+    transaction on any SVM chain (an EVM hash is 0x-hex, a Bitcoin txid 64 hex digits)."""
+    from crossdeck.models.base58 import b58decode
+
+    try:
+        return len(b58decode(text)) == 64
+    except ValueError:
+        return False
+
+
 @dataclass(frozen=True)
 class TxSent(Event):
     hash: str
@@ -127,8 +138,9 @@ class TxSent(Event):
     item_index: int = 0
 
     def words(self) -> str:
-        if self.chain_id == SOLANA_CHAIN_ID:  # a signature, no nonce
-            return f"sent {self.hash} on Solana ({self.chain_id})"
+        if is_svm_signature(self.hash):  # a signature, no nonce
+            name = "Solana" if self.chain_id == SOLANA_CHAIN_ID else "SVM chain"
+            return f"sent {self.hash} on {name} ({self.chain_id})"
         return f"sent {self.hash} on chain {self.chain_id} (nonce {self.nonce})"
 
 
@@ -142,7 +154,7 @@ class TxConfirmed(Event):
     item_index: int = 0
 
     def words(self) -> str:
-        if self.chain_id == SOLANA_CHAIN_ID:  # `block_number` is the slot; no gas
+        if is_svm_signature(self.hash):  # `block_number` is the slot; no gas
             return f"confirmed in slot {self.block_number}"
         return f"mined in block {self.block_number} (gas used {self.gas_used})"
 

@@ -65,9 +65,16 @@ class GatewayPool:
         self.from_chains: dict[int, str] = {}
 
     def adopt(self, chains: ChainsResponse) -> None:
-        """Use the /chains `httpRpcUrl` of every EVM chain no RPC is configured for."""
+        """Use the /chains `httpRpcUrl` of every EVM chain no RPC is configured for; forget the
+        RPC of a chain /chains lists as another family's (an SVM chain's is the SVM gateway's:
+        before /chains answered, only the public facts of its id told the families apart)."""
         if self._urls is None:
             return
+        from crossdeck.models.addresses import Family
+
+        for chain_id in [c for c in self._urls if chains.by_id(c) is not None]:
+            if chains.family(chain_id) is not Family.EVM:
+                del self._urls[chain_id]
         found = rpc_from_chains(self._urls, chains)
         self._urls.update(found)
         self.from_chains.update(found)

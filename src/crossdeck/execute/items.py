@@ -225,10 +225,12 @@ class Workshop:
         ):
             return []  # the PSBT spends named UTXOs: the runner holds them to the node's
         if self.wallet_for(quote) != address:
-            # a Solana payment (the simulation right before signing is the exact check)
-            if solana is None:
+            # an SVM payment, on its chain's RPC (the simulation right before signing is the
+            # exact check)
+            svm = solana.gateway(chain_id) if solana is not None and chain_id is not None else None
+            if solana is None or svm is None:
                 return []
-            return await solana_funds_guard(quote, solana.signer.address, solana.gateway)
+            return await solana_funds_guard(quote, solana.signer.address, svm)
         gateway = self.parts.gateways.get(chain_id) if chain_id is not None else None
         results = await funds_guard(quote, address, chain_id, gateway)
         gas_multiple = self.options.gas_limit_multiple

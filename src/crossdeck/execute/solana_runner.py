@@ -1,4 +1,7 @@
-"""Solana transactions through the journalled template.
+"""SVM transactions (Solana, Eclipse, any chain /chains lists as 'svm') through the journalled
+template. An item is for the chain the quote pays on (`guards.solana.svm_chain`): its RPC is
+that chain's (`rpc.<chain id>`), its depository the one /chains names for it; the journal keeps
+the chain id, so `resume` asks the same chain.
 
 prepare: the item guards (`guards.solana`: every instruction read and held to the quote), the
   lookup tables fetched, a v0 message compiled and read back (every account it resolves
@@ -31,15 +34,16 @@ from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, T
 from crossdeck.execute.guards import GuardRefused, GuardResult, require
 from crossdeck.execute.guards.solana import (
     LEDGER_GUARDS,
+    SvmChain,
     ledger_guards,
     rent_accounts,
     solana_ledger,
+    svm_chain,
 )
 from crossdeck.execute.guards.solana_ledger import Ledger
 from crossdeck.execute.guards.solana_size import instructions, size_guard, wire_size
 from crossdeck.execute.items import Item, ItemRunner, Prepared
 from crossdeck.execute.journal import ItemRecord
-from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.display import Unit, units_text
 from crossdeck.models.solana import SolanaTransactionData
 from crossdeck.wallet.errors import RpcError
@@ -164,11 +168,31 @@ class SolanaRunner(ItemRunner):
         if solana is None:
             raise _refused(
                 "solana-configured",
-                "no Solana key and RPC to send with (import one with `crossdeck wallet "
-                "import-solana` and set rpc.792703809)",
+                "no Solana key (the SVM wallet) to send with (import one with `crossdeck wallet "
+                "import-solana`)",
                 where,
             )
         return solana
+
+    def chain(self, item: Item) -> SvmChain:
+        """The SVM chain the item is for, or refused (guards.solana's `solana-chain`)."""
+        chain = svm_chain(item.run.quote, self.shop.chains, item.run.request)
+        if chain.problem is not None or chain.chain_id is None:
+            raise _refused("solana-chain", chain.problem or "no chain", item.where)
+        return chain
+
+    def gateway(self, item: Item, solana: SolanaParts, chain_id: int) -> SolanaGateway:
+        """The RPC of the item's chain: never another SVM chain's (a transaction built on
+        one chain's blockhash and sent to another's never lands; worse, one whose depository
+        is the same would pay on the wrong chain)."""
+        gateway = solana.gateway(chain_id)
+        if gateway is None:
+            raise _refused(
+                "solana-configured",
+                f"no RPC for SVM chain {chain_id} to send with (set rpc.{chain_id})",
+                item.where,
+            )
+        return gateway
 
     def _payer(self, item: Item, signer: SolanaKeySigner) -> str:
         request = item.run.request
@@ -176,12 +200,12 @@ class SolanaRunner(ItemRunner):
         return payer or signer.address
 
     async def _build(
-        self, item: Item, solana: SolanaParts
+        self, item: Item, solana: SolanaParts, gateway: SolanaGateway
     ) -> tuple[Any, dict[str, list[str]], int, GuardResult]:
         data = item.data.as_solana()
         payer = self._payer(item, solana.signer)
-        blockhash, valid_height = await solana.gateway.latest_blockhash()
-        tables = await _tables(solana.gateway, data)
+        blockhash, valid_height = await gateway.latest_blockhash()
+        tables = await _tables(gateway, data)
         try:
             message = _compile(data, payer, tables, blockhash)
         except Exception as exc:  # solders: CompileError and friends
@@ -198,16 +222,17 @@ class SolanaRunner(ItemRunner):
         return bytes(VersionedTransaction.populate(message, [Signature.default()] * count))
 
     async def _ledger(
-        self, item: Item, solana: SolanaParts, results: list[GuardResult]
-    ) -> tuple[list[GuardResult], Ledger | None]:
+        self, item: Item, solana: SolanaParts, gateway: SolanaGateway, chain: SvmChain,
+        results: list[GuardResult],
+    ) -> tuple[list[GuardResult], Ledger | None]:  # fmt: skip
         """The item guards with the ledger counted again, now that the node says which of the
         accounts whose rent depends on it exist (its words replace the quote-time count's)."""
         data = item.data.as_solana()
         exists = {
-            account: await solana.gateway.account_data(account) is not None
-            for account in rent_accounts(data)
+            account: await gateway.account_data(account) is not None
+            for account in rent_accounts(data, chain)
         }
-        ledger = solana_ledger(data, solana.signer.address, item.run.request, exists)
+        ledger = solana_ledger(data, solana.signer.address, item.run.request, exists, chain)
         if ledger is None:
             return results, None
         kept = [r for r in results if r.name not in (*LEDGER_GUARDS, "solana-ledger")]
@@ -217,9 +242,13 @@ class SolanaRunner(ItemRunner):
         solana = self.parts(item.where)
         results = self.shop.item_guards(item)
         require(results)
-        results, ledger = await self._ledger(item, solana, results)
+        chain = self.chain(item)
+        assert chain.chain_id is not None
+        chain_id = chain.chain_id
+        gateway = self.gateway(item, solana, chain_id)
+        results, ledger = await self._ledger(item, solana, gateway, chain, results)
         require(results)
-        message, _tables, _, lookup = await self._build(item, solana)
+        message, _tables, _, lookup = await self._build(item, solana, gateway)
         results.append(lookup)
         results = [r for r in results if r.name != "solana-size"]
         results.append(size_guard(wire_size(message), item.where, node=True))
@@ -233,7 +262,7 @@ class SolanaRunner(ItemRunner):
                 "--deposit-fee-payer-keypair)", item.where,
             ))  # fmt: skip
             require(results)
-        err, logs = await solana.gateway.simulate(self._unsigned_wire(message))
+        err, logs = await gateway.simulate(self._unsigned_wire(message))
         if err is not None:
             tail = "; ".join(logs[-3:])
             results.append(GuardResult(
@@ -256,15 +285,15 @@ class SolanaRunner(ItemRunner):
             item_index=item.item_index,
             title=f"Send a Solana transaction (step {item.step.id})",
             lines=tuple(lines),
-            payload={"chainId": SOLANA_CHAIN_ID, **data.to_wire(),
+            payload={"chainId": chain_id, **data.to_wire(),
                      "message": base64.b64encode(bytes(message)).decode()},
             guards=tuple(results),
-            chain_id=SOLANA_CHAIN_ID,
+            chain_id=chain_id,
         )  # fmt: skip
         return Prepared(
             request,
-            intent={"kind": "solana", "chain_id": SOLANA_CHAIN_ID},
-            detail={"item": item, "solana": solana},
+            intent={"kind": "solana", "chain_id": chain_id},
+            detail={"item": item, "solana": solana, "gateway": gateway},
         )
 
     @staticmethod
@@ -281,8 +310,9 @@ class SolanaRunner(ItemRunner):
 
         item: Item = prepared.detail["item"]
         solana: SolanaParts = prepared.detail["solana"]
+        gateway: SolanaGateway = prepared.detail["gateway"]
         # built again right before signing: a fresh blockhash, the tables as they are now
-        message, _, valid_height, lookup = await self._build(item, solana)
+        message, _, valid_height, lookup = await self._build(item, solana, gateway)
         require([lookup, size_guard(wire_size(message), item.where, node=True)])
         missing = self._missing_signers(message, solana)
         if missing:
@@ -294,38 +324,42 @@ class SolanaRunner(ItemRunner):
         return {
             "raw_tx": "0x" + bytes(tx).hex(),
             "tx_hash": str(tx.signatures[0]),
-            "chain_id": SOLANA_CHAIN_ID,
+            "chain_id": gateway.chain_id,
             "signed": {"lastValidBlockHeight": valid_height},
         }
 
     async def send(
         self, item: Item, prepared: Prepared, signed: dict[str, Any]
     ) -> AsyncIterator[RunEvent]:
-        solana: SolanaParts = prepared.detail["solana"]
+        gateway: SolanaGateway = prepared.detail["gateway"]
         wire = bytes.fromhex(signed["raw_tx"].removeprefix("0x"))
-        signature = await solana.gateway.send(wire)
+        signature = await gateway.send(wire)
         if signature != signed["tx_hash"]:
             raise ExecutionError(
                 f"the Solana RPC gave signature {signature} for journalled {signed['tx_hash']}"
             )
         self.journal.record(*item.key, "sent")
-        yield TxSent(signature, SOLANA_CHAIN_ID, 0, item.step.id, item.item_index)
+        yield TxSent(signature, gateway.chain_id, 0, item.step.id, item.item_index)
         from crossdeck.execute.crash import crash_point
 
         crash_point("after-send", item.step.id)
         valid = int(signed["signed"]["lastValidBlockHeight"])
-        async for event in self._confirmed(item, solana, signature, wire, valid):
+        async for event in self._confirmed(item, gateway, signature, valid):
             yield event
 
     async def finish(self, item: Item, record: ItemRecord) -> AsyncIterator[RunEvent]:
         solana = self.parts(item.where)
+        # the chain the journal says it was signed for: the RPC asked is that chain's
+        journalled = record.chain_id if record.chain_id else self.chain(item).chain_id
+        assert journalled is not None
+        gateway = self.gateway(item, solana, journalled)
         assert record.tx_hash is not None and record.raw_tx is not None
         signature = record.tx_hash
         wire = bytes.fromhex(record.raw_tx.removeprefix("0x"))
         valid = int((record.signed or {}).get("lastValidBlockHeight") or 0)
-        status = await solana.gateway.signature_status(signature)
+        status = await gateway.signature_status(signature)
         if status is None:
-            if await solana.gateway.block_height() > valid:
+            if await gateway.block_height() > valid:
                 self.journal.record(*item.key, "expired")
                 raise ExecutionError(
                     f"Solana transaction {signature} never landed and its blockhash has "
@@ -336,23 +370,23 @@ class SolanaRunner(ItemRunner):
                 f"Solana transaction {signature} has not landed: sending the same signed "
                 "bytes again (same signature)"
             )
-            await solana.gateway.send(wire)
-            yield TxSent(signature, SOLANA_CHAIN_ID, 0, item.step.id, item.item_index)
+            await gateway.send(wire)
+            yield TxSent(signature, gateway.chain_id, 0, item.step.id, item.item_index)
         else:
             yield Note(f"Solana transaction {signature} is already on chain; not resent")
         self.journal.record(*item.key, "sent")
-        async for event in self._confirmed(item, solana, signature, wire, valid):
+        async for event in self._confirmed(item, gateway, signature, valid):
             yield event
 
     async def _confirmed(
-        self, item: Item, solana: SolanaParts, signature: str, wire: bytes, valid: int
+        self, item: Item, gateway: SolanaGateway, signature: str, valid: int
     ) -> AsyncIterator[RunEvent]:
         """Wait until the signature is confirmed, or its blockhash expires unlanded."""
         timeout = self.shop.options.receipt_timeout
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
-            status = await solana.gateway.signature_status(signature)
+            status = await gateway.signature_status(signature)
             if status is not None and status.err is not None:
                 self.journal.record(*item.key, "reverted")
                 raise ExecutionError(
@@ -361,7 +395,7 @@ class SolanaRunner(ItemRunner):
                 )
             if status is not None and status.landed:
                 break
-            if status is None and await solana.gateway.block_height() > valid:
+            if status is None and await gateway.block_height() > valid:
                 # it can never land now: the run ended (resume and the app no longer offer it)
                 self.journal.record(*item.key, "expired")
                 raise ExecutionError(
@@ -376,11 +410,11 @@ class SolanaRunner(ItemRunner):
                 )
             await asyncio.sleep(CONFIRM_POLL_SECONDS)
         self.journal.record(*item.key, "done")
-        yield TxConfirmed(signature, SOLANA_CHAIN_ID, status.slot or 0, 0, item.step.id,
+        yield TxConfirmed(signature, gateway.chain_id, status.slot or 0, 0, item.step.id,
                           item.item_index)  # fmt: skip
         try:
             async with asyncio.timeout(INDEX_TIMEOUT_SECONDS):
-                await self.shop.parts.service.index_solana_transaction(signature)
+                await self.shop.parts.service.index_solana_transaction(signature, gateway.chain_id)
         except (CrossdeckError, TimeoutError):
             pass  # best effort, as for EVM deposits: the service finds it without
         self.shop.acted(item.run)

@@ -101,14 +101,28 @@ _FAMILY_WORDS = {
 }
 
 
+# vmTypes /chains answered in this process (`remember_vm_types`, fed by the service client):
+# how a chain the public facts above do not name is known to be an SVM (or other) chain
+_LEARNED: dict[int, Family] = {}
+
+
+def remember_vm_types(vm_types: dict[int, str]) -> None:
+    """Keep what /chains says of each chain's family, for `family_of` asked without one."""
+    for chain_id, vm_type in vm_types.items():
+        family = _VM_TYPES.get(vm_type.lower())
+        if family is not None:
+            _LEARNED[chain_id] = family
+
+
 class UnknownFamily(ValueError):
     """A chain whose vmType this client does not know how to address."""
 
 
 def family_of(chain_id: int, vm_type: str | None = None) -> Family:
-    """The address family of a chain: its /chains vmType when given, else what is publicly
-    known of its id, else EVM (the contract's default chains). `UnknownFamily` for a vmType
-    crossdeck has no rules for (e.g. 'tvm'): it never guesses how to write an address."""
+    """The address family of a chain: its /chains vmType when given, else what /chains said of
+    it in this process, else what is publicly known of its id, else EVM (the contract's default
+    chains). `UnknownFamily` for a vmType crossdeck has no rules for (e.g. 'tvm'): it never
+    guesses how to write an address."""
     if vm_type is not None:
         family = _VM_TYPES.get(vm_type.lower())
         if family is None:
@@ -116,7 +130,7 @@ def family_of(chain_id: int, vm_type: str | None = None) -> Family:
                 f"chain {chain_id} is a {vm_type!r} chain, whose addresses crossdeck cannot read"
             )
         return family
-    return WELL_KNOWN_FAMILIES.get(chain_id, Family.EVM)
+    return _LEARNED.get(chain_id) or WELL_KNOWN_FAMILIES.get(chain_id, Family.EVM)
 
 
 def family_words(family: Family) -> str:

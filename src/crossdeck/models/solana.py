@@ -31,8 +31,10 @@ TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"
 ASSOCIATED_TOKEN_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL"
 COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111"
 MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"
-# the service's depository program on Solana (public: relay-depository, solana.md)
+# the service's depository program on Solana (public: relay-depository, solana.md); another SVM
+# chain's is the one its /chains entry names (`protocol.v2.depository`): `decode` is told it
 DEPOSITORY_PROGRAM = "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"
+DEPOSIT_NAMES = ("deposit_native", "deposit_token")
 LAMPORTS_DECIMALS = 9
 
 
@@ -115,7 +117,11 @@ class Movement:
     lamports: bool = True
 
 
-def program_name(program_id: str) -> str:
+def program_name(program_id: str, depository: str = DEPOSITORY_PROGRAM) -> str:
+    if program_id == depository:
+        return "the service's depository"
+    if program_id == DEPOSITORY_PROGRAM:
+        return f"Solana's depository {program_id}"  # on another SVM chain: not its depository
     return PROGRAM_NAMES.get(program_id, f"program {program_id}")
 
 
@@ -376,7 +382,6 @@ def _compute_budget(instruction: SolanaInstruction, data: bytes) -> Decoded:
 
 
 _DECODERS = {
-    DEPOSITORY_PROGRAM: _depository,
     SYSTEM_PROGRAM: _system,
     TOKEN_PROGRAM: _token,
     TOKEN_2022_PROGRAM: _token,
@@ -385,14 +390,19 @@ _DECODERS = {
 }
 
 
-def decode(instruction: SolanaInstruction) -> Decoded:
+def decode(instruction: SolanaInstruction, depository: str = DEPOSITORY_PROGRAM) -> Decoded:
     """What `instruction` does, in fields and words; `Undecodable` naming its program when
-    crossdeck cannot read it."""
-    decoder = _DECODERS.get(instruction.program_id)
+    crossdeck cannot read it. `depository`: the depository program of the chain the item is
+    for (an instruction for any other chain's depository is not read: it is refused)."""
+    program = instruction.program_id
+    decoder = _depository if program == depository else _DECODERS.get(program)
     if decoder is None:
-        raise Undecodable(
-            f"an instruction for program {instruction.program_id}, which crossdeck cannot read"
-        )
+        if program == DEPOSITORY_PROGRAM:
+            raise Undecodable(
+                f"an instruction for Solana's depository {program}, which is not the "
+                f"depository of this chain ({depository})"
+            )
+        raise Undecodable(f"an instruction for program {program}, which crossdeck cannot read")
     try:
         data = instruction.data_bytes()
     except ValueError:

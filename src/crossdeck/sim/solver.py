@@ -62,7 +62,7 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,7 +77,7 @@ from crossdeck.sim.chains.rpc_client import ChainRpcError
 from crossdeck.sim.service import demo_fail_reason
 from crossdeck.sim.service.calls import Call, calls_from_record, calls_value
 from crossdeck.sim.service.currencies import currency_key
-from crossdeck.sim.service.nonevm import BITCOIN_CHAIN_ID, BTC_ADDRESS, SOLANA_CHAIN_ID
+from crossdeck.sim.service.nonevm import BITCOIN_CHAIN_ID, BTC_ADDRESS
 from crossdeck.sim.service.state import (
     InvalidTransition,
     RequestRecord,
@@ -158,7 +158,10 @@ class Solver:
         speed: float = 1.0,
         solana: SolanaNode | None = None,
         bitcoin: BitcoinChain | None = None,
+        svm: Sequence[SolanaNode] = (),
     ) -> None:
+        """`solana` and `svm`: the world's SVM chains (Solana, and any other, each its own
+        node), watched and paid on by chain id."""
         if speed < 0 or math.isnan(speed):
             raise ValueError(f"speed must be >= 0, got {speed!r}")
         self.state = state
@@ -183,8 +186,9 @@ class Solver:
         self._jobs_idle: asyncio.Event | None = None
         self._wake: dict[int, asyncio.Event] = {}
         self.solana = solana
+        self.svm = {node.chain_id: node for node in (solana, *svm) if node is not None}
         self.bitcoin = bitcoin
-        self._solana_seen = 0  # deposits of the Solana chain looked at so far
+        self._svm_seen = dict.fromkeys(self.svm, 0)  # per SVM chain: its deposits looked at
         self._bitcoin_seen = 0  # deposits of the Bitcoin chain looked at so far
 
     def __repr__(self) -> str:
@@ -212,9 +216,9 @@ class Solver:
         # Solana and Bitcoin keep their deposits across a restart as the EVM chains keep their
         # blocks: those a solver before this one looked at are not payments again (a second
         # look would refund a deposit the venue or a recipient was already paid for)
-        if self.solana is not None:
-            held = await self.solana.run(lambda chain: len(chain.deposits))
-            self._solana_seen = min((scanned or {}).get(SOLANA_CHAIN_ID, held), held)
+        for chain_id, svm_node in self.svm.items():
+            held = await svm_node.run(lambda chain: len(chain.deposits))
+            self._svm_seen[chain_id] = min((scanned or {}).get(chain_id, held), held)
         if self.bitcoin is not None:
             held = len(self.bitcoin.deposits)
             self._bitcoin_seen = min((scanned or {}).get(BITCOIN_CHAIN_ID, held), held)
@@ -222,9 +226,9 @@ class Solver:
         self.state.on_tx_indexed(self._on_tx_indexed)
         for chain in self._chains.values():
             self._spawn(self._watch_chain(chain), f"watch chain {chain.chain_id}")
-        if self.solana is not None:
-            self._wake[SOLANA_CHAIN_ID] = asyncio.Event()
-            self._spawn(self._watch_solana(self.solana), "watch chain solana")
+        for chain_id, svm_node in self.svm.items():
+            self._wake[chain_id] = asyncio.Event()
+            self._spawn(self._watch_svm(svm_node), f"watch chain {svm_node.setup.name}")
         if self.bitcoin is not None:
             self._wake[BITCOIN_CHAIN_ID] = asyncio.Event()
             self._spawn(self._watch_bitcoin(self.bitcoin), "watch chain bitcoin")
@@ -234,8 +238,7 @@ class Solver:
         """Per chain, the first block not scanned yet (for `start` after a restart); for
         Solana and Bitcoin, how many of the chain's deposits were looked at."""
         done = {chain_id: chain.next_block for chain_id, chain in self._chains.items()}
-        if self.solana is not None:
-            done[SOLANA_CHAIN_ID] = self._solana_seen
+        done.update(self._svm_seen)
         if self.bitcoin is not None:
             done[BITCOIN_CHAIN_ID] = self._bitcoin_seen
         return done
@@ -296,22 +299,23 @@ class Solver:
                     await wake.wait()
             wake.clear()
 
-    async def _watch_solana(self, node: SolanaNode) -> None:
-        """Deposits the Solana chain executed (the depository's DepositEvent), in order; a
+    async def _watch_svm(self, node: SolanaNode) -> None:
+        """Deposits an SVM chain executed (the depository's DepositEvent), in order; a
         deposit is matched by its order id as the EVM depository's event is."""
+        chain_id = node.chain_id
         while True:
             try:
-                for seen in await node.deposits_since(self._solana_seen):
-                    self._solana_seen += 1
-                    key = f"{SOLANA_CHAIN_ID}:{seen.signature}:{self._solana_seen}"
+                for seen in await node.deposits_since(self._svm_seen[chain_id]):
+                    self._svm_seen[chain_id] += 1
+                    key = f"{chain_id}:{seen.signature}:{self._svm_seen[chain_id]}"
                     if key in self._seen:
                         continue
                     self._seen.add(key)
                     record = self.state.by_order_id("0x" + seen.deposit.order_id.hex())
-                    tx = deposit_tx(seen, int(time.time()))
+                    tx = deposit_tx(node, seen, int(time.time()))
                     payment = Payment(
                         key,
-                        SOLANA_CHAIN_ID,
+                        chain_id,
                         deposit_currency(seen),
                         seen.deposit.amount,
                         str(seen.deposit.depositor),
@@ -321,8 +325,8 @@ class Solver:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("solana: deposit scan failed")
-            wake = self._wake[SOLANA_CHAIN_ID]
+                log.exception("%s: deposit scan failed", node.setup.name)
+            wake = self._wake[chain_id]
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.poll_s):
                     await wake.wait()
@@ -779,8 +783,8 @@ class Solver:
                 value=amount,
                 timestamp=self.ledger.now_ms() // 1000,
             )
-        if chain_id == SOLANA_CHAIN_ID and self.solana is not None:
-            return True, await pay_on_solana(self.solana, currency, to, amount)
+        if chain_id in self.svm:
+            return True, await pay_on_solana(self.svm[chain_id], currency, to, amount)
         if chain_id == BITCOIN_CHAIN_ID and self.bitcoin is not None:
             return True, pay_on_bitcoin(self.bitcoin, leg, to, amount)
         chain = self._chains[chain_id]

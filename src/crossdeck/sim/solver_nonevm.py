@@ -1,6 +1,7 @@
-"""The solver's hands on Solana and Bitcoin: real System / SPL transfers on the world's Solana
-(the recipient's token account created when missing), payments on the world's Bitcoin ledger,
-and the depository deposits the Solana chain executed, as payments to match to requests."""
+"""The solver's hands on the SVM chains and Bitcoin: real System / SPL transfers on each of the
+world's SVM chains (the recipient's token account created when missing), payments on the
+world's Bitcoin ledger, and the depository deposits an SVM chain executed, as payments to match
+to requests."""
 
 from __future__ import annotations
 
@@ -16,9 +17,8 @@ from solders.transaction import VersionedTransaction
 from crossdeck.sim.bitcoin import SOLVER_ADDRESS as BITCOIN_SOLVER
 from crossdeck.sim.bitcoin import BitcoinChain
 from crossdeck.sim.bitcoin import DepositSeen as BitcoinDepositSeen
-from crossdeck.sim.service.nonevm import BITCOIN_CHAIN_ID, SOL_ADDRESS, SOLANA_CHAIN_ID
+from crossdeck.sim.service.nonevm import BITCOIN_CHAIN_ID, SOL_ADDRESS
 from crossdeck.sim.service.state import RequestRecord, Tx
-from crossdeck.sim.solana import depository
 from crossdeck.sim.solana.chain import DepositSeen, SolanaChain
 from crossdeck.sim.solana.node import SOLVER_KEYPAIR, SolanaNode
 from crossdeck.sim.solana.spl import ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM, ata
@@ -91,7 +91,7 @@ async def pay_on_solana(node: SolanaNode, currency: str, to: str, amount: int) -
         ) from exc
     return Tx(
         hash=signature,
-        chain_id=SOLANA_CHAIN_ID,
+        chain_id=node.chain_id,
         from_=str(SOLVER_KEYPAIR.pubkey()),
         to=to,
         value=amount,
@@ -143,13 +143,13 @@ async def bitcoin_confirmed(
         await asyncio.sleep(poll_s)
 
 
-def deposit_tx(seen: DepositSeen, timestamp: int) -> Tx:
+def deposit_tx(node: SolanaNode, seen: DepositSeen, timestamp: int) -> Tx:
     deposit = seen.deposit
     return Tx(
         hash=seen.signature,
-        chain_id=SOLANA_CHAIN_ID,
+        chain_id=node.chain_id,
         from_=str(deposit.sender),
-        to=str(depository.PROGRAM_ID),
+        to=str(node.setup.program.program_id),
         value=deposit.amount,
         timestamp=timestamp,
         block=seen.slot,

@@ -1,4 +1,6 @@
-"""The whole demo world in one object: two EVM chains, the venue, the service, webhooks, solver.
+"""The whole demo world in one object: two EVM chains, two SVM chains (Solana, and Eclipse as a
+second one: each its own LiteSVM, USDC mint and depository id), Bitcoin, the venue, the
+service, webhooks, solver.
 
     async with World(speed=0) as world:          # tests: no pacing
         httpx.post(world.service_url + "/quote/v2", json=..., headers={"x-api-key": world.api_key})
@@ -8,8 +10,8 @@
 Everything runs in a dedicated background thread with its own event loop, so synchronous client
 code, a test's own loop and the servers never wait on each other. Servers listen on free
 loopback ports. ``world.info`` is the JSON of ``crossdeck sim serve`` and of world files:
-``{"service_url", "venue_url", "rpc": {"8453": url, "999": url}, "wallet": {"address",
-"private_key"}, "api_key", "solver"}``.
+``{"service_url", "venue_url", "rpc": {"8453": url, "999": url, "792703809": url, "9286185":
+url, "8253038": url}, "wallet": {"address", "private_key", ...}, "api_key", "solver"}``.
 
 The demo wallet is anvil/hardhat account #0, a publicly known test key: never use it for real
 funds. It starts with 100 native and 100,000 USDC on 8453 and 999, and on the venue with 50,000
@@ -68,17 +70,18 @@ from crossdeck.sim.service import (
 )
 from crossdeck.sim.service.nonevm import (
     BITCOIN_CHAIN_ID,
-    SOLANA_CHAIN_ID,
-    SOLANA_DEPOSITORY,
     NonEvmChain,
     bitcoin_currencies,
-    solana_currencies,
+    svm_currencies,
 )
 from crossdeck.sim.solana.node import (
     DEMO_KEYPAIR,
+    ECLIPSE,
     LOOKUP_TABLE,
+    SOLANA,
     SOLVER_KEYPAIR,
     SolanaNode,
+    SvmSetup,
     keypair_base58,
     start_solana,
 )
@@ -205,6 +208,7 @@ class World:
 
         self.chains: dict[int, ChainNode] = {}
         self.solana: SolanaNode | None = None
+        self.svm: dict[int, SolanaNode] = {}  # every SVM chain by id: Solana and Eclipse
         self.bitcoin_node: BitcoinNode | None = None
         self.solana_address = str(DEMO_KEYPAIR.pubkey())
         self.state: ServiceState | None = None
@@ -371,7 +375,8 @@ class World:
         async with asyncio.TaskGroup() as chains_started:
             for chain_id in CHAIN_IDS:
                 chains_started.create_task(self._start_chain(chain_id))
-            chains_started.create_task(self._start_solana())
+            for setup in SVM_SETUPS:
+                chains_started.create_task(self._start_svm(setup))
             chains_started.create_task(self._start_bitcoin())
             self._open_stores()
 
@@ -418,12 +423,13 @@ class World:
             speed=self.speed,
             solana=self.solana,
             bitcoin=self.bitcoin,
+            svm=[node for node in self.svm.values() if node is not self.solana],
         )
         await self.engine.start(self._scanned())
         self.state.reindexer = self.engine.reindex
         self.rpc = {cid: self.chains[cid].rpc_url for cid in CHAIN_IDS}
-        assert self.solana is not None
-        self.rpc[SOLANA_CHAIN_ID] = self.solana.rpc_url
+        for chain_id, node in self.svm.items():
+            self.rpc[chain_id] = node.rpc_url
         assert self.bitcoin_node is not None
         self.rpc[BITCOIN_CHAIN_ID] = self.bitcoin_node.url
         self.info = {
@@ -488,12 +494,15 @@ class World:
             self.chains[chain_id], transition=self.router_transition
         )
 
-    async def _start_solana(self) -> None:
+    async def _start_svm(self, setup: SvmSetup) -> None:
         state_file = None
         if not self._own_state_dir:
             assert self.state_dir is not None
-            state_file = self.state_dir / SOLANA_STATE_FILE
-        self.solana = await start_solana(state_file=state_file)
+            state_file = self.state_dir / svm_state_file(setup.chain_id)
+        node = await start_solana(state_file=state_file, setup=setup)
+        self.svm[setup.chain_id] = node
+        if setup is SOLANA:
+            self.solana = node
 
     async def _start_bitcoin(self) -> None:
         state_file = None
@@ -510,20 +519,29 @@ class World:
         return self.bitcoin_node.chain if self.bitcoin_node is not None else None
 
     def _non_evm_chains(self) -> list[NonEvmChain]:
-        assert self.solana is not None and self.bitcoin_node is not None
-        return [
+        assert self.bitcoin_node is not None
+        svm = [
             NonEvmChain(
-                SOLANA_CHAIN_ID,
-                "solana",
-                "Solana",
+                node.chain_id,
+                node.setup.name,
+                node.setup.display_name,
                 "svm",
-                solana_currencies(),
-                depository=SOLANA_DEPOSITORY,
+                svm_currencies(
+                    node.chain_id,
+                    str(node.setup.usdc_mint),
+                    node.setup.native_symbol,
+                    node.setup.native_name,
+                ),
+                depository=str(node.setup.program.program_id),
                 solver_address=str(SOLVER_KEYPAIR.pubkey()),
-                rpc_url=self.solana.rpc_url,
-                ws_url=self.solana.ws_url,
+                rpc_url=node.rpc_url,
+                ws_url=node.ws_url,
                 lookup_table=str(LOOKUP_TABLE),
-            ),
+            )
+            for node in (self.svm[setup.chain_id] for setup in SVM_SETUPS)
+        ]
+        return [
+            *svm,
             NonEvmChain(
                 BITCOIN_CHAIN_ID,
                 "bitcoin",
@@ -650,8 +668,7 @@ class World:
             steps.append(lambda: _dropped(hub))
         steps += [runner.cleanup for runner in self._runners]
         steps += [node.stop for node in self.chains.values()]
-        if self.solana is not None:
-            steps.append(self.solana.stop)
+        steps += [node.stop for node in self.svm.values()]
         if self.bitcoin_node is not None:
             steps.append(self.bitcoin_node.stop)
         for step in steps:
@@ -675,10 +692,16 @@ async def _dropped(hub: StatusSocketHub) -> None:
 
 
 STATE_META_FILE = "world-state.json"
-SOLANA_STATE_FILE = "chain-792703809.solana.json"
+# the world's SVM chains, in /chains order: Solana, then Eclipse (a second SVM chain, so that
+# every SVM flow is proven on two chain ids)
+SVM_SETUPS = (SOLANA, ECLIPSE)
 BITCOIN_STATE_FILE = "chain-8253038.bitcoin.json"
 SOLVER_FILE = "solver.json"
 SOLVER_DRAIN_SECONDS = 10.0
+
+
+def svm_state_file(chain_id: int) -> str:
+    return f"chain-{chain_id}.solana.json"
 
 
 def chain_state_file(state_dir: Path, chain_id: int, backend: str) -> Path:

@@ -1,6 +1,8 @@
-"""Solana: the key that signs (`SolanaKeySigner`, a backend of the Solana family beside the EVM
-ones in `wallet.signers`) and the chain over its JSON-RPC (`SolanaGateway`, plain POSTs
-through httpx, answers read into `solders` types).
+"""The SVM family (Solana, Eclipse, any chain /chains lists with vmType 'svm'): the key that
+signs (`SolanaKeySigner`, a backend of the family beside the EVM ones in `wallet.signers`; one
+ed25519 key is the wallet on every SVM chain) and each chain over its JSON-RPC
+(`SolanaGateway`, plain POSTs through httpx, answers read into `solders` types), one RPC per
+chain id (`SolanaParts`).
 
 A key is written two ways: the base58 of the 64-byte keypair (secret then public, as wallets
 export it) or a Solana CLI keypair file's JSON array of those 64 numbers. `read_keypair` takes
@@ -12,13 +14,15 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from crossdeck.base.secret import Secret
 from crossdeck.base.tls import client_context
+from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.base58 import b58decode, b58encode
 from crossdeck.models.urls import url_where
 from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
@@ -111,26 +115,33 @@ class SignatureStatus:
 
 
 class SolanaGateway:
-    """Solana's JSON-RPC: blockhash, lookup tables, simulation, send, signature statuses."""
+    """An SVM chain's JSON-RPC: blockhash, lookup tables, simulation, send, signature statuses."""
 
-    chain_id = 792703809
-
-    def __init__(self, rpc_url: str, *, timeout: float = 20, retries: int = 2) -> None:
+    def __init__(
+        self,
+        rpc_url: str,
+        *,
+        chain_id: int = SOLANA_CHAIN_ID,
+        timeout: float = 20,
+        retries: int = 2,
+    ) -> None:
         self.rpc_url = rpc_url
+        self.chain_id = chain_id
         self._where = url_where(rpc_url)  # an RPC URL may hold an API key
         self._http = httpx.AsyncClient(timeout=timeout, verify=client_context(rpc_url))
         self._retries = max(0, retries)
         self._ids = itertools.count(1)
 
     def __repr__(self) -> str:
-        return f"SolanaGateway({self._where})"
+        return f"SolanaGateway({self.chain_id}, {self._where})"
 
     async def aclose(self) -> None:
         await self._http.aclose()
 
     def _unreachable(self, why: str) -> RpcUnreachableError:
         return RpcUnreachableError(
-            f"the Solana RPC at {self._where} {why}", hint="check rpc.792703809 or the node"
+            f"the RPC of SVM chain {self.chain_id} at {self._where} {why}",
+            hint=f"check rpc.{self.chain_id} or the node",
         )
 
     async def rpc(self, method: str, *params: Any) -> Any:
@@ -249,12 +260,24 @@ class SolanaGateway:
 
 @dataclass
 class SolanaParts:
-    """The Solana side of a run: the key that signs, the chain's RPC, and the key of a
-    `depositFeePayer` other than the wallet when the user gave it for this run."""
+    """The SVM side of a run: the key that signs, the RPC URL of each SVM chain by id (the
+    settings' `rpc`; a gateway is opened on first use), and the key of a `depositFeePayer`
+    other than the wallet when the user gave it for this run."""
 
     signer: SolanaKeySigner
-    gateway: SolanaGateway
+    rpc: Mapping[int, str]
     fee_payer: SolanaKeySigner | None = None
+    _gateways: dict[int, SolanaGateway] = field(default_factory=dict, repr=False)
+
+    def gateway(self, chain_id: int) -> SolanaGateway | None:
+        """The gateway of SVM chain `chain_id` (the caller knows it is one: /chains says so),
+        None when the settings name no RPC for it."""
+        if chain_id not in self._gateways:
+            url = self.rpc.get(chain_id)
+            if url is None:
+                return None
+            self._gateways[chain_id] = SolanaGateway(url, chain_id=chain_id)
+        return self._gateways[chain_id]
 
     def keys(self) -> dict[str, SolanaKeySigner]:
         """Every key this run holds, by address: the wallet's and the fee payer's."""
@@ -264,4 +287,6 @@ class SolanaParts:
         return held
 
     async def aclose(self) -> None:
-        await self.gateway.aclose()
+        gateways, self._gateways = list(self._gateways.values()), {}
+        for gateway in gateways:
+            await gateway.aclose()

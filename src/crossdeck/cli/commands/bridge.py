@@ -133,10 +133,13 @@ async def _bridge_as(
     deposit_amount: int | None,
     tracking_timeout: float | None,
 ) -> ExitCode:
+    from crossdeck.cli.chain_families import learn_chain_families
     from crossdeck.cli.fee_payer_key import fee_payer_key
     from crossdeck.cli.quote_options import quote_fields
     from crossdeck.models.addresses import Family, family_of, same_address
 
+    # an SVM chain is any /chains lists as one: its family decides whose wallet signs
+    await learn_chain_families(settings, options["origin_chain"], options["destination_chain"])
     wallet = signer.address
     from_solana = family_of(options["origin_chain"]) is Family.SOLANA
     if from_solana:

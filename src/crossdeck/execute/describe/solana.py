@@ -21,13 +21,22 @@ if TYPE_CHECKING:
 
 
 def solana_lines(data: SolanaTransactionData, currencies: Currencies) -> list[Line]:
-    """A Solana transaction: each instruction in words (amounts in their units where the
-    currency is listed), its program and raw data beside; the lookup tables it names."""
-    lines = [Line("solana", f"one transaction on {currencies.chain_name(SOLANA_CHAIN_ID)}")]
+    """A transaction on an SVM chain (the one the quote pays on): each instruction in words
+    (amounts in their units where the currency is listed), its program and raw data beside;
+    the lookup tables it names."""
+    from crossdeck.execute.guards.solana import svm_chain
+
+    chain = svm_chain(currencies.quote, currencies.chains, None) if currencies.quote else None
+    chain_id = chain.chain_id if chain is not None and chain.chain_id is not None else None
+    if chain_id is None:
+        lines = [Line("solana", "one transaction on an SVM chain the quote does not name")]
+    else:
+        lines = [Line("solana", f"one transaction on {currencies.chain_name(chain_id)}")]
+    depository = chain.depository if chain is not None else None
     for number, instruction in enumerate(data.instructions, start=1):
         raw = instruction.data or "(none)"
         try:
-            decoded = decode_solana(instruction)
+            decoded = decode_solana(instruction, depository or "")
         except Undecodable as exc:
             lines.append(Line(f"ix {number}", f"{exc} (it is refused)", raw=raw, kind="calldata"))
             lines.append(_solana_data_line(instruction))
@@ -35,15 +44,19 @@ def solana_lines(data: SolanaTransactionData, currencies: Currencies) -> list[Li
         words = decoded.words
         amount = decoded.fields.get("amount", decoded.fields.get("lamports"))
         unit = None
-        if decoded.name in ("deposit_native",) or (
+        if chain_id is None:
+            pass
+        elif decoded.name in ("deposit_native",) or (
             decoded.program == SOLANA_SYSTEM and decoded.name == "transfer"
         ):
-            unit = currencies.token(SOLANA_CHAIN_ID, SOLANA_SYSTEM) or Unit("SOL", 9)
+            unit = currencies.token(chain_id, SOLANA_SYSTEM) or (
+                Unit("SOL", 9) if chain_id == SOLANA_CHAIN_ID else None
+            )
         elif isinstance(decoded.fields.get("mint"), str):
-            unit = currencies.token(SOLANA_CHAIN_ID, str(decoded.fields["mint"]))
+            unit = currencies.token(chain_id, str(decoded.fields["mint"]))
         if isinstance(amount, int) and unit is not None:
             words = f"{words} ({units_text(amount, unit)})"
-        program = solana_program_name(instruction.program_id)
+        program = solana_program_name(instruction.program_id, depository or "")
         lines.append(Line(f"ix {number}", f"{program}: {words}", raw=raw, kind="calldata"))
         lines.append(Line("program", instruction.program_id, raw=instruction.program_id))
         lines.append(_solana_data_line(instruction))

@@ -23,7 +23,7 @@ from crossdeck.execute.guards.base import (
 )
 from crossdeck.execute.guards.payment import amount_words
 from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID, ChainsResponse, Quote
-from crossdeck.models.addresses import SOLANA_CHAIN_ID
+from crossdeck.models.addresses import Family, family_of
 from crossdeck.venue.currencies import expected_token_id
 
 if TYPE_CHECKING:
@@ -193,10 +193,11 @@ async def _quote_time_funds(
     url = rpc.get(chain_id) if chain_id is not None else None
     if url is None or chain_id is None:
         return []
-    if chain_id == SOLANA_CHAIN_ID:
+    family = chains.family(chain_id) if chains is not None else family_of(chain_id)
+    if family is Family.SOLANA:  # any SVM chain, on its own RPC
         from crossdeck.wallet.solana import SolanaGateway
 
-        solana = SolanaGateway(url)
+        solana = SolanaGateway(url, chain_id=chain_id)
         try:
             return await solana_funds_guard(quote, wallet, solana)
         finally:

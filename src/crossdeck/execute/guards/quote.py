@@ -25,7 +25,7 @@ from crossdeck.execute.guards.payment import (
 )
 from crossdeck.execute.guards.request import request_guards
 from crossdeck.execute.guards.signatures import signature_guards
-from crossdeck.execute.guards.solana import solana_guards
+from crossdeck.execute.guards.solana import solana_guards, svm_chain
 from crossdeck.execute.guards.steps import steps_guard
 from crossdeck.execute.guards.transaction import transaction_guards
 from crossdeck.execute.guards.typed import venue_fields
@@ -191,7 +191,11 @@ def item_guards(
             *signature_guards(quote, signature, where, wallet, paid, chains, service_name, request),
         ]
     if kind == "solana":
-        return [kind_result, *solana_guards(quote, item.as_solana(), where, wallet, request)]
+        chain = svm_chain(quote, chains, request)
+        return [
+            kind_result,
+            *solana_guards(quote, item.as_solana(), where, wallet, request, chain=chain),
+        ]
     if kind == "bitcoin":
         bitcoin = item.as_bitcoin()
         return [kind_result, *bitcoin_guards(quote, step, bitcoin, where, wallet, request)]

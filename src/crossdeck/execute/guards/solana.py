@@ -5,6 +5,10 @@ what they move held to the quote and to the request.
   depository, System, SPL Token and Token-2022, Associated Token Account, Compute Budget), in a
   form it reads; any other is refused naming its program (`models.solana.decode`).
 - `solana-signers`: the only signers are the wallet and the `depositFeePayer` the request named.
+- `solana-chain`: the item is for an SVM chain (/chains' vmType 'svm'), and its depository is
+  the program /chains names for that chain (`protocol.v2.depository`; with no /chains answer,
+  only Solana's public one is known). Every SVM chain has its own: an instruction for another
+  chain's depository is not read, so it is refused.
 - `solana-deposit`: exactly one depository deposit, of exactly paymentDetails' amount and
   currency (`deposit_native` for SOL, `deposit_token` of that mint), for the quote's orderId,
   from the wallet and credited to the wallet; and, by the one payment rule
@@ -23,14 +27,16 @@ was asked. No refusal rests on the simulation alone.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from crossdeck.execute.guards.base import GuardResult, _fail, _ok
+from crossdeck.execute.guards.base import GuardResult, _fail, _ok, payment_chain
 from crossdeck.execute.guards.payment_rule import held_guard
 from crossdeck.execute.guards.solana_ledger import Ledger, count, priority_fee
 from crossdeck.execute.guards.solana_size import quote_size_guard
-from crossdeck.models import Quote, QuoteRequest
-from crossdeck.models.addresses import SOLANA_CHAIN_ID
+from crossdeck.models import ChainsResponse, Quote, QuoteRequest
+from crossdeck.models.addresses import SOLANA_CHAIN_ID, Family
 from crossdeck.models.solana import (
+    DEPOSIT_NAMES,
     DEPOSITORY_PROGRAM,
     SYSTEM_PROGRAM,
     Decoded,
@@ -48,11 +54,54 @@ LEDGER_GUARDS = ("solana-transfers", "solana-tokens", "solana-rent", "solana-ata
                  "solana-vault")  # fmt: skip
 
 
-def decoded_instructions(data: SolanaTransactionData) -> list[Decoded | Undecodable]:
+@dataclass(frozen=True)
+class SvmChain:
+    """The SVM chain an item is for, and the depository program it pays there (None: no
+    source names one, and nothing is deposited)."""
+
+    chain_id: int | None
+    depository: str | None
+    problem: str | None = None  # why the item cannot be for this chain
+
+
+SOLANA = SvmChain(SOLANA_CHAIN_ID, DEPOSITORY_PROGRAM)  # what is public of Solana alone
+
+
+def svm_chain(
+    quote: Quote, chains: ChainsResponse | None, request: QuoteRequest | None
+) -> SvmChain:
+    """The chain a quote's SVM items are for: the chain paymentDetails pays on (else the
+    request's origin), with its depository as /chains names it."""
+    chain_id = payment_chain(quote, chains).chain_id
+    if chain_id is None and request is not None:
+        chain_id = request.origin_chain_id
+    if chain_id is None:
+        return SvmChain(None, None, "neither the quote's payment nor the request names a chain")
+    if chains is None:
+        if chain_id == SOLANA_CHAIN_ID:
+            return SOLANA
+        return SvmChain(chain_id, None, f"there is no /chains answer to say that chain "
+                        f"{chain_id} is an SVM chain, nor which depository it has")  # fmt: skip
+    listed = chains.by_id(chain_id)
+    if listed is None or chains.family(chain_id) is not Family.SOLANA:
+        what = "does not list" if listed is None else f"lists as a {listed.vm_type!r} chain"
+        return SvmChain(chain_id, None, f"the item is a Solana-style transaction, but /chains "
+                        f"{what} chain {chain_id}, not an SVM one")  # fmt: skip
+    if not listed.depository:
+        return SvmChain(chain_id, None, f"/chains names no depository (protocol.v2.depository) "
+                        f"for SVM chain {chain_id}")  # fmt: skip
+    return SvmChain(chain_id, listed.depository)
+
+
+def decoded_instructions(
+    data: SolanaTransactionData, depository: str | None = DEPOSITORY_PROGRAM
+) -> list[Decoded | Undecodable]:
+    """Each instruction read; `depository`: the one program read as the depository (the
+    chain's), None when the chain has none known (no instruction is read as a deposit)."""
     out: list[Decoded | Undecodable] = []
     for instruction in data.instructions:
         try:
-            out.append(decode(instruction))
+            out.append(decode(instruction, depository or ""))
         except Undecodable as exc:
             out.append(exc)
     return out
@@ -64,10 +113,10 @@ def fee_payer(wallet: str, request: QuoteRequest | None) -> str:
 
 def solana_ledger(
     data: SolanaTransactionData, wallet: str, request: QuoteRequest | None,
-    exists: Mapping[str, bool] | None = None,
+    exists: Mapping[str, bool] | None = None, chain: SvmChain = SOLANA,
 ) -> Ledger | None:  # fmt: skip
     """The transaction's ledger, or None when an instruction cannot be read."""
-    decoded = decoded_instructions(data)
+    decoded = decoded_instructions(data, chain.depository)
     if any(isinstance(d, Undecodable) for d in decoded):
         return None
     read = [d for d in decoded if isinstance(d, Decoded)]
@@ -76,19 +125,21 @@ def solana_ledger(
     return count(read, wallet=wallet, fee_payer=payer, signatures=signatures, exists=exists)
 
 
-def rent_accounts(data: SolanaTransactionData) -> list[str]:
+def rent_accounts(data: SolanaTransactionData, chain: SvmChain = SOLANA) -> list[str]:
     """The accounts whose existence decides whether rent is paid: each associated token account
     the transaction creates, and the depository's token account of a token deposit (derived)."""
     from crossdeck.execute.guards.solana_addresses import vault_token_account
 
     found: list[str] = []
-    for d in decoded_instructions(data):
+    for d in decoded_instructions(data, chain.depository):
         if not isinstance(d, Decoded):
             continue
         if d.name in ("create", "createIdempotent"):
             found.append(str(d.fields["account"]))
         elif d.name == "deposit_token":
-            vault = vault_token_account(str(d.fields["mint"]), str(d.fields["tokenProgram"]))
+            vault = vault_token_account(
+                str(d.fields["mint"]), str(d.fields["tokenProgram"]), d.program
+            )
             if vault is not None:
                 found.append(vault)
     return list(dict.fromkeys(found))
@@ -101,8 +152,13 @@ def solana_guards(
     wallet: str | None,
     request: QuoteRequest | None,
     exists: Mapping[str, bool] | None = None,
+    chain: SvmChain = SOLANA,
 ) -> list[GuardResult]:
-    decoded = decoded_instructions(data)
+    if chain.problem is not None or chain.depository is None or chain.chain_id is None:
+        return [_fail("solana-chain", chain.problem or "no depository is known", where)]
+    chain_result = _ok("solana-chain", f"for SVM chain {chain.chain_id}, whose depository is "
+                       f"{chain.depository}", where)  # fmt: skip
+    decoded = decoded_instructions(data, chain.depository)
     unread = [str(d) for d in decoded if isinstance(d, Undecodable)]
     if not data.instructions:
         return [_fail("solana-programs", "the Solana item has no instructions", where)]
@@ -116,9 +172,10 @@ def solana_guards(
         ]
     read = [d for d in decoded if isinstance(d, Decoded)]
     results = [
+        chain_result,
         _ok("solana-programs", f"all {len(read)} instructions read", where),
         _signers_guard(data, wallet, request, where),
-        _deposit_guard(quote, read, wallet, request, where),
+        _deposit_guard(quote, read, wallet, request, where, chain.chain_id),
     ]
     if wallet is not None:
         payer = fee_payer(wallet, request)
@@ -189,9 +246,9 @@ def _signers_guard(
 
 def _deposit_guard(
     quote: Quote, read: list[Decoded], wallet: str | None, request: QuoteRequest | None,
-    where: str,
+    where: str, chain_id: int,
 ) -> GuardResult:  # fmt: skip
-    deposits = [d for d in read if d.program == DEPOSITORY_PROGRAM]
+    deposits = [d for d in read if d.name in DEPOSIT_NAMES]  # for this chain's depository
     if len(deposits) != 1:
         return _fail(
             "solana-deposit",
@@ -225,7 +282,7 @@ def _deposit_guard(
     if problems:
         return _fail("solana-deposit", "; ".join(problems), where)
     held = held_guard(
-        "solana-deposit", quote, request, where, chain_id=SOLANA_CHAIN_ID,
+        "solana-deposit", quote, request, where, chain_id=chain_id,
         currency=SYSTEM_PROGRAM if mint is None else str(mint),
         amount=int(str(fields["amount"])), what="the deposit",
     )  # fmt: skip

@@ -9,6 +9,8 @@
   vault's token account for a mint as the vault's associated token account under the token
   program the deposit names (the program requires exactly that address:
   `InvalidVaultTokenAccount`, and creates it, paid by the sender, when it is missing).
+  Each SVM chain has its depository's program id (/chains' `protocol.v2.depository`): the
+  accounts are derived under the one of the chain the item is for.
 """
 
 from __future__ import annotations
@@ -55,14 +57,16 @@ def associated_token_account(owner: str, mint: str, token_program: str) -> str |
 
 
 @cache
-def depository_config() -> str:
-    return _program_address([CONFIG_SEED], DEPOSITORY_PROGRAM)
+def depository_config(program: str = DEPOSITORY_PROGRAM) -> str:
+    return _program_address([CONFIG_SEED], program)
 
 
 @cache
-def depository_vault() -> str:
-    return _program_address([VAULT_SEED], DEPOSITORY_PROGRAM)
+def depository_vault(program: str = DEPOSITORY_PROGRAM) -> str:
+    return _program_address([VAULT_SEED], program)
 
 
-def vault_token_account(mint: str, token_program: str) -> str | None:
-    return associated_token_account(depository_vault(), mint, token_program)
+def vault_token_account(
+    mint: str, token_program: str, program: str = DEPOSITORY_PROGRAM
+) -> str | None:
+    return associated_token_account(depository_vault(program), mint, token_program)

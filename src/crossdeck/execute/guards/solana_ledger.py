@@ -48,7 +48,7 @@ from crossdeck.execute.guards.solana_addresses import (
 from crossdeck.models.solana import (
     ASSOCIATED_TOKEN_PROGRAM,
     COMPUTE_BUDGET_PROGRAM,
-    DEPOSITORY_PROGRAM,
+    DEPOSIT_NAMES,
     SYSTEM_PROGRAM,
     Decoded,
 )
@@ -175,7 +175,7 @@ def _walk(
         _create(ledger, own, d, exists)
     elif d.program in TOKEN_PROGRAMS:
         _token(ledger, own, d)
-    elif d.program == DEPOSITORY_PROGRAM:
+    elif d.name in DEPOSIT_NAMES:  # read as a deposit: its program is this chain's depository
         _deposit(ledger, own, d, exists)
 
 
@@ -277,10 +277,11 @@ def _deposit(
     f = d.fields
     sender, amount = str(f["sender"]), int(str(f["amount"]))
     wrong = []
-    if f.get("config") != depository_config():
-        wrong.append(f"config {f.get('config')} (derived: {depository_config()})")
-    if f.get("vault") != depository_vault():
-        wrong.append(f"vault {f.get('vault')} (derived: {depository_vault()})")
+    config, vault = depository_config(d.program), depository_vault(d.program)
+    if f.get("config") != config:
+        wrong.append(f"config {f.get('config')} (derived: {config})")
+    if f.get("vault") != vault:
+        wrong.append(f"vault {f.get('vault')} (derived: {vault})")
     if d.name == "deposit_native":
         if f.get("programs") != [SYSTEM_PROGRAM]:
             wrong.append(f"system program {f.get('programs')}")
@@ -294,7 +295,9 @@ def _deposit(
         wrong.append(f"token program {program}")
     if f.get("programs") != [ASSOCIATED_TOKEN_PROGRAM, SYSTEM_PROGRAM]:
         wrong.append(f"programs {f.get('programs')}")
-    vault_account = vault_token_account(mint, program) if program in TOKEN_PROGRAMS else None
+    vault_account = (
+        vault_token_account(mint, program, d.program) if program in TOKEN_PROGRAMS else None
+    )
     if f.get("vaultTokenAccount") != vault_account:
         wrong.append(f"vault token account {f.get('vaultTokenAccount')} (derived: "
                      f"{vault_account})")  # fmt: skip

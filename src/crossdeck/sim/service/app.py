@@ -60,7 +60,6 @@ from crossdeck.sim.service.history import (
     record_v3,
 )
 from crossdeck.sim.service.money import MICRO_USD
-from crossdeck.sim.service.nonevm import SOLANA_CHAIN_ID
 from crossdeck.sim.service.quote_v3 import (
     SUCCESSORS,
     AccessTokens,
@@ -543,7 +542,9 @@ async def _index(request: web.Request) -> web.Response:
     chain_id = body.get("chainId")
     if isinstance(chain_id, str) and DIGITS_RE.fullmatch(chain_id) and len(chain_id) <= 20:
         chain_id = int(chain_id)
-    if chain_id == SOLANA_CHAIN_ID:  # a base58 transaction signature (64 bytes)
+    others = request.app[_QUOTES].directory.others
+    other = others.get(chain_id) if isinstance(chain_id, int) else None
+    if other is not None and other.vm_type == "svm":  # a base58 transaction signature
         if not isinstance(tx_hash, str) or not SOLANA_SIGNATURE_RE.fullmatch(tx_hash):
             raise invalid("txHash must be a base58 Solana transaction signature", field="txHash")
     elif not isinstance(tx_hash, str) or not BYTES32_RE.fullmatch(tx_hash):

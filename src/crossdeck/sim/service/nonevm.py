@@ -1,4 +1,4 @@
-"""The service's non-EVM chains: Solana (vmType svm) and Bitcoin (vmType bvm).
+"""The service's non-EVM chains: the SVM chains (vmType svm: Solana, Eclipse) and Bitcoin (bvm).
 
 Their addresses are case-sensitive (base58, bech32), so their currencies are keyed as written.
 The world runs a Solana (`crossdeck.sim.solana`) and a Bitcoin UTXO chain (`crossdeck.sim.bitcoin`,
@@ -19,7 +19,6 @@ SOLANA_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 # as the public answers write it (realdata/quote/docs-bitcoin-*.json); solana.md's copy has four
 # q's more, a text whose bech32 checksum fails
 BTC_ADDRESS = "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmql8k8"
-SOLANA_DEPOSITORY = "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"
 
 
 @dataclass(frozen=True)
@@ -46,11 +45,20 @@ class NonEvmChain:
         return next(c for c in self.currencies if c.is_native)
 
 
-def solana_currencies() -> tuple[Currency, ...]:
+def svm_currencies(
+    chain_id: int, usdc_mint: str, native_symbol: str = "SOL", native_name: str = "Solana"
+) -> tuple[Currency, ...]:
+    """An SVM chain's native currency (9 decimals, at the System program's address, priced as
+    its asset: SOL on Solana, ether on Eclipse) and its USDC mint."""
     return (
-        Currency(SOLANA_CHAIN_ID, SOL_ADDRESS, "SOL", "Solana", 9, asset="SOL", is_native=True),
-        Currency(SOLANA_CHAIN_ID, SOLANA_USDC, "USDC", "USD Coin", 6, asset="USDC"),
-    )
+        Currency(chain_id, SOL_ADDRESS, native_symbol, native_name, 9, asset=native_symbol,
+                 is_native=True),
+        Currency(chain_id, usdc_mint, "USDC", "USD Coin", 6, asset="USDC"),
+    )  # fmt: skip
+
+
+def solana_currencies() -> tuple[Currency, ...]:
+    return svm_currencies(SOLANA_CHAIN_ID, SOLANA_USDC)
 
 
 def bitcoin_currencies() -> tuple[Currency, ...]:

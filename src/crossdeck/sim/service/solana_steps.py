@@ -47,11 +47,12 @@ def solana_deposit_step(
 ) -> dict[str, Any]:
     sender = Pubkey.from_string(user)
     order = bytes.fromhex(order_id.removeprefix("0x"))
+    program = depository.Program.at(Pubkey.from_string(chain.depository))  # this chain's
     if currency.is_native:
-        deposit = depository.native_instruction(sender, sender, amount, order)
+        deposit = depository.native_instruction(sender, sender, amount, order, program)
     else:
         mint = Pubkey.from_string(currency.address)
-        deposit = depository.token_instruction(sender, sender, mint, amount, order)
+        deposit = depository.token_instruction(sender, sender, mint, amount, order, program=program)
     instructions = []
     if compute_unit_limit:
         data = struct.pack("<BI", SET_COMPUTE_UNIT_LIMIT, COMPUTE_UNIT_LIMIT)

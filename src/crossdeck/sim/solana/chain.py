@@ -110,7 +110,9 @@ class SolanaChain:
         state_file: Path | None = None,
         slot_seconds: float = SLOT_SECONDS,
         clock: Callable[[], float] = time.time,
+        program: depository.Program = depository.SOLANA,
     ) -> None:
+        self.program = program  # the depository as deployed on this chain
         self.svm = LiteSVM()
         self.svm.with_sigverify(False)  # verified here, over what the user signed
         self.svm.with_blockhash_check(False)  # blockhashes expire by slot here
@@ -317,24 +319,24 @@ class SolanaChain:
             program = keys[compiled.program_id_index]
             metas = [meta(i) for i in bytes(compiled.accounts)]
             data = bytes(compiled.data)
-            if program != depository.PROGRAM_ID:
+            if program != self.program.program_id:
                 instructions.append(
                     Instruction(program, data, [AccountMeta(k, s, w) for k, s, w in metas])
                 )
                 continue
             try:
-                deposit = depository.parse_deposit(metas, data)
+                deposit = depository.parse_deposit(metas, data, self.program)
                 if deposit.mint is not None:
                     self._ensure_vault_token_account(deposit.mint)
                 replaced = depository.replacement(
-                    deposit, self.decimals(deposit.mint) if deposit.mint else None
+                    deposit, self.decimals(deposit.mint) if deposit.mint else None, self.program
                 )
             except depository.DepositRefused as refused:
                 logs = [
-                    f"Program {depository.PROGRAM_ID} invoke [1]",
+                    f"Program {self.program.program_id} invoke [1]",
                     f"Program log: AnchorError occurred. Error Code: {refused.code}. "
                     f"Error Message: {refused.message}.",
-                    f"Program {depository.PROGRAM_ID} failed: custom program error: "
+                    f"Program {self.program.program_id} failed: custom program error: "
                     f"{hex(refused.code)}",
                 ]
                 raise TxRejected(
@@ -361,11 +363,15 @@ class SolanaChain:
         executable = VersionedTransaction.populate(rebuilt, signatures)
         return _Prepared(tx, executable, keys, loaded, deposits)
 
+    def _logs(self, logs: Any, prepared: _Prepared) -> list[str]:
+        return _splice_logs(list(logs), prepared.deposits, self.program.program_id)
+
     def _ensure_vault_token_account(self, mint: Pubkey) -> None:
         # The program creates the vault's token account when missing (paid by the sender);
         # here the world opens it itself, so the rewritten transaction stays one-for-one.
-        if self.account(ata(depository.VAULT, mint)) is None and self.decimals(mint) is not None:
-            self.credit_token(depository.VAULT, mint, 0)
+        vault = self.program.vault
+        if self.account(ata(vault, mint)) is None and self.decimals(mint) is not None:
+            self.credit_token(vault, mint, 0)
 
     def verify(self, tx: VersionedTransaction) -> bool:
         return all(tx.verify_with_results())
@@ -399,7 +405,7 @@ class SolanaChain:
             result["err"] = _err_json(outcome)
         else:
             meta = outcome.meta()
-        result["logs"] = _splice_logs(list(meta.logs()), prepared.deposits)
+        result["logs"] = self._logs(meta.logs(), prepared)
         result["unitsConsumed"] = meta.compute_units_consumed()
         return result
 
@@ -423,7 +429,7 @@ class SolanaChain:
         if preflight:
             trial = self.svm.simulate_transaction(prepared.executable)
             if isinstance(trial, FailedTransactionMetadata):
-                logs = _splice_logs(list(trial.meta().logs()), prepared.deposits)
+                logs = self._logs(trial.meta().logs(), prepared)
                 raise TxRejected(_err_json(trial), _describe(_err_json(trial)), logs)
         before = self._balances(prepared.keys)
         outcome = self.svm.send_transaction(prepared.executable)
@@ -445,7 +451,7 @@ class SolanaChain:
                 "postBalances": after[0],
                 "preTokenBalances": before[1],
                 "postTokenBalances": after[1],
-                "logMessages": _splice_logs(list(meta.logs()), prepared.deposits),
+                "logMessages": self._logs(meta.logs(), prepared),
                 "computeUnitsConsumed": meta.compute_units_consumed(),
                 "loadedAddresses": prepared.loaded,
                 "innerInstructions": [],
@@ -621,7 +627,9 @@ def _describe(err: Any) -> str:
     return str(err)
 
 
-def _splice_logs(logs: list[str], deposits: dict[int, depository.Deposit]) -> list[str]:
+def _splice_logs(
+    logs: list[str], deposits: dict[int, depository.Deposit], program_id: Pubkey
+) -> list[str]:
     """LiteSVM's logs of the executed form, with each rewritten instruction's logs put back
     under the depository program (one level deeper, as its CPI) with its event."""
     if not deposits:
@@ -631,7 +639,7 @@ def _splice_logs(logs: list[str], deposits: dict[int, depository.Deposit]) -> li
         if line.endswith(" invoke [1]") or not groups:
             groups.append([])
         groups[-1].append(line)
-    program = str(depository.PROGRAM_ID)
+    program = str(program_id)
     for position, deposit in deposits.items():
         if position >= len(groups):
             continue

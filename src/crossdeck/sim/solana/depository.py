@@ -28,9 +28,27 @@ from crossdeck.sim.solana.spl import (
     ata,
 )
 
-PROGRAM_ID = Pubkey.from_string("99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2")
-CONFIG, _ = Pubkey.find_program_address([b"relay_depository"], PROGRAM_ID)
-VAULT, _ = Pubkey.find_program_address([b"vault"], PROGRAM_ID)
+
+@dataclass(frozen=True)
+class Program:
+    """The depository as deployed on one SVM chain: its program id and the config and vault
+    accounts derived from it (each chain's /chains entry names its id as
+    `protocol.v2.depository`)."""
+
+    program_id: Pubkey
+    config: Pubkey
+    vault: Pubkey
+
+    @classmethod
+    def at(cls, program_id: Pubkey) -> Program:
+        config, _ = Pubkey.find_program_address([b"relay_depository"], program_id)
+        vault, _ = Pubkey.find_program_address([b"vault"], program_id)
+        return cls(program_id, config, vault)
+
+
+# the public program's id on Solana (relay-depository's Anchor.toml, solana.md)
+SOLANA = Program.at(Pubkey.from_string("99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"))
+PROGRAM_ID, CONFIG, VAULT = SOLANA.program_id, SOLANA.config, SOLANA.vault
 
 
 def _discriminator(name: str) -> bytes:
@@ -92,17 +110,17 @@ def deposit_data(discriminator: bytes, amount: int, order_id: bytes) -> bytes:
 
 
 def native_instruction(
-    sender: Pubkey, depositor: Pubkey, amount: int, order_id: bytes
+    sender: Pubkey, depositor: Pubkey, amount: int, order_id: bytes, program: Program = SOLANA
 ) -> Instruction:
     """`deposit_native` as the service's quote carries it."""
     keys = [
-        AccountMeta(CONFIG, False, False),
+        AccountMeta(program.config, False, False),
         AccountMeta(sender, True, True),
         AccountMeta(depositor, False, False),
-        AccountMeta(VAULT, False, True),
+        AccountMeta(program.vault, False, True),
         AccountMeta(SYSTEM_PROGRAM, False, False),
     ]
-    return Instruction(PROGRAM_ID, deposit_data(DEPOSIT_NATIVE, amount, order_id), keys)
+    return Instruction(program.program_id, deposit_data(DEPOSIT_NATIVE, amount, order_id), keys)
 
 
 def token_instruction(
@@ -112,24 +130,25 @@ def token_instruction(
     amount: int,
     order_id: bytes,
     token_program: Pubkey = TOKEN_PROGRAMS[0],
+    program: Program = SOLANA,
 ) -> Instruction:
     """`deposit_token` as the service's quote carries it."""
     keys = [
-        AccountMeta(CONFIG, False, False),
+        AccountMeta(program.config, False, False),
         AccountMeta(sender, True, True),
         AccountMeta(depositor, False, False),
-        AccountMeta(VAULT, False, False),
+        AccountMeta(program.vault, False, False),
         AccountMeta(mint, False, False),
         AccountMeta(ata(sender, mint), False, True),
-        AccountMeta(ata(VAULT, mint), False, True),
+        AccountMeta(ata(program.vault, mint), False, True),
         AccountMeta(token_program, False, False),
         AccountMeta(ASSOCIATED_TOKEN_PROGRAM, False, False),
         AccountMeta(SYSTEM_PROGRAM, False, False),
     ]
-    return Instruction(PROGRAM_ID, deposit_data(DEPOSIT_TOKEN, amount, order_id), keys)
+    return Instruction(program.program_id, deposit_data(DEPOSIT_TOKEN, amount, order_id), keys)
 
 
-def parse_deposit(accounts: list[Meta], data: bytes) -> Deposit:
+def parse_deposit(accounts: list[Meta], data: bytes, program: Program = SOLANA) -> Deposit:
     """Hold one instruction to the depository program to its constraints."""
     head = data[:8]
     if head not in (DEPOSIT_NATIVE, DEPOSIT_TOKEN):
@@ -145,13 +164,13 @@ def parse_deposit(accounts: list[Meta], data: bytes) -> Deposit:
     if len(accounts) < (5 if native else 10):
         raise DepositRefused(NOT_ENOUGH_KEYS, "Not enough account keys given to the instruction")
     config, sender, depositor, vault = accounts[:4]
-    if config[0] != CONFIG:
+    if config[0] != program.config:
         raise DepositRefused(CONSTRAINT_SEEDS, "A seeds constraint was violated (relay_depository)")
     if not sender[1]:
         raise DepositRefused(ACCOUNT_NOT_SIGNER, "The given account did not sign (sender)")
     if not sender[2]:
         raise DepositRefused(CONSTRAINT_MUT, "A mut constraint was violated (sender)")
-    if vault[0] != VAULT:
+    if vault[0] != program.vault:
         raise DepositRefused(CONSTRAINT_SEEDS, "A seeds constraint was violated (vault)")
     if native:
         if not vault[2]:
@@ -170,7 +189,7 @@ def parse_deposit(accounts: list[Meta], data: bytes) -> Deposit:
         )
     if not sender_ta[2] or not vault_ta[2]:
         raise DepositRefused(CONSTRAINT_MUT, "A mut constraint was violated (token accounts)")
-    if vault_ta[0] != ata(VAULT, mint[0]):
+    if vault_ta[0] != ata(program.vault, mint[0]):
         raise DepositRefused(INVALID_VAULT_TOKEN_ACCOUNT, "Invalid vault token account")
     return Deposit(
         amount,
@@ -184,14 +203,18 @@ def parse_deposit(accounts: list[Meta], data: bytes) -> Deposit:
     )
 
 
-def replacement(deposit: Deposit, decimals: int | None) -> list[Instruction]:
+def replacement(
+    deposit: Deposit, decimals: int | None, program: Program = SOLANA
+) -> list[Instruction]:
     """What the program invokes for `deposit`: a System transfer to the vault, or a
     TransferChecked of the mint into the vault's token account (which the world keeps created).
     `decimals` is the mint's (None when the mint is no mint: the program's InvalidMint)."""
     if deposit.mint is None:
         return [
             transfer(
-                TransferParams(from_pubkey=deposit.sender, to_pubkey=VAULT, lamports=deposit.amount)
+                TransferParams(
+                    from_pubkey=deposit.sender, to_pubkey=program.vault, lamports=deposit.amount
+                )
             )
         ]
     if decimals is None:
