@@ -5,6 +5,15 @@ Test code only. `window.ethereum` in the page forwards every request to `Injecte
 chain through its JSON-RPC, as a browser wallet would. Its `behaviour` makes it misbehave the
 ways a real wallet (or its user) can: reject, send another transaction, sign with another key.
 
+Run as a script, it lets a person try the page with no wallet extension
+(docs/browser-wallet-demo.md):
+
+    .venv/bin/python tests/helpers/browser_wallet.py --world /tmp/world.json URL
+
+opens the page crossdeck printed (`browser wallet: open URL`) in headless Chromium with the
+world file's demo wallet injected, answers every request the page hands it (one line each on
+stdout, `--json` for the whole request and answer) and ends when crossdeck's run is over.
+
 Chromium is Debian's (`/usr/bin/chromium`, installed by `./scripts/bootstrap.sh --tools`):
 playwright drives it through `executable_path`; its own browser download is never used. The
 flags keep it from reaching for the network (the machine has none) and a fresh empty profile
@@ -18,9 +27,11 @@ import contextlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -79,6 +90,8 @@ class InjectedWallet:
     chain_id: int = 8453
     behaviour: str | None = None
     calls: list[str] = field(default_factory=list)
+    answered: list[dict[str, Any]] = field(default_factory=list)
+    """Every request and what the wallet answered (`result` or `error`), in order."""
     sent: list[str] = field(default_factory=list)
     other_key: str = field(default_factory=lambda: "0x" + os.urandom(32).hex())
 
@@ -91,10 +104,11 @@ class InjectedWallet:
         method, params = body["method"], body["params"]
         self.calls.append(method)
         try:
-            result = await self.answer(method, params)
+            answer: dict[str, Any] = {"result": await self.answer(method, params)}
         except WalletError as exc:
-            return json.dumps({"error": {"code": exc.code, "message": str(exc)}})
-        return json.dumps({"result": result})
+            answer = {"error": {"code": exc.code, "message": str(exc)}}
+        self.answered.append({"method": method, "params": params, **answer})
+        return json.dumps(answer)
 
     async def answer(self, method: str, params: list[Any]) -> Any:
         if method in ("eth_requestAccounts", "eth_accounts"):
@@ -164,7 +178,7 @@ class InjectedWallet:
 
 
 @contextlib.asynccontextmanager
-async def chromium() -> AsyncIterator[Any]:
+async def chromium(*, headless: bool = True) -> AsyncIterator[Any]:
     """A headless Chromium (Debian's) with a fresh empty profile, through playwright."""
     from playwright.async_api import async_playwright
 
@@ -175,11 +189,12 @@ async def chromium() -> AsyncIterator[Any]:
             f"no Chromium at {CHROMIUM}: `./scripts/bootstrap.sh --tools` installs Debian's "
             "chromium (or point CROSSDECK_CHROMIUM at one)"
         )
+    flags = CHROMIUM_FLAGS if headless else [f for f in CHROMIUM_FLAGS if f != "--headless=new"]
     profile = tempfile.mkdtemp(prefix="crossdeck-chromium-")
     try:
         async with async_playwright() as driver:
             context = await driver.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+                profile, executable_path=CHROMIUM, headless=headless, args=flags
             )
             try:
                 yield context
@@ -207,3 +222,79 @@ async def read_url(stderr: asyncio.StreamReader, seen: list[str]) -> str:
         seen.append(line)
         if "browser wallet: open " in line:
             return line.split("browser wallet: open ", 1)[1].split()[0]
+
+
+# -- trying the page by hand -------------------------------------------------------------------
+
+
+def _said(answered: dict[str, Any]) -> str:
+    """One line for a person: what the page asked and what the test wallet did."""
+    method, params = answered["method"], answered["params"]
+    if "error" in answered:
+        return f"{method}: refused ({answered['error']['message']})"
+    result = answered["result"]
+    if method == "eth_signTypedData_v4":
+        typed = json.loads(params[1])
+        domain = typed.get("domain", {})
+        return (
+            f"signed typed data {typed.get('primaryType')} for {domain.get('name')} "
+            f"(chain {domain.get('chainId')}): {result[:18]}…"
+        )
+    if method == "personal_sign":
+        return f"signed a message: {result[:18]}…"
+    if method == "eth_sendTransaction":
+        return f"sent a transaction to {params[0].get('to')}: {result}"
+    if method == "wallet_switchEthereumChain":
+        return f"switched to chain {int(params[0]['chainId'], 16)}"
+    return f"{method}: {result}"
+
+
+async def try_page(url: str, world: dict[str, Any], *, show: bool, as_json: bool) -> int:
+    """Open `url` with the world's demo wallet injected and answer until the run is over."""
+    rpc = {int(chain): str(address) for chain, address in world["rpc"].items()}
+    wallet = InjectedWallet(world["wallet"]["private_key"], rpc)
+    print(f"test wallet {wallet.address} (the world's demo key) opens {url.rsplit('/', 1)[0]}/…")
+    told = 0
+    async with chromium(headless=not show) as context:
+        page = await open_with_wallet(context, url, wallet)
+        while True:
+            state = await page.evaluate("document.body.dataset.state")
+            for answered in wallet.answered[told:]:
+                print(json.dumps(answered) if as_json else _said(answered), flush=True)
+            told = len(wallet.answered)
+            if state == "closed":
+                print("the page says crossdeck's run is over")
+                return 0
+            if state in ("no-wallet", "connect-failed"):
+                print(
+                    "the page: "
+                    + await page.evaluate("document.getElementById('state').textContent")
+                )
+                return 1
+            await asyncio.sleep(0.2)
+
+
+def main() -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        description="Try crossdeck's browser-wallet page with the demo world's test wallet "
+        "(no wallet extension): opens URL in Debian's Chromium with the wallet injected."
+    )
+    parser.add_argument("url", help="the page crossdeck printed: http://127.0.0.1:PORT/TOKEN")
+    parser.add_argument("--world", required=True, help="the world file (`sim serve --world-file`)")
+    parser.add_argument("--show", action="store_true", help="a visible window (needs a display)")
+    parser.add_argument("--json", action="store_true", help="each request and answer as JSON")
+    args = parser.parse_args()
+    try:
+        world = json.loads(Path(args.world).read_text(encoding="utf-8"))
+        return asyncio.run(try_page(args.url, world, show=args.show, as_json=args.json))
+    except KeyboardInterrupt:
+        return 130
+    except pytest.fail.Exception as exc:  # no Chromium: say so, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

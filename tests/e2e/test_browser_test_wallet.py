@@ -1,0 +1,141 @@
+"""The browser signer tried with no wallet extension, exactly as docs/browser-wallet-demo.md says:
+`crossdeck sim serve --world-file W`, then `crossdeck --world W --browser --browser-disable-open
+bridge ...` (out of the venue) prints its page's URL, and `tests/helpers/browser_wallet.py
+--world W URL` opens it in headless Chromium (Debian's) with the world's demo wallet injected as
+an EIP-1193 provider. Each signature the page got from the test wallet recovers to that wallet,
+crossdeck posts them and the withdrawal completes against the world: the venue's book and Base's
+USDC (read from the venue's /info and the chain's RPC) moved by the amount."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eth_account import Account
+from eth_account.messages import encode_typed_data
+from world_truth import BASE, World
+
+CROSSDECK = Path(sys.executable).with_name("crossdeck")
+TEST_WALLET = Path(__file__).parents[1] / "helpers" / "browser_wallet.py"
+AMOUNT = 25  # USDC
+pytestmark = pytest.mark.timeout(400)
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CROSSDECK_")}
+    (home / "config.toml").write_text("")
+    return env | {
+        "HOME": str(home),
+        "CROSSDECK_CONFIG": str(home / "config.toml"),
+        "CROSSDECK_DATA_DIR": str(home / "data"),
+    }
+
+
+@contextmanager
+def world_served(home: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """`crossdeck sim serve --world-file W`: (W, its JSON), stopped with SIGTERM at the end."""
+    world_file = home / "world.json"
+    log = (home / "serve.log").open("w")
+    process = subprocess.Popen(
+        [CROSSDECK, "sim", "serve", "--speed", "0", "--world-file", str(world_file)],
+        stdout=subprocess.PIPE, stderr=log, text=True, env=_env(home),
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 180)  # a hang guard
+        assert ready, "sim serve printed nothing"
+        info = json.loads(process.stdout.readline())
+        yield world_file, info
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        process.wait(60)
+        log.close()
+
+
+def page_url(process: subprocess.Popen[str], seen: list[str]) -> str:
+    """The page's URL from crossdeck's stderr, as a person reads it off the terminal."""
+    assert process.stderr is not None
+    while True:
+        ready, _, _ = select.select([process.stderr], [], [], 120)  # a hang guard
+        assert ready, "crossdeck printed no page URL:\n" + "".join(seen)
+        line = process.stderr.readline()
+        assert line, "crossdeck ended without a page URL:\n" + "".join(seen)
+        seen.append(line)
+        if "browser wallet: open " in line:
+            return line.split("browser wallet: open ", 1)[1].split()[0]
+
+
+def test_the_demo_wallet_signs_a_venue_withdrawal_in_headless_chromium(tmp_path: Path) -> None:
+    with world_served(tmp_path) as (world_file, info):
+        world = World(info["service_url"], info["venue_url"], {BASE: info["rpc"][str(BASE)]})
+        wallet = info["wallet"]["address"]
+        usdc = world.usdc(BASE)
+        perps_before, usdc_before = (
+            world.perps_withdrawable(wallet),
+            world.erc20(BASE, usdc, wallet),
+        )
+
+        crossdeck = subprocess.Popen(
+            [
+                CROSSDECK, "--world", str(world_file), "--browser", "--browser-disable-open",
+                "bridge", "--origin-chain", "1337", "--origin-currency", "perps:USDC",
+                "--destination-chain", str(BASE), "--destination-currency", "USDC",
+                "--amount-human", str(AMOUNT), "--yes", "--json",
+            ],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env=_env(tmp_path),
+        )  # fmt: skip
+        try:
+            seen: list[str] = []
+            url = page_url(crossdeck, seen)
+            tried = subprocess.run(
+                [sys.executable, str(TEST_WALLET), "--world", str(world_file), "--json", url],
+                capture_output=True, text=True, timeout=300, env=_env(tmp_path),
+            )  # fmt: skip
+            out, err = crossdeck.communicate(timeout=120)
+        finally:
+            if crossdeck.poll() is None:
+                crossdeck.kill()
+                crossdeck.wait()
+        moved = world_moved(world, wallet, usdc, perps_before, usdc_before)
+
+    assert tried.returncode == 0, tried.stdout + tried.stderr
+    assert crossdeck.returncode == 0, "".join(seen) + err
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert events[-1]["event"] == "Finished" and events[-1]["status"] == "success", events[-1]
+    [quote] = [e for e in events if e["event"] == "Quote"]
+    assert quote["signer"]["kind"] == "browser" and quote["signer"]["address"] == wallet
+
+    # what the test wallet signed, as it told: every signature is the wallet's own
+    answered = [json.loads(line) for line in tried.stdout.splitlines() if line.startswith("{")]
+    typed = [a for a in answered if a["method"] == "eth_signTypedData_v4"]
+    assert typed and all("result" in a for a in typed), answered
+    for answer in typed:
+        signable = encode_typed_data(full_message=json.loads(answer["params"][1]))
+        assert Account.recover_message(signable, signature=answer["result"]) == wallet
+    # crossdeck took each of them (it recovers them to the connected account before posting)
+    assert len([e for e in events if e["event"] == "Signed"]) == len(typed)
+    assert [e for e in events if e["event"] in ("Posted", "VenueSubmitted")]
+    assert "the page says crossdeck's run is over" in tried.stdout
+    assert url.rsplit("/", 1)[1] not in tried.stdout  # the page's token stays on crossdeck's side
+
+    # the world moved the money: out of the venue's perps book, into Base's USDC
+    assert moved
+
+
+def world_moved(world: World, wallet: str, usdc: str, perps: int, base_usdc: int) -> bool:
+    """The venue's book fell by at least the amount, and Base's USDC rose (less the fees)."""
+    return (
+        world.perps_withdrawable(wallet) <= perps - AMOUNT * 10**8
+        and world.erc20(BASE, usdc, wallet) > base_usdc
+    )
