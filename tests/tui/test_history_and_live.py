@@ -103,6 +103,66 @@ async def test_typed_in_id_is_checked_and_tracked(
         await wait_until(pilot, lambda: app.live.get(finished_request) is None, what="untrack")
 
 
+async def _record_amounts(world: Any, request_id: str) -> tuple[str, str]:
+    """What the service's record of `request_id` says was sent and received, as a wallet shows
+    them (read here on its own, from GET /requests/v3, not through the app)."""
+    from crossdeck.api.client import ServiceClient
+    from crossdeck.models import RequestsQuery
+    from crossdeck.models.display import Unit, amount_text
+
+    service = ServiceClient(world.service_url, api_key=world.api_key)
+    try:
+        page = await service.requests_v3(RequestsQuery(id=request_id))
+    finally:
+        await service.aclose()
+    record = next(r for r in page.requests if r.id == request_id)
+    said = []
+    for moved in (record.currency_in, record.currency_out):
+        assert moved is not None and moved.amount is not None and moved.decimals is not None
+        text = amount_text(moved.amount, Unit(moved.symbol or "?", moved.decimals))
+        said.append(text + (", $" if moved.amount_usd is not None else ""))
+    return said[0], said[1]
+
+
+async def test_live_rows_show_what_was_sent_and_received(
+    own_world: Any, finished_request: str, tui_dir: Path
+) -> None:
+    """Each Live status row carries the amount sent and the amount received (units, and USD
+    where the record has it), from the service's record; resized to 80 columns, the update
+    count and last-seen time give way and the amounts stay."""
+    sent, received = await _record_amounts(own_world, finished_request)
+    assert sent.startswith("0.01 ETH")  # the deposit_by_executor paid 10**16 wei
+    app = make_app(own_world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: app.current_mode == "live", what="Live status")
+        app.track_request(finished_request)
+        table = app.screen.query_one("#live-requests", DataTable)
+        row = await wait_until(
+            pilot,
+            lambda: (r := [str(c) for c in table.get_row(finished_request)])[3] != "-" and r,
+            what="what came back on the request's row",
+        )
+        assert [str(c.label) for c in table.ordered_columns] == [
+            "request", "status", "sent", "received", "updates", "last seen"
+        ]  # fmt: skip
+        assert row[2].startswith(sent) and row[3].startswith(received), row
+        summary = str(app.screen.query_one("#live-summary").render())
+        assert f"sent {row[2]} · received {row[3]}" in summary
+        await pilot.resize_terminal(80, 24)
+        await wait_until(
+            pilot,
+            lambda: (
+                [str(c.label) for c in table.ordered_columns]
+                == ["request", "status", "sent", "received"]
+            ),
+            what="the narrow columns",
+        )
+        narrow = [str(c) for c in table.get_row(finished_request)]
+        assert narrow[2:] == row[2:4]
+        assert row[2] in screen_text(app) and row[3] in screen_text(app)
+
+
 async def test_webhooks_reach_live_status_with_their_source(
     own_world: Any, tui_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,15 +16,14 @@ from typing import Any
 import pytest
 from svg_text import cut_values, svg_lines
 from test_snapshots import (
-    FROZEN_NOW,
     SNAPSHOT_DIR,
     FeedWindow,
     RowsLoaded,
     _app,
     _replay,
-    _run,
     _settle,
     _show_quote,
+    board_of_recorded_runs,
     load_fixture,
     settings_app,
     summarize,
@@ -32,7 +31,6 @@ from test_snapshots import (
 from tui_support import chains_loaded, screen_text, wait_until
 
 from crossdeck.models import RequestsPage
-from crossdeck.track.updates import Source, StatusUpdate
 from crossdeck.tui.services import Secrets
 
 WIDE = (120, 36)
@@ -114,28 +112,7 @@ def test_live_status_resized(snap_world: Any, tui_dir: Path, snap_compare: Any) 
     async def ready(pilot: Any) -> None:
         app = pilot.app
         await wait_until(pilot, lambda: app.live.webhook_note, what="the tracker's start")
-        start = FROZEN_NOW.timestamp()
-        for offset, name in enumerate(["deposit", "withdrawal", "native"]):
-            changes = [e for e in _run(name)[2] if type(e).__name__ == "StatusChanged"]
-            request_id = _run(name)[1].request_id
-            for step, change in enumerate(changes):
-                app.live.apply(
-                    StatusUpdate(
-                        request_id=request_id,
-                        status=change.status,
-                        updated_at_ms=int((start + offset * 60 + step) * 1000),
-                        source=Source.WEBHOOK if step % 2 else Source.POLL,
-                        observed_at=start + offset * 60 + step + 0.4,
-                        in_tx_hashes=change.in_tx_hashes,
-                        tx_hashes=change.tx_hashes,
-                        fail_reason=change.fail_reason,
-                        refund_fail_reason=change.refund_fail_reason,
-                        origin_chain_id=8453 if name != "withdrawal" else 1337,
-                        destination_chain_id={"deposit": 1337, "withdrawal": 8453}.get(name, 999),
-                        final=step == len(changes) - 1,
-                    )
-                )
-        app.live_changed.publish(None)
+        board_of_recorded_runs(app)
         await _settle(pilot)
         await _resize(pilot)
 
@@ -205,6 +182,10 @@ def test_every_resized_snapshot_keeps_its_amounts_and_hashes_whole() -> None:
     header = next(line for line in portfolio if "asset / chain" in line)
     assert "amount" in header and "USD" in header  # no money column dropped
     assert any("$365,000.00" in line for line in portfolio)
+    live = svg_lines(SNAPSHOTS / "test_live_status_resized.svg")
+    header = next(line for line in live if " request  " in line)
+    assert "status" in header and "sent" in header and "received" in header  # kept at 80
+    assert any("0.05 ETH, $150.00  5.9846 HYPE, $149.61" in line for line in live)
     history = svg_lines(SNAPSHOTS / "test_history_resized.svg")
     header = next(line for line in history if " ID " in line)
     assert "AMOUNT" in header and "IN TX" not in header  # as when started at 80 columns

@@ -269,6 +269,45 @@ def test_history(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size) 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
 
+def board_of_recorded_runs(app: Any) -> None:
+    """Live status's board holds the recorded runs' status changes (as polls and webhooks at
+    fixed times) and what each sent and received: the quote's amounts, put in words by
+    `history.came_back` as the service's record of them would be (the recorded requests are
+    not in this world, so nothing reads them)."""
+    from crossdeck.history.came_back import CameBack, moved_text
+
+    start = FROZEN_NOW.timestamp()
+    for offset, name in enumerate(["deposit", "withdrawal", "native"]):
+        _, quote, events = _run(name)
+        changes = [e for e in events if type(e).__name__ == "StatusChanged"]
+        request_id = quote.request_id
+        for step, change in enumerate(changes):
+            source = Source.WEBHOOK if step % 2 else Source.POLL
+            app.live.apply(
+                StatusUpdate(
+                    request_id=request_id,
+                    status=change.status,
+                    updated_at_ms=int((start + offset * 60 + step) * 1000),
+                    source=source,
+                    observed_at=start + offset * 60 + step + 0.4,
+                    in_tx_hashes=change.in_tx_hashes,
+                    tx_hashes=change.tx_hashes,
+                    fail_reason=change.fail_reason,
+                    refund_fail_reason=change.refund_fail_reason,
+                    origin_chain_id=8453 if name != "withdrawal" else 1337,
+                    destination_chain_id={"deposit": 1337, "withdrawal": 8453}.get(name, 999),
+                    final=step == len(changes) - 1,
+                )
+            )
+        tracked = app.live.get(request_id)
+        details = quote.details
+        tracked.came_back_read_at = tracked.status
+        tracked.came_back = CameBack(
+            sent=moved_text(details.currency_in), received=moved_text(details.currency_out), fees=()
+        )
+    app.live_changed.publish(None)
+
+
 def test_live_status(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Size) -> None:
     async def ready(pilot: Any) -> None:
         app = pilot.app
@@ -276,29 +315,7 @@ def test_live_status(snap_world: Any, tui_dir: Path, snap_compare: Any, size: Si
         # after that): the recorded requests added now are not in this world, and a tracker
         # polling them would put its 404 in the picture, or not, by timing
         await wait_until(pilot, lambda: app.live.webhook_note, what="the tracker's start")
-        start = FROZEN_NOW.timestamp()
-        for offset, name in enumerate(["deposit", "withdrawal", "native"]):
-            changes = [e for e in _run(name)[2] if type(e).__name__ == "StatusChanged"]
-            request_id = _run(name)[1].request_id
-            for step, change in enumerate(changes):
-                source = Source.WEBHOOK if step % 2 else Source.POLL
-                app.live.apply(
-                    StatusUpdate(
-                        request_id=request_id,
-                        status=change.status,
-                        updated_at_ms=int((start + offset * 60 + step) * 1000),
-                        source=source,
-                        observed_at=start + offset * 60 + step + 0.4,
-                        in_tx_hashes=change.in_tx_hashes,
-                        tx_hashes=change.tx_hashes,
-                        fail_reason=change.fail_reason,
-                        refund_fail_reason=change.refund_fail_reason,
-                        origin_chain_id=8453 if name != "withdrawal" else 1337,
-                        destination_chain_id={"deposit": 1337, "withdrawal": 8453}.get(name, 999),
-                        final=step == len(changes) - 1,
-                    )
-                )
-        app.live_changed.publish(None)
+        board_of_recorded_runs(app)
         await _settle(pilot)
 
     # no API key: the webhook line says so (a receiver's port would differ per run)

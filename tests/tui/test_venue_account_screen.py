@@ -228,8 +228,10 @@ async def test_a_signer_switch_shows_the_new_wallets_book_never_the_last_ones(
     def shows_book_of(user: str) -> bool:
         perps, spot = _world_book(world, user)
         text = shown()
-        return f"venue account {user}" in text and f"perps {perps}" in text and (
-            f"spot {spot}" in text
+        return (
+            f"venue account {user}" in text
+            and f"perps {perps}" in text
+            and (f"spot {spot}" in text)
         )
 
     async with app.run_test(size=(120, 36)) as pilot:

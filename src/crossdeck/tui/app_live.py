@@ -102,6 +102,7 @@ class LiveTracking(App[None]):
             if latest is not None:
                 self.live.apply(latest)
         self.live_changed.publish(None)
+        self.read_came_back()
         self.start_webhooks()
         if unfinished:
             self.offer_resume(unfinished)
@@ -209,6 +210,30 @@ class LiveTracking(App[None]):
 
     def on_live_board_changed(self, message: LiveBoardChanged) -> None:
         self.live_changed.publish(message.request_id)
+        self.read_came_back(message.request_id)
+
+    def read_came_back(self, request_id: str | None = None) -> None:
+        """Ask for what came back of `request_id` (None: of every request on the board) where
+        its status changed since the last read: the amounts sent and received the service's
+        record names (a request's record exists from its deposit on, and its received amount
+        is final with the fill)."""
+        rids = [request_id] if request_id is not None else list(self.live.requests)
+        for rid in rids:
+            tracked = self.live.get(rid)
+            if tracked is not None and tracked.wants_came_back():
+                tracked.came_back_read_at = tracked.status
+                self._read_came_back(tracked.request_id, tracked.status)
+
+    @work(group="came-back", exit_on_error=False, name="Reading what came back")
+    async def _read_came_back(self, request_id: str, status: str) -> None:
+        from crossdeck.execute.came_back_at_end import read_came_back
+
+        came = await read_came_back(self.services.service, request_id)
+        tracked = self.live.get(request_id)
+        if came is None or tracked is None or tracked.came_back_read_at != status:
+            return  # not on record yet, untracked, or a newer read is under way
+        tracked.came_back = came
+        self.live_changed.publish(request_id)
 
     def _post_tracking_problem(self, problem: Problem) -> None:
         # called by the tracker, maybe from outside a handler: the app takes it as a message
@@ -230,6 +255,7 @@ class LiveTracking(App[None]):
             if latest is not None:
                 self.live.apply(latest)
         self.live_changed.publish(tracked.request_id)
+        self.read_came_back(tracked.request_id)
 
     def forget_unsent(self, request_id: str) -> None:
         """A run that ended before anything of it was sent: its own status stream may have

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from crossdeck.history.came_back import CameBack
     from crossdeck.track.store import StoredRequest
     from crossdeck.track.updates import StatusUpdate
 
@@ -30,6 +31,15 @@ class TrackedRequest:
     timeline: list[StatusUpdate] = field(default_factory=list)
     problem: str | None = None
     given_up: bool = False
+    came_back: CameBack | None = None
+    """What was sent and received (and the fees), from the service's record of the request
+    (`crossdeck.history.came_back`), read again when the status changes."""
+    came_back_read_at: str | None = None
+    """The status the record was last asked for at (None: not yet)."""
+
+    def wants_came_back(self) -> bool:
+        """Its record is worth reading (again): it has a status the last read was not made at."""
+        return self.latest is not None and self.came_back_read_at != self.status
 
     @property
     def latest(self) -> StatusUpdate | None:

@@ -1,6 +1,7 @@
-"""Live status: every request the app follows (from Execute, History, or typed in) with its status
-timeline: when each update was seen (UTC), the status, its source (poll, webhook, or settle when
-a failure held), the service's updatedAt, the transactions and the fail/refund-fail reasons."""
+"""Live status: every request the app follows (from Execute, History, or typed in), what it sent
+and received (units and USD, from the service's record: `crossdeck.history.came_back`), and its
+status timeline: when each update was seen (UTC), the status, its source (poll, webhook, or
+settle when a failure held), the service's updatedAt, the transactions and the reasons."""
 
 from __future__ import annotations
 
@@ -61,6 +62,7 @@ class LiveScreen(CopiesAndLinks, ModeScreen):
         self._order: list[str] = []
         self._selected: str | None = None
         self._updated_column = True
+        self._counts_column = True
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="live-webhooks")
@@ -75,12 +77,20 @@ class LiveScreen(CopiesAndLinks, ModeScreen):
     def on_mount(self) -> None:
         self.query_one("#live-left").border_title = "Tracked requests"
         self.query_one("#live-right").border_title = "Timeline (UTC)"
-        requests = self.query_one("#live-requests", DataTable)
-        requests.add_columns("request", "status", "updates", "last seen")
+        self._request_columns()
         self._timeline_columns()
         self.crossdeck.live_changed.subscribe(self, self._board_changed)
         self.refresh_board()
         self.load_chains()
+
+    def _request_columns(self) -> None:
+        """The list's columns for the app's width: what was sent and received (units and USD)
+        always; under 100 columns the update count and last-seen time give way to them."""
+        requests = self.query_one("#live-requests", DataTable)
+        requests.clear(columns=True)
+        self._counts_column = self.app.size.width >= WIDE_SCREEN
+        columns = ["request", "status", "sent", "received"]
+        requests.add_columns(*columns, *(["updates", "last seen"] if self._counts_column else []))
 
     def _timeline_columns(self) -> None:
         """The timeline's columns for the app's width: under 100 columns the service's
@@ -97,8 +107,9 @@ class LiveScreen(CopiesAndLinks, ModeScreen):
     def on_resize(self) -> None:
         """Resized live across the wide/narrow line: the columns as if started at this size."""
         if self.is_mounted and self._updated_column != (self.app.size.width >= WIDE_SCREEN):
+            self._request_columns()
             self._timeline_columns()
-            self._render_timeline()
+            self.refresh_board()
 
     @work(group="live-chains", exclusive=True, exit_on_error=False, name="Loading chains")
     async def load_chains(self) -> None:
@@ -135,11 +146,17 @@ class LiveScreen(CopiesAndLinks, ModeScreen):
         for rid in self._order:
             tracked = board.requests[rid]
             latest = tracked.latest
+            came = tracked.came_back
+            counts = [
+                str(len(tracked.timeline)),
+                clock_text(latest.observed_at) if latest else "-",
+            ]
             table.add_row(
                 short(rid, 8, 4),
                 status_text(tracked.status),
-                str(len(tracked.timeline)),
-                clock_text(latest.observed_at) if latest else "-",
+                (came.sent if came else None) or "-",
+                (came.received if came else None) or "-",
+                *(counts if self._counts_column else []),
                 key=rid,
             )
         if self._order:
@@ -186,6 +203,7 @@ class LiveScreen(CopiesAndLinks, ModeScreen):
         text.append(tracked.request_id, style="bold")
         text.append_text(status_text(tracked.status, f"\nstatus {tracked.status}"))
         latest = tracked.latest
+        refunded = tracked.status in ("refund", "fallback")
         if latest is not None:
             text.append(f" · {len(tracked.timeline)} update(s)")
             if latest.origin_chain_id is not None:
@@ -193,6 +211,8 @@ class LiveScreen(CopiesAndLinks, ModeScreen):
             # where the latest status came from and when it changed (the snapshot stays still)
             changed = updated_text(latest.updated_at_ms)
             text.append(f"\nlatest from {latest.source.value}, changed {changed} UTC")
+            if tracked.came_back is not None and (said := tracked.came_back.line(refunded)):
+                text.append(f"\n{said}")
             if why := reason_words(latest.fail_reason):
                 text.append(f"\nwhy: {why}", style="red")
             if refund := reason_words(latest.refund_fail_reason, refund=True):
