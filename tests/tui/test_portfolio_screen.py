@@ -55,7 +55,7 @@ async def _settle(pilot: Any) -> None:
 def test_portfolio(folio_world: Any, tui_dir: Path, snap_compare: Any, size: Any) -> None:
     async def ready(pilot: Any) -> None:
         screen = await _read(pilot)
-        screen.expanded = {"USDC", "ETH"}  # one asset on five rows, one on one
+        screen.expanded = {"USDC", "ETH"}  # one asset on seven rows, one on two
         screen.render_rows()
         await _settle(pilot)
 
@@ -83,10 +83,13 @@ async def test_the_rows_are_the_chains_and_an_unreachable_one_says_where(
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await _read(pilot)
         text = screen_text(app)
-        assert "Total $" in text and "3 of 4 chains read · 1 unreachable" in text
+        assert "Total $" in text and "4 of 5 chains read · 1 unreachable" in text
         assert "HyperEVM (999)" in text and f"unreachable at {DEAD_RPC}" in text
-        # Base and the venue still render
-        assert "Base (8453)" in text
+        # Base and the venue still render (ETH is on Base and the world's Eclipse: opened)
+        screen.expanded = {"ETH"}
+        screen.render_rows()
+        await _settle(pilot)
+        assert "Base (8453)" in screen_text(app)
         assert "unreachable:999" in screen.rows
 
 
