@@ -9,11 +9,15 @@ sign: every input signed SIGHASH_ALL by the wallet's key (`wallet.bitcoin`); the
   transaction and its txid are journalled (synced) before anything is broadcast.
 send: broadcast once to the Esplora-style API; the transaction is followed until it is in a
   block. A transaction the node no longer knows was replaced (another transaction spends one of
-  its inputs: it is named) or dropped: reported, never sent again silently.
-finish (resume): the journalled txid is looked up: known, it is followed on; unknown and every
-  input still unspent, the SAME signed bytes are broadcast again (same inputs, same txid: it can
-  never pay twice); unknown and an input spent by another transaction, it was replaced: the run
-  ends in words, nothing is re-sent.
+  its inputs: it is named; the run ends) or dropped (every input unspent: nothing left the
+  wallet). Neither is sent again silently: a dropped one stays journalled as sent, and the
+  user is told the exact `crossdeck resume` that decides it.
+finish (resume): the journalled txid is looked up: known, it is followed on; unknown and an
+  input spent by another transaction, it was replaced: the run ends in words, nothing is
+  re-sent; unknown and every input still unspent (dropped, or never reached the node): while
+  the service still waits for the deposit, the SAME signed bytes are broadcast again (same
+  inputs, same txid: it can never pay twice); once the service has given the request up, the
+  run ends in words (nothing would fill it) with the command that asks for a new quote.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.describe.bitcoin import btc, psbt_lines
 from crossdeck.execute.errors import ExecutionError
 from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
@@ -34,6 +39,7 @@ from crossdeck.wallet.bitcoin_psbt import DecodedPsbt, decode_psbt
 from crossdeck.wallet.errors import InvalidKeyError, RpcError
 
 if TYPE_CHECKING:
+    from crossdeck.models import QuoteRequest
     from crossdeck.wallet.bitcoin import BitcoinParts
 
 POLL_SECONDS = 0.25
@@ -42,6 +48,26 @@ FASTEST_TARGET = "1"
 
 def _refused(name: str, message: str, where: str) -> GuardRefused:
     return GuardRefused([GuardResult(name, False, message, where)])
+
+
+def new_quote_command(request: QuoteRequest | None) -> str:
+    """The `crossdeck bridge` that asks again for what the run asked (the wallet's own
+    inputs, still unspent, pay it): the exact command when the request is known."""
+    if request is None:
+        return "`crossdeck bridge` with the same options"
+    words = [
+        "crossdeck bridge",
+        f"--origin-chain {request.origin_chain_id}",
+        f"--origin-currency {request.origin_currency}",
+        f"--destination-chain {request.destination_chain_id}",
+        f"--destination-currency {request.destination_currency}",
+        f"--amount {request.amount}",
+    ]
+    if request.trade_type != "EXACT_INPUT":
+        words.append(f"--trade-type {request.trade_type}")
+    if request.recipient:
+        words.append(f"--recipient {request.recipient}")
+    return "`" + " ".join(words) + "`"
 
 
 async def utxo_guard(decoded: DecodedPsbt, bitcoin: BitcoinParts, where: str) -> GuardResult:
@@ -178,6 +204,17 @@ class BitcoinRunner(ItemRunner):
                     "again (that could pay twice)",
                     hint="check the wallet's transactions before asking for a new quote",
                 )
+            given_up = await self._given_up(item)
+            if given_up is not None:
+                # broadcast now, the deposit would pay a request nobody fills any more
+                self.journal.record(*item.key, "expired")
+                raise ExecutionError(
+                    f"Bitcoin transaction {txid} never confirmed (the node no longer knows it: "
+                    f"dropped) and the service has given request {item.run.request_id} up "
+                    f"({given_up}): it is not broadcast again. Nothing left the wallet: every "
+                    "input it spends is still unspent.",
+                    hint=f"ask for a new quote: {new_quote_command(item.run.request)}",
+                )
             yield Note(
                 f"Bitcoin transaction {txid} is unknown to the node and its inputs are unspent: "
                 "broadcasting the same signed bytes again (same inputs, same txid: it cannot pay "
@@ -190,6 +227,29 @@ class BitcoinRunner(ItemRunner):
         self.journal.record(*item.key, "sent")
         async for event in self._confirmed(item, bitcoin, txid, raw):
             yield event
+
+    async def _given_up(self, item: Item) -> str | None:
+        """None while the service still waits for the deposit (the same bytes may go out
+        again: they can never pay twice); else why they must not: the request's status says
+        the service is done with it (failure: it fills nothing; refund; success), or the
+        service cannot be asked (a deposit to a request it gave up would be lost)."""
+        from crossdeck.models.status import RequestStatus, parse_status
+
+        try:
+            answer = await self.shop.parts.service.status(item.run.request_id)
+        except CrossdeckError as exc:
+            raise ExecutionError(
+                f"the service cannot say whether it still waits for request "
+                f"{item.run.request_id} ({exc.message}): nothing is broadcast until it can",
+                hint=f"run `crossdeck resume {item.run.request_id}` again later",
+            ) from None
+        known = parse_status(answer.status)
+        done = (RequestStatus.FAILURE, RequestStatus.REFUND, RequestStatus.FALLBACK,
+                RequestStatus.SUCCESS)  # fmt: skip
+        if known not in done:
+            return None
+        details = f": {answer.details}" if isinstance(answer.details, str) else ""
+        return f"status {answer.status}{details}"
 
     @staticmethod
     async def _replaced_by(bitcoin: BitcoinParts, raw: str) -> str:
@@ -217,11 +277,22 @@ class BitcoinRunner(ItemRunner):
                 break
             if state is None:
                 replaced = await self._replaced_by(bitcoin, raw)
-                self.journal.record(*item.key, "expired")
-                why = f"replaced ({replaced})" if replaced else "dropped from the mempool"
+                if replaced:
+                    self.journal.record(*item.key, "expired")
+                    raise ExecutionError(
+                        f"Bitcoin transaction {txid} was replaced ({replaced}); it is not "
+                        "sent again (that could pay twice)",
+                        hint="`crossdeck status` says what the service saw",
+                    )
+                # dropped: the journal keeps it as sent, so `resume` finds it and decides
                 raise ExecutionError(
-                    f"Bitcoin transaction {txid} was {why}; it is not sent again",
-                    hint="`crossdeck status` says what the service saw",
+                    f"Bitcoin transaction {txid} was dropped from the node's mempool before a "
+                    "block took it: it never confirmed, and every input it spends is still "
+                    "unspent, so nothing left the wallet. It was not broadcast again.",
+                    hint=f"`crossdeck resume {item.run.request_id}` broadcasts the same signed "
+                    "transaction again if the service still waits for it (same inputs, same "
+                    "txid: it cannot pay twice), or ends the run if the service has given the "
+                    f"request up; then ask for a new quote: {new_quote_command(item.run.request)}",
                 )
             if not seen_in_mempool:
                 seen_in_mempool = True

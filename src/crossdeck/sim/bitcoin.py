@@ -255,6 +255,8 @@ class BitcoinChain:
 
     def __post_init__(self) -> None:
         self._lock = threading.RLock()
+        self._drops_armed = 0  # deposits still to drop (`drop_next`)
+        self._to_drop: set[str] = set()  # in the mempool now, dropped at the next block
         self._outputs: dict[tuple[str, int], Output] = {}
         self._spent_by: dict[tuple[str, int], str] = {}
         if self.state_file is not None and self.state_file.exists():
@@ -382,6 +384,9 @@ class BitcoinChain:
         self._index(record, tx)
         self.mempool.append(txid)
         self._sighted(record, tx)
+        if self._drops_armed and not self._is_solvers(tx):
+            self._drops_armed -= 1
+            self._to_drop.add(txid)
         return txid
 
     def _verify_input(self, tx: Transaction, index: int, spent: Output) -> None:
@@ -441,6 +446,14 @@ class BitcoinChain:
         self.mempool.remove(txid)
         self.gone[txid] = why
 
+    def drop_next(self, count: int = 1) -> None:
+        """A world control (demo and tests only): the next `count` transactions broadcast by
+        anyone but the solver are taken into the mempool as usual (the broadcaster gets its
+        txid, the service sees a deposit), then dropped when the next block is mined instead
+        of being put in it, as a node with a full mempool evicts a low-fee transaction."""
+        with self._lock:
+            self._drops_armed += count
+
     def drop(self, txid: str) -> None:
         """Evict a mempool transaction (and what spends it), as a node's full mempool does."""
         with self._lock:
@@ -475,6 +488,9 @@ class BitcoinChain:
     def mine(self) -> dict[str, Any] | None:
         """Put the mempool into a new block (None when it is empty)."""
         with self._lock:
+            for txid in [t for t in self.mempool if t in self._to_drop]:
+                self.drop(txid)
+            self._to_drop.clear()
             if not self.mempool and self.blocks:
                 return None
             block = self._block(list(self.mempool))

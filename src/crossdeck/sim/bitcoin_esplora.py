@@ -74,7 +74,17 @@ class EsploraApi:
         r.add_get("/tx/{txid}/hex", self.tx_hex)
         r.add_get("/tx/{txid}/outspend/{vout}", self.outspend)
         r.add_post("/tx", self.broadcast)
+        # DEMO ONLY, never a public Esplora route: the next N broadcasts are dropped from the
+        # mempool before a block takes them (`BitcoinChain.drop_next`)
+        r.add_post("/_sim/drop-next", self.drop_next)
         return app
+
+    async def drop_next(self, request: web.Request) -> web.Response:
+        text = request.query.get("count", "1")
+        if not text.isdigit() or not 0 < int(text) <= 100:
+            return web.Response(status=400, text="count must be a number from 1 to 100")
+        self.chain.drop_next(int(text))
+        return web.json_response({"armed": int(text)})
 
     def status_json(self, txid: str) -> dict[str, Any]:
         record = self.chain.txs[txid]
