@@ -24,6 +24,7 @@ from crossdeck.sim.venue import (
     USDC_DECIMALS,
     hip3_address,
 )
+from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.venue_transfer import TransferForm
 from crossdeck.tui.services import Secrets
 from crossdeck.venue.account_words import account_lines
@@ -49,6 +50,23 @@ def _trader_app(world: Any, directory: Path, usdc: int, mode: str | None = None)
 
 def _text(app: Any, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).render())
+
+
+async def _dialog(pilot: Any) -> ConfirmScreen:
+    app = pilot.app
+    found: ConfirmScreen = await wait_until(
+        pilot,
+        lambda: isinstance(app.screen, ConfirmScreen) and app.screen,
+        what="the confirm dialog",
+        within=60,
+    )
+    return found
+
+
+def _dialog_text(dialog: ConfirmScreen) -> str:
+    """The whole of what the dialog says will be signed (it scrolls in its box)."""
+    lines = dialog.query_one("#confirm-lines", Static).content
+    return " ".join(getattr(lines, "plain", str(lines)).split())
 
 
 async def test_a_unified_account_on_the_screen_and_its_max(world: Any, tui_dir: Path) -> None:
@@ -80,7 +98,7 @@ async def test_the_transfer_form_reviews_then_signs(world: Any, tui_dir: Path) -
         await wait_until(pilot, lambda: not sign.disabled, what="the review")
         review = _text(app, "#tr-review")
         assert "move 10.0 USDC from your perps to spot" in review
-        assert "fee: none (a move between your own books)" in review and "6 guards passed" in review
+        assert "fee: none: a move between your own books" in review and "6 guards passed" in review
         # a change after the review asks for another
         screen.query_one("#tr-amount", Input).value = "11"
         sign.press()
@@ -89,7 +107,20 @@ async def test_the_transfer_form_reviews_then_signs(world: Any, tui_dir: Path) -
         screen.query_one("#tr-amount", Input).value = "10"
         screen.query_one("#tr-go", Button).press()
         await wait_until(pilot, lambda: not sign.disabled, what="the review again")
+        # Sign opens the dialog every signature goes through; declined, nothing moves
         sign.press()
+        dialog = await _dialog(pilot)
+        words = _dialog_text(dialog)
+        assert dialog.request.title == "Sign the venue transfer (usdClassTransfer)"
+        assert "fee: none: a move between your own books" in words
+        assert '"name": "VenueSignTransaction"' in words  # the exact typed data, then
+        assert dialog.request.guards and all(g.ok for g in dialog.request.guards)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: "declined" in _text(app, "#tr-review"), what="declined")
+        assert world.ledger.balance(account.address, SPOT_USDC_TOKEN_ID) == 0
+        sign.press()
+        await _dialog(pilot)
+        await pilot.press("y")
         await wait_until(
             pilot, lambda: "venue accepted" in _text(app, "#tr-review"), what="the transfer"
         )
@@ -112,7 +143,9 @@ async def test_a_send_elsewhere_is_shown_as_leaving_and_a_bad_amount_refused(
         await wait_until(pilot, lambda: "LEAVES" in _text(app, "#tr-review"), what="the review")
         review = _text(app, "#tr-review")
         assert f"THIS LEAVES YOUR ACCOUNT: {other} receives it" in review
-        assert "first-send fee: 1.0 USDC" in review
+        assert "fee: venue first-send fee 1 USDC, taken by the venue" in review
+        # what leaves in total, the fee included, in units with the unit
+        assert "in total: 3 USDC (300000000) leave your account: 2 USDC sent + the 1 USDC" in review
         screen.query_one("#tr-amount", Input).value = "2.123456789"  # more than 8 decimals
         screen.query_one("#tr-go", Button).press()
         await wait_until(pilot, lambda: "refused" in _text(app, "#tr-review"), what="refusal")
@@ -168,6 +201,8 @@ async def test_the_transfer_form_moves_out_of_a_sub_account(world: Any, tui_dir:
             sub,
         )  # the action `--from-sub-account` builds
         sign.press()
+        await _dialog(pilot)
+        await pilot.press("y")
         await wait_until(
             pilot, lambda: "venue accepted" in _text(app, "#tr-review"), what="the transfer"
         )
@@ -268,3 +303,64 @@ async def test_a_signer_switch_shows_the_new_wallets_book_never_the_last_ones(
         await pilot.press("f3")
         await wait_until(pilot, lambda: shows_book_of(a.address), what="A's venue book again")
         assert b not in shown()
+
+
+async def _withdraw(pilot: Any, amount: str) -> list[str]:
+    """From the Venue screen: withdraw `amount` USDC to Base through the Quote screen and run
+    it, signing both dialogs (the NonceMapping, then the venue's sendAsset); what each said."""
+    from tui_support import quote_and_execute
+
+    from crossdeck.execute import events as ev
+
+    app = pilot.app
+    app.screen.query_one("#wd-amount", Input).value = amount
+    await pilot.press("ctrl+y")
+    await wait_until(
+        pilot,
+        lambda: (
+            app.quote_screen.form_values().origin_chain_id == 1337
+            and app.quote_screen.form_values().amount == amount
+        ),
+        what="the prefilled withdrawal",
+    )
+    execute = await quote_and_execute(pilot)
+    said = []
+    for _ in range(2):
+        dialog = await _dialog(pilot)
+        said.append(_dialog_text(dialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda d=dialog: app.screen is not d, what="it to close")
+    await wait_until(pilot, lambda: execute.outcome is not None, what="the run's end", within=90)
+    assert isinstance(execute.outcome, ev.Finished) and execute.outcome.status == "success"
+    await pilot.press("escape")  # back to the Quote screen
+    return said
+
+
+async def test_the_confirm_says_the_first_send_fee_once_and_what_leaves_in_total(
+    world: Any, tui_dir: Path
+) -> None:
+    """Issue 36 point 3: the dialog where a withdrawal is signed repeats the venue's first-send
+    fee and what leaves the account in total; the world's venue takes exactly that; the next
+    withdrawal (the fee paid) says no fee and leaves exactly its amount."""
+    account, app = _trader_app(world, tui_dir, 30)
+    perps = lambda: world.ledger.balance(account.address, PERPS_USDC_ADDRESS)  # noqa: E731
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.data.get("account"), what="the account")
+        first = (await _withdraw(pilot, "10"))[1]
+        assert "Sign the venue transfer" in first or "sendAsset" in first
+        assert "fee venue first-send fee 1 USDC, taken by the venue from the same book" in first
+        assert (
+            "in total 11 USDC (1100000000) leave your account: 10 USDC sent + the 1 USDC "
+            "(100000000) fee"
+        ) in first
+        assert perps() == 19 * UNIT  # 10 and the 1 USDC fee, as the dialog said
+
+        await pilot.press("f3")
+        await wait_until(
+            pilot, lambda: "no first-send fee" in _text(app, "#venue-account"), what="fee paid"
+        )
+        second = (await _withdraw(pilot, "5"))[1]
+        assert "fee none: this account's first send is made" in second
+        assert "in total 5 USDC (500000000) leaves your account" in second
+        assert "first-send fee 1 USDC" not in second
+        assert perps() == 14 * UNIT

@@ -99,7 +99,7 @@ def test_ten_usdc_round_the_books_comes_back_whole(world: Any, tmp_path: Path) -
             "--amount-human", "10", "--yes",
         )  # fmt: skip
         assert moved.exit_code == 0, moved.output
-        assert "fee: none (a move between your own books)" in moved.stdout
+        assert "fee: none: a move between your own books" in moved.stdout
     assert books(world, account.address) == before  # less the fees shown: none
     assert not world.ledger.fee_paid(account.address)
 
@@ -112,6 +112,10 @@ def test_max_on_a_fresh_account_leaves_exactly_the_fee(world: Any, tmp_path: Pat
     assert "withdrawing 19.0 USDC from perps" in done.stderr
     assert "first-send fee 1.0 USDC" in done.stderr
     assert "finished: success" in done.stdout
+    # the venue action's own description, before it is signed, says the fee and the total
+    said = " ".join(done.stdout.split())
+    assert "fee venue first-send fee 1 USDC, taken by the venue from the same book" in said
+    assert "in total 20 USDC (2000000000) leave your account: 19 USDC sent + the 1 USDC" in said
     [send] = [s for s in world.ledger.sends() if s.user == account.address.lower()]
     assert send.amount == 19 * UNIT and send.fee == 1 * UNIT  # Max left exactly the fee
     assert books(world, account.address) == (0, 0, 0)
@@ -145,7 +149,10 @@ def test_a_send_to_another_address_is_named_as_leaving(world: Any, tmp_path: Pat
     )  # fmt: skip
     assert declined.exit_code == 11
     assert f"THIS LEAVES YOUR ACCOUNT: {other} receives it" in declined.stdout
-    assert "first-send fee: 1.0 USDC" in declined.stdout
+    assert "fee: venue first-send fee 1 USDC, taken by the venue" in declined.stdout
+    assert "in total: 3 USDC (300000000) leave your account: 2 USDC sent + the 1 USDC" in (
+        declined.stdout
+    )
     assert f"out of your account to {other}" in declined.stderr
     assert books(world, account.address)[0] == 10 * UNIT
     sent = cli(

@@ -1,12 +1,11 @@
 """The venue's first-send fee on a quote from the venue (origin chain 1337): the service's quote
 does not price it, yet the venue takes it (about 1 USDC) from the account's first send that
-leaves it, so `quote` and `bridge` name it in their pay / get / fees summary while it is due."""
+leaves it, so `quote` and `bridge` name it in their pay / get / fees summary while it is due
+(read and worded by `crossdeck.venue.fee`, as the app's quote and every confirm are)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
-
-from crossdeck.base.errors import CrossdeckError
 
 if TYPE_CHECKING:
     from crossdeck.config import Settings
@@ -16,20 +15,12 @@ async def venue_fee_words(settings: Settings, fields: dict[str, Any]) -> list[st
     """['venue first-send fee 1 USDC'] when the quote leaves the venue from an account that
     has not sent yet; [] when it does not leave the venue or the fee is paid."""
     from crossdeck import compose
-    from crossdeck.venue.account import (
-        FIRST_SEND_FEE,
-        VENUE_CHAIN,
-        first_send_fee_words,
-        read_first_send_fee,
-    )
+    from crossdeck.venue.account import VENUE_CHAIN
+    from crossdeck.venue.fee import read_send_fee
 
     user = fields.get("user")
     if fields.get("origin_chain_id") != VENUE_CHAIN or not isinstance(user, str):
         return []
-    try:
-        async with compose.venue_client(settings) as client:
-            fee = await read_first_send_fee(client, user)
-    except CrossdeckError as exc:  # the quote stands; say the fee may apply rather than hide it
-        unread = f"if due (the account's ledger could not be read: {exc})"
-        return [f"{first_send_fee_words(FIRST_SEND_FEE)} {unread}"]
-    return [first_send_fee_words(fee)] if fee else []
+    async with compose.venue_client(settings) as client:
+        fee = await read_send_fee(client, user)
+    return [fee.words] if fee.words else []

@@ -22,7 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from crossdeck.execute.events import SignRequest
 from crossdeck.execute.guards.base import GuardRefused, GuardResult, _fail, _ok, failures
+from crossdeck.models.display import amount_text
 from crossdeck.venue.account import book_words, format_usdc
 from crossdeck.venue.actions import (
     ACTION_FIELDS,
@@ -34,6 +36,7 @@ from crossdeck.venue.actions import (
     chain_field,
     plan,
 )
+from crossdeck.venue.fee import USDC_UNIT, SendFee, fee_parts
 from crossdeck.venue.signing import EIP712_DOMAIN_TYPE, signature_chain_id
 
 _ZERO = "0x" + "0" * 40
@@ -182,7 +185,8 @@ def require_all(results: list[GuardResult]) -> None:
 
 def describe(request: TransferRequest, action: VenueAction, fee: int) -> list[str]:
     """The transfer in words, for the confirm and the app: from which book to which, how much,
-    the fee, and (first) that it leaves the account when it does."""
+    the fee (`fee`: the first-send fee due, USDC smallest units) and what leaves the account in
+    total, and (first) that it leaves the account when it does."""
     owner = f"sub account {request.from_sub_account}'s" if request.from_sub_account else "your"
     where = f" of {request.to_address}" if request.leaves_account else ""
     lines = [
@@ -190,12 +194,9 @@ def describe(request: TransferRequest, action: VenueAction, fee: int) -> list[st
         f"to {book_words(request.destination)}{where}",
         f"venue action {action.wire}, signed by {request.user}",
     ]
-    if not request.leaves_account:
-        lines.append("fee: none (a move between your own books)")
-    elif fee:
-        lines.append(f"first-send fee: {format_usdc(fee)} USDC, taken from the same book")
-    else:
-        lines.append("fee: none (this account's first send is made)")
+    send_fee = SendFee(fee) if request.leaves_account else None
+    sent = amount_text(request.amount, USDC_UNIT)
+    lines += [f"{label}: {words}" for label, words in fee_parts(send_fee, request.amount, sent)]
     if request.leaves_account:
         lines.insert(0, f"THIS LEAVES YOUR ACCOUNT: {request.to_address} receives it")
     return lines
@@ -210,6 +211,29 @@ class PreparedTransfer:
     typed: dict[str, Any]
     results: list[GuardResult]
     lines: list[str]
+
+    def sign_request(self) -> SignRequest:
+        """The transfer as the app's confirm dialog shows a venue action before it is signed:
+        the words (leaving the account, the fee, what leaves in total) first, then the exact
+        typed data, and every guard that held it."""
+        from crossdeck.execute.describe import Line, typed_data_lines
+
+        said = [
+            Line(
+                "", line, kind="warning" if line.startswith(("THIS LEAVES", "in total")) else "text"
+            )
+            for line in self.lines
+        ]
+        return SignRequest(
+            kind="venue_action",
+            step_id=None,
+            item_index=0,
+            title=f"Sign the venue transfer ({self.action.wire})",
+            lines=(*said, *typed_data_lines(self.typed)),
+            payload=self.typed,
+            guards=tuple(self.results),
+            chain_id=SIGNATURE_CHAIN_ID,
+        )
 
 
 def prepare(request: TransferRequest, venue: str | None, signer: str, fee: int) -> PreparedTransfer:

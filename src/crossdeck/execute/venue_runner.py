@@ -16,8 +16,10 @@ from crossdeck.execute.events import ItemSkipped, RunEvent, SignRequest, VenueSu
 from crossdeck.execute.guards import built_domain_guard, require
 from crossdeck.execute.items import Item, ItemRunner, Prepared, Run
 from crossdeck.execute.journal import ItemRecord
+from crossdeck.models import VenueDepositData
 from crossdeck.models.venue import VenueSignature
 from crossdeck.venue.errors import VenueError
+from crossdeck.venue.fee import SendFee, read_send_fee
 from crossdeck.venue.signing import build_send_asset_typed_data, split_signature
 from crossdeck.wallet.signer import recover_typed_data
 
@@ -36,7 +38,7 @@ class VenueRunner(ItemRunner):
         assert data.sign_domain_name is not None
         results.append(built_domain_guard(typed, data.sign_domain_name, item.where))
         require(results)
-        lines = describe.venue_lines(typed, data)
+        lines = describe.venue_lines(typed, data, await self._send_fee(data))
         request = SignRequest(
             kind="venue_action",
             step_id=item.step.id,
@@ -49,6 +51,15 @@ class VenueRunner(ItemRunner):
         )
         assert data.nonce is not None
         return Prepared(request, intent={"kind": "venue_deposit", "venue_nonce": data.nonce})
+
+    async def _send_fee(self, data: VenueDepositData) -> SendFee | None:
+        """The venue's first-send fee on this send (None: back into the signer's own books),
+        so the confirm says what leaves the account in total."""
+        user = self.shop.parts.signer.address
+        destination = data.action.destination if data.action else None
+        if destination is not None and destination.lower() == user.lower():
+            return None
+        return await read_send_fee(self.shop.parts.venue, user, destination)
 
     async def sign(self, prepared: Prepared) -> dict[str, Any]:
         typed, signer = prepared.request.payload, self.shop.parts.signer

@@ -58,11 +58,10 @@ class LedgerUpdate(WireModel):
     delta: dict[str, Any] = Field(default_factory=dict)
 
     def sent_out_by(self, user: str) -> bool:
-        """Whether this update is a send that left `user`'s account for another account."""
+        """Whether this update is a send that left `user`'s account for another account (a
+        bridge withdrawal, `withdraw`, is not one: the venue takes its own fee for it)."""
         delta, me = self.delta, user.lower()
         sender = str(delta.get("user") or "").lower()
         destination = str(delta.get("destination") or "").lower()
-        kinds = {"send", "internalTransfer", "spotTransfer", "withdraw"}
-        if delta.get("type") == "withdraw":
-            return True
+        kinds = {"send", "internalTransfer", "spotTransfer"}
         return delta.get("type") in kinds and sender == me and destination not in ("", me)

@@ -7,9 +7,7 @@ can leave perps is the perps `withdrawable`; in a unified or portfolio-margin ac
 what can be withdrawn. Sub accounts and vault equities are listed beside the books; they are not
 the wallet's to withdraw.
 
-The venue charges about 1 USDC on an account's first send that leaves it (facts.md; recorded as
-`fee: "1.0"` in the venue SDK's published ledger updates). Whether it is still due is read from
-the account's own ledger updates: due until one send has left the account.
+The venue's first-send fee, and whether it is still due, is `crossdeck.venue.fee`'s.
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from crossdeck.base.errors import InputError
-from crossdeck.models.display import Unit, amount_text
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState
 from crossdeck.models.venue_account import (
     UNIFIED_MODES,
@@ -30,13 +27,13 @@ from crossdeck.models.venue_account import (
     mode_words,
 )
 from crossdeck.venue.currencies import USDC
+from crossdeck.venue.fee import USDC_DECIMALS as USDC_DECIMALS  # re-exported: the venue's USDC
+from crossdeck.venue.fee import first_send_fee_of
 
 if TYPE_CHECKING:
     from crossdeck.venue.client import VenueClient
 
 VENUE_CHAIN = 1337  # the venue's chain id at the service
-USDC_DECIMALS = 8  # the venue's USDC (weiDecimals 8, perps and spot alike)
-FIRST_SEND_FEE = 1 * 10**USDC_DECIMALS
 PERPS = "perps"
 SPOT = "spot"
 
@@ -52,22 +49,6 @@ def format_usdc(units: int) -> str:
     sign = "-" if units < 0 else ""
     whole, frac = divmod(abs(units), 10**USDC_DECIMALS)
     return f"{sign}{whole}.{str(frac).rjust(USDC_DECIMALS, '0').rstrip('0') or '0'}"
-
-
-def first_send_fee_of(updates: list[LedgerUpdate], user: str) -> int:
-    """The first-send fee in smallest units: due (1 USDC) until one send has left the account."""
-    return 0 if any(u.sent_out_by(user) for u in updates) else FIRST_SEND_FEE
-
-
-def first_send_fee_words(fee: int) -> str:
-    """The fee named in words with its unit, as a quote's summary lists it ('... 1 USDC')."""
-    return f"venue first-send fee {amount_text(fee, Unit('USDC', USDC_DECIMALS))}"
-
-
-async def read_first_send_fee(client: VenueClient, user: str) -> int:
-    """Whether a withdrawal from `user`'s account pays the first-send fee, from its ledger alone
-    (what a bridge from the venue needs, without reading every book)."""
-    return first_send_fee_of(await client.ledger_updates(user), user)
 
 
 def dex_of(book: str) -> str:

@@ -14,6 +14,7 @@ from crossdeck.models.text import short
 
 if TYPE_CHECKING:
     from crossdeck.execute.describe.family import ItemDescriber
+    from crossdeck.venue.fee import SendFee
 
 
 def _dex_words(dex: str | None) -> str:
@@ -39,11 +40,38 @@ def venue_title(data: VenueDepositData) -> str:
     return f"Sign the venue transfer ({kind})"
 
 
-def venue_lines(typed: Mapping[str, Any], data: VenueDepositData) -> list[Line]:
-    """The venue transfer in words, then its typed data, then where it goes."""
+def _fee_lines(data: VenueDepositData, fee: SendFee | None) -> list[Line]:
+    """The venue's own fee and what leaves the account in total (`crossdeck.venue.fee` words
+    them, as every other place that shows the fee)."""
+    from crossdeck.models import parse_units
+    from crossdeck.models.display import amount_text
+    from crossdeck.models.units import UnitsError
+    from crossdeck.venue.fee import USDC_DECIMALS, USDC_UNIT, fee_parts
+
+    action = data.action
+    if action is None or action.amount is None:
+        return []
+    name = (action.token or "?").partition(":")[0]
+    try:
+        usdc = parse_units(action.amount, USDC_DECIMALS) if name == "USDC" else None
+    except UnitsError:
+        usdc = None
+    sent = f"{action.amount} {name}" if usdc is None else amount_text(usdc, USDC_UNIT)
+    return [
+        Line(label, words, kind="warning" if label == "in total" and fee else "amount")
+        for label, words in fee_parts(fee, usdc, sent)
+    ]
+
+
+def venue_lines(
+    typed: Mapping[str, Any], data: VenueDepositData, fee: SendFee | None
+) -> list[Line]:
+    """The venue transfer in words, the venue's fee and what leaves the account in total
+    (`fee` None: it stays in the trader's own books), then its typed data and where it goes."""
     amount = data.action.amount if data.action else None
     return [
         Line("transfer", venue_transfer_words(data), raw=amount, kind="amount"),
+        *_fee_lines(data, fee),
         *typed_data_lines(typed),
         Line("then", f"submit it to the venue's /exchange with nonce {data.nonce}"),
     ]

@@ -13,7 +13,8 @@ Common rules: the signer must exist; a nonce is used once, within 2 days before 
 the venue's clock, and consumed only when the action succeeds (so a refused one can be retried
 with the same nonce). The first send that leaves an account (to an account that is neither
 itself, its master nor one of its sub accounts) pays `first_send_fee` in USDC from the book it
-leaves; a move between one's own books pays nothing.
+leaves; a move between one's own books pays nothing. An account a send with that fee created
+has its fee paid (its first send is free).
 """
 
 from __future__ import annotations
@@ -144,12 +145,14 @@ def _update(ledger: VenueLedger, tx: str, delta: dict[str, Any]) -> dict[str, An
     return {"time": ledger.now_ms(), "hash": tx, "delta": delta}
 
 
-def _accounts(ledger: VenueLedger, owner: str, destination: str) -> dict[str, bool]:
+def _accounts(ledger: VenueLedger, owner: str, destination: str, fee: int) -> dict[str, bool]:
     """The accounts a send marks: the sender has made its first send once one leaves it; the
-    receiver exists from now on."""
+    receiver exists from now on, its fee paid when the send that created it carried the fee
+    (as the venue has it: that account's first send is free, and its ledger's first entry
+    is that send, fee and all)."""
     accounts = {} if _own(ledger, owner, destination) else {owner: True}
     if not ledger.exists(destination):
-        accounts[destination] = False
+        accounts[destination] = fee > 0
     return accounts
 
 
@@ -198,7 +201,7 @@ def apply_send_asset(
         entry = _update(ledger, _hash("sendAsset", signer, nonce), delta)
         ledger.commit(
             move.changes,
-            _accounts(ledger, owner, destination),
+            _accounts(ledger, owner, destination, fee),
             nonce=(signer, nonce),
             send=record,
             updates=[(owner, entry)] + ([(destination, entry)] if destination != owner else []),
@@ -253,7 +256,7 @@ def apply_usd_send(
         entry = _update(ledger, _hash("usdSend", signer, nonce), delta)
         ledger.commit(
             move.changes,
-            _accounts(ledger, signer, destination),
+            _accounts(ledger, signer, destination, fee),
             nonce=(signer, nonce),
             updates=[(signer, entry), (destination, entry)],
         )
@@ -284,7 +287,7 @@ def apply_spot_send(
         entry = _update(ledger, _hash("spotSend", signer, nonce), delta)
         ledger.commit(
             move.changes,
-            _accounts(ledger, signer, destination),
+            _accounts(ledger, signer, destination, fee),
             nonce=(signer, nonce),
             updates=[(signer, entry), (destination, entry)],
         )

@@ -211,19 +211,21 @@ class QuoteScreen(QuoteFormScreen):
 
     @work(group="venue-fee", exclusive=True, exit_on_error=False, name="Venue fee")
     async def read_venue_fee(self, quote: Quote, request: QuoteRequest) -> None:
-        """A withdrawal from the venue (origin 1337) names the first-send fee while it is due."""
-        from crossdeck.venue.account import VENUE_CHAIN, first_send_fee_words, read_first_send_fee
+        """A withdrawal from the venue (origin 1337) names the first-send fee while it is due
+        (read and worded as the command line's quote and every confirm do)."""
+        from crossdeck.venue.account import VENUE_CHAIN
+        from crossdeck.venue.fee import read_send_fee
 
         if request.origin_chain_id != VENUE_CHAIN or not request.user:
             return
         fee = await within(
-            read_first_send_fee(self.crossdeck.services.venue, request.user),
+            read_send_fee(self.crossdeck.services.venue, request.user),
             what="the venue's first-send fee",
             where="the venue URL (Settings, F6)",
             retry="ctrl+r",
         )
-        if self.quote is quote and fee:
-            self.venue_fees = [first_send_fee_words(fee)]
+        if self.quote is quote and fee.words:
+            self.venue_fees = [fee.words]
             self._render_quote()
 
     def _chains_loading(self) -> bool:

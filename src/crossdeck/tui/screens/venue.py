@@ -101,6 +101,7 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         self.chains: ChainsResponse | None = None
         self.data: dict[str, Any] = {}
         self._token_column = True
+        self._finals: set[str] = set()  # followed requests already seen final
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="venue-body"):
@@ -153,7 +154,20 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         self._form_columns()
         # immediate: the last wallet's book goes in the same turn as the title bar changes
         self.crossdeck.wallet_changed.subscribe(self, self._on_wallet_changed, immediate=True)
+        self._finals = self._final_requests()
+        self.crossdeck.live_changed.subscribe(self, self._on_live_changed)
         self.load()
+
+    def _final_requests(self) -> set[str]:
+        return {rid for rid, tracked in self.crossdeck.live.requests.items() if tracked.final}
+
+    def _on_live_changed(self, request_id: str | None) -> None:
+        """A followed request ended (a deposit or withdrawal moved the venue books, and the
+        first-send fee may be paid now): the account is read again, not left as it was."""
+        finals = self._final_requests()
+        ended, self._finals = finals - self._finals, finals
+        if ended:
+            self.load()
 
     def _on_wallet_changed(self, wallet: str | None) -> None:
         """Another signer or wallet: nothing of the last one's venue account stays on screen

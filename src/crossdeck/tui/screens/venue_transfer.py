@@ -1,8 +1,9 @@
 """The Venue screen's transfer form: USDC between the account's books (perps, spot, a HIP-3
 DEX), or to another address when one is typed. "Review" builds the transfer and holds it to the
 form through the venue-action guards (a refusal is shown, nothing signed) and shows it in words;
-"Sign" (only after a review of exactly these values) signs with the app's signer, checks the
-signature, posts it, and asks the screen to read the account again."""
+"Sign" (only after a review of exactly these values) opens the confirm dialog every signature
+goes through, then signs with the app's signer, checks the signature, posts it, and asks the
+screen to read the account again."""
 
 from __future__ import annotations
 
@@ -151,8 +152,16 @@ class TransferForm(Vertical):
     @work(group="venue-transfer", exclusive=True, exit_on_error=False)
     async def _submit(self, prepared: PreparedTransfer) -> None:
         from crossdeck.execute.venue_actions import submit
+        from crossdeck.tui.screens.confirm import ConfirmScreen
 
         services = self.screen.crossdeck.services  # type: ignore[attr-defined]
+        # the dialog every signature goes through: the exact typed data, the guards, the fee
+        # and what leaves the account in total; nothing is signed unless it says so
+        dialog = ConfirmScreen(prepared.sign_request(), services.signer_words)
+        if not await self.app.push_screen_wait(dialog):
+            self._show(Text("declined: nothing was signed", style="yellow"))
+            self.query_one("#tr-sign", Button).disabled = False
+            return
         try:
             signer = await services.signer()
             await submit(prepared, signer, services.venue)

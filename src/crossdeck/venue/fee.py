@@ -1,0 +1,114 @@
+"""The venue's first-send fee, read and said in one place for every place that shows it: the
+quote (`crossdeck quote`/`bridge` and the Quote screen), the confirm before a venue action is
+signed (the app's dialog and the command line's), the transfer form and `venue transfer`.
+
+The venue takes about 1 USDC (facts.md) once per account, on top of the account's first send
+that leaves it (the published ledger records it as `fee: "1.0"` on a `spotTransfer`), from the
+USDC of the book the send leaves. Whether it is still due is read from the account's own ledger
+(`userNonFundingLedgerUpdates`), as a large wallet's public integration reads it:
+- paid once the account has sent to another account (`send`, `spotTransfer`,
+  `internalTransfer`); a bridge withdrawal (`withdraw`) goes by another fee and does not pay it;
+- paid when the account was created by a transfer that carried the fee (its first entry has a
+  fee of at least 1 USDC);
+- an empty ledger is a fresh account: due.
+A ledger that cannot be read counts as due: a fee kept that was not needed stays in the account,
+a fee not kept makes a whole-balance withdrawal fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
+
+from crossdeck.base.errors import CrossdeckError
+from crossdeck.models.display import Unit, amount_text
+
+if TYPE_CHECKING:
+    from crossdeck.models.venue_account import LedgerUpdate
+    from crossdeck.venue.client import VenueClient
+
+USDC_DECIMALS = 8  # the venue's USDC (weiDecimals 8, perps and spot alike)
+USDC_UNIT = Unit("USDC", USDC_DECIMALS)
+FIRST_SEND_FEE = 1 * 10**USDC_DECIMALS
+
+
+def _paid_at_creation(updates: list[LedgerUpdate], user: str) -> bool:
+    """Whether the account's first entry is a transfer into it that carried the fee (a later
+    one with a fee is its sender's own first send, not this account's)."""
+    first = min(updates, key=lambda u: u.time, default=None)
+    if first is None or str(first.delta.get("destination") or "").lower() != user.lower():
+        return False
+    try:
+        fee = Decimal(str(first.delta.get("fee")))
+    except InvalidOperation:
+        return False
+    return fee.is_finite() and fee >= 1
+
+
+def first_send_fee_of(updates: list[LedgerUpdate], user: str) -> int:
+    """The first-send fee still due on `user`'s account, in USDC smallest units (0 when paid)."""
+    paid = _paid_at_creation(updates, user) or any(u.sent_out_by(user) for u in updates)
+    return 0 if paid else FIRST_SEND_FEE
+
+
+@dataclass(frozen=True)
+class SendFee:
+    """What the venue takes on top of a send that leaves the account (USDC smallest units; 0
+    when none). `unread`: why the ledger could not be read (the fee is then counted as due)."""
+
+    units: int
+    unread: str | None = None
+
+    @property
+    def words(self) -> str | None:
+        """'venue first-send fee 1 USDC' (a quote's summary lists it so); None when none."""
+        if not self.units:
+            return None
+        said = f"venue first-send fee {amount_text(self.units, USDC_UNIT)}"
+        if self.unread:
+            said += f" if due (the account's ledger could not be read: {self.unread})"
+        return said
+
+
+NO_FEE = SendFee(0)
+
+
+async def read_send_fee(client: VenueClient, user: str, destination: str | None = None) -> SendFee:
+    """The fee on a send from `user`'s account to `destination` (None: to an account not the
+    user's, as a withdrawal through the service is): none back to the account itself."""
+    if destination is not None and destination.lower() == user.lower():
+        return NO_FEE
+    try:
+        return SendFee(first_send_fee_of(await client.ledger_updates(user), user))
+    except CrossdeckError as exc:  # the send stands; say the fee may apply rather than hide it
+        return SendFee(FIRST_SEND_FEE, unread=exc.message)
+
+
+def _usdc(units: int) -> str:
+    return f"{amount_text(units, USDC_UNIT)} ({units})"
+
+
+def fee_parts(fee: SendFee | None, amount: int | None, sent: str) -> list[tuple[str, str]]:
+    """The fee and what leaves the account in total, as (label, words) pairs for a confirm.
+
+    `fee`: None for a move that stays in the trader's own accounts; `amount`: the send in USDC
+    smallest units, or None when it sends another token (the fee is USDC all the same); `sent`:
+    the send in words with its unit ('10 USDC', '2.5 HYPE')."""
+    if fee is None:
+        return [("fee", "none: a move between your own books")]
+    if not fee.units:
+        total = _usdc(amount) if amount is not None else sent
+        return [
+            ("fee", "none: this account's first send is made"),
+            ("in total", f"{total} leaves your account"),
+        ]
+    fee_said = f"the {_usdc(fee.units)} fee"
+    if amount is None:  # another token: the fee is USDC beside it
+        total = f"{sent} and {_usdc(fee.units)} leave your account ({fee_said})"
+    else:
+        total = f"{_usdc(amount + fee.units)} leave your account: {sent} sent + {fee_said}"
+    return [
+        ("fee", f"{fee.words}, taken by the venue from the same book on top of the amount"),
+        ("in total", total),
+    ]
