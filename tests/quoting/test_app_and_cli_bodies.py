@@ -3,11 +3,14 @@
 same input gives a byte-identical request body from both fronts.
 
 The command line's side is its real path: click parses the arguments of `crossdeck quote`, then
-`quote_fields`, `complete_quote_fields` (currency symbols and /chains against the world) and
-`build_request`. The app's side is the Quote form's (`tui.quote_form.build_quote_request`) for
-what the form offers, and for what only the command line offers (the smallest unit, another
-depositor, the Solana-only fields, --no-x, a txs file) the builder both fronts share
-(`quoting.builder`), given the same input the command line was. Coverage is checked: an option
+`read_quote` (the options read into the builder's `QuoteInput`, checked before any request) and
+`quote_request` (currency symbols and /chains against the world, then the builder); `bridge`'s
+own part is its signer's address as the default depositor and, after a Solana transaction too
+large to sign, the shortest route asked for again (`quoting.shortest_route`). The app's side is
+the Quote form's (`tui.quote_form.build_quote_request`) for what the form offers, and for what
+only the command line offers (the smallest unit, another depositor, the Solana-only fields,
+--no-x, a txs file) the builder both fronts share (`quoting.builder`), given the same input the
+command line was. Coverage is checked: an option
 or a form field no case exercises fails the test."""
 
 from __future__ import annotations
@@ -21,13 +24,15 @@ from typing import Any
 import pytest
 
 from crossdeck.api.client import ServiceClient
+from crossdeck.cli.commands.bridge import bridge_command
 from crossdeck.cli.commands.service import quote_command
-from crossdeck.cli.quote_options import build_request, complete_quote_fields, quote_fields
+from crossdeck.cli.quote_options import quote_request, read_quote
 from crossdeck.config import Settings, load_settings
 from crossdeck.models import ChainsResponse
 from crossdeck.models.addresses import Family
 from crossdeck.quoting import builder
 from crossdeck.quoting.builder import QuoteInput
+from crossdeck.quoting.shortest_route import shortest_route
 from crossdeck.tui.quote_form import QuoteFormValues, build_quote_request
 
 NATIVE = "0x" + "0" * 40
@@ -48,6 +53,8 @@ class Case:
     options: tuple[str, ...] = ()  # the click options this case sets (beyond the route)
     fields: tuple[str, ...] = ()  # the form fields this case sets
     files: dict[str, str] = field(default_factory=dict)
+    signer: str | None = None  # bridge: its signer's address, the default depositor
+    refused: tuple[str, ...] = ()  # bridge: the guards that refused the first run
 
 
 ETH_TO_USDC = ["--origin-chain", "8453", "--origin-currency", NATIVE,
@@ -65,6 +72,7 @@ FROM_SOLANA = ["--origin-chain", str(SOLANA), "--origin-currency", SOL,
                "--destination-chain", "8453", "--destination-currency", NATIVE]  # fmt: skip
 SOLANA_ROUTE = {"origin_chain_id": SOLANA, "origin_currency": SOL,
                 "destination_chain_id": 8453, "destination_currency": NATIVE}  # fmt: skip
+QUOTE_OPTIONS = {param.name for param in quote_command.params} - {"json_"}
 ROUTE_OPTIONS = ("origin_chain", "origin_currency", "destination_chain", "destination_currency")
 ROUTE_FIELDS = tuple(ETH_ROUTE)
 
@@ -145,6 +153,21 @@ CASES = [
                   "sponsor_rent": True},
          options=("deposit_fee_payer", "max_route_length", "use_shared_accounts",
                   "include_compute_unit_limit", "sponsor_rent")),
+    Case("bridge: the signer's address is the depositor",
+         [*ETH_TO_USDC, "--amount-human", "1"], form={**ETH_ROUTE, "amount": "1"},
+         signer=OTHER),
+    Case("bridge: a Solana transaction too large asks again for the shortest route",
+         [*FROM_SOLANA, "--amount-human", "0.5", "--max-route-length", "3"],
+         builder={**SOLANA_ROUTE, "amount": "0.5", "max_route_length": 1},
+         refused=("solana-size",)),
+    Case("bridge: the shortest route, asked for by the options already, is not asked again",
+         [*FROM_SOLANA, "--amount-human", "0.5", "--max-route-length", "1"],
+         builder={**SOLANA_ROUTE, "amount": "0.5", "max_route_length": 1},
+         refused=("solana-size",)),
+    Case("bridge: another guard's refusal asks nothing again",
+         [*FROM_SOLANA, "--amount-human", "0.5", "--max-route-length", "3"],
+         builder={**SOLANA_ROUTE, "amount": "0.5", "max_route_length": 3},
+         refused=("order-calls",)),
 ]  # fmt: skip
 
 
@@ -163,16 +186,16 @@ def _filled(value: Any, names: dict[str, str]) -> Any:
     return value
 
 
-async def _cli_body(settings: Settings, world: Any, args: list[str]) -> bytes:
-    context = quote_command.make_context("quote", list(args))
-    options = dict(context.params)
-    options.pop("json_", None)
-    fields, amount_human = quote_fields(settings, options)
+async def _cli_body(settings: Settings, world: Any, case: Case, args: list[str]) -> bytes:
+    command = bridge_command if case.signer or case.refused else quote_command
+    context = command.make_context(command.name or "", list(args))
+    options = {k: v for k, v in context.params.items() if k in QUOTE_OPTIONS}
+    typed = read_quote(settings, options, user=case.signer)
+    if case.refused:
+        typed = typed.with_values(shortest_route(typed.values, case.refused) or typed.values)
     async with ServiceClient(world.service_url, api_key=world.api_key) as client:
-        chains = await complete_quote_fields(client, fields, amount_human)
-        if chains is None:
-            chains = await client.chains()
-    return json.dumps(build_request(fields, chains).to_body()).encode()
+        request, _ = await quote_request(client, typed)
+    return json.dumps(request.to_body()).encode()
 
 
 async def _app_body(case: Case, world: Any, names: dict[str, str]) -> bytes:
@@ -181,7 +204,7 @@ async def _app_body(case: Case, world: Any, names: dict[str, str]) -> bytes:
     if case.form is not None:
         values = QuoteFormValues(**_filled(case.form, names))
         request = build_quote_request(
-            values, world.wallet_address, chains, solana_wallet=world.solana_address
+            values, case.signer or world.wallet_address, chains, solana_wallet=world.solana_address
         )
     else:
         assert case.builder is not None
@@ -200,15 +223,25 @@ async def test_the_same_input_gives_the_same_body(
         path = tmp_path / f"{name}.json"
         path.write_text(text)
         names[name] = str(path)
-    cli = await _cli_body(settings, world, [_filled(arg, names) for arg in case.cli])
+    cli = await _cli_body(settings, world, case, [_filled(arg, names) for arg in case.cli])
     app = await _app_body(case, world, names)
     assert cli == app, (cli, app)
 
 
 def test_every_option_and_every_form_field_has_a_case() -> None:
-    options = {param.name for param in quote_command.params} - {"json_"}
+    options = set(QUOTE_OPTIONS)
     covered = {name for case in CASES for name in case.options} | set(ROUTE_OPTIONS)
     assert options - covered == set(), "a quote option no case gives"
     form_fields = {f.name for f in dataclasses.fields(QuoteFormValues)}
     covered_fields = {name for case in CASES for name in case.fields} | set(ROUTE_FIELDS)
     assert form_fields - covered_fields == set(), "a form field no case sets"
+
+
+def test_bridge_takes_the_quote_options_and_none_that_shapes_the_body() -> None:
+    """`bridge` asks with the very options `quote` has (one decorator); its own options run
+    the transfer (signing, tracking, output) and never change the request's body."""
+    bridge = {param.name for param in bridge_command.params}
+    assert QUOTE_OPTIONS <= bridge
+    assert bridge - QUOTE_OPTIONS == {
+        "yes", "deposit_amount", "timeout", "fee_payer_keypair", "json_"
+    }  # fmt: skip

@@ -163,7 +163,7 @@ class Address(_Checked[str]):
     """An address: with `evm_only`, an EVM one (0x + 40 hex digits) with a right EIP-55
     checksum when written in mixed case; else an address of any family with its checksum held
     (Solana and Bitcoin as well), whose chain's family the command checks once it knows the
-    chain (`quote_options.check_families`)."""
+    chain (the request model, through `quoting.builder`)."""
 
     name = "address"
 

@@ -1,13 +1,18 @@
 """The quote options of `crossdeck quote`, shared by every command that asks for a quote.
 
 `@quote_options` adds the quote's click options, defined here once for `crossdeck quote` and
-`crossdeck bridge` alike, and `quote_fields` turns their values into `QuoteRequest` fields.
+`crossdeck bridge` alike. The options only collect: `quote_input` reads their values into the
+`QuoteInput` the app's Quote form fills too, and the one builder below both fronts
+(`crossdeck.quoting.builder`) makes the request, whose errors name the wire field; here they
+are said naming the option. What only the command line takes is resolved here: currency
+symbols (through /chains), a txs file, the --extra JSON, the profile's wallets.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -26,8 +31,9 @@ from crossdeck.cli.support import wallet_address
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.config import Settings
-    from crossdeck.models import ChainsResponse, QuoteRequest
+    from crossdeck.models import ChainsResponse, QuoteRequest, QuoteRequestError
     from crossdeck.models.addresses import Family
+    from crossdeck.quoting.builder import QuoteInput
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -78,7 +84,6 @@ _BOOL_OPTIONS = {
     "use_permit": "--use-permit/--no-use-permit",
     "refund_on_origin": "--refund-on-origin/--no-refund-on-origin",
 }
-_BOOL_FIELDS = tuple(_BOOL_OPTIONS)
 
 
 def _bool_options(func: F) -> F:
@@ -235,6 +240,61 @@ def quote_options(func: F) -> F:
     return func
 
 
+# -- collecting: the options' values as the builder takes them -------------------------------
+
+
+def quote_input(options: dict[str, Any], *, user: str | None = None) -> QuoteInput:
+    """What the quote options say, as the one quote-request builder takes it (the app's form
+    hands it the same `QuoteInput`): read, not judged. A txs file and the --extra JSON are
+    read here (each problem names its option); every rule is the builder's. `user` is the
+    default depositor (`bridge`: its signer's address); an explicit --user wins."""
+    from pathlib import Path
+
+    from crossdeck.cli.call_options import calls_from_options
+    from crossdeck.quoting.builder import QuoteInput
+
+    amount, amount_human = options.get("amount"), options.get("amount_human")
+    if (amount is None) == (amount_human is None):
+        raise InputError("give exactly one of --amount and --amount-human")
+    txs_file = options.get("txs_file")
+    txs = calls_from_options(
+        tuple(options.get("calls") or ()), Path(txs_file) if txs_file is not None else None
+    )
+    slippage = options.get("slippage_bps")
+    return QuoteInput(
+        origin_chain_id=options["origin_chain"],
+        origin_currency=options["origin_currency"],
+        destination_chain_id=options["destination_chain"],
+        destination_currency=options["destination_currency"],
+        amount=amount_human or "",
+        amount_units=amount or "",
+        trade_type=options["trade_type"],
+        user=options.get("user") or user or "",
+        recipient=options.get("recipient") or "",
+        refund_to=options.get("refund_to") or "",
+        slippage_bps="" if slippage is None else str(slippage),
+        topup_gas=options.get("topup_gas"),
+        topup_gas_usd=options.get("topup_gas_amount") or "",
+        subsidize_fees=options.get("subsidize_fees"),
+        sponsored_components=tuple(options.get("sponsor_components") or ()) or None,
+        sponsor_rent=bool(options.get("sponsor_rent")),
+        max_subsidization_usd=options.get("max_subsidization") or "",
+        use_deposit_address=options.get("use_deposit_address"),
+        strict=options.get("strict"),
+        use_permit=options.get("use_permit"),
+        refund_on_origin=options.get("refund_on_origin"),
+        permit_expiry=options.get("permit_expiry"),
+        deposit_fee_payer=options.get("deposit_fee_payer") or "",
+        max_route_length=options.get("max_route_length"),
+        use_shared_accounts=options.get("use_shared_accounts"),
+        include_compute_unit_limit=options.get("include_compute_unit_limit"),
+        protocol_version=options.get("protocol_version"),
+        referrer=options.get("referrer") or "",
+        txs=tuple(txs),
+        extra=_parse_extra(tuple(options.get("extras") or ())),
+    )
+
+
 def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
     from crossdeck.base.json_depth import MAX_NESTING, nesting_depth
 
@@ -263,268 +323,198 @@ def _parse_extra(pairs: tuple[str, ...]) -> dict[str, Any]:
     return extra
 
 
-def _note_unlisted(extra: dict[str, Any]) -> None:
-    """Say on stderr which --extra fields crossdeck does not know: they are sent as given,
-    unchecked, for the service to judge (it adds fields faster than a client ships)."""
-    from crossdeck.models import QuoteRequest
-
-    known = {name for name, info in QuoteRequest.model_fields.items()}
-    known |= {info.alias for info in QuoteRequest.model_fields.values() if info.alias}
-    for key in extra:
-        if key not in known:
-            click.echo(
-                f"note: --extra {key} is not a field crossdeck knows; sent as given "
-                f"({json.dumps(extra[key])[:80]}), unchecked",
-                err=True,
-            )
+# -- the profile's wallets, for the builder ----------------------------------------------------
 
 
-def _refuse_zero(text: str | None, option: str) -> None:
-    """Nothing to move is refused here, before any request (the service would answer 400)."""
-    from decimal import Decimal, InvalidOperation
+class ProfileWallets:
+    """The profile's wallet of each chain family, as the builder asks for it (the depositor,
+    the other family's recipient); each read once. Why one is missing is kept, so that a
+    request with no depositor says what to pass or run."""
 
-    if text is None:
-        return
-    try:
-        zero = Decimal(text.strip()) == 0
-    except InvalidOperation:
-        return  # not a number: the amount's own check says so
-    if zero:
-        raise InputError(f"{option}: {text.strip()} moves nothing", hint="give an amount above 0")
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.found: dict[Family, str | None] = {}
+        self.missing: dict[Family, InputError] = {}
 
-
-def _dollars(text: str | None, option: str, wire: str) -> str | None:
-    """A dollar option ('2', '$0.01') as the wire's 6-decimal USD integer text (the builder's
-    rule, which the app's form uses too)."""
-    if text is None:
-        return None
-    from crossdeck.models import QuoteRequestError
-    from crossdeck.quoting.builder import usd_units
-
-    try:
-        units = usd_units(text, wire)
-    except QuoteRequestError as exc:
-        raise InputError(
-            f"{option}: {exc.message.removeprefix(wire + ': ')}", hint=exc.hint
-        ) from None
-    return None if units is None else str(units)
-
-
-def _family_wallet(settings: Settings, chain_id: int, option: str) -> str:
-    """The profile's wallet of `chain_id`'s family: its Solana wallet for Solana, else its
-    EVM wallet (the venue's accounts are EVM addresses)."""
-    from crossdeck.models.addresses import family_of
-
-    return _wallet_of_family(settings, family_of(chain_id), option)
+    def __call__(self, family: Family) -> str | None:
+        if family not in self.found:
+            try:
+                self.found[family] = _wallet_of_family(self.settings, family, "--user")
+            except InputError as exc:
+                self.found[family], self.missing[family] = None, exc
+        return self.found[family]
 
 
 def _wallet_of_family(settings: Settings, family: Family, option: str) -> str:
     from crossdeck.models.addresses import Family
 
-    if family is Family.SOLANA:
-        from crossdeck.credentials import resolve_solana_address
+    if family is Family.EVM:
+        return wallet_address(settings, option)
+    from crossdeck.credentials import resolve_bitcoin_address, resolve_solana_address
 
-        address = resolve_solana_address(settings)
-        if address is None:
-            raise InputError(
-                f"no {option} given and profile {settings.profile!r} has no Solana wallet",
-                hint=f"pass {option} or run `crossdeck wallet import-solana`",
-            )
-        return address
-    if family is Family.BITCOIN:
-        from crossdeck.credentials import resolve_bitcoin_address
-
-        address = resolve_bitcoin_address(settings)
-        if address is None:
-            raise InputError(
-                f"no {option} given and profile {settings.profile!r} has no Bitcoin wallet",
-                hint=f"pass {option} or run `crossdeck wallet import-bitcoin`",
-            )
-        return address
-    return wallet_address(settings, option)
+    name, resolve = {
+        Family.SOLANA: ("Solana", resolve_solana_address),
+        Family.BITCOIN: ("Bitcoin", resolve_bitcoin_address),
+    }[family]
+    address = resolve(settings)
+    if address is None:
+        raise InputError(
+            f"no {option} given and profile {settings.profile!r} has no {name} wallet",
+            hint=f"pass {option} or run `crossdeck wallet import-{name.lower()}`",
+        )
+    return address
 
 
-def _other_family_recipient(settings: Settings, origin: int, destination: int) -> str | None:
-    """With no --recipient, a route into another chain family pays the profile's own wallet
-    of that family, when it has one (the builder's rule, as the app's form has it); else None
-    (the user, which the request then refuses by family, naming --recipient)."""
-    from crossdeck.quoting.builder import QuoteInput, default_recipient
-
-    def wallet_of(family: Family) -> str | None:
-        try:
-            return _wallet_of_family(settings, family, "--recipient")
-        except InputError:
-            return None
-
-    typed = QuoteInput(origin_chain_id=origin, destination_chain_id=destination)
-    return default_recipient(typed, None, wallet_of)
+# -- building: the builder's request, its errors naming the options ---------------------------
 
 
-def quote_fields(
+@dataclass(frozen=True)
+class TypedQuote:
+    """A quote as the options ask for it: their `values`, the profile's `wallets` and the
+    request checked before any request (`checked`: symbols and a human amount stand in)."""
+
+    values: QuoteInput
+    wallets: ProfileWallets
+    checked: QuoteRequest
+
+    def with_values(self, values: QuoteInput) -> TypedQuote:
+        return replace(self, values=values)
+
+
+def read_quote(
     settings: Settings, options: dict[str, Any], *, user: str | None = None
-) -> tuple[dict[str, Any], str | None]:
-    """(QuoteRequest fields, --amount-human text or None) from the quote options' values.
+) -> TypedQuote:
+    """The quote the options ask for, every field checked that needs no /chains (so bad input
+    is refused before any request); --extra fields crossdeck does not know are noted."""
+    from crossdeck.quoting.builder import check_before_chains
 
-    `user` is the default depositor (the profile's wallet); an explicit --user wins.
-    """
-    from crossdeck.models import required_protocol_version
-
-    amount, amount_human = options.get("amount"), options.get("amount_human")
-    if (amount is None) == (amount_human is None):
-        raise InputError("give exactly one of --amount and --amount-human")
-    _refuse_zero(amount, "--amount")
-    _refuse_zero(amount_human, "--amount-human")
-    origin_chain = options["origin_chain"]
-    destination_chain = options["destination_chain"]
-    fields: dict[str, Any] = {
-        "user": options.get("user") or user or _family_wallet(settings, origin_chain, "--user"),
-        "origin_chain_id": origin_chain,
-        "destination_chain_id": options["destination_chain"],
-        "origin_currency": options["origin_currency"],
-        "destination_currency": options["destination_currency"],
-        "trade_type": options["trade_type"],
-        "amount": amount,
-        "recipient": options.get("recipient")
-        or _other_family_recipient(settings, origin_chain, destination_chain),
-        "refund_to": options.get("refund_to"),
-        "protocol_version": options.get("protocol_version")
-        or required_protocol_version(origin_chain),
-        "topup_gas_amount": _dollars(
-            options.get("topup_gas_amount"), "--topup-gas-amount", "topupGasAmount"
-        ),
-        "sponsored_fee_components": list(options.get("sponsor_components") or ()) or None,
-        "max_subsidization_amount": _dollars(
-            options.get("max_subsidization"), "--max-subsidization", "maxSubsidizationAmount"
-        ),
-        "permit_expiry": options.get("permit_expiry"),
-        "deposit_fee_payer": options.get("deposit_fee_payer"),
-        "max_route_length": options.get("max_route_length"),
-        "use_shared_accounts": options.get("use_shared_accounts"),
-        "include_compute_unit_limit": options.get("include_compute_unit_limit"),
-        "slippage_tolerance": options.get("slippage_bps"),
-        "referrer": options.get("referrer"),
-    }
-    fields.update({name: options.get(name) for name in _BOOL_FIELDS})
-    if options.get("sponsor_rent"):
-        components = fields.get("sponsored_fee_components") or []
-        fields["sponsored_fee_components"] = [*components, "rent"]
-    fields = {k: v for k, v in fields.items() if v is not None}
-    from pathlib import Path
-
-    from crossdeck.cli.call_options import calls_from_options
-
-    txs_file = options.get("txs_file")
-    txs = calls_from_options(
-        tuple(options.get("calls") or ()), Path(txs_file) if txs_file is not None else None
+    values = quote_input(options, user=user)
+    wallets = ProfileWallets(settings)
+    stand_ins = {field: _stand_in(field, chain) for field, chain, _ in _symbols(values)}
+    checked = _built(
+        values,
+        wallets,
+        lambda: check_before_chains(values.with_changes(**stand_ins), wallet_of=wallets),
     )
-    if txs:
-        fields["txs"] = txs
-    extra = _parse_extra(tuple(options.get("extras") or ()))
-    from pydantic.alias_generators import to_camel, to_snake
-
-    given = set(fields) | {to_camel(k) for k in fields}
-    clash = sorted(k for k in extra if k in given or to_snake(k) in given)
-    if clash:
-        raise InputError(f"--extra sets {clash} which an option already sets; use one of them")
-    fields.update(extra)
-    _note_unlisted(extra)
-    if amount_human is not None:
-        fields.pop("amount", None)
-    return fields, amount_human
+    _note_unlisted(values, checked)
+    return TypedQuote(values, wallets, checked)
 
 
-# the option that sets each wire field whose value is held to its chain's family
+async def quote_request(
+    client: ServiceClient, typed: TypedQuote
+) -> tuple[QuoteRequest, ChainsResponse | None]:
+    """The checked request, and /chains' answer when it was asked for (currency symbols, the
+    amount's decimals, the chains' families), so that the guards shown or run next need not
+    ask again. /chains is asked at most once."""
+    from crossdeck.cli.currency_symbols import resolve_symbol
+    from crossdeck.quoting.builder import build_quote_request, needs_chains
+
+    values = typed.values
+    symbols = _symbols(values)
+    chains = await client.chains() if symbols or needs_chains(values) else None
+    resolved: dict[str, str] = {}
+    for field, chain_id, option in symbols:
+        assert chains is not None  # asked for above
+        symbol = getattr(values, field)
+        found = resolve_symbol(chains, chain_id, symbol, option)
+        click.echo(
+            f"{option} {symbol} is {found.symbol} {found.address} on chain {chain_id}", err=True
+        )
+        resolved[field] = found.address or symbol  # none: the request refuses the symbol
+    values = values.with_changes(**resolved)
+    wallets = typed.wallets
+    request = _built(
+        values, wallets, lambda: build_quote_request(values, chains, wallet_of=wallets)
+    )
+    return request, chains
+
+
+def _symbols(values: QuoteInput) -> list[tuple[str, int, str]]:
+    """(field, its chain, its option) of each currency typed as a symbol."""
+    from crossdeck.cli.currency_symbols import is_symbol
+
+    said = []
+    for field, chain_field, option in _CURRENCY_FIELDS:
+        text, chain_id = getattr(values, field), getattr(values, chain_field)
+        if text and chain_id is not None and is_symbol(text):
+            said.append((field, chain_id, option))
+    return said
+
+
+# the option that sets each wire field (the amount's is the one given)
 _OPTION_OF_FIELD = {
     "user": "--user",
-    "recipient": "--recipient",
-    "refundTo": "--refund-to",
+    "originChainId": "--origin-chain",
+    "destinationChainId": "--destination-chain",
     "originCurrency": "--origin-currency",
     "destinationCurrency": "--destination-currency",
+    "tradeType": "--trade-type",
+    "recipient": "--recipient",
+    "refundTo": "--refund-to",
+    "protocolVersion": "--protocol-version",
+    "topupGas": "--topup-gas",
+    "topupGasAmount": "--topup-gas-amount",
+    "subsidizeFees": "--subsidize-fees",
+    "sponsoredFeeComponents": "--sponsor-component",
+    "maxSubsidizationAmount": "--max-subsidization",
+    "useDepositAddress": "--use-deposit-address",
+    "strict": "--strict",
+    "usePermit": "--use-permit",
+    "refundOnOrigin": "--refund-on-origin",
+    "permitExpiry": "--permit-expiry",
     "depositFeePayer": "--deposit-fee-payer",
+    "maxRouteLength": "--max-route-length",
+    "useSharedAccounts": "--use-shared-accounts",
+    "includeComputeUnitLimit": "--include-compute-unit-limit",
+    "slippageTolerance": "--slippage-bps",
+    "referrer": "--referrer",
+    "txs": "--call/--txs-file",
 }
 
-
-def _needs_families(fields: dict[str, Any]) -> bool:
-    """Whether a chain or an address of the request is not plainly EVM, so that /chains'
-    vmType must say which family each chain's addresses are of."""
-    from crossdeck.models.addresses import WELL_KNOWN_FAMILIES
-
-    chains = (fields.get("origin_chain_id"), fields.get("destination_chain_id"))
-    if any(chain in WELL_KNOWN_FAMILIES for chain in chains):
-        return True
-    texts = [fields.get(name) for name in ("user", "recipient", "refund_to")]
-    return any(isinstance(t, str) and not t.startswith("0x") for t in texts)
+_R = TypeVar("_R")
 
 
-def build_request(fields: dict[str, Any], chains: ChainsResponse | None) -> QuoteRequest:
-    """The request of `fields`, its addresses held to their chains' families as `chains` (the
-    /chains answer) says them; an address of the wrong family, or with a bad checksum, is an
-    input error naming the option that gave it."""
-    from crossdeck.models import QuoteRequest, QuoteRequestError
-
-    vm_types = chains.vm_types() if chains is not None else None
-    try:
-        return QuoteRequest.build(vm_types=vm_types, **fields)
-    except QuoteRequestError as exc:
-        option = _OPTION_OF_FIELD.get(exc.field)
-        if option is None:
-            raise
-        raise InputError(f"{option}: {exc.message}", hint=exc.hint) from None
-
-
-async def complete_quote_fields(
-    client: ServiceClient, fields: dict[str, Any], amount_human: str | None
-) -> ChainsResponse | None:
-    """Resolve the currency symbols (`crossdeck.cli.currency_symbols`) and --amount-human of
-    `fields` in place, asking /chains at most once; returns its answer when it was asked, so
-    that the guards shown or run next need not ask again.
-
-    Every other field is checked first, so bad input is refused before any request."""
-    from crossdeck.cli.currency_symbols import is_symbol, resolve_symbol
-    from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID
-
-    symbols = [spec for spec in _CURRENCY_FIELDS if is_symbol(fields[spec[0]])]
-    if not symbols and amount_human is None:
-        return await client.chains() if _needs_families(fields) else None
-    stand_ins = {field: _stand_in(field, fields[chain]) for field, chain, _ in symbols}
-    build_request({"amount": "0", **fields, **stand_ins}, None)
-    chains: ChainsResponse | None = None
-    for field, chain, option in symbols:
-        chains = chains or await client.chains()
-        found = resolve_symbol(chains, fields[chain], fields[field], option)
-        click.echo(
-            f"{option} {fields[field]} is {found.symbol} {found.address} on chain {fields[chain]}",
-            err=True,
-        )
-        fields[field] = found.address
-    if amount_human is None:
-        return chains
-    exact_input = fields["trade_type"] == "EXACT_INPUT"
-    chain_id = fields["origin_chain_id" if exact_input else "destination_chain_id"]
-    currency = fields["origin_currency" if exact_input else "destination_currency"]
-    native = chain_id != VENUE_CHAIN_ID and currency.lower() == NATIVE_ADDRESS
-    if chains is None and not native:
-        chains = await client.chains()
-    known = None if native else chains  # native EVM currencies have 18 decimals everywhere
-    fields["amount"] = str(_human_amount(amount_human, known, chain_id, currency))
-    return chains
-
-
-def _human_amount(text: str, chains: ChainsResponse | None, chain_id: int, address: str) -> int:
-    """--amount-human in the currency's smallest unit, with its decimals from /chains, or
-    the native EVM currency's 18 when `chains` is None (the builder's rule, as the app's form
-    converts its amount)."""
+def _built(values: QuoteInput, wallets: ProfileWallets, build: Callable[[], _R]) -> _R:
+    """`build()`, its QuoteRequestError said as an input error naming the option that gave
+    the field (a missing depositor says what to pass or run)."""
     from crossdeck.models import QuoteRequestError
-    from crossdeck.quoting.builder import QuoteInput, amount_units
 
-    typed = QuoteInput(origin_chain_id=chain_id, origin_currency=address, amount=text)
     try:
-        return amount_units(typed, chains)
+        return build()
     except QuoteRequestError as exc:
-        if exc.field == "amount":
-            raise InputError(f"--amount-human: {exc.message}", hint=exc.hint) from None
-        raise InputError(
-            f"--amount-human: the decimals of currency {address} on chain {chain_id} are "
-            "unknown (the service's /chains does not list it)",
-            hint="give --amount in the currency's smallest unit instead",
-        ) from None
+        if exc.field == "user" and not values.user and values.origin_chain_id is not None:
+            from crossdeck.models.addresses import family_of
+
+            missing = wallets.missing.get(family_of(values.origin_chain_id))
+            if missing is not None:  # why the profile has no wallet there
+                raise missing from None
+        raise _option_error(values, exc) from None
+
+
+def _option_error(values: QuoteInput, exc: QuoteRequestError) -> InputError:
+    from crossdeck.quoting.builder import UNLISTED_CURRENCY_HINT
+
+    if exc.field in values.extra:
+        option = f"--extra {exc.field}"
+    elif exc.field == "amount":
+        option = "--amount-human" if values.amount else "--amount"
+    else:
+        option = _OPTION_OF_FIELD.get(exc.field, "")
+    if not option:
+        return exc
+    hint = exc.hint
+    if hint == UNLISTED_CURRENCY_HINT:  # the builder's words for the app's form
+        hint = "`crossdeck chains` lists them; or give --amount in the smallest unit instead"
+    return InputError(f"{option}: {exc.message.removeprefix(exc.field + ': ')}", hint=hint)
+
+
+def _note_unlisted(values: QuoteInput, checked: QuoteRequest) -> None:
+    """Say on stderr which --extra fields crossdeck does not know: they are sent as given,
+    unchecked, for the service to judge (it adds fields faster than a client ships)."""
+    for key in checked.unlisted_fields:
+        if key in values.extra:
+            click.echo(
+                f"note: --extra {key} is not a field crossdeck knows; sent as given "
+                f"({json.dumps(values.extra[key])[:80]}), unchecked",
+                err=True,
+            )

@@ -5,21 +5,22 @@ leaves it, so `quote` and `bridge` name it in their pay / get / fees summary whi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from crossdeck.config import Settings
+    from crossdeck.models import QuoteRequest
 
 
-async def venue_fee_words(settings: Settings, fields: dict[str, Any]) -> list[str]:
+async def venue_fee_words(settings: Settings, request: QuoteRequest) -> list[str]:
     """['venue first-send fee 1 USDC'] when the quote leaves the venue from an account that
     has not sent yet; [] when it does not leave the venue or the fee is paid."""
     from crossdeck import compose
     from crossdeck.venue.account import VENUE_CHAIN
     from crossdeck.venue.fee import read_send_fee
 
-    user = fields.get("user")
-    if fields.get("origin_chain_id") != VENUE_CHAIN or not isinstance(user, str):
+    user = request.user
+    if request.origin_chain_id != VENUE_CHAIN:
         return []
     async with compose.venue_client(settings) as client:
         fee = await read_send_fee(client, user)

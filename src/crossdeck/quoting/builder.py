@@ -41,6 +41,11 @@ if TYPE_CHECKING:
 
 # the profile's wallet of a chain family (None: it has none)
 WalletOf = Callable[["Family"], "str | None"]
+# what to do about a human amount in a currency /chains does not list (each front may say it
+# in its own words: the command line names its --amount)
+UNLISTED_CURRENCY_HINT = (
+    "pick one from the list, or give the amount in the currency's smallest unit"
+)
 
 
 @dataclass(frozen=True)
@@ -112,8 +117,9 @@ def amount_decimals(values: QuoteInput, chains: ChainsResponse | None) -> tuple[
     if currency is None or currency.decimals is None:
         raise QuoteRequestError(
             field_name,
-            f"{field_name}: {address} is not a currency /chains lists for chain {chain_id}",
-            hint="pick one from the list, or give the amount in the currency's smallest unit",
+            f"{field_name}: {address} is not a currency /chains lists for chain {chain_id}, "
+            "so the amount's decimals are unknown",
+            hint=UNLISTED_CURRENCY_HINT,
         )
     return field_name, currency.decimals
 
@@ -124,23 +130,34 @@ def amount_units(values: QuoteInput, chains: ChainsResponse | None) -> int:
     human, units_text = values.amount.strip(), values.amount_units.strip()
     if human and units_text:
         raise QuoteRequestError("amount", "amount: give it in human units or in the smallest unit")
+    _refuse_zero(human or units_text)  # before the decimals: nothing to move needs no /chains
     if units_text:
-        if not units_text.isdigit():
+        if not (units_text.isascii() and units_text.isdigit()):
             raise QuoteRequestError(
                 "amount", f"amount: {units_text!r} is not a whole number of the smallest unit"
             )
-        units = int(units_text)
-    else:
-        _, decimals = amount_decimals(values, chains)
-        if not human:
-            raise QuoteRequestError("amount", "amount: type how much, in human units (e.g. 1.5)")
-        try:
-            units = parse_units(human, decimals)
-        except UnitsError as exc:
-            raise QuoteRequestError("amount", exc.message, hint=exc.hint) from None
-    if units == 0:
-        raise QuoteRequestError("amount", "amount: must be more than zero")
-    return units
+        return int(units_text)
+    _, decimals = amount_decimals(values, chains)
+    if not human:
+        raise QuoteRequestError("amount", "amount: type how much, in human units (e.g. 1.5)")
+    try:
+        return parse_units(human, decimals)
+    except UnitsError as exc:
+        raise QuoteRequestError("amount", exc.message, hint=exc.hint) from None
+
+
+def _refuse_zero(text: str) -> None:
+    """An amount that is a number and zero ('0', '0.00') moves nothing: refused as such."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        zero = bool(text) and Decimal(text) == 0
+    except InvalidOperation:
+        return  # not a number: the amount's own reading says so
+    if zero:
+        raise QuoteRequestError(
+            "amount", f"amount: {text} moves nothing", hint="give an amount above 0"
+        )
 
 
 def usd_units(text: str, wire: str) -> int | None:
@@ -284,13 +301,21 @@ def quote_body(
     txs = [dict(tx) for tx in values.txs] + _calls(values.calls)
     if txs:
         body["txs"] = txs
-    clash = sorted(key for key in values.extra if key in body)
+    # the model reads a field by its wire name or its snake_case one: either is the field
+    clash = sorted(key for key in values.extra if key in body or _camel(key) in body)
     if clash:
         raise QuoteRequestError(
-            clash[0], f"{', '.join(clash)}: set twice (by a field and as an extra field)"
+            clash[0],
+            f"{', '.join(clash)}: an extra field sets what a field already sets; give it once",
         )
     body.update(values.extra)
     return body
+
+
+def _camel(name: str) -> str:
+    """'max_route_length' -> 'maxRouteLength', as the request model aliases its fields."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _calls(text: str) -> list[dict[str, str]]:
@@ -306,6 +331,32 @@ def _calls(text: str) -> list[dict[str, str]]:
             f"txs: {exc}",
             hint="TO,VALUE,DATA with the value in wei; several separated by ';'",
         ) from None
+
+
+def needs_chains(values: QuoteInput) -> bool:
+    """Whether building `values` needs the service's /chains: a human amount in any currency
+    but a native EVM one (its decimals), or a chain or an address that is not plainly EVM
+    (/chains' vmType says which family each chain's addresses are of)."""
+    from crossdeck.models.addresses import WELL_KNOWN_FAMILIES
+
+    if values.amount.strip() and not values.amount_units.strip():
+        _, chain_id, address = amount_currency(values)
+        if chain_id == VENUE_CHAIN_ID or (address or "").lower() != NATIVE_ADDRESS:
+            return True
+    if {values.origin_chain_id, values.destination_chain_id} & set(WELL_KNOWN_FAMILIES):
+        return True
+    typed = (values.user, values.recipient, values.refund_to)
+    return any(text.strip() and not text.strip().startswith("0x") for text in typed)
+
+
+def check_before_chains(values: QuoteInput, *, wallet_of: WalletOf) -> QuoteRequest:
+    """Every rule that needs no /chains, so that bad input is refused before any request: the
+    request of `values` with the publicly known chain families and a human amount standing in
+    as one smallest unit (a zero one still refused; its decimals are /chains')."""
+    if values.amount.strip() and not values.amount_units.strip():
+        _refuse_zero(values.amount.strip())
+        values = values.with_changes(amount="", amount_units="1")
+    return build_quote_request(values, None, wallet_of=wallet_of)
 
 
 def build_quote_request(

@@ -32,6 +32,7 @@ from crossdeck.cli.support import handles_errors, print_json
 
 if TYPE_CHECKING:
     from crossdeck.cli import CliContext
+    from crossdeck.cli.quote_options import TypedQuote
     from crossdeck.compose import Confirm
     from crossdeck.config import Settings
     from crossdeck.execute import SignRequest
@@ -135,19 +136,20 @@ async def _bridge_as(
 ) -> ExitCode:
     from crossdeck.cli.chain_families import learn_chain_families
     from crossdeck.cli.fee_payer_key import fee_payer_key
-    from crossdeck.cli.quote_options import quote_fields
+    from crossdeck.cli.quote_options import read_quote
     from crossdeck.models.addresses import Family, family_of, same_address
+    from crossdeck.quoting.shortest_route import shortest_route
 
     # an SVM chain is any /chains lists as one: its family decides whose wallet signs
     await learn_chain_families(settings, options["origin_chain"], options["destination_chain"])
     wallet = signer.address
-    from_solana = family_of(options["origin_chain"]) is Family.SOLANA
-    if from_solana:
+    origin = family_of(options["origin_chain"])
+    if origin is Family.SOLANA:
         from crossdeck.credentials import resolve_solana_address
 
         # a Solana deposit is signed by the profile's Solana key (`wallet import-solana`)
         wallet = resolve_solana_address(settings) or ""
-    if family_of(options["origin_chain"]) is Family.BITCOIN:
+    if origin is Family.BITCOIN:
         from crossdeck.credentials import resolve_bitcoin_address
 
         # a Bitcoin deposit is signed by the profile's Bitcoin key (`wallet import-bitcoin`)
@@ -156,24 +158,24 @@ async def _bridge_as(
         options.pop("fee_payer_keypair", None),
         options.get("deposit_fee_payer"),
         wallet,
-        from_solana=from_solana,
+        from_solana=origin is Family.SOLANA,
     )
-    fields, amount_human = quote_fields(settings, options, user=wallet or None)
-    if not same_address(fields["user"], wallet):
+    typed = read_quote(settings, options, user=wallet or None)
+    if not same_address(typed.checked.user, wallet):
         whose = (
             "this profile's wallet"
             if signer.source.kind in ("keyring", "world")
             else f"the signer's address ({signer.source.kind})"
         )
         raise InputError(
-            f"--user {fields['user']} is not {whose} {wallet}",
+            f"--user {typed.checked.user} is not {whose} {wallet}",
             hint="bridge signs as its signer; use `crossdeck quote` to just look",
         )
     code, refused = await _quote_and_run(
-        settings, signer, fields, amount_human, yes, as_json, deposit_amount, tracking_timeout,
-        fee_payer,
+        settings, signer, typed, yes, as_json, deposit_amount, tracking_timeout, fee_payer,
     )  # fmt: skip
-    if "solana-size" in refused and from_solana and fields.get("max_route_length") != 1:
+    shorter = shortest_route(typed.values, refused)
+    if shorter is not None:
         # SOLANA_TX_TOO_LARGE before anything was asked: the service routes a Solana swap
         # over fewer hops when asked (maxRouteLength), so ask once for the shortest route
         click.echo(
@@ -181,9 +183,8 @@ async def _bridge_as(
             "the shortest route (maxRouteLength 1)",
             err=True,
         )
-        fields = {**fields, "max_route_length": 1}
         code, _ = await _quote_and_run(
-            settings, signer, fields, amount_human, yes, as_json, deposit_amount,
+            settings, signer, typed.with_values(shorter), yes, as_json, deposit_amount,
             tracking_timeout, fee_payer,
         )  # fmt: skip
     return code
@@ -192,8 +193,7 @@ async def _bridge_as(
 async def _quote_and_run(
     settings: Settings,
     signer: EvmSigner,
-    fields: dict[str, Any],
-    amount_human: Any,
+    typed: TypedQuote,
     yes: bool,
     as_json: bool,
     deposit_amount: int | None,
@@ -208,7 +208,7 @@ async def _quote_and_run(
     # one service client for the quote and the run (one key read, one connection)
     service = service_client(settings)
     try:
-        quote, request, asked = await quote_with(service, fields, amount_human)
+        quote, request, asked = await quote_with(service, typed)
         notices = deprecation_notices(service, settings)  # stderr, once a day
         confirm = _confirm_added_steps(quote, yes)
         executor = _executor(
@@ -259,7 +259,7 @@ async def _quote_and_run(
             # the quote's detail runs to many lines: what is paid and got, right above the ask
             # (on stderr with it, so it stays there when stdout goes to a file); a withdrawal
             # from the venue names the venue's own first-send fee, which the quote does not price
-            extra = await venue_fee_words(settings, fields)
+            extra = await venue_fee_words(settings, request)
             click.echo(f"\n{summary_line(quote, chains, extra)}", err=True)
             go = await asyncio.to_thread(prompts.confirm, "Execute this quote?", instead="--yes")
             if not go:

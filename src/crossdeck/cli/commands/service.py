@@ -23,6 +23,7 @@ from crossdeck.cli.support import handles_errors, print_json, service_client
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
     from crossdeck.cli import CliContext
+    from crossdeck.cli.quote_options import TypedQuote
     from crossdeck.config import Settings
     from crossdeck.execute.guards import GuardResult
     from crossdeck.models import ChainsResponse, Quote, QuoteRequest
@@ -58,26 +59,25 @@ def render_quote(
 
 
 async def _quote(
-    settings: Settings, fields: dict[str, Any], amount_human: str | None
+    settings: Settings, typed: TypedQuote
 ) -> tuple[Quote, QuoteRequest, ChainsResponse | None, list[dict[str, Any]]]:
     """`quote_with` a service client of its own; with what a retiring quote endpoint said
     about its end (on stderr once a day, `support.deprecation_notices`)."""
     from crossdeck.cli.support import deprecation_notices
 
     async with service_client(settings) as client:
-        quote, request, chains = await quote_with(client, fields, amount_human)
+        quote, request, chains = await quote_with(client, typed)
         return quote, request, chains, deprecation_notices(client, settings)
 
 
 async def quote_with(
-    client: ServiceClient, fields: dict[str, Any], amount_human: str | None
+    client: ServiceClient, typed: TypedQuote
 ) -> tuple[Quote, QuoteRequest, ChainsResponse | None]:
-    """The quote for `fields`, its request, and the /chains answer when one was needed for
-    currency symbols or the amount's decimals (so that the guards need not ask for it again)."""
-    from crossdeck.cli.quote_options import build_request, complete_quote_fields
+    """The quote the options ask for, its request, and the /chains answer when one was needed
+    for currency symbols or the amount's decimals (so that the guards need not ask again)."""
+    from crossdeck.cli.quote_options import quote_request
 
-    chains = await complete_quote_fields(client, fields, amount_human)
-    request = build_request(fields, chains)
+    request, chains = await quote_request(client, typed)
     return await client.quote(request), request, chains
 
 
@@ -87,11 +87,11 @@ async def quote_with(
 @click.pass_obj
 @handles_errors
 def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
-    from crossdeck.cli.quote_options import quote_fields
+    from crossdeck.cli.quote_options import read_quote
 
     settings = _settings(obj)
-    fields, amount_human = quote_fields(settings, options)
-    quote, request, chains, notices = asyncio.run(_quote(settings, fields, amount_human))
+    typed = read_quote(settings, options)
+    quote, request, chains, notices = asyncio.run(_quote(settings, typed))
     if _wants_json(obj, json_):
         # a v2 answer's end, as the service's own v2 listings carry it: a `deprecation` object
         print_json({**quote.to_wire(), **({"deprecation": notices[0]} if notices else {})})
@@ -100,7 +100,7 @@ def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
     from crossdeck.cli.venue_fee import venue_fee_words
 
     results, chains = asyncio.run(_checks(settings, quote, request, chains))
-    extra = asyncio.run(venue_fee_words(settings, fields))  # a withdrawal from the venue
+    extra = asyncio.run(venue_fee_words(settings, request))  # a withdrawal from the venue
     for line in lead_lines(quote, results, chains, extra):  # the verdict first, then the detail
         click.echo(line)
     for line in render_quote(quote, request, chains):
