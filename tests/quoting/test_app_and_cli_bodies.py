@@ -24,11 +24,12 @@ from typing import Any
 import pytest
 
 from crossdeck.api.client import ServiceClient
+from crossdeck.base.errors import InputError
 from crossdeck.cli.commands.bridge import bridge_command
 from crossdeck.cli.commands.service import quote_command
 from crossdeck.cli.quote_options import quote_request, read_quote
 from crossdeck.config import Settings, load_settings
-from crossdeck.models import ChainsResponse
+from crossdeck.models import ChainsResponse, QuoteRequestError
 from crossdeck.models.addresses import Family
 from crossdeck.quoting import builder
 from crossdeck.quoting.builder import QuoteInput
@@ -245,3 +246,38 @@ def test_bridge_takes_the_quote_options_and_none_that_shapes_the_body() -> None:
     assert bridge - QUOTE_OPTIONS == {
         "yes", "deposit_amount", "timeout", "fee_payer_keypair", "json_"
     }  # fmt: skip
+
+
+REFUSED = [
+    # (command line arguments beyond the route, the same as builder input, the wire field)
+    (["--amount-human", "0.00"], {"amount": "0.00"}, "amount", "--amount-human: 0.00 moves"),
+    (["--amount", "0"], {"amount_units": "0"}, "amount", "--amount: 0 moves nothing"),
+    (["--amount", "1", "--referrer", "x", "--extra", 'referrer="y"'],
+     {"amount_units": "1", "referrer": "x", "extra": {"referrer": "y"}}, "referrer",
+     "--extra referrer: an extra field sets what a field already sets"),
+    (["--amount", "1", "--max-route-length", "2", "--extra", "max_route_length=3"],
+     {"amount_units": "1", "max_route_length": 2, "extra": {"max_route_length": 3}},
+     "max_route_length", "already sets"),
+    (["--amount", "1", "--recipient", SOL], {"amount_units": "1", "recipient": SOL},
+     "recipient", "is a Solana address, but chain 999 takes an EVM address"),
+    (["--amount", "1", "--topup-gas-amount", "2"], {"amount_units": "1", "topup_gas_usd": "2"},
+     "topupGasAmount", "--topup-gas-amount: applies only with topupGas=true"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "typed", "wire", "said"), REFUSED)
+def test_the_same_bad_input_is_refused_by_both_naming_the_same_field(
+    settings: Settings, world: Any, args: list[str], typed: dict[str, Any], wire: str, said: str
+) -> None:
+    """Before any request: the command line names the option, the builder (the app's form)
+    the wire field of the same rule."""
+    context = quote_command.make_context("quote", [*ETH_TO_USDC, *args])
+    options = {k: v for k, v in context.params.items() if k in QUOTE_OPTIONS}
+    with pytest.raises(InputError) as cli:
+        read_quote(settings, options)
+    assert said in cli.value.message, cli.value.message
+    assert cli.value.message.startswith("--"), "the option is named first"
+    wallets = {Family.EVM: world.wallet_address}.get
+    with pytest.raises(QuoteRequestError) as app:
+        builder.check_before_chains(QuoteInput(**ETH_ROUTE, **typed), wallet_of=wallets)
+    assert app.value.field == wire
