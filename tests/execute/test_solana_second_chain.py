@@ -164,6 +164,51 @@ async def test_an_eclipse_run_killed_after_sending_resumes_on_eclipse_without_re
     assert before["wallet USDC"] - after["wallet USDC"] == 2 * 10**6  # paid once
 
 
+async def test_base_usdc_to_an_eclipse_recipient_lands_eclipse_usdc(world: Any, cli: Cli) -> None:
+    from execute_support import fund
+    from solders.keypair import Keypair
+
+    await fund(world, cli.address, native={8453: 10**17}, usdc={8453: 10 * 10**6})
+    recipient = str(Keypair().pubkey())
+    done = cli.run(
+        "bridge", "--origin-chain", "8453", "--origin-currency", "USDC",
+        "--destination-chain", str(ECLIPSE), "--destination-currency", "USDC",
+        "--amount-human", "5", "--recipient", recipient, "--yes", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert final_status(done) == "success", done.stdout
+    quote = next(e for e in events(done) if e.get("event") == "Quote")["quote"]
+    out = int(quote["details"]["currencyOut"]["amount"])
+    mint = usdc_mint(world, ECLIPSE)
+    assert quote["details"]["currencyOut"]["currency"]["address"] == mint
+    account = associated_token_account(recipient, mint, TOKEN_PROGRAM)
+    assert account is not None
+    gateway = SolanaGateway(world.info["rpc"][str(ECLIPSE)], chain_id=ECLIPSE)
+    try:
+        data = await gateway.account_data(account)  # the recipient's token account on Eclipse
+    finally:
+        await gateway.aclose()
+    assert data is not None and struct.unpack_from("<Q", data, 64)[0] == out > 0
+
+
+async def test_eclipse_usdc_to_the_venue_raises_withdrawable(world: Any, cli: Cli) -> None:
+    from crossdeck.venue import VenueClient
+
+    venue = VenueClient(world.venue_url)
+    try:
+        before = (await venue.clearinghouse_state(cli.address)).withdrawable
+        done = cli.run(
+            "bridge", "--origin-chain", str(ECLIPSE), "--origin-currency", "USDC",
+            "--destination-chain", "1337", "--destination-currency", "perps:USDC",
+            "--amount-human", "3", "--yes", "--json",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert final_status(done) == "success", done.stdout
+        assert (await venue.clearinghouse_state(cli.address)).withdrawable > before
+    finally:
+        await venue.aclose()
+
+
 # -- the cross-chain attacks ---------------------------------------------------------------
 
 

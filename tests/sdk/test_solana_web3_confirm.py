@@ -19,6 +19,7 @@ from solders.keypair import Keypair
 TOOLS = Path(__file__).resolve().parents[2] / "tools"
 SCRIPT = Path(__file__).with_name("solana_confirm.mjs")
 SOLANA = 792703809
+ECLIPSE = 9286185  # the world's second SVM chain: its own node and wsRpcUrl
 
 
 def _node() -> str:
@@ -33,13 +34,16 @@ def _node() -> str:
     return node
 
 
-def test_confirm_transaction_of_a_world_deposit_resolves_over_ws_rpc_url(world: Any) -> None:
+@pytest.mark.parametrize("chain_id", [SOLANA, ECLIPSE], ids=["solana", "eclipse"])
+def test_confirm_transaction_of_a_world_deposit_resolves_over_ws_rpc_url(
+    world: Any, chain_id: int
+) -> None:
     node = _node()
     keypair = Keypair.from_base58_string(world.info["wallet"]["solana_private_key"])
     args = {
         "tools_dir": str(TOOLS),
         "service_url": world.service_url,
-        "chain_id": SOLANA,
+        "chain_id": chain_id,
         "secret_key": list(bytes(keypair)),
         "recipient": world.wallet_address,
     }
