@@ -4,15 +4,26 @@ first-send fee of a withdrawal."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
+from test_solana_app import _execute
 from textual.widgets import Input
 from tui_support import chains_loaded, make_app, screen_text, wait_until
 
+from crossdeck.execute import events as ev
 from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID
 from crossdeck.models.display import Unit, amount_text, exact_units_text
-from crossdeck.portfolio.spendable import PAYMENT_GAS_LIMIT
+from crossdeck.portfolio.spendable import (
+    DEPOSIT_FRAME_VBYTES,
+    LAMPORTS_PER_SIGNATURE,
+    P2WPKH_INPUT_VBYTES,
+    PAYMENT_GAS_LIMIT,
+)
 from crossdeck.venue.account import read_account
 from crossdeck.venue.client import VenueClient
 from crossdeck.wallet.gateway import EvmGateway
@@ -147,3 +158,108 @@ async def test_a_token_balance_reads_with_thousands_separated(world: Any, tui_di
         said = f"balance {amount_text(held, Unit('USDC', usdc.decimals))}"
         assert "," in said and said in screen_text(app)
         assert f"balance {held // 10**usdc.decimals} USDC" not in screen_text(app)
+
+
+def _get(url: str) -> Any:
+    return httpx.get(url).json()
+
+
+def _rpc(url: str, method: str, *params: Any) -> Any:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
+    return httpx.post(url, json=body).json()["result"]
+
+
+async def _origin(pilot: Any, vm_type: str, symbol: str) -> tuple[int, str]:
+    """Put the first /chains chain of `vm_type` and its `symbol` currency on the From side."""
+    screen = pilot.app.quote_screen
+    chain = next(c for c in screen.chains.chains if c.vm_type == vm_type)
+    currency = next(c for c in chain.currencies if c.symbol == symbol)
+    screen.apply_values(
+        screen.form_values().with_changes(
+            origin_chain_id=chain.id, origin_currency=currency.address
+        )
+    )
+    return chain.id, currency.address
+
+
+async def test_solana_origin_shows_sol_and_spl_balances_and_max_keeps_fee_and_rent(
+    world: Any, tui_dir: Path
+) -> None:
+    """A Solana origin (the chain /chains names vmType svm) reads the profile's Solana wallet:
+    SOL with Max leaving a signature's fee and the rent-exempt minimum, an SPL token whole."""
+    owner = world.info["wallet"]["solana_address"]
+    app = make_app(world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        chain_id, sol = await _origin(pilot, "svm", "SOL")
+        url = world.rpc[chain_id]
+        spendable = await _read(pilot, (owner, chain_id, sol))
+        held = _rpc(url, "getBalance", owner)["value"]
+        rent = _rpc(url, "getMinimumBalanceForRentExemption", 0)
+        assert spendable.held == held > 0
+        assert spendable.held - spendable.most == LAMPORTS_PER_SIGNATURE + rent
+        unit = Unit("SOL", spendable.decimals)
+        text = screen_text(app)
+        assert f"balance {amount_text(held, unit)}" in text
+        assert f"Max {amount_text(spendable.most, unit)}: keeps" in text and "rent-exempt" in text
+        await pilot.click("#amount-max")
+        amount = app.quote_screen.query_one("#amount", Input)
+        assert amount.value == spendable.text(spendable.most)
+
+        _, usdc = await _origin(pilot, "svm", "USDC")
+        token = await _read(pilot, (owner, chain_id, usdc))
+        accounts = _rpc(url, "getTokenAccountsByOwner", owner, {"mint": usdc},
+                        {"encoding": "jsonParsed"})["value"]  # fmt: skip
+        spl = sum(
+            int(a["account"]["data"]["parsed"]["info"]["tokenAmount"]["amount"]) for a in accounts
+        )
+        assert token.held == token.most == spl > 0
+        assert f"balance {amount_text(spl, Unit('USDC', token.decimals))}" in screen_text(app)
+
+
+@pytest.fixture
+def btc_world(start_world: Any) -> Iterator[Any]:
+    """A world of this test's own: a run of Max empties its Bitcoin wallet."""
+    with start_world("py-evm") as world:
+        yield world
+
+
+async def test_bitcoin_origin_max_keeps_the_fee_at_the_fastest_rate(
+    btc_world: Any, tui_dir: Path
+) -> None:
+    """A Bitcoin origin reads the profile's Bitcoin wallet's unspent outputs; Max leaves the
+    fee of a deposit spending them all at the Esplora API's fastest estimate, and a quote and
+    run of exactly Max succeeds."""
+    owner = btc_world.info["wallet"]["bitcoin_address"]
+    app = make_app(btc_world, tui_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await chains_loaded(pilot)
+        chain_id, btc = await _origin(pilot, "bvm", "BTC")
+        url = btc_world.rpc[chain_id]
+        spendable = await _read(pilot, (owner, chain_id, btc))
+        utxos = _get(f"{url}/address/{owner}/utxo")
+        fastest = max(_get(f"{url}/fee-estimates").values())
+        assert spendable.held == sum(int(u["value"]) for u in utxos) > 0
+        vbytes = DEPOSIT_FRAME_VBYTES + P2WPKH_INPUT_VBYTES * len(utxos)
+        assert spendable.held - spendable.most == math.ceil(fastest * vbytes)
+        unit = Unit("BTC", spendable.decimals)
+        text = screen_text(app)
+        assert f"balance {amount_text(spendable.held, unit)}" in text
+        assert f"Max {amount_text(spendable.most, unit)}: keeps" in text and "sat/vB" in text
+        await pilot.click("#amount-25")
+        amount = app.quote_screen.query_one("#amount", Input)
+        assert amount.value == spendable.text(spendable.most // 4)
+        # Max is payable: the service's PSBT of exactly Max, fee included, is signed and lands
+        screen = app.quote_screen
+        screen.apply_values(
+            screen.form_values().with_changes(
+                destination_chain_id=8453, destination_currency=NATIVE_ADDRESS
+            )
+        )
+        await pilot.pause(0.2)
+        await pilot.click("#amount-max")
+        assert amount.value == spendable.text(spendable.most)
+        execute, _ = await _execute(pilot)
+        outcome = execute.outcome
+        assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
+        assert int(execute.quote.details.currency_in.amount) == spendable.most

@@ -198,7 +198,15 @@ async def test_webhooks_reach_live_status_with_their_source(
                 ),
                 what="Execute",
             )
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+            # the click lands once the dialog's button is laid out (pushed is not yet placed)
+            await wait_until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, ConfirmScreen)
+                    and app.screen.query_one("#confirm-sign").region.area > 0
+                ),
+                what="confirm",
+            )
             await pilot.click("#confirm-sign")  # the mouse signs too
             await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
             request_id = execute.request_id

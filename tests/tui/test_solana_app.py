@@ -60,9 +60,13 @@ async def _execute(pilot: Any) -> tuple[ExecuteScreen, list[str]]:
     )
     dialogs = []
     while True:
+        # a dialog counts once its lines are mounted (pushed is not yet composed)
         await wait_until(
             pilot,
-            lambda: isinstance(app.screen, ConfirmScreen) or execute.outcome is not None,
+            lambda: (
+                (isinstance(app.screen, ConfirmScreen) and app.screen.query("#confirm-lines"))
+                or execute.outcome is not None
+            ),
             what="a confirm dialog or the end",
             within=60,
         )

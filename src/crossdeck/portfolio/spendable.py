@@ -5,11 +5,17 @@
   chain's max fee per gas times `PAYMENT_GAS_LIMIT` (a margin over a deposit's gas use);
 - a token on an EVM chain: its whole balance (the gas is paid in the native currency);
 - a venue currency (chain 1337) in USDC: `VenueAccount.max_send` of its book, which is what
-  can leave less the first-send fee while that is due (computed there, not here).
+  can leave less the first-send fee while that is due (computed there, not here);
+- SOL on a Solana (SVM) chain: the balance less a transaction's fee and the rent-exempt
+  minimum the wallet's account must keep (the node's `getMinimumBalanceForRentExemption`);
+  an SPL token: its whole balance (the fee is paid in SOL);
+- BTC: the unspent outputs less the fee of a deposit spending them all, at the node's fastest
+  fee estimate (Esplora's `/fee-estimates`), as the `bitcoin-fee` guard measures a PSBT.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -106,3 +112,67 @@ def _scaled(usdc: int, decimals: int) -> int:
     if decimals >= USDC_DECIMALS:
         return usdc * int(10 ** (decimals - USDC_DECIMALS))
     return usdc // int(10 ** (USDC_DECIMALS - decimals))
+
+
+# a Solana transaction's base fee for each signature (the wallet's own: one)
+LAMPORTS_PER_SIGNATURE = 5000
+# a P2WPKH input's virtual size, and a deposit's frame and outputs (the deposit, the change, an
+# OP_RETURN naming the order: each at most 43 vB): a margin over what the service's PSBT has
+P2WPKH_INPUT_VBYTES = 68
+DEPOSIT_FRAME_VBYTES = 11 + 3 * 43
+
+
+async def svm_spendable(
+    url: str, chain_id: int, currency: str, wallet: str, decimals: int, symbol: str
+) -> Spendable:
+    """SOL (the System Program's address in /chains) less the fee and the rent the wallet
+    keeps; an SPL token's whole balance, added up over its token accounts."""
+    from crossdeck.models.solana import SYSTEM_PROGRAM
+    from crossdeck.portfolio.svm_reader import token_amounts
+    from crossdeck.wallet.solana import SolanaGateway
+
+    gateway = SolanaGateway(url, chain_id=chain_id, retries=1)
+    try:
+        if currency != SYSTEM_PROGRAM:  # the mint's accounts under either token program
+            answer = await gateway.rpc(
+                "getTokenAccountsByOwner", wallet, {"mint": currency}, {"encoding": "jsonParsed"}
+            )
+            held = token_amounts(answer).get(currency, 0)
+            return Spendable(chain_id, currency, wallet, held, held, decimals)
+        held = await gateway.balance(wallet)
+        rent = int(await gateway.rpc("getMinimumBalanceForRentExemption", 0))
+    finally:
+        await gateway.aclose()
+    kept = LAMPORTS_PER_SIGNATURE + rent
+    unit = Unit(symbol, decimals)
+    note = (
+        f"keeps {amount_text(kept, unit)} for the fee ({LAMPORTS_PER_SIGNATURE:,} lamports) and "
+        f"the account's rent-exempt minimum ({rent:,} lamports)"
+    )
+    return Spendable(chain_id, currency, wallet, held, max(held - kept, 0), decimals, note)
+
+
+async def bitcoin_spendable(
+    url: str, chain_id: int, currency: str, wallet: str, decimals: int, symbol: str
+) -> Spendable:
+    """The address's unspent outputs less the fee of spending them all in one deposit at the
+    node's fastest fee rate."""
+    from crossdeck.wallet.bitcoin import EsploraGateway
+
+    gateway = EsploraGateway(url, retries=1)
+    try:
+        utxos = await gateway.utxos(wallet)
+        estimates = await gateway.fee_estimates()
+    finally:
+        await gateway.aclose()
+    held = sum(utxos.values())
+    if not estimates:
+        raise NotReadable("the Bitcoin API gave no fee estimate for Max")
+    rate = max(estimates.values())  # the fastest target's rate is the highest
+    vbytes = DEPOSIT_FRAME_VBYTES + P2WPKH_INPUT_VBYTES * len(utxos)
+    fee = math.ceil(rate * vbytes)
+    note = (
+        f"keeps {amount_text(fee, Unit(symbol, decimals))} for the fee ({fee:,} sats: "
+        f"{vbytes} vB at {rate:g} sat/vB, the node's fastest estimate)"
+    )
+    return Spendable(chain_id, currency, wallet, held, max(held - fee, 0), decimals, note)

@@ -264,11 +264,21 @@ class QuoteFormScreen(ModeScreen):
         chain_id, address = values.origin_chain_id, values.origin_currency
         chains = self.chains
         chain = chains.by_id(chain_id) if chains and chain_id is not None else None
-        if chains is None or chain is None or chain.id is None or not address or not wallet:
+        if chains is None or chain is None or chain.id is None or not address:
             shortcuts.clear()
             return
-        if chain.id != VENUE_CHAIN_ID and family_of(chain.id, chain.vm_type) is not Family.EVM:
+        # the family from the chain's /chains vmType: which wallet of the profile pays from it
+        family = Family.EVM if chain.id == VENUE_CHAIN_ID else family_of(chain.id, chain.vm_type)
+        if family is Family.SOLANA:
+            wallet = services.solana_address
+        elif family is Family.BITCOIN:
+            wallet = services.bitcoin_address
+        elif family is not Family.EVM:
             shortcuts.clear("balance: see Portfolio (F7) for this chain")
+            return
+        if not wallet:
+            named = {Family.SOLANA: "Solana", Family.BITCOIN: "Bitcoin"}.get(family, "")
+            shortcuts.clear(f"balance: this profile has no {named} wallet (Settings, F6)")
             return
         currency = next(
             (c for c in chain.currencies if (c.address or "").lower() == address.lower()), None
@@ -286,6 +296,7 @@ class QuoteFormScreen(ModeScreen):
             chains=chains,
             rpc={**configured, **rpc_from_chains(configured, chains)},
             venue=services.venue,
+            family=family,
         )
 
     @on(Picker.Changed, "#destination-chain")

@@ -2,6 +2,9 @@
 50% / 75% buttons that fill the amount. What Max is (gas kept on a native currency, the venue's
 first-send fee) is `crossdeck.portfolio.spendable`'s; this widget reads it and shows it.
 
+On a Solana or Bitcoin origin the balance is the profile's Solana or Bitcoin wallet's (SOL and
+SPL tokens, BTC), read from the chain's RPC or Esplora API.
+
 The balance is read again for each (wallet, chain, currency): the old one is cleared at once,
 and a read that comes back for another key than the form's current one is dropped, so the line
 never shows another wallet's or another currency's balance."""
@@ -94,12 +97,15 @@ class AmountShortcuts(Vertical):
         chains: ChainsResponse,
         rpc: Mapping[int, str],
         venue: VenueClient,
+        family: str = "evm",
     ) -> None:
-        """Read `key`'s balance afresh (the shown one is cleared first)."""
+        """Read `key`'s balance afresh (the shown one is cleared first); `family`: the origin
+        chain's (`models.addresses.Family`, from its /chains vmType), which says how its
+        balance is read."""
         self.key, self.spendable, self.symbol = key, None, symbol
         self.reading = True
         self._show(Text("balance: reading…", style="dim"))
-        self._read(key, decimals, symbol, chains, dict(rpc), venue)
+        self._read(key, decimals, symbol, chains, dict(rpc), venue, family)
 
     @work(group="balance", exclusive=True, exit_on_error=False, name="Reading the balance")
     async def _read(
@@ -110,18 +116,29 @@ class AmountShortcuts(Vertical):
         chains: ChainsResponse,
         rpc: dict[int, str],
         venue: VenueClient,
+        family: str,
     ) -> None:
         # here, after the first frame: the module reads /chains' models (pydantic), which the
         # app's start path never imports (tests/tui/test_quote_screen_imports.py)
-        from crossdeck.portfolio.spendable import NotReadable, evm_spendable, venue_spendable
+        from crossdeck.models.addresses import Family
+        from crossdeck.portfolio.spendable import (
+            NotReadable,
+            bitcoin_spendable,
+            evm_spendable,
+            svm_spendable,
+            venue_spendable,
+        )
 
         wallet, chain_id, currency = key
+        read_on_chain = {Family.SOLANA: svm_spendable, Family.BITCOIN: bitcoin_spendable}.get(
+            Family(family), evm_spendable
+        )
         try:
             if chain_id == VENUE_CHAIN_ID:
                 spendable = await venue_spendable(venue, chains, currency, wallet, decimals)
             elif chain_id in rpc:
                 url = rpc[chain_id]
-                spendable = await evm_spendable(url, chain_id, currency, wallet, decimals, symbol)
+                spendable = await read_on_chain(url, chain_id, currency, wallet, decimals, symbol)
             else:
                 raise NotReadable("no RPC URL for this chain (Settings, F6)")
         except (CrossdeckError, NotReadable) as exc:
