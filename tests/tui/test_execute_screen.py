@@ -119,7 +119,7 @@ async def test_venue_withdrawal_confirms_both_signatures(world: Any, tui_dir: Pa
         await pilot.press("f3")
         await wait_until(pilot, lambda: "USDC from perps" in screen_text(app), what="venue")
         # the first-send fee is named on the withdrawal form itself (no longer a notification)
-        assert "first outbound send" in " ".join(screen_text(app).split())
+        assert "first-send fee" in " ".join(screen_text(app).split())
         app.screen.query_one("#wd-amount", Input).value = "10"
         await pilot.press("ctrl+y")
         await wait_until(

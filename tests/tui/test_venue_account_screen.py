@@ -346,6 +346,8 @@ async def test_the_confirm_says_the_first_send_fee_once_and_what_leaves_in_total
     perps = lambda: world.ledger.balance(account.address, PERPS_USDC_ADDRESS)  # noqa: E731
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: app.screen.data.get("account"), what="the account")
+        note = " ".join(_text(app, "#first-send-warning").split())
+        assert "first send pays the venue first-send fee 1 USDC, on top of the amount" in note
         first = (await _withdraw(pilot, "10"))[1]
         assert "Sign the venue transfer" in first or "sendAsset" in first
         assert "fee venue first-send fee 1 USDC, taken by the venue from the same book" in first
@@ -359,6 +361,8 @@ async def test_the_confirm_says_the_first_send_fee_once_and_what_leaves_in_total
         await wait_until(
             pilot, lambda: "no first-send fee" in _text(app, "#venue-account"), what="fee paid"
         )
+        note = " ".join(_text(app, "#first-send-warning").split())
+        assert note == "This account's first send is made: no venue first-send fee."
         second = (await _withdraw(pilot, "5"))[1]
         assert "fee none: this account's first send is made" in second
         assert "in total 5 USDC (500000000) leaves your account" in second

@@ -175,6 +175,9 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         self.data = {}
         self.query_one("#venue-spot", DataTable).clear()
         self.query_one(TransferForm).forget_account()
+        self.query_one("#first-send-warning", Static).update(
+            Text(FIRST_SEND_WARNING, style="bold yellow")
+        )
         self.query_one("#venue-account", Static).update(f"Reading {wallet or 'no wallet'}…")
         self.load()
 
@@ -315,6 +318,13 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
                 text.append(("\n" if i else "") + line, style=style)
             self.query_one(TransferForm).set_account(account)
             self._default_withdraw_currency(account.withdraw_book)
+        # the withdraw form's fee note as this account stands, not the general warning
+        self.query_one("#first-send-warning", Static).update(
+            Text(
+                self._fee_words(),
+                style="bold yellow" if account is None or account.first_send_fee else "",
+            )
+        )
         self.query_one("#venue-account", Static).update(text)
 
     def _default_withdraw_currency(self, book: str) -> None:
@@ -449,13 +459,18 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         return None if place is None else (place[1] if place[0] == "hip3" else place[0])
 
     def _fee_words(self) -> str:
+        """The first-send fee as this account stands (the warning before it is read)."""
+        from crossdeck.venue.fee import SendFee
+
         account = self.data.get("account")
         if account is None:
             return FIRST_SEND_WARNING
-        if account.first_send_fee:
-            fee = amount_text(account.first_send_fee, USDC)
-            return f"This account's first send: the venue takes {fee} from the same book."
-        return "This account's first send is made: no first-send fee."
+        said = SendFee(account.first_send_fee).words
+        if said:
+            return (
+                f"This account's first send pays the {said}, on top of the amount (Max leaves it)."
+            )
+        return "This account's first send is made: no venue first-send fee."
 
     def _offer_a_move(self) -> bool:
         """When the book cannot hold the amount and the fee but another book can make it up
