@@ -17,6 +17,7 @@ import functools
 import importlib
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -330,16 +331,25 @@ class CrossdeckApp(SignerSetup, LiveTracking):
                     screen.light_pane(screen.lit_pane)
 
     def _remember_theme(self, theme: object) -> None:
-        name = self.theme
-        state = UiState(theme=name, config_theme=self.settings.theme)
+        state = replace(self._ui_state, theme=self.theme, config_theme=self.settings.theme)
+        self._save_ui_state(state, "the theme", "Theme")
+
+    def recent_recipients(self, family: str) -> list[str]:
+        """Addresses a run sent to on chains of `family` ('evm', 'svm', 'bvm'), latest first."""
+        return list(self._ui_state.recipients.get(family, []))
+
+    def remember_recipient(self, family: str, address: str) -> None:
+        self._save_ui_state(self._ui_state.with_recipient(family, address), "the recipient", "Run")
+
+    def _save_ui_state(self, state: UiState, what: str, title: str) -> None:
         if state == self._ui_state:
             return
         try:
             save_ui_state(self._ui_state_file, state)
         except OSError as exc:
             self.notify(
-                f"could not remember the theme in {self._ui_state_file}: {exc.strerror or exc}",
-                title="Theme",
+                f"could not remember {what} in {self._ui_state_file}: {exc.strerror or exc}",
+                title=title,
                 severity="warning",
             )
             return

@@ -34,6 +34,7 @@ from crossdeck.tui.copy_links import (
 )
 from crossdeck.tui.focus_panes import LightsFocusedPane
 from crossdeck.tui.messages import ExecutionEvent
+from crossdeck.tui.recipients import sent_to
 from crossdeck.tui.screens.base import ReportsWorkerErrors, _crossdeck_app
 from crossdeck.tui.screens.confirm import ConfirmScreen
 from crossdeck.tui.screens.run_end import came_back_text, reasons_text
@@ -337,6 +338,8 @@ class ExecuteScreen(CopiesAndLinks, LightsFocusedPane, ReportsWorkerErrors, Scre
         if self.followed or self.request_id is None:
             return
         self.followed = True
+        if recipient := sent_to(self.request, self.chains):
+            self.crossdeck.remember_recipient(*recipient)  # the Quote options' recent ones
         try:
             self.crossdeck.track_request(self.request_id)
         except Exception as exc:  # the run matters more than following it on Live

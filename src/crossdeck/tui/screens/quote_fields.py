@@ -181,6 +181,7 @@ class QuoteFormScreen(ModeScreen):
                 options.apply(values)
         self._update_amount_hint()
         self._show_options_line()
+        self._offer_recipients()
         self.refresh_balance()
         self._form_edited()  # e.g. Venue -> Withdraw: a quote shown before is out of date now
 
@@ -234,6 +235,7 @@ class QuoteFormScreen(ModeScreen):
         ):
             options.apply(self._options_values)
         self._show_options_line()
+        self._offer_recipients()
         self.call_after_refresh(options.scroll_visible, animate=False, top=True)
         return options
 
@@ -303,6 +305,16 @@ class QuoteFormScreen(ModeScreen):
     def _destination_chain_changed(self, event: Picker.Changed) -> None:
         self._set_currencies("destination", selected_chain_id(event.value), None)
         self._update_amount_hint()
+        self._offer_recipients()
+
+    def _offer_recipients(self) -> None:
+        """The options' recent recipients: those of the destination chain's family only."""
+        from crossdeck.tui.recipients import family_of_chain
+
+        if self._options is None:
+            return
+        family = family_of_chain(self.chains, self.form_values().destination_chain_id)
+        self._options.offer_recipients(self.crossdeck.recent_recipients(family) if family else [])
 
     @on(Picker.Changed, "#origin-currency, #destination-currency, #trade-type")
     @on(Input.Changed, "#amount")

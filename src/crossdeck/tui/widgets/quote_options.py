@@ -52,7 +52,13 @@ class QuoteOptions(Vertical):
             ),
             tooltip="what I pay: the amount leaves your wallet; what arrives: it is received",
         )
-        yield _row("send to", Input(placeholder="your wallet", id="recipient", compact=True))
+        yield _row(
+            "send to",
+            Input(placeholder="your wallet", id="recipient", compact=True),
+            Picker[str](id="recent-recipients", prompt="recent"),
+            tooltip="An address of the destination chain's family; 'recent' offers those a "
+            "run sent to (Enter on it, then arrows and Enter)",
+        )
         yield _row(
             "refund to",
             Input(placeholder="send-to address, else you", id="refund-to", compact=True),
@@ -108,6 +114,18 @@ class QuoteOptions(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#components", SelectionList).border_title = "sponsored fees"
+
+    def offer_recipients(self, addresses: list[str]) -> None:
+        """The recent recipients of the destination chain's family, latest first."""
+        picker = self.query_one("#recent-recipients", Picker)
+        with self.prevent(Picker.Changed):
+            picker.set_options([(address, address) for address in addresses])
+            picker.clear()
+
+    def on_picker_changed(self, event: Picker.Changed) -> None:
+        if event.picker.id == "recent-recipients" and isinstance(event.value, str):
+            self.query_one("#recipient", Input).value = event.value
+            event.picker.clear()  # it reads 'recent…' again: the address is in the field
 
     def ensure_component(self, name: str) -> None:
         if name in self._fee_components:
