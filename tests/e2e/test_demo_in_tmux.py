@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -50,7 +50,23 @@ class Tmux:
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", self.session)
 
+    def size(self) -> tuple[int, int]:
+        width, height = self.run(
+            "display-message", "-p", "-t", self.session, "#{pane_width} #{pane_height}"
+        ).split()
+        return int(width), int(height)
+
+    def click(self, column: int, line: int) -> None:
+        """A left click at (column, line), counted from 0, as the terminal reports it (SGR)."""
+        at = f"{column + 1};{line + 1}"
+        self.run("send-keys", "-t", self.session, "-l", f"\x1b[<0;{at}M")
+        self.run("send-keys", "-t", self.session, "-l", f"\x1b[<0;{at}m")
+
     def wait_for(self, text: str, *, within: float = 60.0) -> str:
+        return self.wait_until(lambda screen: text in screen, repr(text), within=within)
+
+    def wait_until(self, shows: Callable[[str], object], what: str, *, within: float = 60.0) -> str:
+        """The screen, once `shows(screen)` holds (polled; `within` is a limit, not a goal)."""
         deadline = time.monotonic() + within
         screen = ""
         while time.monotonic() < deadline:
@@ -58,17 +74,17 @@ class Tmux:
                 screen = self.screen()
             except subprocess.CalledProcessError:  # the session ended: the app exited
                 break
-            if text in screen:
+            if shows(screen):
                 return screen
             time.sleep(0.3)
-        raise AssertionError(f"{text!r} did not appear within {within}s; the screen:\n{screen}")
+        raise AssertionError(f"{what} did not appear within {within}s; the screen:\n{screen}")
 
 
 @contextmanager
 def demo_in_tmux(tmp_path: Path, columns: int, lines: int) -> Iterator[Tmux]:
     """`crossdeck demo` in a private tmux server sized columns x lines from its first frame;
     the server is killed at the end, whatever happens."""
-    assert shutil.which("tmux"), "tmux is required for the end-to-end test"
+    assert shutil.which("tmux"), "no tmux: `./scripts/bootstrap.sh --tools` installs it (apt)"
     assert CROSSDECK.exists(), f"{CROSSDECK} is not installed in this venv"
     config = tmp_path / "config.toml"
     config.write_text(

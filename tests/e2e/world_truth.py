@@ -24,6 +24,9 @@ TRANSFER = "0xa9059cbb"  # ERC-20 transfer(address,uint256)
 BALANCE_OF = "0x70a08231"  # ERC-20 balanceOf(address)
 
 
+_USDC: dict[tuple[str, int], str] = {}  # (service URL, chain id) -> USDC's address there
+
+
 def post(url: str, body: dict[str, Any]) -> Any:
     request = urllib.request.Request(
         url, json.dumps(body).encode(), {"Content-Type": "application/json"}
@@ -56,11 +59,14 @@ class World:
     rpc: dict[int, str]
 
     def usdc(self, chain_id: int) -> str:
-        """USDC's contract on `chain_id`, from the service's own /chains."""
-        chains = get(f"{self.service}/chains")["chains"]
-        [chain] = [c for c in chains if c["id"] == chain_id]
-        [usdc] = [c for c in chain["erc20Currencies"] if c["symbol"] == "USDC"]
-        return str(usdc["address"])
+        """USDC's contract on `chain_id`, from the service's own /chains (read once)."""
+        known = _USDC.get((self.service, chain_id))
+        if known is None:
+            chains = get(f"{self.service}/chains")["chains"]
+            [chain] = [c for c in chains if c["id"] == chain_id]
+            [usdc] = [c for c in chain["erc20Currencies"] if c["symbol"] == "USDC"]
+            known = _USDC[(self.service, chain_id)] = str(usdc["address"])
+        return known
 
     def native(self, chain_id: int, wallet: str) -> int:
         return int(rpc(self.rpc[chain_id], "eth_getBalance", wallet, "latest"), 16)
