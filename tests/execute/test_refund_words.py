@@ -3,6 +3,8 @@ currency, said in words and as the --json `refund` object."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from crossdeck.execute.refund import RefundPaid, named
 from crossdeck.models import Currency
 from crossdeck.wallet.gateway import TRANSFER_TOPIC, _transfers
@@ -43,5 +45,7 @@ def test_a_refund_is_named_and_said() -> None:
         "to": TO, "symbol": None, "decimals": None,
     }  # fmt: skip
     assert RefundPaid.from_json(refund.to_json()) == refund
+    large = named(dataclasses.replace(paid, amount=1_234_567_891_234), [usdc])
+    assert large.words().startswith("1,234,568 USDC (1234567891234) refunded")  # as wallets
     unknown = RefundPaid(tx_hash=paid.tx_hash)
     assert unknown.words() == f"an amount the chain did not say refunded, tx {paid.tx_hash}"

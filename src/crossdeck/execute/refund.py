@@ -38,14 +38,12 @@ class RefundPaid:
 
     def words(self, chain_name: str | None = None) -> str:
         """'0.1 ETH (100000000000000000) refunded on Base (8453) to 0xabc…, tx 0x…'."""
-        from crossdeck.models import format_units
+        from crossdeck.models.display import Unit, units_text
 
         if self.amount is None:
             what = "an amount the chain did not say"
-        elif self.decimals is not None:
-            what = (
-                f"{format_units(self.amount, self.decimals)} {self.symbol or '?'} ({self.amount})"
-            )
+        elif self.decimals is not None:  # as a wallet shows it, the exact integer beside
+            what = units_text(self.amount, Unit(self.symbol or "?", self.decimals))
         else:
             what = f"{self.amount} units of {self.currency}"
         where = chain_name or (f"chain {self.chain_id}" if self.chain_id is not None else None)
