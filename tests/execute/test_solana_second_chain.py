@@ -130,6 +130,15 @@ async def test_an_eclipse_deposit_reaches_success_on_eclipse_alone(
     sent = [e for e in events(done) if e.get("event") == "TxSent"]
     assert [e["chain_id"] for e in sent] == [ECLIPSE]
     signature = sent[0]["hash"]
+    # what was shown before signing names Eclipse and its own currency, never Solana's
+    [asked] = [e for e in events(done) if e.get("event") == "AwaitingConfirmation"]
+    # (the lines and the guards' words: the payload's base64 message may hold any letters)
+    shown = json.dumps([asked["what"]["lines"], [g["message"] for g in asked["what"]["guards"]]])
+    assert "one transaction on Eclipse" in shown
+    assert "SOL" not in shown, shown
+    if currency == "ETH":
+        assert f"deposit {units} lamports of ETH" in shown
+        assert "0.01 ETH (10000000)" in shown
     assert await landed_on(world, ECLIPSE, signature)
     assert not await landed_on(world, SOLANA_CHAIN_ID, signature)
     after = await holdings(world, ECLIPSE)
@@ -207,6 +216,19 @@ async def test_eclipse_usdc_to_the_venue_raises_withdrawable(world: Any, cli: Cl
         assert (await venue.clearinghouse_state(cli.address)).withdrawable > before
     finally:
         await venue.aclose()
+
+
+def test_quote_from_eclipse_is_asked_for_the_svm_wallet(world: Any, cli: Cli) -> None:
+    done = cli.run(
+        "quote", "--origin-chain", str(ECLIPSE), "--origin-currency", "USDC",
+        "--destination-chain", "8453", "--destination-currency", "USDC",
+        "--amount-human", "1", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    quote = json.loads(done.stdout)
+    # /chains says Eclipse is an SVM chain: the user is the SVM wallet, the recipient the EVM one
+    assert quote["details"]["sender"] == world.info["wallet"]["solana_address"]
+    assert quote["details"]["recipient"].lower() == cli.address.lower()
 
 
 # -- the cross-chain attacks ---------------------------------------------------------------

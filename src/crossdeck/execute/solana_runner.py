@@ -143,20 +143,21 @@ def lookup_guard(
     )
 
 
-def ledger_lines(ledger: Ledger) -> list[describe.Line]:
+def ledger_lines(ledger: Ledger, unit: Unit = SOL) -> list[describe.Line]:
     """What the wallet pays, line by line, as the ledger counted it: the dialog's fees are
-    these lines, and `solana-ledger` held the lamports leaving the wallet to their sum."""
+    these lines, and `solana-ledger` held the lamports leaving the wallet to their sum.
+    `unit`: the chain's native currency (9 decimals on every SVM chain: SOL, Eclipse's ETH)."""
     lines = []
     for charge in ledger.charges:
         whose = "" if charge.payer == ledger.wallet else f" (paid by {charge.payer})"
         bound = "at most " if charge.at_most else ""
         sign = "-" if charge.lamports < 0 else ""
-        sol = sign + units_text(abs(charge.lamports), SOL)
+        sol = sign + units_text(abs(charge.lamports), unit)
         lines.append(describe.Line(
             charge.kind, f"{bound}{sol}: {charge.what}{whose}", raw=str(charge.lamports),
             kind="amount",
         ))  # fmt: skip
-    total = units_text(ledger.leaving, SOL)
+    total = units_text(ledger.leaving, unit)
     lines.append(describe.Line("leaves wallet", f"{total} in all, to the lamport",
                                raw=str(ledger.leaving), kind="amount"))  # fmt: skip
     return lines
@@ -278,7 +279,7 @@ class SolanaRunner(ItemRunner):
         lines = describe.solana_lines(data, currencies)
         lines.append(describe.Line("fee payer", self._payer(item, solana.signer)))
         if ledger is not None:
-            lines += ledger_lines(ledger)
+            lines += ledger_lines(ledger, Unit(chain.native, SOL.decimals))
         request = SignRequest(
             kind="transaction",
             step_id=item.step.id,

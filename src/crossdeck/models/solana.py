@@ -16,6 +16,7 @@ associated token program, system program (the native form: system program).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import struct
 from dataclasses import dataclass, field
@@ -390,10 +391,14 @@ _DECODERS = {
 }
 
 
-def decode(instruction: SolanaInstruction, depository: str = DEPOSITORY_PROGRAM) -> Decoded:
+def decode(
+    instruction: SolanaInstruction, depository: str = DEPOSITORY_PROGRAM, native: str = "SOL"
+) -> Decoded:
     """What `instruction` does, in fields and words; `Undecodable` naming its program when
     crossdeck cannot read it. `depository`: the depository program of the chain the item is
-    for (an instruction for any other chain's depository is not read: it is refused)."""
+    for (an instruction for any other chain's depository is not read: it is refused);
+    `native`: the symbol of that chain's native currency, whose smallest unit is a lamport on
+    every SVM chain (SOL on Solana, ETH on Eclipse)."""
     program = instruction.program_id
     decoder = _depository if program == depository else _DECODERS.get(program)
     if decoder is None:
@@ -407,7 +412,11 @@ def decode(instruction: SolanaInstruction, depository: str = DEPOSITORY_PROGRAM)
         data = instruction.data_bytes()
     except ValueError:
         raise Undecodable(f"{program_name(instruction.program_id)}: its data is not hex") from None
-    return decoder(instruction, data)
+    decoded = decoder(instruction, data)
+    if native != "SOL":  # the words are written for Solana: say the chain's own currency
+        words = decoded.words.replace("lamports of SOL", f"lamports of {native}")
+        decoded = dataclasses.replace(decoded, words=words)
+    return decoded
 
 
 def order_id_bytes(order_id: str) -> bytes | None:

@@ -87,9 +87,14 @@ async def quote_with(
 @click.pass_obj
 @handles_errors
 def quote_command(obj: CliContext, /, json_: bool, **options: Any) -> None:
+    from crossdeck.cli.chain_families import learn_chain_families
     from crossdeck.cli.quote_options import read_quote
 
     settings = _settings(obj)
+    # an SVM chain is any /chains lists as one: its family decides whose wallet is the user
+    asyncio.run(
+        learn_chain_families(settings, options["origin_chain"], options["destination_chain"])
+    )
     typed = read_quote(settings, options)
     quote, request, chains, notices = asyncio.run(_quote(settings, typed))
     if _wants_json(obj, json_):

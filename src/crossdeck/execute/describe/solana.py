@@ -36,7 +36,9 @@ def solana_lines(data: SolanaTransactionData, currencies: Currencies) -> list[Li
     for number, instruction in enumerate(data.instructions, start=1):
         raw = instruction.data or "(none)"
         try:
-            decoded = decode_solana(instruction, depository or "")
+            decoded = decode_solana(
+                instruction, depository or "", chain.native if chain is not None else "SOL"
+            )
         except Undecodable as exc:
             lines.append(Line(f"ix {number}", f"{exc} (it is refused)", raw=raw, kind="calldata"))
             lines.append(_solana_data_line(instruction))

@@ -62,6 +62,7 @@ class SvmChain:
     chain_id: int | None
     depository: str | None
     problem: str | None = None  # why the item cannot be for this chain
+    native: str = "SOL"  # the symbol of its native currency (/chains')
 
 
 SOLANA = SvmChain(SOLANA_CHAIN_ID, DEPOSITORY_PROGRAM)  # what is public of Solana alone
@@ -90,18 +91,21 @@ def svm_chain(
     if not listed.depository:
         return SvmChain(chain_id, None, f"/chains names no depository (protocol.v2.depository) "
                         f"for SVM chain {chain_id}")  # fmt: skip
-    return SvmChain(chain_id, listed.depository)
+    native = listed.currency.symbol if listed.currency and listed.currency.symbol else "SOL"
+    return SvmChain(chain_id, listed.depository, native=native)
 
 
 def decoded_instructions(
-    data: SolanaTransactionData, depository: str | None = DEPOSITORY_PROGRAM
-) -> list[Decoded | Undecodable]:
+    data: SolanaTransactionData, depository: str | None = DEPOSITORY_PROGRAM,
+    native: str = "SOL",
+) -> list[Decoded | Undecodable]:  # fmt: skip
     """Each instruction read; `depository`: the one program read as the depository (the
-    chain's), None when the chain has none known (no instruction is read as a deposit)."""
+    chain's), None when the chain has none known (no instruction is read as a deposit);
+    `native`: the chain's native currency's symbol, for the words."""
     out: list[Decoded | Undecodable] = []
     for instruction in data.instructions:
         try:
-            out.append(decode(instruction, depository or ""))
+            out.append(decode(instruction, depository or "", native))
         except Undecodable as exc:
             out.append(exc)
     return out
@@ -116,7 +120,7 @@ def solana_ledger(
     exists: Mapping[str, bool] | None = None, chain: SvmChain = SOLANA,
 ) -> Ledger | None:  # fmt: skip
     """The transaction's ledger, or None when an instruction cannot be read."""
-    decoded = decoded_instructions(data, chain.depository)
+    decoded = decoded_instructions(data, chain.depository, chain.native)
     if any(isinstance(d, Undecodable) for d in decoded):
         return None
     read = [d for d in decoded if isinstance(d, Decoded)]
@@ -158,7 +162,7 @@ def solana_guards(
         return [_fail("solana-chain", chain.problem or "no depository is known", where)]
     chain_result = _ok("solana-chain", f"for SVM chain {chain.chain_id}, whose depository is "
                        f"{chain.depository}", where)  # fmt: skip
-    decoded = decoded_instructions(data, chain.depository)
+    decoded = decoded_instructions(data, chain.depository, chain.native)
     unread = [str(d) for d in decoded if isinstance(d, Undecodable)]
     if not data.instructions:
         return [_fail("solana-programs", "the Solana item has no instructions", where)]
