@@ -44,7 +44,6 @@ from crossdeck.api.requests_versions import V3Unsupported, v3_not_offered, v3_pa
 from crossdeck.base.errors import InputError
 from crossdeck.base.secret import Secret
 from crossdeck.base.tls import client_context
-from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.errors import error_summary
 from crossdeck.retry import (
     IDEMPOTENT,
@@ -414,12 +413,10 @@ class ServiceClient:
         path = "/transactions/deposit-address/reindex"
         return await self._call("POST", path, self._object, json_body=body)
 
-    async def index_solana_transaction(
-        self, signature: str, chain_id: int = SOLANA_CHAIN_ID
-    ) -> dict[str, Any]:
-        """POST /transactions/index for a deposit on an SVM chain (`chain_id`: Solana unless
-        said): its base58 signature, and the chain id as a string (as the public SDK sends
-        it)."""
+    async def index_solana_transaction(self, signature: str, chain_id: int) -> dict[str, Any]:
+        """POST /transactions/index for a deposit on an SVM chain (Solana's 792703809, or any
+        other /chains lists as 'svm'): its base58 signature, and the chain id as a string (as
+        the public SDK sends it)."""
         from crossdeck.models.base58 import b58decode
 
         try:

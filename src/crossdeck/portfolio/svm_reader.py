@@ -51,7 +51,7 @@ class SvmChainReader(RpcChainReader):
         url = self.url_for(chain)
         if url is None:
             return self.no_url(chain)
-        gateway = SolanaGateway(url, timeout=self.timeout, retries=1)
+        gateway = SolanaGateway(url, chain_id=chain.id, timeout=self.timeout, retries=1)
         try:
             parsed = {"encoding": "jsonParsed"}
             lamports, *by_program = await asyncio.gather(
