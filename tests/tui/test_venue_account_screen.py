@@ -64,9 +64,11 @@ async def _dialog(pilot: Any) -> ConfirmScreen:
 
 
 def _dialog_text(dialog: ConfirmScreen) -> str:
-    """The whole of what the dialog says will be signed (it scrolls in its box)."""
-    lines = dialog.query_one("#confirm-lines", Static).content
-    return " ".join(getattr(lines, "plain", str(lines)).split())
+    """The whole of what the dialog says will be signed (it scrolls in its box), after the
+    line out of the box that says what leaves the account in total, when there is one."""
+    said = [dialog.query_one("#confirm-lines", Static).content]
+    said[:0] = [t.content for t in dialog.query("#confirm-total").results(Static)]
+    return " ".join(" ".join(getattr(t, "plain", str(t)).split()) for t in said)
 
 
 async def test_a_unified_account_on_the_screen_and_its_max(world: Any, tui_dir: Path) -> None:
@@ -112,7 +114,7 @@ async def test_the_transfer_form_reviews_then_signs(world: Any, tui_dir: Path) -
         dialog = await _dialog(pilot)
         words = _dialog_text(dialog)
         assert dialog.request.title == "Sign the venue transfer (usdClassTransfer)"
-        assert "fee: none: a move between your own books" in words
+        assert "fee none: a move between your own books" in words
         assert '"name": "VenueSignTransaction"' in words  # the exact typed data, then
         assert dialog.request.guards and all(g.ok for g in dialog.request.guards)
         await pilot.press("n")
@@ -355,6 +357,8 @@ async def test_the_confirm_says_the_first_send_fee_once_and_what_leaves_in_total
             "in total 11 USDC (1100000000) leave your account: 10 USDC sent + the 1 USDC "
             "(100000000) fee"
         ) in first
+        # and above the scrolling box, on any screen size
+        assert first.startswith("In total 11 USDC (1100000000) leave your account")
         assert perps() == 19 * UNIT  # 10 and the 1 USDC fee, as the dialog said
 
         await pilot.press("f3")
@@ -365,6 +369,6 @@ async def test_the_confirm_says_the_first_send_fee_once_and_what_leaves_in_total
         assert note == "This account's first send is made: no venue first-send fee."
         second = (await _withdraw(pilot, "5"))[1]
         assert "fee none: this account's first send is made" in second
-        assert "in total 5 USDC (500000000) leaves your account" in second
+        assert second.startswith("In total 5 USDC (500000000) leaves your account")
         assert "first-send fee 1 USDC" not in second
         assert perps() == 14 * UNIT

@@ -189,14 +189,14 @@ def describe(request: TransferRequest, action: VenueAction, fee: int) -> list[st
     total, and (first) that it leaves the account when it does."""
     owner = f"sub account {request.from_sub_account}'s" if request.from_sub_account else "your"
     where = f" of {request.to_address}" if request.leaves_account else ""
+    send_fee = SendFee(fee) if request.leaves_account else None
+    sent = amount_text(request.amount, USDC_UNIT)
     lines = [
         f"move {format_usdc(request.amount)} USDC from {owner} {book_words(request.source)} "
         f"to {book_words(request.destination)}{where}",
+        *(f"{label}: {words}" for label, words in fee_parts(send_fee, request.amount, sent)),
         f"venue action {action.wire}, signed by {request.user}",
     ]
-    send_fee = SendFee(fee) if request.leaves_account else None
-    sent = amount_text(request.amount, USDC_UNIT)
-    lines += [f"{label}: {words}" for label, words in fee_parts(send_fee, request.amount, sent)]
     if request.leaves_account:
         lines.insert(0, f"THIS LEAVES YOUR ACCOUNT: {request.to_address} receives it")
     return lines
@@ -211,19 +211,22 @@ class PreparedTransfer:
     typed: dict[str, Any]
     results: list[GuardResult]
     lines: list[str]
+    fee: int = 0  # the first-send fee due on it (USDC smallest units)
 
     def sign_request(self) -> SignRequest:
         """The transfer as the app's confirm dialog shows a venue action before it is signed:
         the words (leaving the account, the fee, what leaves in total) first, then the exact
         typed data, and every guard that held it."""
-        from crossdeck.execute.describe import Line, typed_data_lines
+        from crossdeck.execute.describe import Line, LineKind, typed_data_lines
 
-        said = [
-            Line(
-                "", line, kind="warning" if line.startswith(("THIS LEAVES", "in total")) else "text"
-            )
-            for line in self.lines
-        ]
+        said = []
+        for line in self.lines:
+            label, colon, words = line.partition(": ")
+            if colon and label in ("fee", "in total"):  # the fee's own lines, labelled
+                kind: LineKind = "warning" if label == "in total" and self.fee else "amount"
+                said.append(Line(label, words, kind=kind))
+            else:
+                said.append(Line("", line, kind="warning" if label.startswith("THIS") else "text"))
         return SignRequest(
             kind="venue_action",
             step_id=None,
@@ -250,7 +253,8 @@ def prepare(request: TransferRequest, venue: str | None, signer: str, fee: int) 
     action, typed = actions.build(request, venue)
     results = action_guards(typed, request, venue, signer)
     require_all(results)
-    return PreparedTransfer(request, action, typed, results, describe(request, action, fee))
+    fee = fee if request.leaves_account else 0
+    return PreparedTransfer(request, action, typed, results, describe(request, action, fee), fee)
 
 
 async def submit(prepared: PreparedTransfer, signer: Any, client: Any) -> dict[str, Any]:

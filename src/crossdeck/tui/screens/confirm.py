@@ -53,6 +53,17 @@ def request_text(request: SignRequest) -> Text:
     return text
 
 
+def leaving_text(request: SignRequest) -> Text | None:
+    """What leaves the account in total, the venue's fee included, when the describer says it
+    (a venue action): out of the scrolling box, so no screen is too short to show it."""
+    total = next((line for line in request.lines if line.label == "in total"), None)
+    if total is None:
+        return None
+    text = Text("In total  ", style="bold")
+    text.append(total.value, style=KIND_STYLES.get(total.kind, ""))
+    return text
+
+
 def guards_text(request: SignRequest) -> Text:
     text = Text()
     if not request.guards:
@@ -104,6 +115,9 @@ class ConfirmScreen(ModalScreen[bool]):
                 signer = Text("Signer  ", style="bold")
                 signer.append(self.signer)
                 yield Static(signer, id="confirm-signer")
+            total = leaving_text(self.request)
+            if total is not None:
+                yield Static(total, id="confirm-total")
             with VerticalScroll(id="confirm-what"):
                 yield Static(request_text(self.request), id="confirm-lines")
             yield Static("[b]Guards[/b]", classes="section")
