@@ -522,6 +522,14 @@ class Solver:
         if record is None:
             log.warning("payment %s matches no request; it stays with the solver", payment.key)
             return
+        if payment.chain_id in self.svm and payment.chain_id != record.origin_chain_id:
+            # an order is paid on its origin chain: a deposit on another SVM chain that names it
+            # (the same bytes' order id, a quote for one chain paid on another) fills nothing
+            log.warning(
+                "payment %s is on chain %s, request %s is paid on %s; it stays with the solver",
+                payment.key, payment.chain_id, record.id, record.origin_chain_id,
+            )  # fmt: skip
+            return
         hashes = {tx.hash.lower() for tx in record.in_txs}
         origin_currency = currency_key(record.origin_currency)
         first = record.status in _STARTED and (
