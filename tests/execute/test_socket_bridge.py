@@ -15,6 +15,7 @@ from crossdeck.execute import StatusChanged, TxConfirmed
 from crossdeck.track.budget import RateBudget
 from crossdeck.track.tracker import StatusTracker
 from crossdeck.track.updates import status_rank
+from helpers.waiting import wait_until
 
 STATUS_PATH = "/intents/status/v3"
 SOCKET_POLICY = dataclasses.replace(FAST, socket_reconcile=60.0)
@@ -42,6 +43,8 @@ async def _socket_tracker(kit: Kit, reads: Reads) -> tuple[StatusTracker, Servic
     tracker = StatusTracker(client, policy=SOCKET_POLICY, budget=RateBudget(50, burst=10))
     tracker.use_socket(world.ws_url)
     tracker.start()
+    # the run follows its request on a live socket (before it connects the polls stand in)
+    await wait_until(lambda: tracker.feed_status().socket == "live", "the status socket live")
     return tracker, client
 
 

@@ -136,6 +136,12 @@ def tracker_on(fake: Fake, problems: list[Problem], **limits: Any) -> StatusTrac
     return tracker
 
 
+async def socket_live(tracker: StatusTracker) -> None:
+    """Requests followed from here are read only to confirm (while the socket connects, the
+    polls stand in as while it is down, and a test counting reads would count theirs)."""
+    await wait_until(lambda: tracker.feed_status().socket == "live", "the socket live")
+
+
 def said(problems: list[Problem], words: str) -> int:
     return sum(words in p.message for p in problems)
 
@@ -174,10 +180,14 @@ async def test_garbage_frames_change_nothing_and_each_kind_is_noted_once(fake: F
 
 
 async def test_a_final_status_the_status_read_does_not_confirm_ends_nothing(fake: Fake) -> None:
+    first_refuted = asyncio.Event()
+
     async def liar(ws: web.WebSocketResponse, f: Fake) -> None:
         await ready_and_ack(ws)
         await ws.send_json(event(RID, "success", f.updated_at + 50, txHashes=["0xfake"]))
-        await asyncio.sleep(0.3)
+        # the second claim once the first was read and refuted: a claim that came while the
+        # read was under way would replace the first, and that one read would refute it alone
+        await first_refuted.wait()
         await ws.send_json(event(RID, "refund", f.updated_at + 60))
         await hold_open(ws)
 
@@ -185,9 +195,16 @@ async def test_a_final_status_the_status_read_does_not_confirm_ends_nothing(fake
     problems: list[Problem] = []
     tracker = tracker_on(fake, problems)
     async with tracker:
+        await socket_live(tracker)
         tracker.track(RID, poll_now=False)
-        await wait_until(lambda: fake.reads >= 2, "both claims read")
-        await asyncio.sleep(0.2)
+        await wait_until(lambda: tracker.stats.socket_unconfirmed == 1, "the first claim read")
+        first_refuted.set()
+        # both claims came, and the read each asked for was answered (no read is due)
+        await wait_until(
+            lambda: tracker.stats.socket_events == 2 and (tracker.next_read_in(RID) or 0) > 1,
+            "both claims read",
+        )
+        assert fake.reads == 2
         assert not tracker.is_final(RID)
         latest = tracker.latest(RID)
         assert latest is not None and str(latest.status) == "pending"  # what the read says
@@ -207,8 +224,41 @@ async def test_a_confirmed_final_status_ends_the_request_with_the_socket_as_its_
     fake.behaviour = honest
     tracker = tracker_on(fake, [])
     async with tracker:
+        await socket_live(tracker)
         tracker.track(RID, poll_now=False)
         await asyncio.wait_for(tracker.wait_done(), 10)
+    latest = tracker.latest(RID)
+    assert latest is not None and latest.final and latest.source.value == "socket"
+    assert fake.reads == 1
+
+
+async def test_no_read_while_a_subscription_awaits_its_acknowledgement(fake: Fake) -> None:
+    """A slow acknowledgement (0.6 s, twelve poll intervals here) on a live socket: the
+    request is not read meanwhile, since the socket is about to push its changes; the success
+    pushed after the acknowledgement is the one status read."""
+    acked = asyncio.Event()
+
+    async def slow_ack(ws: web.WebSocketResponse, f: Fake) -> None:
+        await ws.send_json({"type": "connection", "status": "ready", "data": {"id": "s"}})
+        msg = await ws.receive_json(timeout=5)
+        await asyncio.sleep(0.6)
+        assert f.reads == 0  # nothing read while the acknowledgement was on its way
+        await ws.send_json(
+            {"type": "subscribe", "status": "success",
+             "data": {"event": "request.status.updated", "filters": msg["filters"]}}
+        )  # fmt: skip
+        acked.set()
+        f.status, f.updated_at = "success", f.updated_at + 50
+        await ws.send_json(event(RID, "success", f.updated_at))
+        await hold_open(ws)
+
+    fake.behaviour = slow_ack
+    tracker = tracker_on(fake, [])
+    async with tracker:
+        await socket_live(tracker)
+        tracker.track(RID, poll_now=False)
+        await asyncio.wait_for(tracker.wait_done(), 10)
+    assert acked.is_set()
     latest = tracker.latest(RID)
     assert latest is not None and latest.final and latest.source.value == "socket"
     assert fake.reads == 1

@@ -184,7 +184,9 @@ class Executor:
                 raise
             wallet = self._shop.wallet_for(run.quote) or self.signer.address
             yield RunStarted(request_id, wallet, _step_ids(run.quote))
-            async for event in self._execute(run, resumed=True):
+            # not resumed: the follower subscribes before the first action, so a status socket
+            # pushes every change the actions make and their nudges need no read of their own
+            async for event in self._execute(run):
                 yield event
         except CrossdeckError as exc:
             yield failed(self.journal, exc, request_id if owned else None, request_id)

@@ -70,6 +70,7 @@ class PollLoop:
     def _schedule(self, req: RequestState, due: float) -> None:
         self._seq += 1
         req.heap_seq = self._seq
+        req.due = due
         heapq.heappush(self._heap, (due, self._seq, req.request_id))
         self._wake.set()
 

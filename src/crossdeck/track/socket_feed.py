@@ -160,6 +160,11 @@ class SocketFeed:
     def acked(self, request_id: str) -> bool:
         return self.live and request_id in self._acked
 
+    def awaiting_ack(self, request_id: str) -> bool:
+        """Subscribed on the live socket, the acknowledgement not in yet: it comes, or the
+        socket is closed within `limits.ack_timeout` (and the sink is told either way)."""
+        return self.live and request_id in self._pending
+
     def _send(self, message: dict[str, Any]) -> None:
         if self._outbox is not None:
             if message["type"] == "subscribe":

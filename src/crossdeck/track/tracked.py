@@ -76,6 +76,8 @@ class RequestState:
     polls: int = 0
     webhooks: int = 0
     heap_seq: int = -1
+    due: float | None = None
+    """When its next status read is scheduled (the clock's time of the latest heap entry)."""
     in_flight: bool = False
     following: bool = False
     """The client acts on this request (`nudge`): polls may come as soon as `policy.first`."""

@@ -291,6 +291,16 @@ class StatusTracker(PollLoop):
         req = self._requests.get(normalise_request_id(request_id))
         return req.polls if req is not None else 0
 
+    def next_read_in(self, request_id: str) -> float | None:
+        """Seconds until the request's next status read (0 while one is under way or due);
+        None when none will come (finished, or not followed)."""
+        req = self._requests.get(normalise_request_id(request_id))
+        if req is None or req.finished:
+            return None
+        if req.in_flight:
+            return 0.0
+        return None if req.due is None else max(0.0, req.due - self._clock())
+
     def last_problem(self, request_id: str) -> str | None:
         """The last status answer that was waited out for `request_id`, in words (None after
         a good one); a poll still unanswered says so."""
@@ -586,4 +596,9 @@ class StatusTracker(PollLoop):
         ):
             # the socket pushes every change: a read now and then only reconciles
             due = max(due, now + self.policy.socket_reconcile)
+        elif self._socket is not None and self._socket.awaiting_ack(req.request_id):
+            # its acknowledgement comes within the ack timeout and reschedules the request (a
+            # read at once if it must catch up), or the socket is closed and the polls stand
+            # in: a poll before it would only read what the socket is about to follow
+            due = max(due, now + self._socket.limits.ack_timeout)
         return due

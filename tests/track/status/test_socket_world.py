@@ -11,6 +11,7 @@ import aiohttp
 
 from crossdeck.sim.world import World
 from crossdeck.track.tracked import Problem
+from crossdeck.track.tracker import StatusTracker
 from crossdeck.track.updates import Source, StatusUpdate
 from helpers.waiting import wait_until
 
@@ -30,6 +31,12 @@ from .support import (
 SOCKET_POLICY = FAST.__class__(**{**FAST.__dict__, "socket_reconcile": 60.0})
 
 
+async def _live(tracker: StatusTracker) -> None:
+    """The socket is up: from here a followed request is read only to confirm, catch up or
+    reconcile (while it connects, the polls stand in as while it is down)."""
+    await wait_until(lambda: tracker.feed_status().socket == "live", "the status socket live")
+
+
 async def _acked(tracker: object, rid: str) -> None:
     feed = tracker.socket  # type: ignore[attr-defined]
     await wait_until(lambda: feed.acked(rid), "the subscription to be acknowledged")
@@ -44,6 +51,7 @@ async def test_the_socket_pushes_each_change_and_one_read_confirms_success(
     tracker = tracker_for(world, transport, policy=SOCKET_POLICY)
     tracker.use_socket(world.ws_url)
     async with running(tracker):
+        await _live(tracker)
         tracker.track(rid, poll_now=False)
         reader = asyncio.create_task(collect(tracker.stream(rid), seen))
         await _acked(tracker, rid)
@@ -71,6 +79,7 @@ async def test_sockets_dropped_mid_transfer_still_reach_success_with_nothing_twi
     tracker = tracker_for(world, transport, policy=SOCKET_POLICY, on_problem=problems.append)
     feed = tracker.use_socket(world.ws_url)
     async with running(tracker):
+        await _live(tracker)
         tracker.track(rid, poll_now=False)
         reader = asyncio.create_task(collect(tracker.stream(rid), seen))
         await _acked(tracker, rid)
@@ -81,6 +90,9 @@ async def test_sockets_dropped_mid_transfer_still_reach_success_with_nothing_twi
         # a poll (the socket is down) or the read after the new acknowledgement finds it
         await wait_until(lambda: statuses(seen) == ["pending", "submitted"], "submitted read")
         await wait_until(lambda: feed.connections >= 2 and feed.acked(rid), "a new subscription")
+        # the read that catches up after the new acknowledgement is answered (else it could
+        # read the success below before the socket pushes it): only reconciling reads are left
+        await wait_until(lambda: (tracker.next_read_in(rid) or 0) > 10, "the catch-up read")
         advance(world, rid, "success")
         await asyncio.wait_for(reader, 20)
 
@@ -99,6 +111,7 @@ async def test_failure_then_refund_ends_as_refund(
     tracker = tracker_for(world, transport, policy=SOCKET_POLICY)
     tracker.use_socket(world.ws_url)
     async with running(tracker):
+        await _live(tracker)
         tracker.track(rid, poll_now=False)
         reader = asyncio.create_task(collect(tracker.stream(rid), seen))
         await _acked(tracker, rid)
@@ -166,6 +179,7 @@ async def test_a_request_final_before_the_subscription_is_read_when_a_resumed_ru
     tracker = tracker_for(world, transport, policy=SOCKET_POLICY)
     tracker.use_socket(world.ws_url)
     async with running(tracker):
+        await _live(tracker)
         tracker.track(rid, poll_now=False)
         reader = asyncio.create_task(collect(tracker.stream(rid), seen))
         await _acked(tracker, rid)
