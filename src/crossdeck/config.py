@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import tomllib
 from collections.abc import Mapping
@@ -50,6 +51,8 @@ from crossdeck.base.settings_schema import (
 )
 from crossdeck.track.webhook_defaults import DEFAULT_WEBHOOK_PATH
 
+log = logging.getLogger(__name__)
+
 T = TypeVar("T")
 
 APP_NAME = "crossdeck"
@@ -72,7 +75,7 @@ _BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
             "792703809": "https://api.mainnet-beta.solana.com",  # Solana's public RPC
         },
         "signing_chain_id": 1,
-        "tracking": {"websocket_url": "wss://ws.relay.link"},  # the status websocket
+        "track": {"websocket_url": "wss://ws.relay.link"},  # the status websocket
     },
     DEMO: {},  # filled from the world file
 }
@@ -292,6 +295,8 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
         if not value or not name.upper().startswith(ENV_PREFIX):
             continue
         field, _, key = name[len(ENV_PREFIX) :].lower().partition(ENV_NESTING)
+        if field == TRACK_SECTION:  # CROSSDECK_TRACK__* and CROSSDECK_TRACKING__* alike
+            field = _TRACK_OLD_NAME
         if field not in fields or field in _ENV_NOT_SETTINGS:
             continue
         if key:
@@ -392,6 +397,7 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"config file {path}: `profiles` must hold [profiles.<name>] tables")
     tables = [("top level", data), *((f"[profiles.{n}]", t) for n, t in profiles.items())]
     for where, table in tables:
+        _track_alias(table, path, where)
         if "world" in table:
             raise ConfigError(
                 f"config file {path}: `world` is not allowed at {where}",
@@ -400,6 +406,38 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     if "profile" in data and not isinstance(data["profile"], str):
         raise ConfigError(f"config file {path}: `profile` must be a profile name (a string)")
     return data
+
+
+TRACK_SECTION = "track"
+"""The status-tracking section's name in a config file and the environment (issue 37); the
+settings' field stays `Settings.tracking`."""
+_TRACK_OLD_NAME = "tracking"
+
+
+def _track_alias(table: dict[str, Any], path: Path, where: str) -> None:
+    """`[tracking]`, the section's earlier name, is read as `[track]`, with a note; both in
+    one table is refused, since neither could be said to win."""
+    if _TRACK_OLD_NAME not in table:
+        return
+    if TRACK_SECTION in table:
+        raise ConfigError(
+            f"config file {path}: both [track] and [tracking] at {where}",
+            hint="[tracking] is the old name of [track]: keep one, [track]",
+        )
+    table[TRACK_SECTION] = table.pop(_TRACK_OLD_NAME)
+    log.warning("config file %s: [tracking] at %s is read as [track], its name now", path, where)
+
+
+def _as_settings_fields(layers: dict[str, Any]) -> dict[str, Any]:
+    """The merged layers keyed by the settings' field names (`track` -> `tracking`); what
+    the environment names `tracking` (CROSSDECK_TRACKING__*) is over what `track` says."""
+    track = layers.pop(TRACK_SECTION, None)
+    if isinstance(track, dict):
+        old = layers.get(_TRACK_OLD_NAME)
+        layers[_TRACK_OLD_NAME] = _deep_merge(track, old) if isinstance(old, dict) else track
+    elif track is not None:
+        layers.setdefault(_TRACK_OLD_NAME, track)  # not a table: parse says so by its name
+    return layers
 
 
 def read_world_file(path: Path) -> dict[str, Any]:
@@ -434,7 +472,7 @@ def read_world_file(path: Path) -> dict[str, Any]:
         "service": {"url": parsed.service_url, "name": parsed.service_name},
         "venue": {"url": parsed.venue_url, "name": parsed.venue_name},
         "rpc": dict(parsed.rpc),
-        **({"tracking": {"websocket_url": parsed.ws_url}} if parsed.ws_url else {}),
+        **({"track": {"websocket_url": parsed.ws_url}} if parsed.ws_url else {}),
         "world": world,
     }
 
@@ -532,7 +570,7 @@ def load_settings(
     if signer:  # the command line's choice replaces the whole section, not field by field
         layers["signer"] = dict(signer)
     try:
-        return parse(Settings, {**layers, "profile": name})
+        return parse(Settings, {**_as_settings_fields(layers), "profile": name})
     except SettingsError as exc:
         raise ConfigError(
             f"invalid settings for profile {name!r}: {exc.summary()}",
@@ -554,6 +592,8 @@ def redacted_dump(settings: Settings) -> dict[str, Any]:
     dumped: dict[str, Any] = json_ready(dataclasses.replace(settings, world=None))
     # an RPC URL's user info, path or query may hold the provider's API key
     dumped["rpc"] = {chain: _url_redacted(url) for chain, url in dumped.get("rpc", {}).items()}
+    # shown under the name a config file gives it
+    dumped = {TRACK_SECTION if k == _TRACK_OLD_NAME else k: v for k, v in dumped.items()}
     if settings.world is not None:
         world = settings.world
         dumped["world"] = {
