@@ -181,7 +181,7 @@ def test_every_resized_snapshot_keeps_its_amounts_and_hashes_whole() -> None:
     portfolio = svg_lines(SNAPSHOTS / "test_portfolio_resized.svg")
     header = next(line for line in portfolio if "asset / chain" in line)
     assert "amount" in header and "USD" in header  # no money column dropped
-    assert any("$365,000.00" in line for line in portfolio)
+    assert any("$465,000.00" in line for line in portfolio)  # USDC on 5 chains and 3 books
     live = svg_lines(SNAPSHOTS / "test_live_status_resized.svg")
     header = next(line for line in live if " request  " in line)
     assert "status" in header and "sent" in header and "received" in header  # kept at 80

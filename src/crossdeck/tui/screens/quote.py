@@ -93,7 +93,6 @@ class QuoteScreen(QuoteFormScreen):
             "Exact",
             id="quote.exact",
             priority=True,
-            show=False,
             tooltip="Show the balance and Max beside Amount with every digit (again: rounded "
             "as a wallet shows them)",
         ),
