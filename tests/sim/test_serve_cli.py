@@ -103,8 +103,8 @@ def test_serve_prints_one_line_writes_the_world_file_and_exits_cleanly(tmp_path:
             "--webhook-header", f"{DEMO_API_KEY}=Authorization:Bearer flag-token",
         ) as (proc, info):  # fmt: skip
             assert set(info) == INFO_KEYS
-            # the two EVM chains, Solana's JSON-RPC and Bitcoin's Esplora-style API
-            assert set(info["rpc"]) == {"8453", "999", "792703809", "8253038"}
+            # the two EVM chains, the two SVM chains (Solana, Eclipse) and Bitcoin's API
+            assert set(info["rpc"]) == {"8453", "999", "792703809", "9286185", "8253038"}
             assert info["wallet"]["solana_address"] and info["wallet"]["solana_private_key"]
             assert info["wallet"]["bitcoin_address"].startswith("bc1q")
             assert info["wallet"]["bitcoin_private_key"]
