@@ -76,8 +76,8 @@ def wallet_address(settings: Settings, what: str) -> str:
     if not address and settings.signer.kind == "browser":
         raise InputError(
             f"no {what} given, and the browser wallet's address is known only once it connects",
-            hint=f"pass {what if what.startswith('--') else what.upper()}; `bridge` and "
-            "`resume` connect the wallet first",
+            hint=f"pass {what if what.startswith('--') else what.upper()}; `bridge`, `resume` "
+            "and `venue withdraw` connect the wallet first",
         )
     if not address:
         raise InputError(

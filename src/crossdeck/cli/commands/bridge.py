@@ -113,9 +113,15 @@ async def _bridge(
     as_json: bool,
     deposit_amount: int | None,
     tracking_timeout: float | None,
+    opened: EvmSigner | None = None,
 ) -> ExitCode:
     """The signer is opened first (a keystore unlocked, the browser wallet connected): the
-    quote is asked for its address."""
+    quote is asked for its address. `opened`: a signer the caller already opened (and closes),
+    as `venue withdraw` does to read the account of the browser wallet it connected."""
+    if opened is not None:
+        return await _bridge_as(
+            settings, opened, options, yes, as_json, deposit_amount, tracking_timeout
+        )
     signer = await _open_signer(settings)
     try:
         return await _bridge_as(

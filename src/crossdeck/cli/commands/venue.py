@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from crossdeck.base.errors import CrossdeckError, InputError
+from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli.option_types import ADDRESS, CHAIN_ID
 from crossdeck.cli.support import handles_errors, print_json, service_client, wallet_address
 
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from crossdeck.config import Settings
     from crossdeck.venue.account import VenueAccount
     from crossdeck.venue.actions import TransferRequest
+    from crossdeck.wallet.signers import EvmSigner
 
 JSON_HELP = "Print the JSON answer (same as the global --json)."
 VENUE_CHAIN = 1337
@@ -124,14 +127,21 @@ def _amount(text: str) -> int:
 
 
 async def run_transfer(
-    settings: Settings, request: TransferRequest, fee: int, yes: bool, as_json: bool
+    settings: Settings,
+    request: TransferRequest,
+    fee: int,
+    yes: bool,
+    as_json: bool,
+    signer: EvmSigner | None = None,
 ) -> dict[str, Any]:
-    """Guard, show, confirm, sign, recover and post one venue transfer; what was sent."""
+    """Guard, show, confirm, sign, recover and post one venue transfer; what was sent.
+    `signer`: one already open (the connected browser wallet), else the settings' is made."""
     from crossdeck import compose
     from crossdeck.cli import prompts
     from crossdeck.execute.venue_actions import prepare, submit
 
-    signer = await asyncio.to_thread(compose.signer, settings)
+    if signer is None:
+        signer = await asyncio.to_thread(compose.signer, settings)
     prepared = prepare(request, settings.venue.name, signer.address, fee)  # exit 7 here
     for line in [*prepared.lines, *(f"  guard {result}" for result in prepared.results)]:
         click.echo(line, err=as_json)
@@ -245,20 +255,70 @@ def venue_withdraw_command(
     """Withdraw USDC from the venue to CHAIN through the service (a bridge from chain 1337):
     from the book the account's mode calls for, --max leaving the first-send fee; a book too
     short is offered a move from another book first."""
-    from crossdeck.cli import prompts
     from crossdeck.cli.commands.bridge import bridge_command
-    from crossdeck.venue.account import PERPS, book_words
-    from crossdeck.venue.actions import TransferRequest
 
     obj: CliContext = ctx.obj
     if max_ == (amount_text is not None):
         raise InputError("give one of --amount-human and --max")
     settings = _settings(obj)
-    user = wallet_address(settings, "address")
-    account, _ = asyncio.run(read(settings, user))
-    book = _book(source, sorted(account.dexes)) if source else account.withdraw_book
+    ask = _Withdrawal(chain, currency, amount_text, source, recipient, yes, json_)
+    if settings.signer.kind == "browser":
+        # its address is known once the page connects: one connection reads the account, moves
+        # between books and signs the bridge (a second would mean a second page to open)
+        sys.exit(int(asyncio.run(_withdraw_in_browser(ctx, settings, ask))))
+    args = asyncio.run(_plan(settings, wallet_address(settings, "address"), ask))
+    with bridge_command.make_context("bridge", args, parent=ctx.parent) as sub:
+        sub.obj = obj
+        bridge_command.invoke(sub)
+    sys.exit(0)
+
+
+@dataclass(frozen=True)
+class _Withdrawal:
+    """What `venue withdraw` was asked (amount_text None: --max)."""
+
+    chain: int
+    currency: str
+    amount_text: str | None
+    source: str | None
+    recipient: str | None
+    yes: bool
+    json_: bool
+
+
+async def _withdraw_in_browser(
+    ctx: click.Context, settings: Settings, ask: _Withdrawal
+) -> ExitCode:
+    from crossdeck.cli.commands.bridge import _bridge, bridge_command
+    from crossdeck.cli.commands.execute import _open_signer
+
+    signer = await _open_signer(settings)  # the page announced, returns once it connected
+    try:
+        args = await _plan(settings, signer.address, ask, signer)
+        with bridge_command.make_context("bridge", args, parent=ctx.parent) as sub:
+            options = dict(sub.params)
+        yes, json_ = options.pop("yes"), options.pop("json_")
+        for done in ("deposit_amount", "timeout", "fee_payer_keypair"):
+            options.pop(done)  # never given by a withdrawal
+        as_json = bool(json_ or ctx.obj.json)
+        return await _bridge(settings, options, yes, as_json, None, None, opened=signer)
+    finally:
+        await signer.aclose()
+
+
+async def _plan(
+    settings: Settings, user: str, ask: _Withdrawal, signer: EvmSigner | None = None
+) -> list[str]:
+    """Read `user`'s account, say what leaves which book, move a short book's shortfall from
+    another (asked first unless --yes): the bridge's arguments."""
+    from crossdeck.cli import prompts
+    from crossdeck.venue.account import PERPS, book_words
+    from crossdeck.venue.actions import TransferRequest
+
+    account, _ = await read(settings, user)
+    book = _book(ask.source, sorted(account.dexes)) if ask.source else account.withdraw_book
     fee = account.first_send_fee
-    amount = account.max_send(book) if max_ else _amount(amount_text or "")
+    amount = account.max_send(book) if ask.amount_text is None else _amount(ask.amount_text)
     click.echo(
         f"withdrawing {_usdc(amount)} from {book_words(book)} ({account.mode_words} account); "
         f"withdrawable there {_usdc(account.withdrawable(book))}, first-send fee {_usdc(fee)}",
@@ -285,26 +345,23 @@ def venue_withdraw_command(
         question = (
             f"{book_words(book)} is {_usdc(short)} short: move it from {book_words(donor)} first?"
         )
-        if not yes and not prompts.confirm(question, instead="--yes"):
+        if not ask.yes and not await asyncio.to_thread(prompts.confirm, question, instead="--yes"):
             raise prompts.NoAnswer("declined; nothing was signed")
         request = TransferRequest(user, donor, book, short, unified=account.unified)
-        asyncio.run(run_transfer(settings, request, 0, True, True))
+        await run_transfer(settings, request, 0, True, True, signer)
         click.echo(f"moved {_usdc(short)} from {book_words(donor)} to {book_words(book)}", err=True)
     args = [
         "--origin-chain", str(VENUE_CHAIN), "--origin-currency", _origin_currency(book),
-        "--destination-chain", str(chain), "--destination-currency", currency,
+        "--destination-chain", str(ask.chain), "--destination-currency", ask.currency,
         "--amount", str(amount),
     ]  # fmt: skip
-    if recipient:
-        args += ["--recipient", recipient]
-    if yes:
+    if ask.recipient:
+        args += ["--recipient", ask.recipient]
+    if ask.yes:
         args.append("--yes")
-    if json_:
+    if ask.json_:
         args.append("--json")
-    with bridge_command.make_context("bridge", args, parent=ctx.parent) as sub:
-        sub.obj = obj
-        bridge_command.invoke(sub)
-    sys.exit(0)
+    return args
 
 
 commands = [venue_group]

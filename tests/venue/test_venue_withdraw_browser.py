@@ -1,0 +1,128 @@
+"""`crossdeck --browser venue withdraw --max` against the world: the browser wallet's address is
+known only once its page connects, so the command connects it first (one page, one connection),
+reads that account's book and first-send fee for the Max, and signs the withdrawal there. The
+page is driven by the headless test wallet (tests/helpers/browser_wallet.py, Debian's Chromium);
+the venue's /info and Base's RPC say the money moved."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CROSSDECK = Path(sys.executable).with_name("crossdeck")
+TEST_WALLET = Path(__file__).parents[1] / "helpers" / "browser_wallet.py"
+BASE = 8453
+pytestmark = pytest.mark.timeout(400)
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CROSSDECK_")}
+    (home / "config.toml").write_text("")
+    return env | {
+        "HOME": str(home),
+        "CROSSDECK_CONFIG": str(home / "config.toml"),
+        "CROSSDECK_DATA_DIR": str(home / "data"),
+    }
+
+
+def _post(url: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(
+        url, json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def perps_withdrawable(venue: str, wallet: str) -> int:
+    """The venue's own word on the perps book, in its smallest unit (8 decimals)."""
+    state = _post(f"{venue}/info", {"type": "clearinghouseState", "user": wallet})
+    return int(Decimal(state["withdrawable"]).scaleb(8))
+
+
+@contextmanager
+def world_served(home: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    world_file = home / "world.json"
+    log = (home / "serve.log").open("w")
+    process = subprocess.Popen(
+        [CROSSDECK, "sim", "serve", "--speed", "0", "--world-file", str(world_file)],
+        stdout=subprocess.PIPE, stderr=log, text=True, env=_env(home),
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 180)  # a hang guard
+        assert ready, "sim serve printed nothing"
+        yield world_file, json.loads(process.stdout.readline())
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        process.wait(60)
+        log.close()
+
+
+def page_url(process: subprocess.Popen[str], seen: list[str]) -> str:
+    assert process.stderr is not None
+    while True:
+        ready, _, _ = select.select([process.stderr], [], [], 120)  # a hang guard
+        assert ready, "crossdeck printed no page URL:\n" + "".join(seen)
+        line = process.stderr.readline()
+        assert line, "crossdeck ended without a page URL:\n" + "".join(seen)
+        seen.append(line)
+        if "browser wallet: open " in line:
+            return line.split("browser wallet: open ", 1)[1].split()[0]
+
+
+def test_a_browser_wallet_withdraws_its_max_from_the_venue(tmp_path: Path) -> None:
+    with world_served(tmp_path) as (world_file, info):
+        wallet, venue = info["wallet"]["address"], info["venue_url"]
+        before = perps_withdrawable(venue, wallet)
+        crossdeck = subprocess.Popen(
+            [
+                CROSSDECK, "--world", str(world_file), "--browser", "--browser-disable-open",
+                "venue", "withdraw", "--to-chain", str(BASE), "--max", "--yes", "--json",
+            ],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env=_env(tmp_path),
+        )  # fmt: skip
+        try:
+            seen: list[str] = []
+            url = page_url(crossdeck, seen)
+            tried = subprocess.run(
+                [sys.executable, str(TEST_WALLET), "--world", str(world_file), "--json", url],
+                capture_output=True, text=True, timeout=300, env=_env(tmp_path),
+            )  # fmt: skip
+            out, err = crossdeck.communicate(timeout=120)
+        finally:
+            if crossdeck.poll() is None:
+                crossdeck.kill()
+                crossdeck.wait()
+        after = perps_withdrawable(venue, wallet)
+
+    said = "".join(seen) + err
+    assert tried.returncode == 0, tried.stdout + tried.stderr
+    assert crossdeck.returncode == 0, said
+    assert "known only once it connects" not in said
+    # the Max was read from the connected wallet's own account: its book less the fee
+    match = re.search(r"withdrawing ([\d.]+) USDC from perps .*first-send fee ([\d.]+) USDC", said)
+    assert match, said
+    amount, fee = (int(Decimal(x).scaleb(8)) for x in match.groups())
+    assert amount == before - fee > 0
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    [quote] = [e for e in events if e["event"] == "Quote"]
+    assert quote["signer"] == quote["signer"] | {"kind": "browser", "address": wallet}
+    assert events[-1]["event"] == "Finished" and events[-1]["status"] == "success", events[-1]
+    assert "the page says crossdeck's run is over" in tried.stdout
+    # the venue's book gave up the whole Max (and at most the fee besides)
+    assert after <= before - amount
