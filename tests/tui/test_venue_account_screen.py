@@ -372,3 +372,64 @@ async def test_the_confirm_says_the_first_send_fee_once_and_what_leaves_in_total
         assert second.startswith("In total 5 USDC (500000000) leaves your account")
         assert "first-send fee 1 USDC" not in second
         assert perps() == 14 * UNIT
+
+
+async def test_a_withdrawal_pays_the_current_wallet_after_a_signer_switch(
+    world: Any, tui_dir: Path
+) -> None:
+    """Issue 35 point 2: a withdrawal opened from the Venue screen with no recipient typed pays
+    whichever wallet is current: after switching to a read-only address in Settings, the Quote
+    options never say "send to" the previous wallet and the request pays the new one; a
+    recipient the user typed stays as typed through the switch."""
+    from tui_support import pick
+
+    a, app = _trader_app(world, tui_dir, 12)
+    b = Account.create().address
+    typed = Account.create().address
+
+    def options_line() -> str:
+        return " ".join(str(app.quote_screen.query_one("#options-line").render()).split())
+
+    async def switch_to(address: str) -> None:
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: "Signer" in screen_text(app), what="Settings")
+        await pick(pilot, "#signer-select", "read-only")
+        field = app.screen.query_one("#signer-value", Input)
+        field.value = address
+        field.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.services.wallet_address == address, what="switch")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.current_mode == "quote", what="the quote screen")
+
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.data.get("account"), what="the account")
+        app.screen.query_one("#wd-amount", Input).value = "5"
+        await pilot.press("ctrl+y")
+        await wait_until(pilot, lambda: app.screen.quote is not None, what="A's quote")
+        assert app.screen.request.user == a.address
+        assert app.screen.request.recipient in (None, a.address)
+        assert "send to" not in options_line()
+
+        await switch_to(b)
+        assert "send to" not in options_line() and a.address[:6] not in options_line()
+        assert app.quote_screen.form_values().recipient == ""
+        await pilot.press("ctrl+r")
+        await wait_until(
+            pilot,
+            lambda: app.quote_screen.quote is not None and app.quote_screen.request.user == b,
+            what="B's quote",
+        )
+        assert app.quote_screen.request.recipient in (None, b)
+
+        # a recipient the user typed is theirs: it stays through a switch
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: app.current_mode == "venue", what="the venue screen")
+        app.screen.query_one("#wd-recipient", Input).value = typed
+        await pilot.press("ctrl+y")
+        await wait_until(
+            pilot, lambda: app.quote_screen.form_values().recipient == typed, what="typed"
+        )
+        await switch_to(Account.create().address)
+        assert app.quote_screen.form_values().recipient == typed
+        assert f"send to {typed[:6]}…{typed[-4:]}" in options_line()

@@ -2,8 +2,9 @@
 Max, sub accounts and vault equities: the same lines as `crossdeck venue balance`), spot
 balances, the address forms of spec 2.4 for every venue currency /chains lists, a form moving
 USDC between the books (`venue_transfer`), and deposit/withdraw forms that open the Quote screen
-with the venue parameters filled in (destination 1337 + recipient; origin 1337 + protocol v2);
-the withdrawal's Max is what the venue lets leave, less the first-send fee while it is due."""
+with the venue parameters filled in (destination 1337; origin 1337 + protocol v2; a recipient
+only when typed); the withdrawal's Max is what the venue lets leave, less the first-send fee
+while it is due."""
 
 from __future__ import annotations
 
@@ -425,27 +426,31 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         else:
             self.action_deposit()
 
+    def _typed_recipient(self, selector: str) -> str:
+        """The recipient the user typed, else none: the quote then pays whichever wallet is
+        current when it is asked (the builder's default), never the wallet of the moment the
+        form was opened (a signer switched in Settings since would still be paid)."""
+        return self.query_one(selector, Input).value.strip()
+
     @on(Button.Pressed, "#dep-go")
     def action_deposit(self) -> None:
-        wallet = self.crossdeck.services.wallet_address or ""
         values = venue_deposit_values(
             origin_chain_id=self._value("#dep-chain"),
             origin_currency=self._value("#dep-currency"),
             venue_currency=self._value("#dep-venue-currency"),
             amount=self.query_one("#dep-amount", Input).value,
-            recipient=self.query_one("#dep-recipient", Input).value.strip() or wallet,
+            recipient=self._typed_recipient("#dep-recipient"),
         )
         self._open_quote(values)
 
     @on(Button.Pressed, "#wd-go")
     def action_withdraw(self) -> None:
-        wallet = self.crossdeck.services.wallet_address or ""
         values = venue_withdrawal_values(
             venue_currency=self._value("#wd-venue-currency"),
             destination_chain_id=self._value("#wd-chain"),
             destination_currency=self._value("#wd-currency"),
             amount=self.query_one("#wd-amount", Input).value,
-            recipient=self.query_one("#wd-recipient", Input).value.strip() or wallet,
+            recipient=self._typed_recipient("#wd-recipient"),
         )
         if self._offer_a_move():
             return
