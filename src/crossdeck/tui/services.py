@@ -181,12 +181,19 @@ class Services:
 
     async def use_signer(self, chosen: dict[str, Any]) -> None:
         """Sign with another signer from now on (the Settings screen): its settings section
-        replaced, the open signer let go, the wallet address read again."""
+        replaced, the open signer let go, the wallet address read again. A keystore that is
+        not there (or is no keystore) is refused first, with an error naming its path, and
+        the signer in use is kept."""
         from crossdeck.config import SignerSettings, parse_section
 
         section = parse_section(SignerSettings, chosen, where="signer")
+        switched = dataclasses.replace(self.settings, signer=section)
+        if section.kind == "keystore":
+            from crossdeck.credentials import resolve_wallet_address
+
+            await asyncio.to_thread(resolve_wallet_address, switched)  # reads the file
         await self.close_signer()
-        self.settings = dataclasses.replace(self.settings, signer=section)
+        self.settings = switched
         if self.secrets is not None:
             self.secrets.wallet_address = await asyncio.to_thread(
                 compose.wallet_address, self.settings

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
+from crossdeck.base.errors import CrossdeckError
 from crossdeck.tui.screens.base import ModeScreen
 from crossdeck.tui.widgets.picker import Picker
 
@@ -135,7 +136,11 @@ class SettingsScreen(ModeScreen):
             self.notify(str(exc), title="Signer", severity="error")
             return
         app = self.crossdeck
-        await app.services.use_signer(chosen)
+        try:
+            await app.services.use_signer(chosen)
+        except CrossdeckError as exc:  # e.g. no keystore at that path: the signer is kept
+            self.notify(str(exc), title="Signer", severity="error")
+            return
         app.refresh_sub_title()
         self.refresh_settings()
         self.notify(f"Signing with {app.services.signer_words}", title="Signer")
