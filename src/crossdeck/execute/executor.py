@@ -137,6 +137,14 @@ class Executor:
         if self._shop.parts.bitcoin is not None:
             await self._shop.parts.bitcoin.aclose()
 
+    def _vm_types(self, request: QuoteRequest | None) -> dict[str, str]:
+        chains = self._shop.chains
+        if chains is None or request is None:
+            return {}
+        known = chains.vm_types()
+        wanted = (request.origin_chain_id, request.destination_chain_id)
+        return {str(c): known[c] for c in wanted if c in known}
+
     # -- entry points ------------------------------------------------------------------------
 
     async def run(
@@ -174,7 +182,13 @@ class Executor:
                 wallet=self.signer.address,
                 quote=run.quote.to_wire(),
                 request=request.to_body() if request is not None else None,
-                options={"signing_chain_id": chain_id, "deposit_amount": deposit_amount},
+                options={
+                    "signing_chain_id": chain_id,
+                    "deposit_amount": deposit_amount,
+                    # the families the request was held to (/chains'), so that `resume` reads
+                    # it as it was checked (an SVM chain is not known by its id alone)
+                    "vm_types": self._vm_types(request),
+                },
             )
             owned = True
             try:

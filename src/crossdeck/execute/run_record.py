@@ -51,7 +51,9 @@ def resumable_run(
             f"({expired[0].step_id}) expired unlanded, so nothing was taken",
             hint="ask for a new quote",
         )
-    request = QuoteRequest.from_body(record.request) if record.request else None
+    kept = record.options.get("vm_types") or {}  # the families it was held to at the start
+    vm_types = {int(chain): str(vm) for chain, vm in kept.items()}
+    request = QuoteRequest.from_body(record.request, vm_types=vm_types) if record.request else None
     chain_id = int(record.options.get("signing_chain_id") or signing_chain_id)
     quote = Quote.from_wire(record.quote)
     run = Run(request_id, quote, request, chain_id, record.options.get("deposit_amount"))
