@@ -28,6 +28,16 @@ NATIVE = "0x" + "0" * 40
 PERPS = "0x" + "0" * 32
 
 
+def _shown(app: Any, selector: str) -> bool:
+    """The widget is on screen where a click at its middle lands on it."""
+    widget = app.screen.query_one(selector)
+    region = widget.region
+    if not region.area:
+        return False
+    x, y = region.x + region.width // 2, region.y + region.height // 2
+    return bool(app.screen.get_widget_at(x, y)[0] is widget)
+
+
 @pytest.fixture(scope="module")
 def own_world(start_world: Any) -> Iterator[Any]:
     """A world of this module's own: its webhook endpoint is re-pointed at the app here."""
@@ -166,13 +176,19 @@ async def test_live_rows_show_what_was_sent_and_received(
 async def test_webhooks_reach_live_status_with_their_source(
     own_world: Any, tui_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # the suite's 0.2 s polls would race the world's deliveries (and under load win them all);
+    # a world where the webhook is the first to tell. The status socket pushes the same
+    # transitions as the webhooks, and whichever tells first names the update (the other's is
+    # a duplicate, dropped): with the socket on, the webhooks race it, so it is off here. The
+    # suite's 0.2 s polls would race the world's deliveries too (and under load win them all):
     # polling slowly here lets each status change arrive by webhook first, by design. The
     # look the tracker takes at once after the client's own action (the nudge) would win them
     # too on a world at speed 0, so it waits as long as the polls here
     settings = world_settings(own_world, tui_dir)
     slow = dataclasses.replace(
-        settings.tracking, poll_interval_seconds=5.0, poll_interval_cap_seconds=5.0
+        settings.tracking,
+        poll_interval_seconds=5.0,
+        poll_interval_cap_seconds=5.0,
+        websocket=False,
     )
     policy_of = compose.poll_policy
     monkeypatch.setattr(
@@ -198,14 +214,13 @@ async def test_webhooks_reach_live_status_with_their_source(
                 ),
                 what="Execute",
             )
-            # the click lands once the dialog's button is laid out (pushed is not yet placed)
+            # pushed is not yet composed, nor laid out: the click waits for the button to be
+            # where the mouse lands (on a screen still settling it was under another widget)
             await wait_until(
                 pilot,
-                lambda: (
-                    isinstance(app.screen, ConfirmScreen)
-                    and app.screen.query_one("#confirm-sign").region.area > 0
-                ),
+                lambda: isinstance(app.screen, ConfirmScreen) and _shown(app, "#confirm-sign"),
                 what="confirm",
+                within=60,  # a limit: under load the Confirm screen came after 20 s
             )
             await pilot.click("#confirm-sign")  # the mouse signs too
             await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
