@@ -84,24 +84,29 @@ def page_url(process: subprocess.Popen[str], seen: list[str]) -> str:
             return line.split("browser wallet: open ", 1)[1].split()[0]
 
 
-def test_a_browser_wallet_withdraws_its_max_from_the_venue(tmp_path: Path) -> None:
-    with world_served(tmp_path) as (world_file, info):
+def withdraw_in_browser(
+    home: Path, *withdraw: str
+) -> tuple[subprocess.CompletedProcess[str], int, str, str, str, int, int]:
+    """`crossdeck --browser venue withdraw WITHDRAW --yes --json` against a served world, its
+    page answered by the headless test wallet: (the wallet's run, crossdeck's exit code,
+    stdout, stderr, the wallet address, its perps book before and after)."""
+    with world_served(home) as (world_file, info):
         wallet, venue = info["wallet"]["address"], info["venue_url"]
         before = perps_withdrawable(venue, wallet)
         crossdeck = subprocess.Popen(
             [
                 CROSSDECK, "--world", str(world_file), "--browser", "--browser-disable-open",
-                "venue", "withdraw", "--to-chain", str(BASE), "--max", "--yes", "--json",
+                "venue", "withdraw", "--to-chain", str(BASE), *withdraw, "--yes", "--json",
             ],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=_env(tmp_path),
+            text=True, env=_env(home),
         )  # fmt: skip
         try:
             seen: list[str] = []
             url = page_url(crossdeck, seen)
             tried = subprocess.run(
                 [sys.executable, str(TEST_WALLET), "--world", str(world_file), "--json", url],
-                capture_output=True, text=True, timeout=300, env=_env(tmp_path),
+                capture_output=True, text=True, timeout=300, env=_env(home),
             )  # fmt: skip
             out, err = crossdeck.communicate(timeout=120)
         finally:
@@ -109,10 +114,13 @@ def test_a_browser_wallet_withdraws_its_max_from_the_venue(tmp_path: Path) -> No
                 crossdeck.kill()
                 crossdeck.wait()
         after = perps_withdrawable(venue, wallet)
+    return tried, crossdeck.returncode, out, "".join(seen) + err, wallet, before, after
 
-    said = "".join(seen) + err
+
+def test_a_browser_wallet_withdraws_its_max_from_the_venue(tmp_path: Path) -> None:
+    tried, code, out, said, wallet, before, after = withdraw_in_browser(tmp_path, "--max")
     assert tried.returncode == 0, tried.stdout + tried.stderr
-    assert crossdeck.returncode == 0, said
+    assert code == 0, said
     assert "known only once it connects" not in said
     # the Max was read from the connected wallet's own account: its book less the fee
     match = re.search(r"withdrawing ([\d.]+) USDC from perps .*first-send fee ([\d.]+) USDC", said)
@@ -126,3 +134,22 @@ def test_a_browser_wallet_withdraws_its_max_from_the_venue(tmp_path: Path) -> No
     assert "the page says crossdeck's run is over" in tried.stdout
     # the venue's book gave up the whole Max (and at most the fee besides)
     assert after <= before - amount
+
+
+def test_a_short_book_is_topped_up_through_the_same_connection(tmp_path: Path) -> None:
+    """All of spot (the world's wallet holds 10,000 USDC there): the first-send fee does not
+    fit, so the move of it from perps is signed in the same connected page (one URL), then
+    the withdrawal."""
+    tried, code, out, said, _, before, after = withdraw_in_browser(
+        tmp_path, "--from", "spot", "--amount-human", "10000"
+    )
+    assert tried.returncode == 0, tried.stdout + tried.stderr
+    assert code == 0, said
+    assert said.count("browser wallet: open ") == 1
+    assert re.search(r"moved [\d.]+ USDC from perps to spot", said), said
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert events[-1]["event"] == "Finished" and events[-1]["status"] == "success", events[-1]
+    answered = [json.loads(line) for line in tried.stdout.splitlines() if line.startswith("{")]
+    signed = [a for a in answered if a["method"] == "eth_signTypedData_v4" and "result" in a]
+    assert len(signed) >= 2, answered  # the move between books, then the withdrawal
+    assert after < before  # perps paid the move
