@@ -22,7 +22,7 @@ def tui_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     config.parent.mkdir()
     config.write_text(
         f'data_dir = "{tmp_path / "data"}"\n'
-        "[tracking]\n"
+        "[track]\n"
         "poll_interval_seconds = 0.2\n"
         "poll_interval_cap_seconds = 0.5\n"
         "history_refresh_seconds = 0\n"
