@@ -50,7 +50,7 @@ def balance_lines(spendable: Spendable, symbol: str, exact: bool = False) -> tup
 class AmountShortcuts(Vertical):
     DEFAULT_CSS = """
     AmountShortcuts { height: auto; }
-    AmountShortcuts #amount-keys { height: 1; padding-left: 11; }
+    AmountShortcuts #amount-keys { height: auto; padding-left: 11; }
     AmountShortcuts Button { min-width: 5; margin-right: 1; }
     AmountShortcuts #amount-balance { width: 1fr; color: $text-muted; }
     """
