@@ -99,7 +99,7 @@ async def test_the_transfer_form_reviews_then_signs(world: Any, tui_dir: Path) -
         screen.query_one("#tr-go", Button).press()
         await wait_until(pilot, lambda: not sign.disabled, what="the review")
         review = _text(app, "#tr-review")
-        assert "move 10.0 USDC from your perps to spot" in review
+        assert "move 10 USDC (1000000000) from your perps to spot" in review
         assert "fee: none: a move between your own books" in review and "6 guards passed" in review
         # a change after the review asks for another
         screen.query_one("#tr-amount", Input).value = "11"

@@ -123,9 +123,11 @@ def test_a_browser_wallet_withdraws_its_max_from_the_venue(tmp_path: Path) -> No
     assert code == 0, said
     assert "known only once it connects" not in said
     # the Max was read from the connected wallet's own account: its book less the fee
-    match = re.search(r"withdrawing ([\d.]+) USDC from perps .*first-send fee ([\d.]+) USDC", said)
+    # (as a wallet writes them, thousands separated: the world's round figures lose no digit)
+    number = r"([\d,.]+)"
+    match = re.search(rf"withdrawing {number} USDC from perps .*first-send fee {number} USDC", said)
     assert match, said
-    amount, fee = (int(Decimal(x).scaleb(8)) for x in match.groups())
+    amount, fee = (int(Decimal(x.replace(",", "")).scaleb(8)) for x in match.groups())
     assert amount == before - fee > 0
     events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     [quote] = [e for e in events if e["event"] == "Quote"]
@@ -146,7 +148,7 @@ def test_a_short_book_is_topped_up_through_the_same_connection(tmp_path: Path) -
     assert tried.returncode == 0, tried.stdout + tried.stderr
     assert code == 0, said
     assert said.count("browser wallet: open ") == 1
-    assert re.search(r"moved [\d.]+ USDC from perps to spot", said), said
+    assert re.search(r"moved [\d,.]+ USDC from perps to spot", said), said
     events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert events[-1]["event"] == "Finished" and events[-1]["status"] == "success", events[-1]
     answered = [json.loads(line) for line in tried.stdout.splitlines() if line.startswith("{")]

@@ -24,7 +24,7 @@ from typing import Any
 
 from crossdeck.execute.events import SignRequest
 from crossdeck.execute.guards.base import GuardRefused, GuardResult, _fail, _ok, failures
-from crossdeck.models.display import amount_text
+from crossdeck.models.display import amount_text, units_text
 from crossdeck.venue.account import book_words, format_usdc
 from crossdeck.venue.actions import (
     ACTION_FIELDS,
@@ -192,7 +192,7 @@ def describe(request: TransferRequest, action: VenueAction, fee: int) -> list[st
     send_fee = SendFee(fee) if request.leaves_account else None
     sent = amount_text(request.amount, USDC_UNIT)
     lines = [
-        f"move {format_usdc(request.amount)} USDC from {owner} {book_words(request.source)} "
+        f"move {units_text(request.amount, USDC_UNIT)} from {owner} {book_words(request.source)} "
         f"to {book_words(request.destination)}{where}",
         *(f"{label}: {words}" for label, words in fee_parts(send_fee, request.amount, sent)),
         f"venue action {action.wire}, signed by {request.user}",

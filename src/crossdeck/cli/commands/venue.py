@@ -68,9 +68,19 @@ async def read(settings: Settings, user: str) -> tuple[VenueAccount, bool]:
 
 
 def _usdc(units: int) -> str:
-    from crossdeck.venue.account import format_usdc
+    """As a wallet shows it ('1,234.5 USDC'); the exact figures are one --json away."""
+    from crossdeck.models.display import amount_text
+    from crossdeck.venue.fee import USDC_UNIT
 
-    return f"{format_usdc(units)} USDC"
+    return amount_text(units, USDC_UNIT)
+
+
+def _usdc_exact(units: int) -> str:
+    """For a question the user answers: as a wallet shows it, and the exact integer."""
+    from crossdeck.models.display import units_text
+    from crossdeck.venue.fee import USDC_UNIT
+
+    return units_text(units, USDC_UNIT)
 
 
 @click.group("venue")
@@ -147,7 +157,7 @@ async def run_transfer(
         click.echo(line, err=as_json)
     if not yes:
         question = (
-            f"Send {_usdc(request.amount)} out of your account to {request.to_address}?"
+            f"Send {_usdc_exact(request.amount)} out of your account to {request.to_address}?"
             if request.leaves_account
             else "Sign this transfer?"
         )
