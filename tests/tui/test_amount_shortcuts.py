@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from test_solana_app import _execute
-from textual.widgets import Input
+from textual.widgets import Input, Static
 from tui_support import chains_loaded, make_app, screen_text, wait_until
 
 from crossdeck.execute import events as ev
@@ -65,12 +65,21 @@ async def test_native_max_keeps_gas_and_fractions_fill_the_amount(
         assert f"balance {amount_text(held, eth)}" in screen_text(app)
         assert f"Max {amount_text(spendable.most, eth)}: keeps" in screen_text(app)
         await pilot.press("ctrl+b")
+
+        def shown_balance() -> str:  # every digit may wrap onto a second line: read the widget
+            return " ".join(str(screen.query_one("#amount-balance", Static).content).split())
+
+        exact = exact_units_text(held, eth)
         await wait_until(
-            pilot,
-            lambda: f"balance {exact_units_text(held, eth)}" in screen_text(app),
-            what="the exact balance",
+            pilot, lambda: shown_balance() == f"balance {exact}", what="the exact balance"
         )
-        assert f"Max {exact_units_text(spendable.most, eth)}: keeps" in screen_text(app)
+        # and drawn whole, on the line the keys are on and the one below (not cut to 'balance')
+        lines = screen_text(app).splitlines()
+        row = next(i for i, line in enumerate(lines) if " balance " in line and "Max" in line)
+        drawn = " ".join(lines[row : row + 3])
+        assert all(part in drawn for part in exact.split()), (exact, drawn)
+        max_note = " ".join(screen_text(app).split())
+        assert f"Max {exact_units_text(spendable.most, eth)}: keeps" in max_note
         await pilot.press("ctrl+b")
         await wait_until(
             pilot,

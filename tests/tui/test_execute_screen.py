@@ -81,8 +81,11 @@ async def test_evm_to_venue_deposit_from_the_venue_form(world: Any, tui_dir: Pat
             what="the prefilled form",
         )
         assert form.destination_chain_id == 1337 and form.destination_currency == PERPS
-        assert form.recipient == world.wallet_address
+        # no recipient typed: none is carried over, and the quote pays the current wallet
+        assert form.recipient == ""
         execute = await quote_and_execute(pilot)
+        assert app.quote_screen.request is not None
+        assert app.quote_screen.request.recipient in (None, world.wallet_address)
         dialogs = await _confirm_each(pilot, execute, ["y", "y"])
         # amounts in the token's units beside the integer, the calldata decoded by its ABI
         assert "approve 25 USDC (25000000) to the depository 0x" in dialogs[0]

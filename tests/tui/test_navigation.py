@@ -397,7 +397,8 @@ async def test_an_offline_venue_screen_ends_in_an_error_that_says_what_to_do(
         def pane() -> str:  # the account pane itself, not a toast: the error stays there
             return " ".join(str(app.screen.query_one("#venue-account", Static).content).split())
 
-        # a refused port is retried by the client, a silent one waited on: both end at the limit
+        # a silent server is waited on to the limit; a refused port ends at the limit or, on
+        # an idle machine, sooner, when the client's own retries give up: either says so
         await wait_until(
             pilot,
             lambda: "could not be read" in pane(),
@@ -405,11 +406,12 @@ async def test_an_offline_venue_screen_ends_in_an_error_that_says_what_to_do(
             within=WAIT + 3,
         )
         said = pane()
-        assert "did not answer within 2 s" in said, said
-        assert f"→ check the network and the service URL {url}" in said, said  # what to do
-        assert "ctrl+r to try again" in said, said
+        assert url in said and "→ check the" in said, said  # which service, and what to do
+        assert "try again" in said, said
+        if server == "silent server":
+            assert "did not answer within 2 s" in said and "ctrl+r to try again" in said, said
         assert "Reading" not in said
-        await wait_until(pilot, lambda: "did not answer" in screen_text(app), what="the drawing")
+        await wait_until(pilot, lambda: url in screen_text(app), what="the drawing")
         # the pickers say nothing was loaded, and ctrl+r asks again
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: pane().startswith("Reading"), what="retry")
