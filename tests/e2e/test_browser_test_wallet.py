@@ -9,70 +9,20 @@ USDC (read from the venue's /info and the chain's RPC) moved by the amount."""
 from __future__ import annotations
 
 import json
-import os
-import select
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 from world_truth import BASE, World
 
-CROSSDECK = Path(sys.executable).with_name("crossdeck")
+from helpers.served_world import CROSSDECK, isolated_env, page_url, world_served
+
 TEST_WALLET = Path(__file__).parents[1] / "helpers" / "browser_wallet.py"
 AMOUNT = 25  # USDC
 pytestmark = pytest.mark.timeout(400)
-
-
-def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CROSSDECK_")}
-    (home / "config.toml").write_text("")
-    return env | {
-        "HOME": str(home),
-        "CROSSDECK_CONFIG": str(home / "config.toml"),
-        "CROSSDECK_DATA_DIR": str(home / "data"),
-    }
-
-
-@contextmanager
-def world_served(home: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """`crossdeck sim serve --world-file W`: (W, its JSON), stopped with SIGTERM at the end."""
-    world_file = home / "world.json"
-    log = (home / "serve.log").open("w")
-    process = subprocess.Popen(
-        [CROSSDECK, "sim", "serve", "--speed", "0", "--world-file", str(world_file)],
-        stdout=subprocess.PIPE, stderr=log, text=True, env=_env(home),
-    )  # fmt: skip
-    try:
-        assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], 180)  # a hang guard
-        assert ready, "sim serve printed nothing"
-        info = json.loads(process.stdout.readline())
-        yield world_file, info
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-        process.wait(60)
-        log.close()
-
-
-def page_url(process: subprocess.Popen[str], seen: list[str]) -> str:
-    """The page's URL from crossdeck's stderr, as a person reads it off the terminal."""
-    assert process.stderr is not None
-    while True:
-        ready, _, _ = select.select([process.stderr], [], [], 120)  # a hang guard
-        assert ready, "crossdeck printed no page URL:\n" + "".join(seen)
-        line = process.stderr.readline()
-        assert line, "crossdeck ended without a page URL:\n" + "".join(seen)
-        seen.append(line)
-        if "browser wallet: open " in line:
-            return line.split("browser wallet: open ", 1)[1].split()[0]
 
 
 def test_the_demo_wallet_signs_a_venue_withdrawal_in_headless_chromium(tmp_path: Path) -> None:
@@ -93,14 +43,14 @@ def test_the_demo_wallet_signs_a_venue_withdrawal_in_headless_chromium(tmp_path:
                 "--amount-human", str(AMOUNT), "--yes", "--json",
             ],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=_env(tmp_path),
+            text=True, env=isolated_env(tmp_path),
         )  # fmt: skip
         try:
             seen: list[str] = []
             url = page_url(crossdeck, seen)
             tried = subprocess.run(
                 [sys.executable, str(TEST_WALLET), "--world", str(world_file), "--json", url],
-                capture_output=True, text=True, timeout=300, env=_env(tmp_path),
+                capture_output=True, text=True, timeout=300, env=isolated_env(tmp_path),
             )  # fmt: skip
             out, err = crossdeck.communicate(timeout=120)
         finally:

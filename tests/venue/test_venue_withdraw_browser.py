@@ -7,35 +7,21 @@ the venue's /info and Base's RPC say the money moved."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import select
-import signal
 import subprocess
 import sys
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-CROSSDECK = Path(sys.executable).with_name("crossdeck")
+from helpers.served_world import CROSSDECK, isolated_env, page_url, world_served
+
 TEST_WALLET = Path(__file__).parents[1] / "helpers" / "browser_wallet.py"
 BASE = 8453
 pytestmark = pytest.mark.timeout(400)
-
-
-def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CROSSDECK_")}
-    (home / "config.toml").write_text("")
-    return env | {
-        "HOME": str(home),
-        "CROSSDECK_CONFIG": str(home / "config.toml"),
-        "CROSSDECK_DATA_DIR": str(home / "data"),
-    }
 
 
 def _post(url: str, body: dict[str, Any]) -> Any:
@@ -50,38 +36,6 @@ def perps_withdrawable(venue: str, wallet: str) -> int:
     """The venue's own word on the perps book, in its smallest unit (8 decimals)."""
     state = _post(f"{venue}/info", {"type": "clearinghouseState", "user": wallet})
     return int(Decimal(state["withdrawable"]).scaleb(8))
-
-
-@contextmanager
-def world_served(home: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
-    world_file = home / "world.json"
-    log = (home / "serve.log").open("w")
-    process = subprocess.Popen(
-        [CROSSDECK, "sim", "serve", "--speed", "0", "--world-file", str(world_file)],
-        stdout=subprocess.PIPE, stderr=log, text=True, env=_env(home),
-    )  # fmt: skip
-    try:
-        assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], 180)  # a hang guard
-        assert ready, "sim serve printed nothing"
-        yield world_file, json.loads(process.stdout.readline())
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-        process.wait(60)
-        log.close()
-
-
-def page_url(process: subprocess.Popen[str], seen: list[str]) -> str:
-    assert process.stderr is not None
-    while True:
-        ready, _, _ = select.select([process.stderr], [], [], 120)  # a hang guard
-        assert ready, "crossdeck printed no page URL:\n" + "".join(seen)
-        line = process.stderr.readline()
-        assert line, "crossdeck ended without a page URL:\n" + "".join(seen)
-        seen.append(line)
-        if "browser wallet: open " in line:
-            return line.split("browser wallet: open ", 1)[1].split()[0]
 
 
 def withdraw_in_browser(
@@ -99,14 +53,14 @@ def withdraw_in_browser(
                 "venue", "withdraw", "--to-chain", str(BASE), *withdraw, "--yes", "--json",
             ],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=_env(home),
+            text=True, env=isolated_env(home),
         )  # fmt: skip
         try:
             seen: list[str] = []
             url = page_url(crossdeck, seen)
             tried = subprocess.run(
                 [sys.executable, str(TEST_WALLET), "--world", str(world_file), "--json", url],
-                capture_output=True, text=True, timeout=300, env=_env(home),
+                capture_output=True, text=True, timeout=300, env=isolated_env(home),
             )  # fmt: skip
             out, err = crossdeck.communicate(timeout=120)
         finally:
