@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from crossdeck.models.display import Unit, amount_text, decimal_amount_text
-from crossdeck.venue.account import USDC_DECIMALS, VenueAccount, book_words, format_usdc
+from crossdeck.models.display import decimal_amount_text
+from crossdeck.venue.account import VenueAccount, book_words, format_usdc
+from crossdeck.venue.fee import usdc_text
 
-USDC = Unit("USDC", USDC_DECIMALS)
-
-
-def _usdc(units: int) -> str:
-    """As a wallet shows it ('50,000 USDC'); the exact figures are in `account_wire` (--json)."""
-    return amount_text(units, USDC)
+# as a wallet shows it ('50,000 USDC'); the exact figures are in `account_wire` (--json)
+_usdc = usdc_text
 
 
 def account_lines(account: VenueAccount, dexes_known: bool = True) -> list[str]:

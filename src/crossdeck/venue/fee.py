@@ -22,7 +22,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
 from crossdeck.base.errors import CrossdeckError
-from crossdeck.models.display import Unit, amount_text
+from crossdeck.models.display import Unit, amount_text, units_text
 
 if TYPE_CHECKING:
     from crossdeck.models.venue_account import LedgerUpdate
@@ -85,8 +85,14 @@ async def read_send_fee(client: VenueClient, user: str, destination: str | None 
         return SendFee(FIRST_SEND_FEE, unread=exc.message)
 
 
-def _usdc(units: int) -> str:
-    return f"{amount_text(units, USDC_UNIT)} ({units})"
+def usdc_text(units: int) -> str:
+    """The venue's USDC as a wallet shows it: '1,234.5 USDC'."""
+    return amount_text(units, USDC_UNIT)
+
+
+def usdc_exact_text(units: int) -> str:
+    """Where the user answers or signs: as a wallet shows it, and the exact integer."""
+    return units_text(units, USDC_UNIT)
 
 
 def fee_parts(fee: SendFee | None, amount: int | None, sent: str) -> list[tuple[str, str]]:
@@ -98,16 +104,18 @@ def fee_parts(fee: SendFee | None, amount: int | None, sent: str) -> list[tuple[
     if fee is None:
         return [("fee", "none: a move between your own books")]
     if not fee.units:
-        total = _usdc(amount) if amount is not None else sent
+        total = usdc_exact_text(amount) if amount is not None else sent
         return [
             ("fee", "none: this account's first send is made"),
             ("in total", f"{total} leaves your account"),
         ]
-    fee_said = f"the {_usdc(fee.units)} fee"
+    fee_said = f"the {usdc_exact_text(fee.units)} fee"
     if amount is None:  # another token: the fee is USDC beside it
-        total = f"{sent} and {_usdc(fee.units)} leave your account ({fee_said})"
+        total = f"{sent} and {usdc_exact_text(fee.units)} leave your account ({fee_said})"
     else:
-        total = f"{_usdc(amount + fee.units)} leave your account: {sent} sent + {fee_said}"
+        total = (
+            f"{usdc_exact_text(amount + fee.units)} leave your account: {sent} sent + {fee_said}"
+        )
     return [
         ("fee", f"{fee.words}, taken by the venue from the same book on top of the amount"),
         ("in total", total),

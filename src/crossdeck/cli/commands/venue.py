@@ -69,18 +69,16 @@ async def read(settings: Settings, user: str) -> tuple[VenueAccount, bool]:
 
 def _usdc(units: int) -> str:
     """As a wallet shows it ('1,234.5 USDC'); the exact figures are one --json away."""
-    from crossdeck.models.display import amount_text
-    from crossdeck.venue.fee import USDC_UNIT
+    from crossdeck.venue.fee import usdc_text
 
-    return amount_text(units, USDC_UNIT)
+    return usdc_text(units)
 
 
 def _usdc_exact(units: int) -> str:
     """For a question the user answers: as a wallet shows it, and the exact integer."""
-    from crossdeck.models.display import units_text
-    from crossdeck.venue.fee import USDC_UNIT
+    from crossdeck.venue.fee import usdc_exact_text
 
-    return units_text(units, USDC_UNIT)
+    return usdc_exact_text(units)
 
 
 @click.group("venue")

@@ -22,7 +22,7 @@ from textual.worker import Worker
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.models import VENUE_CHAIN_ID, ChainsResponse
-from crossdeck.models.display import amount_text, decimal_amount_text
+from crossdeck.models.display import decimal_amount_text
 from crossdeck.models.text import short
 from crossdeck.tui import describe
 from crossdeck.tui.copy_links import CopiesAndLinks, Copyable
@@ -34,8 +34,9 @@ from crossdeck.tui.screens.venue_transfer import TransferForm
 from crossdeck.tui.waits import service_at, venue_at, within
 from crossdeck.tui.widgets.picker import Picker
 from crossdeck.venue.account import read_account
-from crossdeck.venue.account_words import USDC, account_lines
+from crossdeck.venue.account_words import account_lines
 from crossdeck.venue.currencies import hip3_dexes
+from crossdeck.venue.fee import usdc_text
 
 FIRST_SEND_WARNING = (
     "The venue charges about 1 USDC on an account's first outbound send: a withdrawal of the "
@@ -358,10 +359,10 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         self.query_one("#wd-amount", Input).value = format_usdc(most)
         fee = account.first_send_fee
         self.notify(
-            f"{amount_text(most, USDC)}: all of {book} less the first-send fee "
-            f"{amount_text(fee, USDC)}"
+            f"{usdc_text(most)}: all of {book} less the first-send fee "
+            f"{usdc_text(fee)}"
             if fee
-            else f"{amount_text(most, USDC)}: all of {book}",
+            else f"{usdc_text(most)}: all of {book}",
             title="Max",
         )
 
@@ -498,7 +499,7 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
             return False
         self.query_one(TransferForm).offer(donor, book, format_usdc(short))
         self.notify(
-            f"{book_words(book)} is {amount_text(short, USDC)} short of the amount and the fee: "
+            f"{book_words(book)} is {usdc_text(short)} short of the amount and the fee: "
             f"the form below moves it from {book_words(donor)} (Review, Sign), then withdraw.",
             title="Move between books first",
             severity="warning",
