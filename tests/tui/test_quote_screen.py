@@ -442,8 +442,12 @@ async def test_options_are_composed_on_demand_and_read_without_colour(
         screen = app.quote_screen
         assert not screen.query("#referrer") and not screen.query("#topup-gas")
         assert len(list(screen.walk_children())) < 70
-        text = screen_text(app)
-        assert "From" in text and "To" in text and "Options (ctrl+l" in text
+        # the pickers are filled when /chains arrives; read the frame drawn after that
+        await wait_until(
+            pilot,
+            lambda: all(w in screen_text(app) for w in ("From", "To", "Options (ctrl+l")),
+            what="the form's From, To and Options line",
+        )
         await pilot.press("ctrl+l")
         tick = await wait_until(
             pilot,
