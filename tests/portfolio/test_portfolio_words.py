@@ -10,13 +10,14 @@ import httpx
 import pytest
 
 from crossdeck.models.chains import ChainInfo
+from crossdeck.models.venue_account import mode_note
 from crossdeck.portfolio import ChainReading, Holding, Portfolio
 from crossdeck.portfolio.evm_reader import EvmChainReader
 from crossdeck.portfolio.rpc_chain import RpcChainReader
 from crossdeck.portfolio.svm_reader import SvmChainReader
 from crossdeck.portfolio.text import portfolio_lines
 from crossdeck.portfolio.venue_reader import VenueChainReader, to_units
-from crossdeck.tui.portfolio_rows import portfolio_rows
+from crossdeck.tui.portfolio_rows import fit_notes, fold, portfolio_rows
 from crossdeck.venue.client import VenueClient
 
 USDE = "0x22e9417ea9e6367dee20b2b9b56adc9e"
@@ -144,10 +145,32 @@ def test_a_negative_venue_balance_is_said_not_shown_as_held() -> None:
 
     reading = asyncio.run(read())
     assert reading.reachable and reading.holdings == ()
-    (note,) = reading.notes
-    assert note == "the venue answered a negative perps USDC balance (-12.5), left out"
+    # the mode first: this venue answers no mode (userAbstraction gets a clearinghouse state)
+    assert reading.notes == (
+        "account mode not read (the venue did not answer userAbstraction), read as standard: "
+        "withdrawals leave from perps",
+        "the venue answered a negative perps USDC balance (-12.5), left out",
+    )
     portfolio = Portfolio("0x" + "11" * 20, (reading,), {1337: "Venue"})
     assert portfolio.total_usd == 0
-    assert f"note: Venue (1337): {note}" in portfolio_lines(portfolio)
-    (row,) = portfolio_rows(portfolio, set(), wide=False)
-    assert row.kind == "note" and row.amount == note
+    lines = portfolio_lines(portfolio)
+    assert all(f"note: Venue (1337): {note}" in lines for note in reading.notes)
+    rows = portfolio_rows(portfolio, set(), wide=False)
+    assert [(row.kind, row.amount) for row in rows] == [("note", n) for n in reading.notes]
+
+
+def test_a_note_is_folded_to_the_figures_width_and_said_whole_under_the_table() -> None:
+    """A note never widens the amount column (the USD column would leave an 80-column screen):
+    two lines of the widest figure's width, cut with '…', the whole sentence in its detail."""
+    note = mode_note("unifiedAccount")
+    holding = Holding(8453, "0x" + "ab" * 20, "USDC", 6, 465_000 * 10**6)
+    reading = ChainReading(8453, "Base", "http://x", "rpc", (holding,), notes=(note,))
+    portfolio = Portfolio("0x" + "11" * 20, (reading,), {8453: "Base"})
+    rows = fit_notes(portfolio_rows(portfolio, {"USDC"}, wide=False))
+    widest = max(len(r.amount) for r in rows if r.kind != "note")
+    (row,) = [r for r in rows if r.kind == "note"]
+    assert row.amount == "unified\naccount (un…" and widest == len("465,000 USDC")
+    assert all(len(line) <= widest for line in row.amount.splitlines())
+    assert row.detail == f"Base (8453): {note}"
+    assert fold("perps and spot", 20) == "perps and spot"  # a short note stays whole
+    assert fold("supercalifragilistic word", 6) == "superc\nalifr…"

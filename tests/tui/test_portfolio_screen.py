@@ -273,3 +273,41 @@ async def test_a_signer_change_drops_the_last_wallets_numbers_and_reads_the_new_
             what="the demo wallet's reading",
         )
         assert str(screen.query_one("#portfolio-total").render()).startswith(demo[:6])
+
+
+async def test_the_account_mode_note_never_pushes_usd_off_at_any_size(
+    folio_world: Any, tui_dir: Path
+) -> None:
+    """The venue's mode is a note row (a standard account here); its sentence is folded on two
+    lines of the figures' width in the amount column, cut there and whole in the line under the
+    table, so that the USD column stays on screen at 80x24, at 120x36 and across a resize each
+    way."""
+    app = _app(folio_world, tui_dir)
+    note = "standard account (default): perps, spot and each HIP-3 DEX hold their own USDC"
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _read(pilot)
+        screen.expanded = set()  # every asset folded: the note row is in view at 80x24
+        screen.render_rows()
+        await _settle(pilot)
+        for size in ((80, 24), (120, 36), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await wait_until(
+                pilot, lambda size=size: screen._wide == (size[0] >= 100), what="the new layout"
+            )
+            await _settle(pilot)
+            lines = screen_text(app).splitlines()
+            header = next(line for line in lines if "asset / chain" in line)
+            at = next(n for n, line in enumerate(lines) if "note: Venue (1337)" in line)
+            folded = [line.rstrip(" │▇▁") for line in lines[at : at + 2]]
+            assert header.index("USD") + len("USD") < size[0] - 2, header
+            # folded on two lines in the amount column, cut before the USD column
+            said = " ".join(line[header.index("amount") :].strip() for line in folded)
+            assert said.startswith("standard account") and said.endswith("…"), folded
+            assert all(len(line) < header.index("USD") for line in folded), (folded, header)
+            usdc = next(line for line in lines if "▸ USDC" in line)
+            assert "$" in usdc and usdc.index("$") >= header.index("USD"), usdc
+            table = screen.query_one("#portfolio-table")
+            table.move_cursor(row=list(screen.rows).index("note:1337:0"))
+            await pilot.pause()
+            detail = " ".join(str(screen.query_one("#portfolio-detail").render()).split())
+            assert f"Venue (1337): {note}; withdrawals leave from perps" in detail

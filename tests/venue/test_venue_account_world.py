@@ -60,6 +60,13 @@ def books(world: Any, user: str) -> tuple[int, int, int]:
 @pytest.mark.usefixtures("config")
 def test_a_unified_account_withdraws_its_spot_collateral(world: Any, tmp_path: Path) -> None:
     account, path = trader(world, tmp_path, 40)
+    # standard first: venue balance and the portfolio name the mode in the same words
+    standard = cli(path, "venue", "balance")
+    assert "account mode  standard (default)" in standard.stdout
+    assert (
+        "note: Venue (1337): standard account (default): perps, spot and each HIP-3 DEX hold "
+        "their own USDC; withdrawals leave from perps" in cli(path, "balances").stdout
+    )
     world.ledger.set_mode(account.address, "unifiedAccount")
     shown = cli(path, "venue", "balance", "--json")
     assert shown.exit_code == 0, shown.output

@@ -31,6 +31,27 @@ def mode_words(mode: str) -> str:
     return MODE_WORDS.get(mode, f"{mode} (unknown to crossdeck, read as standard)")
 
 
+def mode_note(mode: str | None) -> str:
+    """The account's mode as the portfolio says it, in `venue balance`'s words ('standard
+    (default)', 'unified (unifiedAccount)'), with what the mode means for the USDC and the book a
+    withdrawal leaves from. None: the venue did not answer the mode, read as standard (as the
+    public UI kit falls back)."""
+    if mode is None:
+        return (
+            "account mode not read (the venue did not answer userAbstraction), read as standard: "
+            "withdrawals leave from perps"
+        )
+    if mode in UNIFIED_MODES:
+        return (
+            f"{mode_words(mode)} account ({mode}): perps and spot USDC are one balance, "
+            "held on spot; withdrawals leave from spot"
+        )
+    return (
+        f"{mode_words(mode)} account ({mode}): perps, spot and each HIP-3 DEX hold their own "
+        "USDC; withdrawals leave from perps"
+    )
+
+
 class SubAccount(WireModel):
     """One entry of `subAccounts` (the venue answers null for an account without any)."""
 

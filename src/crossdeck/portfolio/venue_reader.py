@@ -15,7 +15,7 @@ from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.chains import ChainCurrency, ChainInfo
 from crossdeck.models.urls import url_where
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, SpotMeta
-from crossdeck.models.venue_account import UNIFIED_MODES, mode_words
+from crossdeck.models.venue_account import mode_note
 from crossdeck.portfolio.model import ChainReading, Holding
 from crossdeck.portfolio.rpc_chain import chain_label
 from crossdeck.venue.client import VenueClient
@@ -60,14 +60,9 @@ class VenueChainReader:
             return ChainReading(chain.id, name, where, "", error=exc.message)
         by_dex: dict[str, ClearinghouseState] = dict(zip(dexes, dex_states, strict=True))
         holdings: list[Holding] = []
-        notes: list[str] = []
-        if mode in UNIFIED_MODES:
-            # as `venue balance` and the Venue screen say it: the perps rows read 0 and the
-            # spot USDC is the collateral, which is what can be withdrawn
-            notes.append(
-                f"{mode_words(mode)} account ({mode}): perps and spot USDC are one balance, "
-                "held on spot; withdrawals leave from spot"
-            )
+        # the mode first, as `venue balance` and the Venue screen say it (in a unified account
+        # the perps rows read 0 and the spot USDC is the collateral, what can be withdrawn)
+        notes: list[str] = [mode_note(mode)]
         for currency, place in places:
             if place is None or currency.decimals is None or not currency.address:
                 continue
@@ -109,13 +104,13 @@ class VenueChainReader:
         )
         return meta, state
 
-    async def _mode(self, owner: str) -> str:
-        """The account's mode; 'default' when the venue does not answer it (as the public UI
-        kit falls back), so the balances still show."""
+    async def _mode(self, owner: str) -> str | None:
+        """The account's mode; None when the venue does not answer it, so the balances still
+        show (read as standard, as the public UI kit falls back, and said so)."""
         try:
             return await self.venue.user_abstraction(owner)
         except CrossdeckError:
-            return "default"
+            return None
 
 
 async def _nothing() -> None:

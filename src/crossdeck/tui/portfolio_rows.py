@@ -1,17 +1,28 @@
 """The Portfolio screen's rows (no textual here): one row per asset with its total, opened to one
-row per chain, then one row per chain that could not be read. Each row knows what it stands for,
-so a key on it can act (open or close an asset, move a holding)."""
+row per chain, then each chain's notes (the venue account's mode, a balance left out) and one row
+per chain that could not be read. Each row knows what it stands for, so a key on it can act (open
+or close an asset, move a holding).
+
+A note is a sentence, drawn in the amount column: `fit_notes` folds it on two lines of the
+figures' width there, cut where more follows, so that it never widens the column and pushes USD
+off the screen; the line under the table says it whole. (An unreachable chain's words stay
+whole: its URL is scheme://host:port only.)"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import textwrap
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from crossdeck.models.text import short
+from rich.cells import cell_len, set_cell_size
+
+from crossdeck.models.text import ELLIPSIS, short
 from crossdeck.portfolio import Holding, Portfolio, usd_text
 from crossdeck.portfolio.text import asset_amount, holding_where
 
 RowKind = Literal["asset", "holding", "unreachable", "note"]
+HEADERS = ("asset / chain", "amount", "USD")
+NOTE_LINES = 2  # a note row's height: the account mode reads whole even at 80 columns
 
 
 @dataclass(frozen=True)
@@ -113,6 +124,32 @@ def portfolio_rows(portfolio: Portfolio, expanded: set[str], *, wide: bool) -> l
                 )
             )
     return rows
+
+
+def fit_notes(rows: list[Row]) -> list[Row]:
+    """A note's sentence wrapped to the width the other rows give the amount column, on at most
+    NOTE_LINES lines, the last cut with '…' where more follows: a note never widens the column (a
+    DataTable cell cannot span columns), so the figures and the USD column stay where they are at
+    any screen width; the line under the table says the note whole."""
+    width = max([cell_len(HEADERS[1]), *(cell_len(r.amount) for r in rows if r.kind != "note")])
+    return [replace(r, amount=fold(r.amount, width)) if r.kind == "note" else r for r in rows]
+
+
+def fold(text: str, width: int, lines: int = NOTE_LINES) -> str:
+    """`text` in at most `lines` lines of `width` cells (broken between words), the last one
+    ending in '…' where it is cut."""
+    # textwrap counts characters: each line is held to `width` cells as well (a wide character)
+    wrapped = [cut(line, width) for line in textwrap.wrap(text, width)] or [""]
+    if len(wrapped) > lines:
+        wrapped = [*wrapped[: lines - 1], cut(" ".join(wrapped[lines - 1 :]), width)]
+    return "\n".join(wrapped)
+
+
+def cut(text: str, width: int) -> str:
+    """`text` in at most `width` cells, its end an ellipsis where it is cut."""
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, width - 1) + ELLIPSIS if width > 0 else ""
 
 
 def age_text(seconds: float) -> str:

@@ -28,7 +28,14 @@ from crossdeck.config import Settings
 from crossdeck.portfolio import Portfolio
 from crossdeck.tui import waits
 from crossdeck.tui.notices import describe_error
-from crossdeck.tui.portfolio_rows import Row, asset_key, portfolio_rows, total_line
+from crossdeck.tui.portfolio_rows import (
+    HEADERS,
+    Row,
+    asset_key,
+    fit_notes,
+    portfolio_rows,
+    total_line,
+)
 from crossdeck.tui.screens.base import WIDE_SCREEN, ModeScreen
 from crossdeck.tui.waits import service_at, within
 
@@ -199,7 +206,7 @@ class PortfolioScreen(ModeScreen):
         table.clear(columns=True)
         self._add_columns(table)
         wide = self._wide = self.app.size.width >= WIDE_SCREEN
-        rows = portfolio_rows(portfolio, self.expanded, wide=wide)
+        rows = fit_notes(portfolio_rows(portfolio, self.expanded, wide=wide))
         self.rows = {row.key: row for row in rows}
         for row in rows:
             style = {"asset": "bold", "unreachable": "bold red", "note": "yellow"}.get(row.kind, "")
@@ -214,6 +221,7 @@ class PortfolioScreen(ModeScreen):
                 Text(row.amount, style=style, justify=amount_justify),
                 usd,
                 key=row.key,
+                height=row.amount.count("\n") + 1,  # a note folded on its lines
             )
         if not rows:
             self.query_one("#portfolio-detail", Static).update("nothing held on the chains read")
@@ -224,9 +232,8 @@ class PortfolioScreen(ModeScreen):
 
     @staticmethod
     def _add_columns(table: DataTable[Text]) -> None:
-        table.add_column("asset / chain", key="label")
-        table.add_column("amount", key="amount")
-        table.add_column("USD", key="usd")
+        for header, key in zip(HEADERS, ("label", "amount", "usd"), strict=True):
+            table.add_column(header, key=key)
 
     def on_resize(self) -> None:
         """Resized live across the wide/narrow line: the rows laid out again as if the app had
