@@ -10,13 +10,14 @@ import httpx
 import pytest
 
 from crossdeck.models.chains import ChainInfo
+from crossdeck.models.venue import to_units
 from crossdeck.models.venue_account import mode_note
 from crossdeck.portfolio import ChainReading, Holding, Portfolio
 from crossdeck.portfolio.evm_reader import EvmChainReader
 from crossdeck.portfolio.rpc_chain import RpcChainReader
 from crossdeck.portfolio.svm_reader import SvmChainReader
 from crossdeck.portfolio.text import portfolio_lines
-from crossdeck.portfolio.venue_reader import VenueChainReader, to_units
+from crossdeck.portfolio.venue_reader import VenueChainReader
 from crossdeck.tui.portfolio_rows import fit_notes, fold, portfolio_rows
 from crossdeck.venue.client import VenueClient
 

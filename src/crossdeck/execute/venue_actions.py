@@ -24,7 +24,6 @@ from typing import Any
 
 from crossdeck.execute.events import SignRequest
 from crossdeck.execute.guards.base import GuardRefused, GuardResult, _fail, _ok, failures
-from crossdeck.models.display import amount_text, units_text
 from crossdeck.venue.account import book_words, format_usdc
 from crossdeck.venue.actions import (
     ACTION_FIELDS,
@@ -36,7 +35,7 @@ from crossdeck.venue.actions import (
     chain_field,
     plan,
 )
-from crossdeck.venue.fee import USDC_UNIT, SendFee, fee_parts
+from crossdeck.venue.fee import SendFee, fee_parts, usdc_exact_text, usdc_text
 from crossdeck.venue.signing import EIP712_DOMAIN_TYPE, signature_chain_id
 
 _ZERO = "0x" + "0" * 40
@@ -190,9 +189,9 @@ def describe(request: TransferRequest, action: VenueAction, fee: int) -> list[st
     owner = f"sub account {request.from_sub_account}'s" if request.from_sub_account else "your"
     where = f" of {request.to_address}" if request.leaves_account else ""
     send_fee = SendFee(fee) if request.leaves_account else None
-    sent = amount_text(request.amount, USDC_UNIT)
+    sent = usdc_text(request.amount)
     lines = [
-        f"move {units_text(request.amount, USDC_UNIT)} from {owner} {book_words(request.source)} "
+        f"move {usdc_exact_text(request.amount)} from {owner} {book_words(request.source)} "
         f"to {book_words(request.destination)}{where}",
         *(f"{label}: {words}" for label, words in fee_parts(send_fee, request.amount, sent)),
         f"venue action {action.wire}, signed by {request.user}",

@@ -15,6 +15,21 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BeforeValidator, Field, PlainSerializer, field_validator
 
 from crossdeck.models.base import WireModel
+from crossdeck.models.display import Unit
+
+# The venue's USDC, defined here once for the client's every layer (the venue client, its fee
+# words, the portfolio's Max, the app and the CLI): weiDecimals 8, perps and spot alike.
+USDC_DECIMALS = 8
+USDC_UNIT = Unit("USDC", USDC_DECIMALS)
+
+
+def to_units(value: Decimal, decimals: int) -> int:
+    """A venue value in human units (its decimal text) in the smallest unit, rounded down,
+    exactly: in integers, as Decimal arithmetic would round a value of more than 28 digits
+    before rounding down."""
+    numerator, denominator = value.as_integer_ratio()
+    return int(numerator * 10**decimals // denominator)
+
 
 _HEX_64 = re.compile(r"^0x[0-9a-f]{64}$")
 T = TypeVar("T")

@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING
 from crossdeck.models.chains import NATIVE_ADDRESS, VENUE_CHAIN_ID
 from crossdeck.models.display import Unit, amount_text, gwei_text
 from crossdeck.models.units import format_units
-from crossdeck.venue.account import PERPS, SPOT, USDC_DECIMALS, read_account
+from crossdeck.models.venue import USDC_DECIMALS
+from crossdeck.venue.account import PERPS, SPOT, read_account
 from crossdeck.venue.currencies import PERPS_DEX, SPOT_DEX, SPOT_USDC_TOKEN_ID, expected_token_id
+from crossdeck.venue.fee import usdc_text
 
 if TYPE_CHECKING:
     from crossdeck.models.chains import ChainsResponse
@@ -94,8 +96,7 @@ async def venue_spendable(
     account = await read_account(venue, wallet, hip3_dexes(chains))
     held, most = account.withdrawable(book), account.max_send(book)
     fee = account.first_send_fee
-    fee_text = amount_text(fee, Unit("USDC", USDC_DECIMALS))
-    note = f"keeps the venue's first-send fee {fee_text}" if fee else ""
+    note = f"keeps the venue's first-send fee {usdc_text(fee)}" if fee else ""
     return Spendable(
         VENUE_CHAIN_ID,
         currency,

@@ -14,7 +14,12 @@ from typing import Any
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.chains import ChainCurrency, ChainInfo
 from crossdeck.models.urls import url_where
-from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, SpotMeta
+from crossdeck.models.venue import (
+    ClearinghouseState,
+    SpotClearinghouseState,
+    SpotMeta,
+    to_units,
+)
 from crossdeck.models.venue_account import mode_note
 from crossdeck.portfolio.model import ChainReading, Holding
 from crossdeck.portfolio.rpc_chain import chain_label
@@ -22,13 +27,6 @@ from crossdeck.venue.client import VenueClient
 from crossdeck.venue.currencies import place_label, venue_place
 
 VIA_VENUE = "venue"
-
-
-def to_units(value: Decimal, decimals: int) -> int:
-    """The venue's human-unit value in the smallest unit, rounded down, exactly: in integers,
-    as Decimal arithmetic would round a value of more than 28 digits before rounding down."""
-    numerator, denominator = value.as_integer_ratio()
-    return int(numerator * 10**decimals // denominator)
 
 
 class VenueChainReader:

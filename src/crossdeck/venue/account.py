@@ -18,7 +18,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from crossdeck.base.errors import InputError
-from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState
+from crossdeck.models.venue import (
+    USDC_DECIMALS,
+    ClearinghouseState,
+    SpotClearinghouseState,
+    to_units,
+)
 from crossdeck.models.venue_account import (
     UNIFIED_MODES,
     LedgerUpdate,
@@ -27,7 +32,6 @@ from crossdeck.models.venue_account import (
     mode_words,
 )
 from crossdeck.venue.currencies import USDC
-from crossdeck.venue.fee import USDC_DECIMALS as USDC_DECIMALS  # re-exported: the venue's USDC
 from crossdeck.venue.fee import first_send_fee_of
 
 if TYPE_CHECKING:
@@ -40,8 +44,7 @@ SPOT = "spot"
 
 def usdc_units(value: Decimal) -> int:
     """A venue USDC decimal in its smallest unit, rounded down, exactly (integers only)."""
-    numerator, denominator = value.as_integer_ratio()
-    return int(numerator * 10**USDC_DECIMALS // denominator)
+    return to_units(value, USDC_DECIMALS)
 
 
 def format_usdc(units: int) -> str:

@@ -22,14 +22,13 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
 from crossdeck.base.errors import CrossdeckError
-from crossdeck.models.display import Unit, amount_text, units_text
+from crossdeck.models.display import amount_text, units_text
+from crossdeck.models.venue import USDC_DECIMALS, USDC_UNIT
 
 if TYPE_CHECKING:
     from crossdeck.models.venue_account import LedgerUpdate
     from crossdeck.venue.client import VenueClient
 
-USDC_DECIMALS = 8  # the venue's USDC (weiDecimals 8, perps and spot alike)
-USDC_UNIT = Unit("USDC", USDC_DECIMALS)
 FIRST_SEND_FEE = 1 * 10**USDC_DECIMALS
 
 

@@ -123,7 +123,7 @@ def _book(text: str, dexes: list[str]) -> str:
 
 def _amount(text: str) -> int:
     from crossdeck.models import parse_units
-    from crossdeck.venue.account import USDC_DECIMALS
+    from crossdeck.models.venue import USDC_DECIMALS
 
     try:
         units = parse_units(text, USDC_DECIMALS)

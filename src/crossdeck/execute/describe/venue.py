@@ -44,9 +44,9 @@ def _fee_lines(data: VenueDepositData, fee: SendFee | None) -> list[Line]:
     """The venue's own fee and what leaves the account in total (`crossdeck.venue.fee` words
     them, as every other place that shows the fee)."""
     from crossdeck.models import parse_units
-    from crossdeck.models.display import amount_text
     from crossdeck.models.units import UnitsError
-    from crossdeck.venue.fee import USDC_DECIMALS, USDC_UNIT, fee_parts
+    from crossdeck.models.venue import USDC_DECIMALS
+    from crossdeck.venue.fee import fee_parts, usdc_text
 
     action = data.action
     if action is None or action.amount is None:
@@ -56,7 +56,7 @@ def _fee_lines(data: VenueDepositData, fee: SendFee | None) -> list[Line]:
         usdc = parse_units(action.amount, USDC_DECIMALS) if name == "USDC" else None
     except UnitsError:
         usdc = None
-    sent = f"{action.amount} {name}" if usdc is None else amount_text(usdc, USDC_UNIT)
+    sent = f"{action.amount} {name}" if usdc is None else usdc_text(usdc)
     return [
         Line(label, words, kind="warning" if label == "in total" and fee else "amount")
         for label, words in fee_parts(fee, usdc, sent)

@@ -482,7 +482,8 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         """When the book cannot hold the amount and the fee but another book can make it up
         (a standard account), fill the transfer form with that move and say so; True then."""
         from crossdeck.models import parse_units
-        from crossdeck.venue.account import USDC_DECIMALS, book_words, format_usdc
+        from crossdeck.models.venue import USDC_DECIMALS
+        from crossdeck.venue.account import book_words, format_usdc
 
         account, book = self.data.get("account"), self._withdraw_book()
         try:

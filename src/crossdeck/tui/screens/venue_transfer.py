@@ -103,7 +103,7 @@ class TransferForm(Vertical):
     def review(self) -> None:
         from crossdeck.execute.venue_actions import prepare
         from crossdeck.models import parse_units
-        from crossdeck.venue.account import USDC_DECIMALS
+        from crossdeck.models.venue import USDC_DECIMALS
         from crossdeck.venue.actions import TransferRequest
 
         self.prepared = None
