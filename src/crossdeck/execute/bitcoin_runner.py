@@ -22,27 +22,26 @@ finish (resume): the journalled txid is looked up: known, it is followed on; unk
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.describe.bitcoin import btc, psbt_lines
 from crossdeck.execute.errors import ExecutionError
-from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
+from crossdeck.execute.events import SignRequest
 from crossdeck.execute.guards import GuardRefused, GuardResult, require
 from crossdeck.execute.guards.bitcoin import deposit_address
-from crossdeck.execute.items import Item, ItemRunner, Prepared
+from crossdeck.execute.items import Item, Prepared
 from crossdeck.execute.journal import ItemRecord
+from crossdeck.execute.polled_runner import Broadcast, Landed, PolledRunner, Waiting
 from crossdeck.models.addresses import BITCOIN_CHAIN_ID
 from crossdeck.wallet.bitcoin_psbt import DecodedPsbt, decode_psbt
-from crossdeck.wallet.errors import InvalidKeyError, RpcError
+from crossdeck.wallet.errors import InvalidKeyError
 
 if TYPE_CHECKING:
     from crossdeck.models import QuoteRequest
     from crossdeck.wallet.bitcoin import BitcoinParts
 
-POLL_SECONDS = 0.25
 FASTEST_TARGET = "1"
 
 
@@ -115,7 +114,21 @@ async def fee_rate_guard(
     )  # fmt: skip
 
 
-class BitcoinRunner(ItemRunner):
+@dataclass(frozen=True)
+class BitcoinSent(Broadcast):
+    bitcoin: BitcoinParts
+    """The wallet's key and the Esplora-style API it goes out through."""
+
+
+class BitcoinRunner(PolledRunner[BitcoinSent]):
+    family = "Bitcoin"
+    node = "the Bitcoin node"
+    id_name = "txid"
+    known_words = "is already known to the node"
+    not_landed_words = "in a block"
+    timeout_hint = "`crossdeck resume` follows it on (it is journalled)"
+    nudge_on_send = True  # the service sees it in the mempool: pending
+
     def parts(self, where: str) -> BitcoinParts:
         bitcoin = self.shop.parts.bitcoin
         if bitcoin is None:
@@ -172,61 +185,43 @@ class BitcoinRunner(ItemRunner):
             raise _refused("bitcoin-inputs", str(exc), item.where) from None
         return {"raw_tx": raw, "tx_hash": txid, "chain_id": BITCOIN_CHAIN_ID}
 
-    async def send(
-        self, item: Item, prepared: Prepared, signed: dict[str, Any]
-    ) -> AsyncIterator[RunEvent]:
-        bitcoin: BitcoinParts = prepared.detail["bitcoin"]
-        txid = await bitcoin.gateway.broadcast(signed["raw_tx"])
-        if txid != signed["tx_hash"]:
-            raise ExecutionError(
-                f"the Bitcoin node gave txid {txid} for journalled {signed['tx_hash']}"
-            )
-        self.journal.record(*item.key, "sent")
-        yield TxSent(txid, BITCOIN_CHAIN_ID, 0, item.step.id, item.item_index)
-        from crossdeck.execute.crash import crash_point
+    def _sent(self, prepared: Prepared, signed: dict[str, Any]) -> BitcoinSent:
+        raw = signed["raw_tx"].removeprefix("0x")
+        return BitcoinSent(signed["tx_hash"], BITCOIN_CHAIN_ID, raw, prepared.detail["bitcoin"])
 
-        crash_point("after-send", item.step.id)
-        self.shop.acted(item.run)  # the service sees it in the mempool: pending
-        async for event in self._confirmed(item, bitcoin, txid, signed["raw_tx"]):
-            yield event
-
-    async def finish(self, item: Item, record: ItemRecord) -> AsyncIterator[RunEvent]:
+    def _journalled(self, item: Item, record: ItemRecord) -> BitcoinSent:
         bitcoin = self.parts(item.where)
         assert record.tx_hash is not None and record.raw_tx is not None
-        txid, raw = record.tx_hash, record.raw_tx.removeprefix("0x")
-        state = await bitcoin.gateway.tx_state(txid)
-        if state is None:
-            replaced = await self._replaced_by(bitcoin, raw)
-            if replaced:
-                self.journal.record(*item.key, "expired")
-                raise ExecutionError(
-                    f"Bitcoin transaction {txid} was replaced: {replaced}; it was not sent "
-                    "again (that could pay twice)",
-                    hint="check the wallet's transactions before asking for a new quote",
-                )
-            given_up = await self._given_up(item)
-            if given_up is not None:
-                # broadcast now, the deposit would pay a request nobody fills any more
-                self.journal.record(*item.key, "expired")
-                raise ExecutionError(
-                    f"Bitcoin transaction {txid} never confirmed (the node no longer knows it: "
-                    f"dropped) and the service has given request {item.run.request_id} up "
-                    f"({given_up}): it is not broadcast again. Nothing left the wallet: every "
-                    "input it spends is still unspent.",
-                    hint=f"ask for a new quote: {new_quote_command(item.run.request)}",
-                )
-            yield Note(
-                f"Bitcoin transaction {txid} is unknown to the node and its inputs are unspent: "
-                "broadcasting the same signed bytes again (same inputs, same txid: it cannot pay "
-                "twice)"
+        raw = record.raw_tx.removeprefix("0x")
+        return BitcoinSent(record.tx_hash, BITCOIN_CHAIN_ID, raw, bitcoin)
+
+    async def _broadcast(self, sent: BitcoinSent) -> str:
+        return await sent.bitcoin.gateway.broadcast(sent.raw)
+
+    async def _known(self, sent: BitcoinSent) -> bool:
+        return await sent.bitcoin.gateway.tx_state(sent.txid) is not None
+
+    async def _resend_words(self, item: Item, sent: BitcoinSent) -> str:
+        txid = sent.txid
+        await self._end_if_replaced(
+            item, sent, "check the wallet's transactions before asking for a new quote"
+        )
+        given_up = await self._given_up(item)
+        if given_up is not None:
+            # broadcast now, the deposit would pay a request nobody fills any more
+            self.journal.record(*item.key, "expired")
+            raise ExecutionError(
+                f"Bitcoin transaction {txid} never confirmed (the node no longer knows it: "
+                f"dropped) and the service has given request {item.run.request_id} up "
+                f"({given_up}): it is not broadcast again. Nothing left the wallet: every "
+                "input it spends is still unspent.",
+                hint=f"ask for a new quote: {new_quote_command(item.run.request)}",
             )
-            await bitcoin.gateway.broadcast(raw)
-            yield TxSent(txid, BITCOIN_CHAIN_ID, 0, item.step.id, item.item_index)
-        else:
-            yield Note(f"Bitcoin transaction {txid} is already known to the node; not resent")
-        self.journal.record(*item.key, "sent")
-        async for event in self._confirmed(item, bitcoin, txid, raw):
-            yield event
+        return (
+            f"Bitcoin transaction {txid} is unknown to the node and its inputs are unspent: "
+            "broadcasting the same signed bytes again (same inputs, same txid: it cannot pay "
+            "twice)"
+        )
 
     async def _given_up(self, item: Item) -> str | None:
         """None while the service still waits for the deposit (the same bytes may go out
@@ -251,6 +246,18 @@ class BitcoinRunner(ItemRunner):
         details = f": {answer.details}" if isinstance(answer.details, str) else ""
         return f"status {answer.status}{details}"
 
+    async def _end_if_replaced(self, item: Item, sent: BitcoinSent, hint: str) -> None:
+        """A transaction the node no longer knows, one of whose inputs another spends, can
+        never confirm: the run ends (journalled), and it is never sent again."""
+        replaced = await self._replaced_by(sent.bitcoin, sent.raw)
+        if replaced:
+            self.journal.record(*item.key, "expired")
+            raise ExecutionError(
+                f"Bitcoin transaction {sent.txid} was replaced ({replaced}); it is not "
+                "sent again (that could pay twice)",
+                hint=hint,
+            )
+
     @staticmethod
     async def _replaced_by(bitcoin: BitcoinParts, raw: str) -> str:
         """'' when every input of `raw` is still unspent, else which transaction spent which."""
@@ -263,47 +270,22 @@ class BitcoinRunner(ItemRunner):
                 return f"its input {vin.txid.hex()}:{vin.vout} is spent by {spender}"
         return ""
 
-    async def _confirmed(
-        self, item: Item, bitcoin: BitcoinParts, txid: str, raw: str
-    ) -> AsyncIterator[RunEvent]:
-        """Follow the transaction into a block; a replaced or dropped one is reported."""
-        timeout = self.shop.options.receipt_timeout
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        seen_in_mempool = False
-        while True:
-            state = await bitcoin.gateway.tx_state(txid)
-            if state is not None and state.confirmed:
-                break
-            if state is None:
-                replaced = await self._replaced_by(bitcoin, raw)
-                if replaced:
-                    self.journal.record(*item.key, "expired")
-                    raise ExecutionError(
-                        f"Bitcoin transaction {txid} was replaced ({replaced}); it is not "
-                        "sent again (that could pay twice)",
-                        hint="`crossdeck status` says what the service saw",
-                    )
-                # dropped: the journal keeps it as sent, so `resume` finds it and decides
-                raise ExecutionError(
-                    f"Bitcoin transaction {txid} was dropped from the node's mempool before a "
-                    "block took it: it never confirmed, and every input it spends is still "
-                    "unspent, so nothing left the wallet. It was not broadcast again.",
-                    hint=f"`crossdeck resume {item.run.request_id}` broadcasts the same signed "
-                    "transaction again if the service still waits for it (same inputs, same "
-                    "txid: it cannot pay twice), or ends the run if the service has given the "
-                    f"request up; then ask for a new quote: {new_quote_command(item.run.request)}",
-                )
-            if not seen_in_mempool:
-                seen_in_mempool = True
-                yield Note(f"Bitcoin transaction {txid} is in the mempool")
-            if loop.time() > deadline:
-                raise RpcError(
-                    f"Bitcoin transaction {txid} is not in a block after {timeout:.0f} s",
-                    hint="`crossdeck resume` follows it on (it is journalled)",
-                )
-            await asyncio.sleep(POLL_SECONDS)
-        self.journal.record(*item.key, "done")
-        yield TxConfirmed(txid, BITCOIN_CHAIN_ID, state.block_height or 0, 0, item.step.id,
-                          item.item_index)  # fmt: skip
-        self.shop.acted(item.run)
+    async def _look(self, item: Item, sent: BitcoinSent) -> Landed | Waiting:
+        """In a block, or in the mempool; a replaced or dropped one is reported."""
+        txid = sent.txid
+        state = await sent.bitcoin.gateway.tx_state(txid)
+        if state is not None and state.confirmed:
+            return Landed(state.block_height or 0)
+        if state is None:
+            await self._end_if_replaced(item, sent, "`crossdeck status` says what the service saw")
+            # dropped: the journal keeps it as sent, so `resume` finds it and decides
+            raise ExecutionError(
+                f"Bitcoin transaction {txid} was dropped from the node's mempool before a "
+                "block took it: it never confirmed, and every input it spends is still "
+                "unspent, so nothing left the wallet. It was not broadcast again.",
+                hint=f"`crossdeck resume {item.run.request_id}` broadcasts the same signed "
+                "transaction again if the service still waits for it (same inputs, same "
+                "txid: it cannot pay twice), or ends the run if the service has given the "
+                f"request up; then ask for a new quote: {new_quote_command(item.run.request)}",
+            )
+        return Waiting(f"Bitcoin transaction {txid} is in the mempool")

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute import describe
 from crossdeck.execute.errors import ExecutionError
-from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
+from crossdeck.execute.events import SignRequest
 from crossdeck.execute.guards import GuardRefused, GuardResult, require
 from crossdeck.execute.guards.solana import (
     LEDGER_GUARDS,
@@ -42,18 +42,17 @@ from crossdeck.execute.guards.solana import (
 )
 from crossdeck.execute.guards.solana_ledger import Ledger
 from crossdeck.execute.guards.solana_size import instructions, size_guard, wire_size
-from crossdeck.execute.items import Item, ItemRunner, Prepared
+from crossdeck.execute.items import Item, Prepared
 from crossdeck.execute.journal import ItemRecord
+from crossdeck.execute.polled_runner import Broadcast, Landed, PolledRunner, Waiting
 from crossdeck.models.display import Unit, units_text
 from crossdeck.models.solana import SolanaTransactionData
-from crossdeck.wallet.errors import RpcError
 
 if TYPE_CHECKING:
     from crossdeck.wallet.solana import SolanaGateway, SolanaKeySigner, SolanaParts
 
 SOL = Unit("SOL", 9)
 INDEX_TIMEOUT_SECONDS = 1.0
-CONFIRM_POLL_SECONDS = 0.25
 
 
 def _refused(name: str, message: str, where: str) -> GuardRefused:
@@ -163,7 +162,22 @@ def ledger_lines(ledger: Ledger, unit: Unit = SOL) -> list[describe.Line]:
     return lines
 
 
-class SolanaRunner(ItemRunner):
+@dataclass(frozen=True)
+class SolanaSent(Broadcast):
+    gateway: SolanaGateway
+    """The RPC of the chain it was signed for."""
+    valid_height: int
+    """Its blockhash's last valid block height: past it, unlanded, it never lands."""
+
+
+class SolanaRunner(PolledRunner[SolanaSent]):
+    family = "Solana"
+    node = "the Solana RPC"
+    id_name = "signature"
+    known_words = "is already on chain"
+    not_landed_words = "confirmed"
+    timeout_hint = "`crossdeck resume` finds it (it is journalled)"
+
     def parts(self, where: str) -> SolanaParts:
         solana = self.shop.parts.solana
         if solana is None:
@@ -329,93 +343,68 @@ class SolanaRunner(ItemRunner):
             "signed": {"lastValidBlockHeight": valid_height},
         }
 
-    async def send(
-        self, item: Item, prepared: Prepared, signed: dict[str, Any]
-    ) -> AsyncIterator[RunEvent]:
+    def _sent(self, prepared: Prepared, signed: dict[str, Any]) -> SolanaSent:
         gateway: SolanaGateway = prepared.detail["gateway"]
-        wire = bytes.fromhex(signed["raw_tx"].removeprefix("0x"))
-        signature = await gateway.send(wire)
-        if signature != signed["tx_hash"]:
-            raise ExecutionError(
-                f"the Solana RPC gave signature {signature} for journalled {signed['tx_hash']}"
-            )
-        self.journal.record(*item.key, "sent")
-        yield TxSent(signature, gateway.chain_id, 0, item.step.id, item.item_index)
-        from crossdeck.execute.crash import crash_point
-
-        crash_point("after-send", item.step.id)
         valid = int(signed["signed"]["lastValidBlockHeight"])
-        async for event in self._confirmed(item, gateway, signature, valid):
-            yield event
+        return SolanaSent(signed["tx_hash"], gateway.chain_id, _hex(signed["raw_tx"]), gateway,
+                          valid)  # fmt: skip
 
-    async def finish(self, item: Item, record: ItemRecord) -> AsyncIterator[RunEvent]:
+    def _journalled(self, item: Item, record: ItemRecord) -> SolanaSent:
         solana = self.parts(item.where)
         # the chain the journal says it was signed for: the RPC asked is that chain's
         journalled = record.chain_id if record.chain_id else self.chain(item).chain_id
         assert journalled is not None
         gateway = self.gateway(item, solana, journalled)
         assert record.tx_hash is not None and record.raw_tx is not None
-        signature = record.tx_hash
-        wire = bytes.fromhex(record.raw_tx.removeprefix("0x"))
         valid = int((record.signed or {}).get("lastValidBlockHeight") or 0)
-        status = await gateway.signature_status(signature)
-        if status is None:
-            if await gateway.block_height() > valid:
-                self.journal.record(*item.key, "expired")
-                raise ExecutionError(
-                    f"Solana transaction {signature} never landed and its blockhash has "
-                    "expired: it can never land, and nothing was taken",
-                    hint="ask for a new quote",
-                )
-            yield Note(
-                f"Solana transaction {signature} has not landed: sending the same signed "
-                "bytes again (same signature)"
-            )
-            await gateway.send(wire)
-            yield TxSent(signature, gateway.chain_id, 0, item.step.id, item.item_index)
-        else:
-            yield Note(f"Solana transaction {signature} is already on chain; not resent")
-        self.journal.record(*item.key, "sent")
-        async for event in self._confirmed(item, gateway, signature, valid):
-            yield event
+        return SolanaSent(record.tx_hash, gateway.chain_id, _hex(record.raw_tx), gateway, valid)
 
-    async def _confirmed(
-        self, item: Item, gateway: SolanaGateway, signature: str, valid: int
-    ) -> AsyncIterator[RunEvent]:
-        """Wait until the signature is confirmed, or its blockhash expires unlanded."""
-        timeout = self.shop.options.receipt_timeout
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            status = await gateway.signature_status(signature)
-            if status is not None and status.err is not None:
-                self.journal.record(*item.key, "reverted")
-                raise ExecutionError(
-                    f"Solana transaction {signature} ({item.step.id}) failed: {status.err}",
-                    hint="its fee was paid, nothing else moved; ask for a new quote",
-                )
-            if status is not None and status.landed:
-                break
-            if status is None and await gateway.block_height() > valid:
-                # it can never land now: the run ended (resume and the app no longer offer it)
-                self.journal.record(*item.key, "expired")
-                raise ExecutionError(
-                    f"Solana transaction {signature} expired unlanded (its blockhash is past "
-                    "its last valid block height): nothing was taken",
-                    hint="ask for a new quote",
-                )
-            if loop.time() > deadline:
-                raise RpcError(
-                    f"Solana transaction {signature} is not confirmed after {timeout:.0f} s",
-                    hint="`crossdeck resume` finds it (it is journalled)",
-                )
-            await asyncio.sleep(CONFIRM_POLL_SECONDS)
-        self.journal.record(*item.key, "done")
-        yield TxConfirmed(signature, gateway.chain_id, status.slot or 0, 0, item.step.id,
-                          item.item_index)  # fmt: skip
+    async def _broadcast(self, sent: SolanaSent) -> str:
+        return await sent.gateway.send(bytes.fromhex(sent.raw))
+
+    async def _known(self, sent: SolanaSent) -> bool:
+        return await sent.gateway.signature_status(sent.txid) is not None
+
+    async def _resend_words(self, item: Item, sent: SolanaSent) -> str:
+        if await sent.gateway.block_height() > sent.valid_height:
+            self.journal.record(*item.key, "expired")
+            raise ExecutionError(
+                f"Solana transaction {sent.txid} never landed and its blockhash has "
+                "expired: it can never land, and nothing was taken",
+                hint="ask for a new quote",
+            )
+        return (
+            f"Solana transaction {sent.txid} has not landed: sending the same signed "
+            "bytes again (same signature)"
+        )
+
+    async def _look(self, item: Item, sent: SolanaSent) -> Landed | Waiting:
+        status = await sent.gateway.signature_status(sent.txid)
+        if status is not None and status.err is not None:
+            self.journal.record(*item.key, "reverted")
+            raise ExecutionError(
+                f"Solana transaction {sent.txid} ({item.step.id}) failed: {status.err}",
+                hint="its fee was paid, nothing else moved; ask for a new quote",
+            )
+        if status is not None and status.landed:
+            return Landed(status.slot or 0)
+        if status is None and await sent.gateway.block_height() > sent.valid_height:
+            # it can never land now: the run ended (resume and the app no longer offer it)
+            self.journal.record(*item.key, "expired")
+            raise ExecutionError(
+                f"Solana transaction {sent.txid} expired unlanded (its blockhash is past "
+                "its last valid block height): nothing was taken",
+                hint="ask for a new quote",
+            )
+        return Waiting()
+
+    async def _landed(self, sent: SolanaSent) -> None:
         try:
             async with asyncio.timeout(INDEX_TIMEOUT_SECONDS):
-                await self.shop.parts.service.index_solana_transaction(signature, gateway.chain_id)
+                await self.shop.parts.service.index_solana_transaction(sent.txid, sent.chain_id)
         except (CrossdeckError, TimeoutError):
             pass  # best effort, as for EVM deposits: the service finds it without
-        self.shop.acted(item.run)
+
+
+def _hex(raw_tx: str) -> str:
+    return raw_tx.removeprefix("0x")
