@@ -43,6 +43,12 @@ async def _read(pilot: Any, key: tuple[str, int, str]) -> Any:
     return shortcuts.spendable
 
 
+def _how_max_was_reckoned(app: Any) -> str:
+    """How Max was reckoned: the Max note's tooltip (80x24 draws the note on one line:
+    tests/tui/test_quote_screen.py)."""
+    return str(app.quote_screen.query_one("#amount-max-note", Static).tooltip)
+
+
 async def test_native_max_keeps_gas_and_fractions_fill_the_amount(
     world: Any, tui_dir: Path
 ) -> None:
@@ -59,7 +65,8 @@ async def test_native_max_keeps_gas_and_fractions_fill_the_amount(
         assert spendable.held == held
         kept = spendable.held - spendable.most
         assert kept > 0 and kept % PAYMENT_GAS_LIMIT == 0  # max fee per gas x the margin
-        assert f"{PAYMENT_GAS_LIMIT:,} gas" in spendable.note
+        assert f"{PAYMENT_GAS_LIMIT:,} gas at " in spendable.detail
+        assert _how_max_was_reckoned(app) == spendable.detail
         eth = Unit("ETH", spendable.decimals)
         # as a wallet shows them (the one display function), every digit one key away
         assert f"balance {amount_text(held, eth)}" in screen_text(app)
@@ -80,6 +87,7 @@ async def test_native_max_keeps_gas_and_fractions_fill_the_amount(
         assert all(part in drawn for part in exact.split()), (exact, drawn)
         max_note = " ".join(screen_text(app).split())
         assert f"Max {exact_units_text(spendable.most, eth)}: keeps" in max_note
+        assert f"({spendable.detail})" in max_note  # every digit: how Max was reckoned too
         await pilot.press("ctrl+b")
         await wait_until(
             pilot,
@@ -210,7 +218,8 @@ async def test_solana_origin_shows_sol_and_spl_balances_and_max_keeps_fee_and_re
         unit = Unit("SOL", spendable.decimals)
         text = screen_text(app)
         assert f"balance {amount_text(held, unit)}" in text
-        assert f"Max {amount_text(spendable.most, unit)}: keeps" in text and "rent-exempt" in text
+        assert f"Max {amount_text(spendable.most, unit)}: keeps" in text
+        assert "rent-exempt" in _how_max_was_reckoned(app)
         await pilot.click("#amount-max")
         amount = app.quote_screen.query_one("#amount", Input)
         assert amount.value == spendable.text(spendable.most)
@@ -254,7 +263,8 @@ async def test_bitcoin_origin_max_keeps_the_fee_at_the_fastest_rate(
         unit = Unit("BTC", spendable.decimals)
         text = screen_text(app)
         assert f"balance {amount_text(spendable.held, unit)}" in text
-        assert f"Max {amount_text(spendable.most, unit)}: keeps" in text and "sat/vB" in text
+        assert f"Max {amount_text(spendable.most, unit)}: keeps" in text
+        assert "sat/vB" in _how_max_was_reckoned(app)
         await pilot.click("#amount-25")
         amount = app.quote_screen.query_one("#amount", Input)
         assert amount.value == spendable.text(spendable.most // 4)

@@ -39,7 +39,8 @@ FRACTIONS = (25, 50, 75)
 
 @dataclass(frozen=True)
 class Spendable:
-    """`held` and `most` in the currency's smallest unit; `note` says what Max leaves out."""
+    """`held` and `most` in the currency's smallest unit; `note` says what Max leaves out, in
+    a few words that fit one line of the form; `detail` how that was reckoned (gas, rates)."""
 
     chain_id: int
     currency: str
@@ -48,6 +49,7 @@ class Spendable:
     most: int
     decimals: int
     note: str = ""
+    detail: str = ""
 
     def fraction(self, percent: int) -> int:
         """`percent` of the most, rounded down to the smallest unit."""
@@ -74,11 +76,9 @@ async def evm_spendable(
         held = await gateway.balance(wallet)
         max_fee, _ = await gateway.fee_params()
     gas = max_fee * PAYMENT_GAS_LIMIT
-    note = (
-        f"keeps {amount_text(gas, Unit(symbol, decimals))} for gas "
-        f"({PAYMENT_GAS_LIMIT:,} gas at {gwei_text(max_fee)})"
-    )
-    return Spendable(chain_id, currency, wallet, held, max(held - gas, 0), decimals, note)
+    note = f"keeps {amount_text(gas, Unit(symbol, decimals))} for gas"
+    detail = f"{PAYMENT_GAS_LIMIT:,} gas at {gwei_text(max_fee)}"
+    return Spendable(chain_id, currency, wallet, held, max(held - gas, 0), decimals, note, detail)
 
 
 async def venue_spendable(
@@ -146,11 +146,12 @@ async def svm_spendable(
         await gateway.aclose()
     kept = LAMPORTS_PER_SIGNATURE + rent
     unit = Unit(symbol, decimals)
-    note = (
-        f"keeps {amount_text(kept, unit)} for the fee ({LAMPORTS_PER_SIGNATURE:,} lamports) and "
-        f"the account's rent-exempt minimum ({rent:,} lamports)"
+    note = f"keeps {amount_text(kept, unit)} for the fee and rent"
+    detail = (
+        f"the fee {LAMPORTS_PER_SIGNATURE:,} lamports and the account's rent-exempt minimum "
+        f"{rent:,} lamports"
     )
-    return Spendable(chain_id, currency, wallet, held, max(held - kept, 0), decimals, note)
+    return Spendable(chain_id, currency, wallet, held, max(held - kept, 0), decimals, note, detail)
 
 
 async def bitcoin_spendable(
@@ -172,8 +173,6 @@ async def bitcoin_spendable(
     rate = max(estimates.values())  # the fastest target's rate is the highest
     vbytes = DEPOSIT_FRAME_VBYTES + P2WPKH_INPUT_VBYTES * len(utxos)
     fee = math.ceil(rate * vbytes)
-    note = (
-        f"keeps {amount_text(fee, Unit(symbol, decimals))} for the fee ({fee:,} sats: "
-        f"{vbytes} vB at {rate:g} sat/vB, the node's fastest estimate)"
-    )
-    return Spendable(chain_id, currency, wallet, held, max(held - fee, 0), decimals, note)
+    note = f"keeps {amount_text(fee, Unit(symbol, decimals))} for the fee"
+    detail = f"{fee:,} sats: {vbytes} vB at {rate:g} sat/vB, the node's fastest estimate"
+    return Spendable(chain_id, currency, wallet, held, max(held - fee, 0), decimals, note, detail)

@@ -36,7 +36,7 @@ BalanceKey = tuple[str, int, str]
 def balance_lines(spendable: Spendable, symbol: str, exact: bool = False) -> tuple[Text, str]:
     """'balance 100,000 USDC' and, when Max is less than the balance, 'Max 22.9021 ETH: keeps
     …' (on its own line: a narrow pane would cut it), as a wallet shows amounts; `exact`:
-    every digit ('balance 22.902094430166925409 ETH')."""
+    every digit ('balance 22.902094430166925409 ETH') and how Max was reckoned."""
     unit = Unit(symbol, spendable.decimals)
     shown = exact_units_text if exact else amount_text
     said = Text(f"balance {shown(spendable.held, unit)}")
@@ -44,6 +44,7 @@ def balance_lines(spendable: Spendable, symbol: str, exact: bool = False) -> tup
     if spendable.most != spendable.held:
         note = f"Max {shown(spendable.most, unit)}"
         note += f": {spendable.note}" if spendable.note else ""
+        note += f" ({spendable.detail})" if exact and spendable.detail else ""
     return said, note
 
 
@@ -72,8 +73,12 @@ class AmountShortcuts(Vertical):
 
     def _show(self, balance: str | Text, note: str = "") -> None:
         self.query_one("#amount-balance", Static).update(balance)
-        self.query_one("#amount-max-note", Static).update(Text(note, style="dim"))
-        self.query_one("#amount-max-note").display = bool(note)
+        max_note = self.query_one("#amount-max-note", Static)
+        max_note.update(Text(note, style="dim"))
+        max_note.display = bool(note)
+        # how Max was reckoned (gas price, fee rate) is on hover, and drawn with every digit
+        # (ctrl+b): drawn always, its digits wrapped and pushed the Options line out of 80x24
+        max_note.tooltip = self.spendable.detail if self.spendable and note else None
         buttons = list(self.query(Button))
         if not buttons and self.spendable is not None:
             from crossdeck.portfolio.spendable import FRACTIONS
