@@ -7,11 +7,14 @@ keyrings.alt: ~0.07 s) is imported only when a secret is read from it, never for
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from crossdeck.base.errors import InputError
 from crossdeck.base.secret import Secret
-from crossdeck.config import Settings
+from crossdeck.config import Settings, WorldInfo
+from crossdeck.models.addresses import Family
 from crossdeck.wallet.errors import NoSecretError
 
 
@@ -120,39 +123,56 @@ def resolve_wallet_address(settings: Settings) -> str | None:
     return keystore.load_wallet_address(settings.profile)
 
 
-def resolve_solana_key(settings: Settings) -> Secret | None:
-    """The Solana keypair to sign with: the world's demo one, else the profile's keyring
-    entry, else None (no Solana key: Solana items are refused in words)."""
+@dataclass(frozen=True)
+class _DemoWallet:
+    """Where a world file keeps one family's demo key and address."""
+
+    key: Callable[[WorldInfo], Secret | None]
+    address: Callable[[WorldInfo], str | None]
+
+
+# the families whose key is a single stored one: the world's demo wallet, else the profile's
+# keyring entry (the EVM wallet has more sources, a keystore, a browser, `--from`: see
+# resolve_wallet_key and resolve_wallet_address)
+_DEMO_WALLETS: dict[Family, _DemoWallet] = {
+    Family.SOLANA: _DemoWallet(lambda world: world.solana_key, lambda world: world.solana_address),
+    Family.BITCOIN: _DemoWallet(
+        lambda world: world.bitcoin_key, lambda world: world.bitcoin_address
+    ),
+}
+
+
+def resolve_family_key(settings: Settings, family: Family) -> Secret | None:
+    """The key of `family`'s wallet (Solana's keypair, Bitcoin's WIF) to sign with: the world's
+    demo one, else the profile's keyring entry, else None (no key: that family's items are
+    refused in words)."""
     if settings.world is not None:
-        return settings.world.solana_key
+        return _DEMO_WALLETS[family].key(settings.world)
     from crossdeck.wallet import keystore
 
-    return keystore.load_solana_key(settings.profile)
+    return keystore.load_family_key(settings.profile, family)
+
+
+def resolve_family_address(settings: Settings, family: Family) -> str | None:
+    """The address of `family`'s wallet for display (no key needed)."""
+    if settings.world is not None:
+        return _DEMO_WALLETS[family].address(settings.world)
+    from crossdeck.wallet import keystore
+
+    return keystore.load_family_address(settings.profile, family)
+
+
+def resolve_solana_key(settings: Settings) -> Secret | None:
+    return resolve_family_key(settings, Family.SOLANA)
 
 
 def resolve_solana_address(settings: Settings) -> str | None:
-    """The Solana wallet's address for display (no key needed)."""
-    if settings.world is not None:
-        return settings.world.solana_address
-    from crossdeck.wallet import keystore
-
-    return keystore.load_solana_address(settings.profile)
+    return resolve_family_address(settings, Family.SOLANA)
 
 
 def resolve_bitcoin_key(settings: Settings) -> Secret | None:
-    """The Bitcoin key (WIF) to sign with: the world's demo one, else the profile's keyring
-    entry, else None (no Bitcoin key: Bitcoin deposits are refused in words)."""
-    if settings.world is not None:
-        return settings.world.bitcoin_key
-    from crossdeck.wallet import keystore
-
-    return keystore.load_bitcoin_key(settings.profile)
+    return resolve_family_key(settings, Family.BITCOIN)
 
 
 def resolve_bitcoin_address(settings: Settings) -> str | None:
-    """The Bitcoin wallet's address for display (no key needed)."""
-    if settings.world is not None:
-        return settings.world.bitcoin_address
-    from crossdeck.wallet import keystore
-
-    return keystore.load_bitcoin_address(settings.profile)
+    return resolve_family_address(settings, Family.BITCOIN)

@@ -350,13 +350,10 @@ def _wallet_of_family(settings: Settings, family: Family, option: str) -> str:
 
     if family is Family.EVM:
         return wallet_address(settings, option)
-    from crossdeck.credentials import resolve_bitcoin_address, resolve_solana_address
+    from crossdeck.credentials import resolve_family_address
 
-    name, resolve = {
-        Family.SOLANA: ("Solana", resolve_solana_address),
-        Family.BITCOIN: ("Bitcoin", resolve_bitcoin_address),
-    }[family]
-    address = resolve(settings)
+    name = {Family.SOLANA: "Solana", Family.BITCOIN: "Bitcoin"}[family]
+    address = resolve_family_address(settings, family)
     if address is None:
         raise InputError(
             f"no {option} given and profile {settings.profile!r} has no {name} wallet",

@@ -36,6 +36,7 @@ from keyrings.alt.file import EncryptedKeyring
 from crossdeck.base.errors import InputError
 from crossdeck.base.exitcodes import ExitCode
 from crossdeck.base.secret import Secret
+from crossdeck.models.addresses import Family
 from crossdeck.wallet.errors import KeyringError, KeyringLockedError, KeyringPasswordError
 
 T = TypeVar("T")
@@ -49,6 +50,11 @@ SOLANA_ADDRESS = "solana-address"
 BITCOIN_KEY = "bitcoin-key"
 BITCOIN_ADDRESS = "bitcoin-address"
 API_KEY = "api-key"
+# the (key, address) entries of each family with a stored key beside the EVM wallet's
+FAMILY_ENTRIES = {
+    Family.SOLANA: (SOLANA_KEY, SOLANA_ADDRESS),
+    Family.BITCOIN: (BITCOIN_KEY, BITCOIN_ADDRESS),
+}
 
 _REFERENCE = "password reference value"  # what keyrings.alt stores to check a password
 _session_password: Secret | None = None
@@ -353,12 +359,11 @@ def store_solana_key(profile: str, keypair: Secret) -> str:
 
 
 def load_solana_key(profile: str) -> Secret | None:
-    value = _get(profile, SOLANA_KEY)
-    return Secret(value) if value else None
+    return load_family_key(profile, Family.SOLANA)
 
 
 def load_solana_address(profile: str) -> str | None:
-    return _get(profile, SOLANA_ADDRESS) or None
+    return load_family_address(profile, Family.SOLANA)
 
 
 def remove_solana_key(profile: str) -> bool:
@@ -379,12 +384,22 @@ def store_bitcoin_key(profile: str, wif: Secret) -> str:
 
 
 def load_bitcoin_key(profile: str) -> Secret | None:
-    value = _get(profile, BITCOIN_KEY)
-    return Secret(value) if value else None
+    return load_family_key(profile, Family.BITCOIN)
 
 
 def load_bitcoin_address(profile: str) -> str | None:
-    return _get(profile, BITCOIN_ADDRESS) or None
+    return load_family_address(profile, Family.BITCOIN)
+
+
+def load_family_key(profile: str, family: Family) -> Secret | None:
+    """The key stored for `family`'s wallet (Solana, Bitcoin), or None."""
+    value = _get(profile, FAMILY_ENTRIES[family][0])
+    return Secret(value) if value else None
+
+
+def load_family_address(profile: str, family: Family) -> str | None:
+    """The address stored beside `family`'s key (no key needed to show it)."""
+    return _get(profile, FAMILY_ENTRIES[family][1]) or None
 
 
 def remove_bitcoin_key(profile: str) -> bool:

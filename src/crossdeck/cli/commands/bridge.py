@@ -150,16 +150,12 @@ async def _bridge_as(
     await learn_chain_families(settings, options["origin_chain"], options["destination_chain"])
     wallet = signer.address
     origin = family_of(options["origin_chain"])
-    if origin is Family.SOLANA:
-        from crossdeck.credentials import resolve_solana_address
+    if origin is not Family.EVM:
+        from crossdeck.credentials import resolve_family_address
 
-        # a Solana deposit is signed by the profile's Solana key (`wallet import-solana`)
-        wallet = resolve_solana_address(settings) or ""
-    if origin is Family.BITCOIN:
-        from crossdeck.credentials import resolve_bitcoin_address
-
-        # a Bitcoin deposit is signed by the profile's Bitcoin key (`wallet import-bitcoin`)
-        wallet = resolve_bitcoin_address(settings) or ""
+        # a Solana or Bitcoin deposit is signed by the profile's key of that family
+        # (`wallet import-solana`, `wallet import-bitcoin`)
+        wallet = resolve_family_address(settings, origin) or ""
     fee_payer = fee_payer_key(
         options.pop("fee_payer_keypair", None),
         options.get("deposit_fee_payer"),
