@@ -248,18 +248,26 @@ def test_send_asset_round_trip_between_own_books_leaves_the_books_as_they_were(w
 
 
 @pytest.mark.usefixtures("signs_for_the_world")
-def test_usd_transfer_to_another_account_pays_the_first_send_fee_once(world: Any):
+def test_usd_transfer_to_a_new_account_pays_the_first_send_and_new_account_fees_once(world: Any):
     account, receiver = fresh(world), Account.create()
     exchange = Exchange(account, world.venue_url)
+    assert (
+        Info(world.venue_url, skip_ws=True).post(
+            "/info",
+            {"type": "preTransferCheck", "user": receiver.address, "source": account.address},
+        )["fee"]
+        == "1.0"
+    )  # the receiver has no account yet: its activation is due
     assert exchange.usd_transfer(5.0, receiver.address) == OK
-    assert books(world, account.address)[0] == (100 - 5 - 1) * 10**8  # 1 USDC first-send fee
+    # 1 USDC first-send fee and 1 USDC for the receiver's new account
+    assert books(world, account.address)[0] == (100 - 5 - 1 - 1) * 10**8
     assert exchange.usd_transfer(5.0, receiver.address) == OK
-    assert books(world, account.address)[0] == (100 - 10 - 1) * 10**8  # and only once
+    assert books(world, account.address)[0] == (100 - 10 - 1 - 1) * 10**8  # and only once
     assert books(world, receiver.address)[0] == 10 * 10**8
     updates = Info(world.venue_url, skip_ws=True).user_non_funding_ledger_updates(
         account.address, 0
     )
-    assert [u["delta"]["fee"] for u in updates] == ["1.0", "0.0"]
+    assert [u["delta"]["fee"] for u in updates] == ["2.0", "0.0"]
     assert {u["delta"]["type"] for u in updates} == {"internalTransfer"}
 
 
@@ -277,7 +285,7 @@ def test_spot_transfer_sends_a_spot_token(world: Any):
     exchange = Exchange(account, world.venue_url)
     assert exchange.usd_class_transfer(20.0, False) == OK
     assert exchange.spot_transfer(2.0, receiver.address, USDC_TOKEN) == OK
-    assert books(world, account.address)[1] == (20 - 2 - 1) * 10**8
+    assert books(world, account.address)[1] == (20 - 2 - 1 - 1) * 10**8  # both fees: a new receiver
     assert books(world, receiver.address)[1] == 2 * 10**8
 
 
@@ -298,7 +306,7 @@ def test_a_unified_account_reads_and_spends_its_usdc_on_spot(world: Any):
     # a send from perps is taken from the unified balance, on spot
     receiver = Account.create()
     assert exchange.send_asset(receiver.address, "", "", USDC_TOKEN, 10.0) == OK
-    assert books(world, account.address) == (0, (100 - 10 - 1) * 10**8, 0)
+    assert books(world, account.address) == (0, (100 - 10 - 1 - 1) * 10**8, 0)  # both fees
     assert books(world, receiver.address)[0] == 10 * 10**8
 
 

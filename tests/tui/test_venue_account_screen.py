@@ -145,9 +145,10 @@ async def test_a_send_elsewhere_is_shown_as_leaving_and_a_bad_amount_refused(
         await wait_until(pilot, lambda: "LEAVES" in _text(app, "#tr-review"), what="the review")
         review = _text(app, "#tr-review")
         assert f"THIS LEAVES YOUR ACCOUNT: {other} receives it" in review
-        assert "fee: venue first-send fee 1 USDC, taken by the venue" in review
-        # what leaves in total, the fee included, in units with the unit
-        assert "in total: 3 USDC (300000000) leave your account: 2 USDC sent + the 1 USDC" in review
+        # the account's first send, to an address with no venue account yet: both fees
+        assert "fee: venue first-send fee 1 USDC + new-account fee 1 USDC" in review
+        # what leaves in total, the fees included, in units with the unit
+        assert "in total: 4 USDC (400000000) leave your account: 2 USDC sent + the 2 USDC" in review
         screen.query_one("#tr-amount", Input).value = "2.123456789"  # more than 8 decimals
         screen.query_one("#tr-go", Button).press()
         await wait_until(pilot, lambda: "refused" in _text(app, "#tr-review"), what="refusal")

@@ -77,8 +77,8 @@ class WorldVenue:
 
 @pytest.fixture
 async def venue() -> AsyncIterator[WorldVenue]:
-    # no first-send fee: a test's balance arithmetic is the transfer's alone
-    ledger = VenueLedger(first_send_fee=0, clock_ms=lambda: VENUE_NOW_MS)
+    # no first-send or new-account fee: a test's balance arithmetic is the transfer's alone
+    ledger = VenueLedger(first_send_fee=0, new_account_fee=0, clock_ms=lambda: VENUE_NOW_MS)
     runner, url = await start_app(make_venue_app(ledger, BRANDS["neutral"]))
     proxy = FaultProxy(url)
     await proxy.start()

@@ -49,6 +49,7 @@ def test_the_worlds_ledger_updates_have_the_recorded_keys() -> None:
 
     ledger, me, other = VenueLedger(), "0x" + "33" * 20, "0x" + "44" * 20
     ledger.credit(me, PERPS_USDC_ADDRESS, 50 * 10**8)
+    ledger.open_account(other)  # the recorded send paid one fee: its destination had an account
     now = ledger.now_ms()
     apply_usd_class_transfer(ledger, signer=me, amount_text="12.0", to_perp=False, nonce=now)
     apply_spot_send(
@@ -141,9 +142,9 @@ async def test_a_ledger_that_cannot_be_read_counts_the_fee_as_due() -> None:
 
 
 def test_the_world_and_the_client_agree_on_who_has_paid_the_fee() -> None:
-    """A first send that creates its receiver pays the fee for both (the receiver's first send
-    is free, its ledger's first entry carries the fee); the client reads each account as the
-    world charges it."""
+    """A first send that creates its receiver pays the sender's first-send fee and the
+    receiver's activation (the receiver's first send is free, its ledger's first entry carries
+    the fee); the client reads each account as the world charges it."""
     from crossdeck.models.venue_account import LedgerUpdate
     from crossdeck.sim.venue.actions import apply_spot_send
     from crossdeck.venue.fee import FIRST_SEND_FEE, first_send_fee_of
@@ -160,7 +161,7 @@ def test_the_world_and_the_client_agree_on_who_has_paid_the_fee() -> None:
     assert (owed(me), owed(new)) == (FIRST_SEND_FEE, FIRST_SEND_FEE)
     token, now = f"USDC:{SPOT_USDC_TOKEN_ID}", ledger.now_ms()
     apply_spot_send(ledger, signer=me, destination=new, token=token, amount_text="10", nonce=now)
-    assert ledger.balance(me, SPOT_USDC_TOKEN_ID) == 39 * 10**8  # 10 and the fee
+    assert ledger.balance(me, SPOT_USDC_TOKEN_ID) == 38 * 10**8  # 10 and the two fees
     assert (owed(me), owed(new)) == (0, 0)
     assert ledger.fee_paid(new)
     apply_spot_send(ledger, signer=new, destination=third, token=token, amount_text="4", nonce=now)

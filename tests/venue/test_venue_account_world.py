@@ -156,8 +156,13 @@ def test_a_send_to_another_address_is_named_as_leaving(world: Any, tmp_path: Pat
     )  # fmt: skip
     assert declined.exit_code == 11
     assert f"THIS LEAVES YOUR ACCOUNT: {other} receives it" in declined.stdout
-    assert "fee: venue first-send fee 1 USDC, taken by the venue" in declined.stdout
-    assert "in total: 3 USDC (300000000) leave your account: 2 USDC sent + the 1 USDC" in (
+    # the account's own first send, and the receiver has no venue account yet (the venue's
+    # preTransferCheck): both fees said before anything is signed
+    assert (
+        "fee: venue first-send fee 1 USDC + new-account fee 1 USDC (the destination has no "
+        "venue account yet), taken by the venue" in declined.stdout
+    )
+    assert "in total: 4 USDC (400000000) leave your account: 2 USDC sent + the 2 USDC" in (
         declined.stdout
     )
     assert f"out of your account to {other}" in declined.stderr
@@ -167,8 +172,17 @@ def test_a_send_to_another_address_is_named_as_leaving(world: Any, tmp_path: Pat
         "--to-address", other, "--yes",
     )  # fmt: skip
     assert sent.exit_code == 0, sent.output
-    assert books(world, account.address)[0] == (10 - 2 - 1) * UNIT
+    assert books(world, account.address)[0] == (10 - 2 - 1 - 1) * UNIT  # as said
     assert world.ledger.balance(other, PERPS_USDC_ADDRESS) == 2 * UNIT
+    # the receiver exists now and the first send is made: the next one pays nothing
+    again = cli(
+        path, "venue", "transfer", "--from", "perps", "--to", "perps", "--amount-human", "1",
+        "--to-address", other, "--yes", "--json",
+    )  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert "fee: none: this account's first send is made" in again.stderr
+    assert json.loads(again.stdout)["fee"] == 0
+    assert books(world, account.address)[0] == (10 - 2 - 1 - 1 - 1) * UNIT
 
 
 @pytest.mark.usefixtures("config")

@@ -39,6 +39,7 @@ async def sim_venue(
 ) -> AsyncIterator[tuple[str, VenueLedger, Brand]]:
     brand = BRANDS[request.param]
     ledger = VenueLedger()
+    ledger.open_account(SOLVER)  # the service's address has its account on the venue
     runner = web.AppRunner(make_venue_app(ledger, brand))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -35,7 +35,7 @@ from crossdeck.venue.actions import (
     chain_field,
     plan,
 )
-from crossdeck.venue.fee import SendFee, fee_parts, usdc_exact_text, usdc_text
+from crossdeck.venue.fee import NO_FEE, SendFee, fee_parts, usdc_exact_text, usdc_text
 from crossdeck.venue.signing import EIP712_DOMAIN_TYPE, signature_chain_id
 
 _ZERO = "0x" + "0" * 40
@@ -182,13 +182,13 @@ def require_all(results: list[GuardResult]) -> None:
         raise GuardRefused(failed)
 
 
-def describe(request: TransferRequest, action: VenueAction, fee: int) -> list[str]:
+def describe(request: TransferRequest, action: VenueAction, fee: SendFee) -> list[str]:
     """The transfer in words, for the confirm and the app: from which book to which, how much,
-    the fee (`fee`: the first-send fee due, USDC smallest units) and what leaves the account in
-    total, and (first) that it leaves the account when it does."""
+    the fees (`fee`: what the venue takes on a send that leaves the account) and what leaves
+    the account in total, and (first) that it leaves the account when it does."""
     owner = f"sub account {request.from_sub_account}'s" if request.from_sub_account else "your"
     where = f" of {request.to_address}" if request.leaves_account else ""
-    send_fee = SendFee(fee) if request.leaves_account else None
+    send_fee = fee if request.leaves_account else None
     sent = usdc_text(request.amount)
     lines = [
         f"move {usdc_exact_text(request.amount)} from {owner} {book_words(request.source)} "
@@ -210,7 +210,7 @@ class PreparedTransfer:
     typed: dict[str, Any]
     results: list[GuardResult]
     lines: list[str]
-    fee: int = 0  # the first-send fee due on it (USDC smallest units)
+    fee: SendFee = NO_FEE  # the venue's fees on it (none for a move between one's own books)
 
     def sign_request(self) -> SignRequest:
         """The transfer as the app's confirm dialog shows a venue action before it is signed:
@@ -222,7 +222,7 @@ class PreparedTransfer:
         for line in self.lines:
             label, colon, words = line.partition(": ")
             if colon and label in ("fee", "in total"):  # the fee's own lines, labelled
-                kind: LineKind = "warning" if label == "in total" and self.fee else "amount"
+                kind: LineKind = "warning" if label == "in total" and self.fee.total else "amount"
                 said.append(Line(label, words, kind=kind))
             else:
                 said.append(Line("", line, kind="warning" if label.startswith("THIS") else "text"))
@@ -238,7 +238,9 @@ class PreparedTransfer:
         )
 
 
-def prepare(request: TransferRequest, venue: str | None, signer: str, fee: int) -> PreparedTransfer:
+def prepare(
+    request: TransferRequest, venue: str | None, signer: str, fee: SendFee
+) -> PreparedTransfer:
     """Build the transfer and hold it to `request`; GuardRefused (exit 7) when any guard fails,
     before anything is signed. `venue` is the venue's name (the `venue.name` setting)."""
     from crossdeck.venue import actions
@@ -252,7 +254,7 @@ def prepare(request: TransferRequest, venue: str | None, signer: str, fee: int) 
     action, typed = actions.build(request, venue)
     results = action_guards(typed, request, venue, signer)
     require_all(results)
-    fee = fee if request.leaves_account else 0
+    fee = fee if request.leaves_account else NO_FEE
     return PreparedTransfer(request, action, typed, results, describe(request, action, fee), fee)
 
 

@@ -1,7 +1,8 @@
 """Answers of the venue's account reads beyond the balances (`/info`): the account's mode
-(`userAbstraction`), its sub accounts (`subAccounts`), vault equities (`userVaultEquities`) and
-non-funding ledger updates (`userNonFundingLedgerUpdates`), as the public venue writes them
-(recorded answers in ../shared/realdata/venue-info/). Unknown fields are kept.
+(`userAbstraction`), its sub accounts (`subAccounts`), vault equities (`userVaultEquities`),
+non-funding ledger updates (`userNonFundingLedgerUpdates`) and the check before a send to another
+address (`preTransferCheck`), as the public venue writes them (recorded answers in
+../shared/realdata/venue-info/). Unknown fields are kept.
 """
 
 from __future__ import annotations
@@ -68,6 +69,17 @@ class VaultEquity(WireModel):
     vault_address: str
     equity: VenueDecimal
     locked_until_timestamp: int | None = None
+
+
+class PreTransferCheck(WireModel):
+    """The answer to `preTransferCheck` of a send to `user` from `source`: `fee` is what the
+    destination's activation costs the send (the venue's docs, "Activation gas fee": 1 USDC on
+    the first transaction that has a new account as destination), 0 once it exists."""
+
+    fee: VenueDecimal
+    is_sanctioned: bool = False
+    user_exists: bool | None = None
+    user_has_sent_tx: bool | None = None
 
 
 class LedgerUpdate(WireModel):

@@ -26,7 +26,12 @@ from crossdeck.models.venue import (
     SpotMeta,
     VenueSignature,
 )
-from crossdeck.models.venue_account import LedgerUpdate, SubAccount, VaultEquity
+from crossdeck.models.venue_account import (
+    LedgerUpdate,
+    PreTransferCheck,
+    SubAccount,
+    VaultEquity,
+)
 from crossdeck.retry import NoAnswer, Resend, ResendRules, RetryEngine, RetryPolicy, Route
 from crossdeck.venue.errors import (
     VenueConnectionError,
@@ -151,6 +156,16 @@ class VenueClient:
     async def vault_equities(self, user: str) -> list[VaultEquity]:
         data = await self.info({"type": "userVaultEquities", "user": _check_user(user)})
         return self._list_of(data, VaultEquity, "userVaultEquities")
+
+    async def pre_transfer_check(self, destination: str, source: str) -> PreTransferCheck:
+        """What the venue says of a send from `source` to `destination` before it is made (the
+        destination is the request's `user`, as the venue names it)."""
+        body = {
+            "type": "preTransferCheck",
+            "user": _check_user(destination),
+            "source": _check_user(source),
+        }
+        return await self._info_model(body, PreTransferCheck)
 
     async def ledger_updates(self, user: str, start_ms: int = 0) -> list[LedgerUpdate]:
         body = {"type": "userNonFundingLedgerUpdates", "user": _check_user(user)}

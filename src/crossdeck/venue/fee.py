@@ -13,6 +13,13 @@ USDC of the book the send leaves. Whether it is still due is read from the accou
 - an empty ledger is a fresh account: due.
 A ledger that cannot be read counts as due: a fee kept that was not needed stays in the account,
 a fee not kept makes a whole-balance withdrawal fail.
+
+A send to an address that has no venue account yet pays that account's activation besides (the
+venue's docs, "Activation gas fee": 1 quote token on the first transaction that has the new
+account as destination). Where a transfer names its destination (`venue transfer --to-address`,
+the transfer form) the venue's `preTransferCheck` says it: `SendFee.new_account`. A withdrawal
+goes to the service's own address, which has its account. When both are due both are counted
+(docs/venue.md, "The world's venue").
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.models.display import amount_text, units_text
-from crossdeck.models.venue import USDC_DECIMALS, USDC_UNIT
+from crossdeck.models.venue import USDC_DECIMALS, USDC_UNIT, to_units
 
 if TYPE_CHECKING:
     from crossdeck.models.venue_account import LedgerUpdate
@@ -54,19 +61,35 @@ def first_send_fee_of(updates: list[LedgerUpdate], user: str) -> int:
 @dataclass(frozen=True)
 class SendFee:
     """What the venue takes on top of a send that leaves the account (USDC smallest units; 0
-    when none). `unread`: why the ledger could not be read (the fee is then counted as due)."""
+    when none): `units` the account's first-send fee, `new_account` the destination's activation.
+    `unread`: why the venue could not say (the fee is then counted as due)."""
 
     units: int
     unread: str | None = None
+    new_account: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.units + self.new_account
 
     @property
     def words(self) -> str | None:
-        """'venue first-send fee 1 USDC' (a quote's summary lists it so); None when none."""
-        if not self.units:
+        """'venue first-send fee 1 USDC', 'venue new-account fee 1 USDC (...)' or both joined
+        with '+' (a quote's summary lists them so); None when none."""
+        parts = []
+        if self.units:
+            parts.append(f"venue first-send fee {amount_text(self.units, USDC_UNIT)}")
+        if self.new_account:
+            parts.append(
+                f"{'' if parts else 'venue '}new-account fee "
+                f"{amount_text(self.new_account, USDC_UNIT)} (the destination has no venue "
+                "account yet)"
+            )
+        if not parts:
             return None
-        said = f"venue first-send fee {amount_text(self.units, USDC_UNIT)}"
+        said = " + ".join(parts)
         if self.unread:
-            said += f" if due (the account's ledger could not be read: {self.unread})"
+            said += f" if due ({self.unread})"
         return said
 
 
@@ -81,7 +104,23 @@ async def read_send_fee(client: VenueClient, user: str, destination: str | None 
     try:
         return SendFee(first_send_fee_of(await client.ledger_updates(user), user))
     except CrossdeckError as exc:  # the send stands; say the fee may apply rather than hide it
-        return SendFee(FIRST_SEND_FEE, unread=exc.message)
+        unread = f"the account's ledger could not be read: {exc.message}"
+        return SendFee(FIRST_SEND_FEE, unread=unread)
+
+
+async def read_transfer_fee(
+    client: VenueClient, user: str, destination: str, first_send: int
+) -> SendFee:
+    """The fees on a transfer from `user`'s account to another account, `destination`: the
+    account's own first-send fee (`first_send`, read with the account) and the destination's
+    activation while it has no account, as the venue's `preTransferCheck` says it. A check that
+    cannot be read counts the activation as due (said so)."""
+    try:
+        check = await client.pre_transfer_check(destination, user)
+    except CrossdeckError as exc:
+        unread = f"the venue's preTransferCheck could not be read: {exc.message}"
+        return SendFee(first_send, unread=unread, new_account=FIRST_SEND_FEE)
+    return SendFee(first_send, new_account=max(to_units(check.fee, USDC_DECIMALS), 0))
 
 
 def usdc_text(units: int) -> str:
@@ -102,18 +141,18 @@ def fee_parts(fee: SendFee | None, amount: int | None, sent: str) -> list[tuple[
     the send in words with its unit ('10 USDC', '2.5 HYPE')."""
     if fee is None:
         return [("fee", "none: a move between your own books")]
-    if not fee.units:
+    if not fee.total:
         total = usdc_exact_text(amount) if amount is not None else sent
         return [
             ("fee", "none: this account's first send is made"),
             ("in total", f"{total} leaves your account"),
         ]
-    fee_said = f"the {usdc_exact_text(fee.units)} fee"
+    fee_said = f"the {usdc_exact_text(fee.total)} fee"
     if amount is None:  # another token: the fee is USDC beside it
-        total = f"{sent} and {usdc_exact_text(fee.units)} leave your account ({fee_said})"
+        total = f"{sent} and {usdc_exact_text(fee.total)} leave your account ({fee_said})"
     else:
         total = (
-            f"{usdc_exact_text(amount + fee.units)} leave your account: {sent} sent + {fee_said}"
+            f"{usdc_exact_text(amount + fee.total)} leave your account: {sent} sent + {fee_said}"
         )
     return [
         ("fee", f"{fee.words}, taken by the venue from the same book on top of the amount"),

@@ -12,7 +12,7 @@ from crossdeck.sim.brand import BRANDS
 from crossdeck.sim.venue import VenueLedger, make_venue_app
 from helpers.servers import start_app
 
-from .support import Venue
+from .support import SOLVER, Venue
 
 VenueFactory = Callable[..., Awaitable[Venue]]
 
@@ -24,6 +24,7 @@ async def make_venue() -> AsyncIterator[VenueFactory]:
 
         async def factory(brand: str = "neutral", ledger: VenueLedger | None = None) -> Venue:
             ledger = ledger if ledger is not None else VenueLedger()
+            ledger.open_account(SOLVER)  # the service's address has its account on the venue
             runner, url = await start_app(make_venue_app(ledger, BRANDS[brand]))
             runners.append(runner)
             return Venue(ledger, BRANDS[brand], url, http)

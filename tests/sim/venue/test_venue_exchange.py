@@ -342,3 +342,46 @@ async def test_send_to_self_on_the_same_dex_is_refused(venue) -> None:
 async def test_unknown_dex_is_refused(venue) -> None:
     funded(venue)
     await expect_err(venue, signed_body(venue.brand, source_dex="abc"), "Unknown sourceDex")
+
+
+async def test_a_send_that_creates_an_account_pays_its_activation_fee(venue) -> None:
+    """The venue's docs ("Activation gas fee"): the first transaction that has a new account as
+    its destination pays 1 USDC, whatever the sender's own first send: here the sender's is
+    made, so only the new account's fee is taken, once; the account it creates is activated."""
+    funded(venue, 10 * USDC_UNIT)
+    assert (await venue.exchange(signed_body(venue.brand, amount="1"))).json() == OK  # first send
+    new = OTHER.address.lower()
+    check = {"type": "preTransferCheck", "user": OTHER.address, "source": PAYER.address}
+    before = (await venue.info(check)).json()
+    assert before == {"fee": "1.0", "isSanctioned": False, "userExists": False,
+                      "userHasSentTx": False}  # fmt: skip
+    assert (
+        await venue.exchange(signed_body(venue.brand, destination=new, amount="2"))
+    ).json() == OK
+    assert venue.ledger.balance(PAYER.address, PERPS_USDC) == (10 - 1 - 1 - 2 - 1) * USDC_UNIT
+    (update,) = [u for u in venue.ledger.updates(PAYER.address) if u["delta"]["destination"] == new]
+    assert update["delta"]["fee"] == "1.0"
+    after = (await venue.info(check)).json()
+    assert after["fee"] == "0.0" and after["userExists"] is True
+    # the second send to it pays nothing, and the account it created sends for free
+    assert (
+        await venue.exchange(signed_body(venue.brand, destination=new, amount="2"))
+    ).json() == OK
+    assert venue.ledger.balance(PAYER.address, PERPS_USDC) == (10 - 1 - 1 - 2 - 1 - 2) * USDC_UNIT
+    assert venue.ledger.fee_paid(new)
+
+
+async def test_a_fresh_account_sending_to_a_new_one_pays_both_fees_and_is_told_both(venue) -> None:
+    funded(venue, 3 * USDC_UNIT)
+    short = signed_body(venue.brand, destination=OTHER.address, amount="2")
+    await expect_err(
+        venue, short, "plus the first-send fee 1.0 USDC and the new-account fee 1.0 USDC"
+    )
+    body = signed_body(venue.brand, destination=OTHER.address, amount="1")
+    assert (await venue.exchange(body)).json() == OK
+    assert venue.ledger.balance(PAYER.address, PERPS_USDC) == 0  # 1 sent + 1 + 1 in fees
+
+
+async def test_pre_transfer_check_refuses_a_missing_source(venue) -> None:
+    answer = await venue.info({"type": "preTransferCheck", "user": OTHER.address})
+    assert answer.status_code == 422 and "source" in answer.text

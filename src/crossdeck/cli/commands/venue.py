@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from crossdeck.config import Settings
     from crossdeck.venue.account import VenueAccount
     from crossdeck.venue.actions import TransferRequest
+    from crossdeck.venue.fee import SendFee
     from crossdeck.wallet.signers import EvmSigner
 
 JSON_HELP = "Print the JSON answer (same as the global --json)."
@@ -134,10 +135,20 @@ def _amount(text: str) -> int:
     return units
 
 
+async def transfer_fee(settings: Settings, account: VenueAccount, to_address: str) -> SendFee:
+    """The venue's fees on a transfer to another account: this account's first-send fee and the
+    destination's activation while it has no account (the venue's preTransferCheck)."""
+    from crossdeck import compose
+    from crossdeck.venue.fee import read_transfer_fee
+
+    async with compose.venue_client(settings) as client:
+        return await read_transfer_fee(client, account.user, to_address, account.first_send_fee)
+
+
 async def run_transfer(
     settings: Settings,
     request: TransferRequest,
-    fee: int,
+    fee: SendFee,
     yes: bool,
     as_json: bool,
     signer: EvmSigner | None = None,
@@ -212,11 +223,15 @@ def venue_transfer_command(
         to_address=to_address,
         from_sub_account=from_sub_account,
     )
-    fee = account.first_send_fee if request.leaves_account else 0
+    from crossdeck.venue.fee import NO_FEE
+
+    fee = NO_FEE
+    if request.leaves_account and request.to_address:
+        fee = asyncio.run(transfer_fee(settings, account, request.to_address))
     as_json = _wants_json(obj, json_)
     answer = asyncio.run(run_transfer(settings, request, fee, yes, as_json))
     if as_json:
-        print_json({**answer, "fee": fee})
+        print_json({**answer, "fee": fee.total, "newAccountFee": fee.new_account})
     else:
         click.echo("done: the venue accepted the transfer")
 
@@ -355,8 +370,10 @@ async def _plan(
         )
         if not ask.yes and not await asyncio.to_thread(prompts.confirm, question, instead="--yes"):
             raise prompts.NoAnswer("declined; nothing was signed")
+        from crossdeck.venue.fee import NO_FEE
+
         request = TransferRequest(user, donor, book, short, unified=account.unified)
-        await run_transfer(settings, request, 0, True, True, signer)
+        await run_transfer(settings, request, NO_FEE, True, True, signer)
         click.echo(f"moved {_usdc(short)} from {book_words(donor)} to {book_words(book)}", err=True)
     args = [
         "--origin-chain", str(VENUE_CHAIN), "--origin-currency", _origin_currency(book),

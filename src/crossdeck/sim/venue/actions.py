@@ -13,8 +13,11 @@ Common rules: the signer must exist; a nonce is used once, within 2 days before 
 the venue's clock, and consumed only when the action succeeds (so a refused one can be retried
 with the same nonce). The first send that leaves an account (to an account that is neither
 itself, its master nor one of its sub accounts) pays `first_send_fee` in USDC from the book it
-leaves; a move between one's own books pays nothing. An account a send with that fee created
-has its fee paid (its first send is free).
+leaves; a move between one's own books pays nothing. A send to an address that has no account
+yet pays `new_account_fee` besides (the new account's activation, as the venue's docs have it:
+1 USDC on the first transaction that has the new account as destination), so the account it
+creates is activated: its own first send is free. Both due at once: both are taken (no public
+source says they merge; docs/venue.md, "The world's venue").
 """
 
 from __future__ import annotations
@@ -108,16 +111,41 @@ def _own(ledger: VenueLedger, owner: str, destination: str) -> bool:
     return destination == master or ledger.master_of(destination) == master
 
 
+def _fees(ledger: VenueLedger, owner: str, destination: str) -> tuple[int, int]:
+    """(first-send fee, new-account fee) a send from `owner` to `destination` pays."""
+    if _own(ledger, owner, destination):
+        return 0, 0
+    first = 0 if ledger.fee_paid(owner) else ledger.first_send_fee
+    return first, 0 if ledger.exists(destination) else ledger.new_account_fee
+
+
 def _fee(ledger: VenueLedger, owner: str, destination: str) -> int:
-    if _own(ledger, owner, destination) or ledger.fee_paid(owner):
-        return 0
-    return ledger.first_send_fee
+    """All a send pays the venue, and the refusal's words when the book is short of it."""
+    return sum(_fees(ledger, owner, destination))
+
+
+def fee_words(ledger: VenueLedger, owner: str, destination: str) -> str:
+    """' plus the first-send fee 1.0 USDC and the new-account fee 1.0 USDC', or ''."""
+    first, new = _fees(ledger, owner, destination)
+    said = [
+        f"the {name} fee {format_units(fee, USDC_DECIMALS)} USDC"
+        for name, fee in (("first-send", first), ("new-account", new))
+        if fee
+    ]
+    return f" plus {' and '.join(said)}" if said else ""
 
 
 def _spend(
-    move: _Move, owner: str, source: VenueCurrency, amount: int, fee: int, where: str
-) -> None:
-    """Debit `amount` of `source` and the fee (USDC of the same book) or refuse, saying so."""
+    move: _Move,
+    owner: str,
+    source: VenueCurrency,
+    amount: int,
+    where: str,
+    destination: str | None = None,
+) -> int:
+    """Debit `amount` of `source` and the fees a send to `destination` pays (USDC of the same
+    book; None: a move between one's own books, no fee) or refuse, saying so. The fee taken."""
+    fee = 0 if destination is None else _fee(move.ledger, owner, destination)
     fee_book = currency_for(source.dex, USDC)
     assert fee_book is not None  # every book holds USDC (perps collateral or spot USDC)
     fee_book = move.ledger.book_of(owner, fee_book)
@@ -126,7 +154,7 @@ def _spend(
     if have < need or (
         fee_book.address != source.address and move.have(owner, fee_book.address) < fee
     ):
-        note = f" plus the first-send fee {format_units(fee, USDC_DECIMALS)} USDC" if fee else ""
+        note = "" if destination is None else fee_words(move.ledger, owner, destination)
         raise InsufficientBalance(
             f"Insufficient balance for withdrawal: sending {format_units(amount, source.decimals)}"
             f" {source.symbol}{note} from {where}, available"
@@ -135,6 +163,7 @@ def _spend(
     move.add(owner, source.address, -amount)
     if fee:
         move.add(owner, fee_book.address, -fee)
+    return fee
 
 
 def _hash(*parts: object) -> str:
@@ -181,9 +210,8 @@ def apply_send_asset(
         if destination == owner and src.address == dst.address:
             raise VenueError("Cannot send to the same account and dex")
         amount = _amount(amount_text, spot.wei_decimals)
-        fee = _fee(ledger, owner, destination)
         move = _Move(ledger)
-        _spend(move, owner, src, amount, fee, source_dex or "perps")
+        fee = _spend(move, owner, src, amount, source_dex or "perps", destination)
         move.add(destination, dst.address, amount)
         record = SendAssetRecord(
             user=signer, destination=destination, token=token, amount=amount, nonce=nonce,
@@ -227,7 +255,7 @@ def apply_usd_class_transfer(
         perps, spot = CURRENCIES[PERPS_USDC_ADDRESS], CURRENCIES[SPOT_USDC_TOKEN_ID]
         src, dst = (spot, perps) if to_perp else (perps, spot)
         move = _Move(ledger)
-        _spend(move, owner, src, amount, 0, "spot" if to_perp else "perps")
+        _spend(move, owner, src, amount, "spot" if to_perp else "perps")
         move.add(owner, dst.address, amount)
         delta = {"type": "accountClassTransfer", "usdc": amount_part, "toPerp": to_perp}
         entry = _update(ledger, _hash("usdClassTransfer", signer, nonce), delta)
@@ -245,9 +273,8 @@ def apply_usd_send(
             raise VenueError("Cannot send to the same account and dex")
         amount = _amount(amount_text, USDC_DECIMALS)
         perps = CURRENCIES[PERPS_USDC_ADDRESS]
-        fee = _fee(ledger, signer, destination)
         move = _Move(ledger)
-        _spend(move, signer, ledger.book_of(signer, perps), amount, fee, "perps")
+        fee = _spend(move, signer, ledger.book_of(signer, perps), amount, "perps", destination)
         move.add(destination, ledger.book_of(destination, perps).address, amount)
         delta = {
             "type": "internalTransfer", "usdc": amount_text, "user": signer,
@@ -274,9 +301,8 @@ def apply_spot_send(
         spot = token_from_wire(token)
         amount = _amount(amount_text, spot.wei_decimals)
         src = book(SPOT_DEX, spot, "token")
-        fee = _fee(ledger, signer, destination)
         move = _Move(ledger)
-        _spend(move, signer, src, amount, fee, "spot")
+        fee = _spend(move, signer, src, amount, "spot", destination)
         move.add(destination, src.address, amount)
         delta = {
             "type": "spotTransfer", "token": spot.name, "amount": amount_text,

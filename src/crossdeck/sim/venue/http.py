@@ -26,7 +26,7 @@ _VENUE_KEY = web.AppKey("venue_ledger", VenueLedger)
 _BRAND_KEY = web.AppKey("venue_brand", Brand)
 _USER_READS = frozenset(
     {"clearinghouseState", "spotClearinghouseState", "userAbstraction", "subAccounts",
-     "userVaultEquities", "userNonFundingLedgerUpdates", "userRole"}
+     "userVaultEquities", "userNonFundingLedgerUpdates", "userRole", "preTransferCheck"}
 )  # fmt: skip
 
 
@@ -83,12 +83,12 @@ def _perp_dex_field(body: dict[str, Any]) -> str:
     return dex
 
 
-def _user(body: dict[str, Any]) -> str:
-    user = body.get("user")
+def _user(body: dict[str, Any], field: str = "user") -> str:
+    user = body.get(field)
     if not isinstance(user, str):
-        raise Malformed("body: missing field `user`")
+        raise Malformed(f"body: missing field `{field}`")
     if not ADDRESS_RE.fullmatch(user):
-        raise Malformed(f"body.user: expected a 0x-prefixed 20-byte hex address: {user!r}")
+        raise Malformed(f"body.{field}: expected a 0x-prefixed 20-byte hex address: {user!r}")
     return user
 
 
@@ -115,6 +115,8 @@ def _user_read(ledger: VenueLedger, kind: str, body: dict[str, Any]) -> Any:
         return info.vault_equities(ledger, user)
     if kind == "userRole":
         return info.user_role(ledger, user)
+    if kind == "preTransferCheck":
+        return info.pre_transfer_check(ledger, user, _user(body, "source"))
     start = _time(body, "startTime", required=True)
     assert start is not None
     return info.ledger_updates(ledger, user, start, _time(body, "endTime", required=False))

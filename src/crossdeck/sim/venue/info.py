@@ -1,7 +1,7 @@
 """The venue's `/info` answers, field for field in the public venue's shapes: the metadata its
 SDKs read at start (`spotMeta`, `meta`, `perpDexs` and their asset contexts) and the account
 reads (`clearinghouseState`, `spotClearinghouseState`, `userAbstraction`, `subAccounts`,
-`userVaultEquities`, `userNonFundingLedgerUpdates`, `userRole`).
+`userVaultEquities`, `userNonFundingLedgerUpdates`, `userRole`) and `preTransferCheck`.
 
 Nothing trades here: the perp markets (`PERP_ASSETS`) exist with fixed demo prices and zero
 volume, and an account's value is its USDC.
@@ -178,6 +178,20 @@ def ledger_updates(
     return [
         u for u in ledger.updates(user) if u["time"] >= start and (end is None or u["time"] <= end)
     ]
+
+
+def pre_transfer_check(ledger: VenueLedger, user: str, source: str) -> dict[str, Any]:
+    """Answer to `preTransferCheck` of a send from `source` to `user` (the destination), in the
+    fields public API references list: `fee` is the destination's activation fee, due while it
+    has no account (what a send to it pays besides the amount)."""
+    exists = ledger.exists(user)
+    fee = 0 if exists else ledger.new_account_fee
+    return {
+        "fee": format_units(fee, USDC_DECIMALS),
+        "isSanctioned": False,
+        "userExists": exists,
+        "userHasSentTx": ledger.fee_paid(user),
+    }
 
 
 def user_role(ledger: VenueLedger, user: str) -> dict[str, Any]:

@@ -8,6 +8,10 @@ changing (`commit`), so a restart finds the books as they were.
 - The venue charges a fee on an account's first outbound send (about 1 USDC, facts.md): a ledger
   setting, `first_send_fee` (default 1 USDC = 100_000_000), taken in USDC from the book the send
   leaves and burned. A transfer between one's own books leaves nothing and pays nothing.
+- A send whose destination has no account yet pays the new account's activation fee besides
+  (the venue's docs, "Activation gas fee": 1 quote token for the first transaction that has the
+  new account as its destination): `new_account_fee` (default 1 USDC), taken alike; the account
+  it creates is activated (its own first send is free).
 - Account modes are the venue's `userAbstraction` words. In `unifiedAccount` and
   `portfolioMargin` the USDC of every perp book is the spot USDC balance: a credit to perps lands
   on spot, a perps debit is taken from spot, and `clearinghouseState` reads 0 withdrawable.
@@ -120,13 +124,16 @@ class VenueLedger:
         db_path: str | PathLike[str] | None = None,
         *,
         first_send_fee: int = DEFAULT_FIRST_SEND_FEE,
+        new_account_fee: int = DEFAULT_FIRST_SEND_FEE,
         clock_ms: Callable[[], int] | None = None,
         nonce_past_window_ms: int = NONCE_PAST_WINDOW_MS,
         nonce_future_window_ms: int = NONCE_FUTURE_WINDOW_MS,
     ) -> None:
-        if first_send_fee < 0:
-            raise ValueError("first_send_fee must be >= 0 (USDC smallest units)")
+        for name, fee in (("first_send_fee", first_send_fee), ("new_account_fee", new_account_fee)):
+            if fee < 0:
+                raise ValueError(f"{name} must be >= 0 (USDC smallest units)")
         self.first_send_fee = first_send_fee
+        self.new_account_fee = new_account_fee
         self.nonce_past_window_ms = nonce_past_window_ms
         self.nonce_future_window_ms = nonce_future_window_ms
         self._clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
@@ -340,6 +347,14 @@ class VenueLedger:
     def held(self, user: str, address: str) -> int:
         """Raw read of one book; the caller holds `lock`."""
         return self._balances.get((user, address), 0)
+
+    def open_account(self, user: str) -> None:
+        """`user` has an account from now on, with nothing in it (as the service's own address
+        has on the venue): a send to it pays no new-account fee."""
+        user = norm_user(user)
+        with self.lock:
+            if user not in self._fee_paid:
+                self.commit({}, {user: False})
 
     def credit(self, user: str, token: str, amount: int) -> int:
         """Add `amount` (smallest units) to `user`'s `token` balance (on spot for a unified

@@ -101,15 +101,23 @@ class TransferForm(Vertical):
 
     @on(Button.Pressed, "#tr-go")
     def review(self) -> None:
+        self.prepared = None
+        self.query_one("#tr-sign", Button).disabled = True
+        self._review(self._values())
+
+    @work(group="venue-review", exclusive=True, exit_on_error=False)
+    async def _review(self, values: tuple[Any, ...]) -> None:
+        """Build the transfer of the form's `values`, read the venue's fees on it when it leaves
+        the account (the destination's activation is the venue's to say), and hold it to the
+        guards: shown in words, or refused with nothing signed."""
         from crossdeck.execute.venue_actions import prepare
         from crossdeck.models import parse_units
         from crossdeck.models.venue import USDC_DECIMALS
         from crossdeck.venue.actions import TransferRequest
+        from crossdeck.venue.fee import NO_FEE, read_transfer_fee
 
-        self.prepared = None
-        self.query_one("#tr-sign", Button).disabled = True
         account, host = self.account, self.screen.crossdeck  # type: ignore[attr-defined]
-        source, destination, amount, address, sub = values = self._values()
+        source, destination, amount, address, sub = values
         try:
             if account is None:
                 raise CrossdeckError("the venue account is not read yet (ctrl+r)")
@@ -125,7 +133,11 @@ class TransferForm(Vertical):
                 # the same fromSubAccount `venue transfer --from-sub-account` builds
                 from_sub_account=account.sub_account(sub) if sub else None,
             )
-            fee = account.first_send_fee if request.leaves_account else 0
+            fee = NO_FEE
+            if request.leaves_account and request.to_address:
+                fee = await read_transfer_fee(
+                    host.services.venue, account.user, request.to_address, account.first_send_fee
+                )
             self.prepared = prepare(request, host.settings.venue.name, account.user, fee)
         except CrossdeckError as exc:
             notice = describe_error(exc)
