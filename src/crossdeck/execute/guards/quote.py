@@ -8,6 +8,7 @@ from collections.abc import Collection
 from crossdeck.execute.guards.addresses import address_checksum_guard
 from crossdeck.execute.guards.base import (
     GuardResult,
+    PaymentChain,
     _fail,
     _items,
     _ok,
@@ -59,6 +60,25 @@ def _request_id_guard(quote: Quote) -> GuardResult:
     return _ok("request-id", f"every step is part of one request, {short(request_id)}")
 
 
+def _whole_quote_guards(
+    quote: Quote, paid: PaymentChain, chains: ChainsResponse | None, *, venue_nonce: bool
+) -> list[GuardResult]:
+    """The guards over the quote as a whole, for `check_quote` and again before each item
+    (`check_item`). `venue_nonce`: the venue nonce's guard in its place among them (an item
+    adds it at its end, and only for the items the venue reads)."""
+    return [
+        _request_id_guard(quote),
+        *_payment_chain_guard(paid),
+        *depository_guard(quote, chains, paid.chain_id),
+        steps_guard(quote),
+        address_checksum_guard(quote),
+        *(venue_nonce_guard(quote) if venue_nonce else []),
+        *endpoint_guards(quote),
+        *message_guards(quote),
+        *order_version_guard(quote),
+    ]
+
+
 def check_quote(
     quote: Quote,
     *,
@@ -75,17 +95,7 @@ def check_quote(
     (the setting `service.name`) and `spot_meta` (the venue's) hold a venue withdrawal's
     NonceMapping domain and sendAsset token to what the service and the venue read."""
     paid = payment_chain(quote, chains)
-    results = [
-        _request_id_guard(quote),
-        *_payment_chain_guard(paid),
-        *depository_guard(quote, chains, paid.chain_id),
-        steps_guard(quote),
-        address_checksum_guard(quote),
-        *venue_nonce_guard(quote),
-        *endpoint_guards(quote),
-        *message_guards(quote),
-        *order_version_guard(quote),
-    ]
+    results = _whole_quote_guards(quote, paid, chains, venue_nonce=True)
     if request is not None:
         results += request_guards(quote, request, wallet, paid, chains)
     for step_index, _step, item_index, _item in _items(quote):
@@ -117,16 +127,7 @@ def check_item(
 ) -> list[GuardResult]:
     """The guards that concern one item, run right before it is signed."""
     paid = payment_chain(quote, chains)
-    results = [
-        _request_id_guard(quote),
-        *_payment_chain_guard(paid),
-        *depository_guard(quote, chains, paid.chain_id),
-        steps_guard(quote),
-        address_checksum_guard(quote),
-        *endpoint_guards(quote),
-        *message_guards(quote),
-        *order_version_guard(quote),
-    ]
+    results = _whole_quote_guards(quote, paid, chains, venue_nonce=False)
     if request is not None:  # shown beside each signature, so the dialog lists them too
         results += request_guards(quote, request, wallet, paid, chains)
     kind = quote.steps[step_index].items[item_index].kind_of_data
