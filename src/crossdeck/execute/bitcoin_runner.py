@@ -29,7 +29,7 @@ from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.describe.bitcoin import btc, psbt_lines
 from crossdeck.execute.errors import ExecutionError
 from crossdeck.execute.events import SignRequest
-from crossdeck.execute.guards import GuardRefused, GuardResult, require
+from crossdeck.execute.guards import GuardResult, refused, require
 from crossdeck.execute.guards.bitcoin import deposit_address
 from crossdeck.execute.items import Item, Prepared
 from crossdeck.execute.journal import ItemRecord
@@ -43,10 +43,6 @@ if TYPE_CHECKING:
     from crossdeck.wallet.bitcoin import BitcoinParts
 
 FASTEST_TARGET = "1"
-
-
-def _refused(name: str, message: str, where: str) -> GuardRefused:
-    return GuardRefused([GuardResult(name, False, message, where)])
 
 
 def new_quote_command(request: QuoteRequest | None) -> str:
@@ -132,7 +128,7 @@ class BitcoinRunner(PolledRunner[BitcoinSent]):
     def parts(self, where: str) -> BitcoinParts:
         bitcoin = self.shop.parts.bitcoin
         if bitcoin is None:
-            raise _refused(
+            raise refused(
                 "bitcoin-configured",
                 "no Bitcoin key and API to send with (import one with `crossdeck wallet "
                 "import-bitcoin` and set rpc.8253038 to an Esplora-style API)",
@@ -182,7 +178,7 @@ class BitcoinRunner(PolledRunner[BitcoinSent]):
         try:
             raw, txid = bitcoin.signer.sign_psbt(prepared.detail["psbt"])
         except InvalidKeyError as exc:
-            raise _refused("bitcoin-inputs", str(exc), item.where) from None
+            raise refused("bitcoin-inputs", str(exc), item.where) from None
         return {"raw_tx": raw, "tx_hash": txid, "chain_id": BITCOIN_CHAIN_ID}
 
     def _sent(self, prepared: Prepared, signed: dict[str, Any]) -> BitcoinSent:

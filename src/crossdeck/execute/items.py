@@ -34,11 +34,11 @@ from crossdeck.execute.events import (
 from crossdeck.execute.follow import Follower
 from crossdeck.execute.gateways import Gateways
 from crossdeck.execute.guards import (
-    GuardRefused,
     GuardResult,
     check_item,
     check_quote,
     payment_chain,
+    refused,
 )
 from crossdeck.execute.guards.chain import DEFAULT_FEE_CAP_MULTIPLE
 from crossdeck.execute.guards.funds import funds_guard, solana_funds_guard, venue_funds_guard
@@ -311,9 +311,7 @@ async def item_events(
     yield StepStarted(step.id, item.step_index, item_index, kind, step.action, step.description)
     runner = runners.get(kind)
     if runner is None:  # the guards refuse these first; this is the last line
-        raise GuardRefused(
-            [GuardResult("step-kind", False, "unknown item kind", f"step '{step.id}'")]
-        )
+        raise refused("step-kind", "unknown item kind", f"step '{step.id}'")
     if record is not None and record.state == "intent":
         journal.forget_intent(*item.key)
         record = None

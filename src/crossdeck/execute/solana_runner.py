@@ -31,7 +31,7 @@ from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute import describe
 from crossdeck.execute.errors import ExecutionError
 from crossdeck.execute.events import SignRequest
-from crossdeck.execute.guards import GuardRefused, GuardResult, require
+from crossdeck.execute.guards import GuardResult, refused, require
 from crossdeck.execute.guards.solana import (
     LEDGER_GUARDS,
     SvmChain,
@@ -53,10 +53,6 @@ if TYPE_CHECKING:
 
 SOL = Unit("SOL", 9)
 INDEX_TIMEOUT_SECONDS = 1.0
-
-
-def _refused(name: str, message: str, where: str) -> GuardRefused:
-    return GuardRefused([GuardResult(name, False, message, where)])
 
 
 async def _tables(gateway: SolanaGateway, data: SolanaTransactionData) -> dict[str, list[str]]:
@@ -181,7 +177,7 @@ class SolanaRunner(PolledRunner[SolanaSent]):
     def parts(self, where: str) -> SolanaParts:
         solana = self.shop.parts.solana
         if solana is None:
-            raise _refused(
+            raise refused(
                 "solana-configured",
                 "no Solana key (the SVM wallet) to send with (import one with `crossdeck wallet "
                 "import-solana`)",
@@ -193,7 +189,7 @@ class SolanaRunner(PolledRunner[SolanaSent]):
         """The SVM chain the item is for, or refused (guards.solana's `solana-chain`)."""
         chain = svm_chain(item.run.quote, self.shop.chains, item.run.request)
         if chain.problem is not None or chain.chain_id is None:
-            raise _refused("solana-chain", chain.problem or "no chain", item.where)
+            raise refused("solana-chain", chain.problem or "no chain", item.where)
         return chain
 
     def gateway(self, item: Item, solana: SolanaParts, chain_id: int) -> SolanaGateway:
@@ -202,7 +198,7 @@ class SolanaRunner(PolledRunner[SolanaSent]):
         is the same would pay on the wrong chain)."""
         gateway = solana.gateway(chain_id)
         if gateway is None:
-            raise _refused(
+            raise refused(
                 "solana-configured",
                 f"no RPC for SVM chain {chain_id} to send with (set rpc.{chain_id})",
                 item.where,
@@ -224,7 +220,7 @@ class SolanaRunner(PolledRunner[SolanaSent]):
         try:
             message = _compile(data, payer, tables, blockhash)
         except Exception as exc:  # solders: CompileError and friends
-            raise _refused(
+            raise refused(
                 "solana-message", f"the instructions make no v0 message: {exc}", item.where
             ) from None
         return message, tables, valid_height, lookup_guard(data, message, tables, item.where)
@@ -331,7 +327,7 @@ class SolanaRunner(PolledRunner[SolanaSent]):
         require([lookup, size_guard(wire_size(message), item.where, node=True)])
         missing = self._missing_signers(message, solana)
         if missing:
-            raise _refused("solana-signers", f"no key here for signer {missing[0]}", item.where)
+            raise refused("solana-signers", f"no key here for signer {missing[0]}", item.where)
         # every signer the message needs (the wallet, and a depositFeePayer given for the
         # run), in the message's order; the item guards allowed exactly these two
         held = solana.keys()

@@ -14,7 +14,7 @@ from crossdeck.execute import describe, wallet_sent
 from crossdeck.execute.crash import crash_point
 from crossdeck.execute.errors import ExecutionError, NonceTakenError
 from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
-from crossdeck.execute.guards import GuardRefused, GuardResult, require, rpc_chain_guard
+from crossdeck.execute.guards import GuardResult, refused, require, rpc_chain_guard
 from crossdeck.execute.guards.chain import chain_guards
 from crossdeck.execute.guards.gas import gas_limit_guard
 from crossdeck.execute.guards.simulation import NAME as SIMULATED
@@ -34,15 +34,10 @@ class TransactionRunner(ItemRunner):
     def gateway(self, chain_id: int | None, where: str) -> EvmGateway:
         gateway = self.shop.parts.gateways.get(chain_id) if chain_id is not None else None
         if gateway is None:
-            raise GuardRefused(
-                [
-                    GuardResult(
-                        "rpc-configured",
-                        False,
-                        f"no RPC is configured for chain {chain_id} (set rpc.{chain_id})",
-                        where,
-                    )
-                ]
+            raise refused(
+                "rpc-configured",
+                f"no RPC is configured for chain {chain_id} (set rpc.{chain_id})",
+                where,
             )
         return gateway
 

@@ -62,6 +62,7 @@ from crossdeck.execute.guards.base import (
     PaymentChain,
     failures,
     payment_chain,
+    refused,
     require,
 )
 from crossdeck.execute.guards.quote import check_item, check_quote, item_guards
@@ -81,6 +82,7 @@ __all__ = [
     "failures",
     "item_guards",
     "payment_chain",
+    "refused",
     "require",
     "rpc_chain_guard",
 ]

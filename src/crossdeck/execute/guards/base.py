@@ -75,6 +75,12 @@ class GuardRefused(CrossdeckError):
         )
 
 
+def refused(name: str, message: str, where: str) -> GuardRefused:
+    """One guard's refusal, for what a runner checks itself right before signing (no key, no
+    RPC, a key that cannot sign): raised as a failed list of guards is, so it reads the same."""
+    return GuardRefused([GuardResult(name, False, message, where)])
+
+
 def failures(results: Collection[GuardResult]) -> list[GuardResult]:
     return [r for r in results if not r.ok]
 
