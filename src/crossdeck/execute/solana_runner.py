@@ -22,13 +22,12 @@ finish (resume): the journalled signature is looked up; not landed and its block
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute import describe
+from crossdeck.execute.announce import announce
 from crossdeck.execute.errors import ExecutionError
 from crossdeck.execute.events import SignRequest
 from crossdeck.execute.guards import GuardResult, refused, require
@@ -52,7 +51,6 @@ if TYPE_CHECKING:
     from crossdeck.wallet.solana import SolanaGateway, SolanaKeySigner, SolanaParts
 
 SOL = Unit("SOL", 9)
-INDEX_TIMEOUT_SECONDS = 1.0
 
 
 async def _tables(gateway: SolanaGateway, data: SolanaTransactionData) -> dict[str, list[str]]:
@@ -395,11 +393,7 @@ class SolanaRunner(PolledRunner[SolanaSent]):
         return Waiting()
 
     async def _landed(self, sent: SolanaSent) -> None:
-        try:
-            async with asyncio.timeout(INDEX_TIMEOUT_SECONDS):
-                await self.shop.parts.service.index_solana_transaction(sent.txid, sent.chain_id)
-        except (CrossdeckError, TimeoutError):
-            pass  # best effort, as for EVM deposits: the service finds it without
+        await announce(self.shop.parts.service.index_solana_transaction(sent.txid, sent.chain_id))
 
 
 def _hex(raw_tx: str) -> str:

@@ -5,12 +5,12 @@ signed bytes (never signed twice)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute import describe, wallet_sent
+from crossdeck.execute.announce import INDEX_TIMEOUT_SECONDS as INDEX_TIMEOUT_SECONDS  # tests use
+from crossdeck.execute.announce import announce
 from crossdeck.execute.crash import crash_point
 from crossdeck.execute.errors import ExecutionError, NonceTakenError
 from crossdeck.execute.events import Note, RunEvent, SignRequest, TxConfirmed, TxSent
@@ -25,9 +25,6 @@ from crossdeck.wallet.errors import ChainMismatchError, TransactionRevertedError
 if TYPE_CHECKING:
     from crossdeck.models.steps import TransactionData
     from crossdeck.wallet.gateway import EvmGateway
-
-# the longest a best-effort POST /transactions/index may delay the run
-INDEX_TIMEOUT_SECONDS = 1.0
 
 
 class TransactionRunner(ItemRunner):
@@ -246,19 +243,8 @@ class TransactionRunner(ItemRunner):
             item.item_index,
         )
         if item.step.id != "approve":
-            await self._index_transaction(tx_hash, chain_id)
+            await announce(self.shop.parts.service.index_transaction(tx_hash, chain_id))
             self.shop.acted(item.run)
-
-    async def _index_transaction(self, tx_hash: str, chain_id: int) -> None:
-        """Tell the service about a deposit as soon as it is mined (as the public SDK does), so
-        it need not wait for its own look at the chain. Best-effort: the service finds the
-        deposit without it, so no failure (a 404 from a service without the endpoint, a
-        timeout) stops the run, and it never holds the run up for long."""
-        try:
-            async with asyncio.timeout(INDEX_TIMEOUT_SECONDS):
-                await self.shop.parts.service.index_transaction(tx_hash, chain_id)
-        except (CrossdeckError, TimeoutError):
-            pass
 
 
 async def _rpc_guard(gateway: EvmGateway, chain_id: int, where: str) -> GuardResult:
