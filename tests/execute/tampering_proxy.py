@@ -19,9 +19,14 @@ from typing import Any
 import httpx
 from v3_view import tamper_v3
 
+from helpers.loopback import context
+
 Tamper = Callable[[dict[str, Any]], None]
 _FORWARDED_HEADERS = ("x-api-key", "authorization", "content-type")
 _QUOTES = ("/quote/v2", "/quote/v3")
+# serve_forever looks for shutdown() this often (its default, 0.5 s, was half a second of
+# every test's teardown)
+_QUICK_SHUTDOWN = {"poll_interval": 0.02}
 
 
 class TamperingProxy:
@@ -32,7 +37,7 @@ class TamperingProxy:
         self.tampered = 0  # quotes altered so far
         self.quote_bodies: list[Any] = []  # each quote body, as the client sent it
         self.quote_paths: list[str] = []  # the quote endpoint of each
-        self._http = httpx.Client(timeout=30)
+        self._http = httpx.Client(timeout=30, verify=context(self.upstream))
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -48,7 +53,9 @@ class TamperingProxy:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         host, port = self._server.server_address[:2]
         self.url = f"http://{host}:{port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs=_QUICK_SHUTDOWN, daemon=True
+        )
 
     def __enter__(self) -> TamperingProxy:
         self._thread.start()
@@ -95,7 +102,7 @@ class LyingSolanaNode:
         self.upstream = upstream
         self.simulations = 0  # simulateTransaction calls answered with a lie
         self.sent = 0  # sendTransaction calls (none may come from a refused run)
-        self._http = httpx.Client(timeout=30)
+        self._http = httpx.Client(timeout=30, verify=context(upstream))
         node = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -125,7 +132,9 @@ class LyingSolanaNode:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         host, port = self._server.server_address[:2]
         self.url = f"http://{host}:{port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs=_QUICK_SHUTDOWN, daemon=True
+        )
 
     def __enter__(self) -> LyingSolanaNode:
         self._thread.start()

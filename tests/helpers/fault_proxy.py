@@ -21,6 +21,8 @@ from typing import Any
 import httpx
 from aiohttp import web
 
+from helpers.loopback import context
+
 
 @dataclass
 class Fault:
@@ -88,7 +90,7 @@ class FaultProxy:
         )
 
     async def start(self) -> str:
-        self._http = httpx.AsyncClient(timeout=30)
+        self._http = httpx.AsyncClient(timeout=30, verify=context(self.target))
         app = web.Application()
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0)

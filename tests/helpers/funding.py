@@ -6,12 +6,12 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-import httpx
 from eth_account import Account
 
 from crossdeck.base.secret import Secret
 from crossdeck.wallet.gateway import EvmGateway
 from crossdeck.wallet.signer import Signer
+from helpers.loopback import http
 
 PERPS_USDC = "0x" + "0" * 32
 
@@ -64,7 +64,7 @@ def demo_holds(world: Any, chain_id: int, wei: int) -> None:
 
     def call(method: str, params: list[Any]) -> Any:
         body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-        answer = httpx.post(world.rpc[chain_id], json=body, timeout=30).json()
+        answer = http().post(world.rpc[chain_id], json=body).json()
         assert "error" not in answer, answer
         return answer["result"]
 
