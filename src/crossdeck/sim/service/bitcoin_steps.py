@@ -21,7 +21,7 @@ from crossdeck.sim.bitcoin import op_return_script, script_of
 from crossdeck.sim.service.currencies import Currency
 from crossdeck.sim.service.errors import invalid
 from crossdeck.sim.service.nonevm import NonEvmChain
-from crossdeck.sim.service.steps import item, step
+from crossdeck.sim.service.steps import deposit_step
 
 
 def bitcoin_deposit_step(
@@ -47,12 +47,5 @@ def bitcoin_deposit_step(
     psbt = PSBT(tx)
     for scope, value in zip(psbt.inputs, values, strict=True):
         scope.witness_utxo = TransactionOutput(value, Script(script_of(user)))
-    return step(
-        "deposit",
-        "Confirm transaction in your wallet",
-        f"Depositing {currency.symbol} to the relayer",
-        "transaction",
-        request_id,
-        [item(request_id, {"psbt": psbt.serialize().hex()})],
-        "",
-    )
+    psbt_data = {"psbt": psbt.serialize().hex()}
+    return deposit_step(request_id, psbt_data, f"Depositing {currency.symbol} to the relayer")

@@ -16,7 +16,7 @@ from solders.pubkey import Pubkey
 
 from crossdeck.sim.service.currencies import Currency
 from crossdeck.sim.service.nonevm import NonEvmChain
-from crossdeck.sim.service.steps import item, step
+from crossdeck.sim.service.steps import deposit_step
 from crossdeck.sim.solana import depository
 
 COMPUTE_BUDGET = Pubkey.from_string("ComputeBudget111111111111111111111111111111")
@@ -62,12 +62,4 @@ def solana_deposit_step(
         "instructions": instructions,
         "addressLookupTableAddresses": [chain.lookup_table] if chain.lookup_table else [],
     }
-    return step(
-        "deposit",
-        "Confirm transaction in your wallet",
-        f"Depositing {currency.symbol} to the relayer",
-        "transaction",
-        request_id,
-        [item(request_id, item_data)],
-        "",
-    )
+    return deposit_step(request_id, item_data, f"Depositing {currency.symbol} to the relayer")
