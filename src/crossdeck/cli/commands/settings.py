@@ -17,6 +17,7 @@ from crossdeck.base.errors import InputError
 from crossdeck.base.exitcodes import ExitCode
 from crossdeck.cli import prompts
 from crossdeck.cli.support import handles_errors, print_json
+from crossdeck.models.addresses import Family
 
 if TYPE_CHECKING:
     from crossdeck.base.secret import Secret
@@ -161,21 +162,23 @@ def wallet() -> None:
     pass  # a group: its summary is in crossdeck.cli.COMMANDS
 
 
-def _store_key(obj: CliContext, key: Secret, yes: bool, *, solana: bool = False) -> None:
-    """Store the profile's EVM key (or, with `solana`, its Solana keypair), asking before it
-    replaces one, and print the address it signs for."""
+def _store_key(obj: CliContext, key: Secret, yes: bool, family: Family = Family.EVM) -> None:
+    """Store the profile's key of `family` (the EVM key, a Solana keypair, a Bitcoin WIF),
+    asking before it replaces one, and print the address it signs for."""
     from crossdeck.wallet import keystore
 
     settings = _settings(obj)
     _world_note(settings)
-    load, store = (
-        (keystore.load_solana_address, keystore.store_solana_key)
-        if solana
-        else (keystore.load_wallet_address, keystore.store_wallet_key)
-    )
+    # what the wallet is called, the JSON field of its address, and its keyring entries
+    kind, field, load, store = {
+        Family.EVM: ("wallet", "address", keystore.load_wallet_address, keystore.store_wallet_key),
+        Family.SOLANA: ("Solana wallet", "solanaAddress", keystore.load_solana_address,
+                        keystore.store_solana_key),
+        Family.BITCOIN: ("Bitcoin wallet", "bitcoinAddress", keystore.load_bitcoin_address,
+                         keystore.store_bitcoin_key),
+    }[family]  # fmt: skip
     existing = load(settings.profile)
     if existing is not None:
-        kind = "Solana wallet" if solana else "wallet"
         _confirm(
             f"Profile {settings.profile!r} already has {kind} {existing}. Replace it? "
             "Without a backup of its key, its funds are lost.",
@@ -183,7 +186,7 @@ def _store_key(obj: CliContext, key: Secret, yes: bool, *, solana: bool = False)
         )
     address = store(settings.profile, key)
     if obj.json:
-        print_json({"profile": settings.profile, "solanaAddress" if solana else "address": address})
+        print_json({"profile": settings.profile, field: address})
     else:
         click.echo(address)
         click.echo(f"stored in {keystore.backend_description()}", err=True)
@@ -289,7 +292,7 @@ def wallet_import_solana(
             raise InputError(f"cannot read keypair file {keypair_file}: {exc}") from None
     else:
         text = _read_secret("Solana keypair (base58 of 64 bytes, or a JSON array)", from_stdin)
-    _store_key(obj, read_keypair(text), yes, solana=True)
+    _store_key(obj, read_keypair(text), yes, Family.SOLANA)
 
 
 @wallet.command("import-bitcoin")
@@ -316,7 +319,6 @@ def wallet_import_bitcoin(
     the key at a BIP-84 path of a BIP-39 seed (--mnemonic). It is kept only in the keyring and
     never printed; only its address is."""
     from crossdeck.base.secret import Secret
-    from crossdeck.wallet import keystore
     from crossdeck.wallet.bitcoin import address_of, key_from_mnemonic
 
     if mnemonic:
@@ -325,21 +327,7 @@ def wallet_import_bitcoin(
     else:
         key = Secret(_read_secret("Bitcoin private key (WIF)", from_stdin))
     address_of(key)  # a key that is not one is refused before anything is stored
-    settings = _settings(obj)
-    _world_note(settings)
-    existing = keystore.load_bitcoin_address(settings.profile)
-    if existing is not None:
-        _confirm(
-            f"Profile {settings.profile!r} already has Bitcoin wallet {existing}. Replace it? "
-            "Without a backup of its key, its funds are lost.",
-            yes,
-        )
-    address = keystore.store_bitcoin_key(settings.profile, key)
-    if obj.json:
-        print_json({"profile": settings.profile, "bitcoinAddress": address})
-    else:
-        click.echo(address)
-        click.echo(f"stored in {keystore.backend_description()}", err=True)
+    _store_key(obj, key, yes, Family.BITCOIN)
 
 
 @wallet.command("show")
