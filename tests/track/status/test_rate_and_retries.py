@@ -82,6 +82,14 @@ async def test_world_webhook_retries_reach_a_receiver_that_comes_back(
                 tracker.attach(receiver)
                 await wait_until(lambda: tracker.stats.webhooks >= 1, "the retried delivery")
                 assert receiver.stats.accepted == 1
+                # the sender notes an attempt once its answer is read, which under load can
+                # come after the tracker took the event
+                await wait_until(
+                    lambda: any(
+                        d.request_id == rid and d.outcome == "delivered" for d in sender.deliveries
+                    ),
+                    "the sender to note the delivery",
+                )
         finally:
             await receiver.stop()
     finally:
