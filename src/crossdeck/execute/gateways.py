@@ -45,12 +45,9 @@ def rpc_from_chains(configured: Mapping[int, str], chains: ChainsResponse | None
 def transaction_chains(quote: Quote) -> list[int]:
     """The chains `quote`'s transactions are sent on, in step order."""
     seen: list[int] = []
-    for step in quote.steps:
-        for item in step.items:
-            if item.kind_of_data == "transaction":
-                chain_id = item.as_transaction().chain_id
-                if chain_id is not None and chain_id not in seen:
-                    seen.append(chain_id)
+    for tx in quote.transactions():
+        if tx.chain_id is not None and tx.chain_id not in seen:
+            seen.append(tx.chain_id)
     return seen
 
 

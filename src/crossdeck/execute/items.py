@@ -157,12 +157,7 @@ class Workshop:
         known = self.parts.gateways.chain_ids
         if known is not None:
             return known
-        chains = {
-            item.as_transaction().chain_id
-            for step in quote.steps
-            for item in step.items
-            if item.kind_of_data == "transaction"
-        }
+        chains = {tx.chain_id for tx in quote.transactions()}
         gateways = self.parts.gateways
         return frozenset(c for c in chains if c is not None and gateways.get(c) is not None)
 

@@ -8,7 +8,7 @@ from pydantic import BeforeValidator, Field
 
 from crossdeck.models.amounts import CurrencyAmount
 from crossdeck.models.base import IntStr, LenientWireModel, WireModel
-from crossdeck.models.steps import Step
+from crossdeck.models.steps import Step, TransactionData
 
 
 class Fees(LenientWireModel):
@@ -153,6 +153,15 @@ class Quote(WireModel):
 
     def step(self, step_id: str) -> Step | None:
         return next((s for s in self.steps if s.id == step_id), None)
+
+    def transactions(self) -> list[TransactionData]:
+        """The data of the quote's transaction items (the EVM ones), in step order."""
+        return [
+            item.as_transaction()
+            for step in self.steps
+            for item in step.items
+            if item.kind_of_data == "transaction"
+        ]
 
     @property
     def payment_details(self) -> PaymentDetails | None:

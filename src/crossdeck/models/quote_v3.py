@@ -235,21 +235,17 @@ def origin_gas_units(quote: Quote) -> tuple[int, int] | None:
     None when it has none. What v2 sent as `fees.gas` and v3 no longer does."""
     chain_id: int | None = None
     total = 0
-    for step in quote.steps:
-        for item in step.items:
-            if item.kind_of_data != "transaction":
-                continue
-            tx = item.as_transaction()
-            if tx.chain_id is None or tx.gas is None:
-                continue
-            chain_id = tx.chain_id if chain_id is None else chain_id
-            if tx.chain_id != chain_id:
-                continue
-            price = tx.max_fee_per_gas
-            if price is None:
-                raw = tx.extra_fields.get("gasPrice")
-                price = int(raw) if isinstance(raw, str) and raw.isdigit() else None
-            total += tx.gas * (price or 0)
+    for tx in quote.transactions():
+        if tx.chain_id is None or tx.gas is None:
+            continue
+        chain_id = tx.chain_id if chain_id is None else chain_id
+        if tx.chain_id != chain_id:
+            continue
+        price = tx.max_fee_per_gas
+        if price is None:
+            raw = tx.extra_fields.get("gasPrice")
+            price = int(raw) if isinstance(raw, str) and raw.isdigit() else None
+        total += tx.gas * (price or 0)
     return None if chain_id is None else (chain_id, total)
 
 

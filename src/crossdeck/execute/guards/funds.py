@@ -35,13 +35,9 @@ _NAME = "funds"
 def most_gas(quote: Quote, chain_id: int) -> int:
     """The most the quote's transactions on `chain_id` can cost in gas, in wei."""
     total = 0
-    for step in quote.steps:
-        for item in step.items:
-            if item.kind_of_data != "transaction":
-                continue
-            tx = item.as_transaction()
-            if tx.chain_id == chain_id and tx.gas is not None and tx.max_fee_per_gas is not None:
-                total += int(tx.gas) * int(tx.max_fee_per_gas)
+    for tx in quote.transactions():
+        if tx.chain_id == chain_id and tx.gas is not None and tx.max_fee_per_gas is not None:
+            total += int(tx.gas) * int(tx.max_fee_per_gas)
     return total
 
 

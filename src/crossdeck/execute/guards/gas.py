@@ -122,10 +122,7 @@ async def quote_gas_guards(
 def _chain_calls(quote: Quote, sender: str) -> dict[int, list[dict[str, Any]]]:
     """Every transaction of the quote as a call, per chain, in the order they are sent."""
     found: dict[int, list[dict[str, Any]]] = {}
-    for _, _, _, item in _items(quote):
-        if item.kind_of_data != "transaction":
-            continue
-        tx = item.as_transaction()
+    for tx in quote.transactions():
         if tx.chain_id is None or not tx.to:
             continue
         found.setdefault(tx.chain_id, []).append(

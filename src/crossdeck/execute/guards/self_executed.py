@@ -13,7 +13,7 @@ simulates the transactions before signing and holds the outcome to the quote.
 
 from __future__ import annotations
 
-from crossdeck.execute.guards.base import GuardResult, _fail, _items, _ok, _same_address
+from crossdeck.execute.guards.base import GuardResult, _fail, _ok, _same_address
 from crossdeck.execute.guards.calldata import Call, CalldataError, decode_call
 from crossdeck.models import NATIVE_ADDRESS, ChainsResponse, Quote, TransactionData
 from crossdeck.models.text import short
@@ -45,9 +45,7 @@ def input_token(quote: Quote) -> str | None:
 def _approves(quote: Quote) -> list[tuple[int, TransactionData, Call]]:
     """Each approve among the quote's transactions: (its place among them, it, its call)."""
     found = []
-    items = [item for *_, item in _items(quote) if item.kind_of_data == "transaction"]
-    txs = [item.as_transaction() for item in items]
-    for place, tx in enumerate(txs):
+    for place, tx in enumerate(quote.transactions()):
         try:
             call = decode_call(tx.data)
         except CalldataError:
