@@ -180,18 +180,36 @@ async def gas_paid(world: Any, chain_id: int, tx_hashes: list[str]) -> int:
 CROSSDECK = str(Path(sys.executable).parent / "crossdeck")
 
 
+def json_events(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    """The JSON event lines of a `crossdeck ... --json` run (`Cli.run`)."""
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def final_status(done: subprocess.CompletedProcess[str]) -> str | None:
+    """The status of the run's last Finished event (None when it never finished)."""
+    finished = [e for e in json_events(done) if e.get("event") == "Finished"]
+    return finished[-1].get("status") if finished else None
+
+
 @dataclass
 class Cli:
-    """The CLI of one fresh wallet against the in-process world, isolated in `home`."""
+    """The CLI of one fresh wallet against the in-process world, isolated in `home`. With
+    `demo_svm` its SVM wallet is the world's demo Solana keypair (funded on every SVM chain),
+    beside the fresh EVM one: the Solana and Eclipse flows pay from it."""
 
     world: Any
     home: Path
+    demo_svm: bool = False
 
     def __post_init__(self) -> None:
         self.key = new_key()
         self.address = Account.from_key(self.key).address
         info = dict(self.world.info)
         info["wallet"] = {"address": self.address, "private_key": self.key}
+        if self.demo_svm:
+            demo = self.world.info["wallet"]
+            for field in ("solana_address", "solana_private_key"):
+                info["wallet"][field] = demo[field]
         self.world_file = self.home / "world.json"
         self.world_file.write_text(json.dumps(info))
         (self.home / "config.toml").write_text("")

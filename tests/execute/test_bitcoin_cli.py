@@ -16,18 +16,9 @@ import httpx
 import pytest
 from embit import ec
 from embit.script import p2wpkh
-from execute_support import Cli
+from execute_support import Cli, final_status, json_events
 
 BITCOIN = "8253038"
-
-
-def events(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-
-
-def final_status(done: subprocess.CompletedProcess[str]) -> str | None:
-    finished = [e for e in events(done) if e.get("event") == "Finished"]
-    return finished[-1].get("status") if finished else None
 
 
 class BitcoinCli(Cli):
@@ -87,7 +78,7 @@ async def test_btc_to_base_eth_reaches_success_with_the_change_back(cli: Bitcoin
     assert spent["status"]["confirmed"] is True
     # the wallet holds what it had, less the deposit and the fee the confirm request named
     assert cli.held() == before - 100_000 - spent["fee"]
-    shown = [e for e in events(done) if e.get("event") == "AwaitingConfirmation"]
+    shown = [e for e in json_events(done) if e.get("event") == "AwaitingConfirmation"]
     assert f"{spent['fee']} sats" in json.dumps(shown)
     change = [o for o in spent["vout"] if o.get("scriptpubkey_address") == cli.btc_address]
     assert len(change) == 1 and change[0]["value"] == before - 100_000 - spent["fee"]
@@ -119,7 +110,7 @@ async def test_a_run_killed_after_the_broadcast_resumes_without_paying_twice(
         "--amount-human", "0.001", "--recipient", cli.address, crash_at="after-send",
     )  # fmt: skip
     assert crashed.returncode != 0
-    assert len([e for e in events(crashed) if e.get("event") == "TxSent"]) == 1
+    assert len([e for e in json_events(crashed) if e.get("event") == "TxSent"]) == 1
     # the status websocket is off for the resume: with it on, the resumed run's tracker stalls
     # on a poll left in flight (also seen on Solana resumes; reported to the track engineer)
     done = await asyncio.to_thread(
@@ -144,7 +135,7 @@ async def test_a_deposit_replaced_before_resume_is_reported_and_never_sent(
         "--amount-human", "0.001", "--recipient", cli.address, crash_at="after-sign",
     )  # fmt: skip
     assert crashed.returncode != 0
-    assert not [e for e in events(crashed) if e.get("event") == "TxSent"]
+    assert not [e for e in json_events(crashed) if e.get("event") == "TxSent"]
     # meanwhile the wallet spends the same output elsewhere (another wallet app, say)
     tx, values = world.bitcoin.build_spend(
         cli.btc_address, [(script_of(cli.btc_address), 4_000_000)]

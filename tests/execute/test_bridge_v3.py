@@ -27,12 +27,7 @@ def _events(stdout: str) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def cli(world: Any, tmp_path: Path) -> Cli:
-    made = Cli(world, tmp_path)
-    info = json.loads(made.world_file.read_text())
-    demo = world.info["wallet"]
-    info["wallet"]["solana_address"] = demo["solana_address"]
-    info["wallet"]["solana_private_key"] = demo["solana_private_key"]
-    made.world_file.write_text(json.dumps(info))
+    made = Cli(world, tmp_path, demo_svm=True)
     asyncio.run(
         fund(world, made.address, native={8453: ETH // 2}, usdc={8453: 100 * USDC}, venue_perps=0)
     )

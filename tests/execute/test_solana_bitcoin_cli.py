@@ -6,13 +6,11 @@ a Solana run killed right after sending resumes without sending again."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from execute_support import ETH, Cli, fund
+from execute_support import ETH, Cli, final_status, fund, json_events
 from solders.keypair import Keypair
 
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
@@ -22,23 +20,9 @@ from crossdeck.wallet.solana import SolanaGateway
 SOLANA_USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 
 
-def events(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-
-
-def final_status(done: subprocess.CompletedProcess[str]) -> str | None:
-    finished = [e for e in events(done) if e.get("event") == "Finished"]
-    return finished[-1].get("status") if finished else None
-
-
 @pytest.fixture
 async def cli(world: Any, tmp_path: Path) -> Cli:
-    made = Cli(world, tmp_path)
-    info = json.loads(made.world_file.read_text())
-    demo = world.info["wallet"]
-    info["wallet"]["solana_address"] = demo["solana_address"]
-    info["wallet"]["solana_private_key"] = demo["solana_private_key"]
-    made.world_file.write_text(json.dumps(info))
+    made = Cli(world, tmp_path, demo_svm=True)
     await fund(world, made.address, native={8453: ETH // 10}, usdc={8453: 10 * 10**6})
     return made
 
@@ -66,7 +50,7 @@ async def test_base_usdc_to_a_solana_recipient_lands_spl_usdc(world: Any, cli: C
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert final_status(done) == "success"
-    quote = next(e for e in events(done) if e.get("event") == "Quote")["quote"]
+    quote = next(e for e in json_events(done) if e.get("event") == "Quote")["quote"]
     out = int(quote["details"]["currencyOut"]["amount"])
     assert out > 0
     assert await spl_usdc(world, recipient) == out
@@ -136,7 +120,7 @@ async def test_a_solana_run_killed_after_sending_resumes_without_sending_again(
             "--amount-human", "0.1", crash_at="after-send",
         )  # fmt: skip
         assert crashed.returncode != 0
-        sent = [e for e in events(crashed) if e.get("event") == "TxSent"]
+        sent = [e for e in json_events(crashed) if e.get("event") == "TxSent"]
         assert len(sent) == 1
         resumed = await cli.resume()
         assert not [e for e in resumed if e.get("event") == "TxSent"]  # found, not resent

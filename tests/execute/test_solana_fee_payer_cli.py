@@ -7,12 +7,11 @@ quote is asked for or anything signed, and the key is never printed."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from execute_support import Cli
+from execute_support import Cli, json_events
 from solders.hash import Hash
 from solders.keypair import Keypair
 from solders.message import MessageV0
@@ -25,19 +24,9 @@ from crossdeck.wallet.solana import SolanaGateway
 FEE_PAYER_SOL = 10_000_000  # 0.01 SOL: room for the fee
 
 
-def events(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-
-
 @pytest.fixture
 def cli(world: Any, tmp_path: Path) -> Cli:
-    made = Cli(world, tmp_path)
-    info = json.loads(made.world_file.read_text())
-    demo = world.info["wallet"]
-    info["wallet"]["solana_address"] = demo["solana_address"]
-    info["wallet"]["solana_private_key"] = demo["solana_private_key"]
-    made.world_file.write_text(json.dumps(info))
-    return made
+    return Cli(world, tmp_path, demo_svm=True)
 
 
 async def funded_fee_payer(world: Any) -> Keypair:
@@ -94,7 +83,7 @@ async def test_a_second_fee_payer_signs_and_pays_the_fee(
         "--deposit-fee-payer-keypair", str(keypair_file(tmp_path, payer)), "--yes", "--json",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    seen = events(done)
+    seen = json_events(done)
     finished = [e for e in seen if e.get("event") == "Finished"]
     assert finished and finished[-1].get("status") == "success", done.stdout[-2000:]
     assert len([e for e in seen if e.get("event") == "TxSent"]) == 1
@@ -135,7 +124,7 @@ async def test_a_missing_or_mismatched_fee_payer_key_is_exit_3_before_anything(
     assert done.returncode == 3, (done.stdout, done.stderr)
     assert expected in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
-    assert events(done) == []  # no quote asked, nothing signed or sent
+    assert json_events(done) == []  # no quote asked, nothing signed or sent
     assert await sol(world, wallet) == before
     for key in (named, other):
         assert str(key) not in done.stdout + done.stderr

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from execute_support import Cli
+from execute_support import Cli, final_status, json_events
 from tampering_proxy import TamperingProxy
 
 from crossdeck.base.exitcodes import ExitCode
@@ -33,30 +33,15 @@ from crossdeck.wallet.solana import SolanaGateway
 ECLIPSE = 9286185
 
 
-def events(done: Any) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-
-
-def final_status(done: Any) -> str | None:
-    finished = [e for e in events(done) if e.get("event") == "Finished"]
-    return finished[-1].get("status") if finished else None
-
-
 @pytest.fixture
 def cli(world: Any, tmp_path: Path) -> Cli:
-    made = Cli(world, tmp_path)
-    info = json.loads(made.world_file.read_text())
-    demo = world.info["wallet"]
-    info["wallet"]["solana_address"] = demo["solana_address"]
-    info["wallet"]["solana_private_key"] = demo["solana_private_key"]
-    made.world_file.write_text(json.dumps(info))
-    return made
+    return Cli(world, tmp_path, demo_svm=True)
 
 
 def svm_chain(world: Any, chain_id: int) -> dict[str, Any]:
-    import httpx
+    from helpers.loopback import http
 
-    listed = httpx.get(world.service_url + "/chains", timeout=30).json()["chains"]
+    listed = http().get(world.service_url + "/chains").json()["chains"]
     return next(c for c in listed if c["id"] == chain_id)
 
 
@@ -123,15 +108,15 @@ async def test_an_eclipse_deposit_reaches_success_on_eclipse_alone(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert final_status(done) == "success", done.stdout
-    quote = next(e for e in events(done) if e.get("event") == "Quote")["quote"]
+    quote = next(e for e in json_events(done) if e.get("event") == "Quote")["quote"]
     assert quote["details"]["currencyIn"]["currency"]["chainId"] == ECLIPSE
     # the recipient on 8453 is the EVM wallet: Eclipse's family came from /chains
     assert quote["details"]["recipient"].lower() == cli.address.lower()
-    sent = [e for e in events(done) if e.get("event") == "TxSent"]
+    sent = [e for e in json_events(done) if e.get("event") == "TxSent"]
     assert [e["chain_id"] for e in sent] == [ECLIPSE]
     signature = sent[0]["hash"]
     # what was shown before signing names Eclipse and its own currency, never Solana's
-    [asked] = [e for e in events(done) if e.get("event") == "AwaitingConfirmation"]
+    [asked] = [e for e in json_events(done) if e.get("event") == "AwaitingConfirmation"]
     # (the lines and the guards' words: the payload's base64 message may hold any letters)
     shown = json.dumps([asked["what"]["lines"], [g["message"] for g in asked["what"]["guards"]]])
     assert "one transaction on Eclipse" in shown
@@ -162,7 +147,7 @@ async def test_an_eclipse_run_killed_after_sending_resumes_on_eclipse_without_re
         "--amount-human", "2", crash_at="after-send",
     )  # fmt: skip
     assert crashed.returncode != 0
-    sent = [e for e in events(crashed) if e.get("event") == "TxSent"]
+    sent = [e for e in json_events(crashed) if e.get("event") == "TxSent"]
     assert [e["chain_id"] for e in sent] == [ECLIPSE]
     resumed = await cli.resume()
     assert not [e for e in resumed if e.get("event") == "TxSent"]  # found on Eclipse, not resent
@@ -186,7 +171,7 @@ async def test_base_usdc_to_an_eclipse_recipient_lands_eclipse_usdc(world: Any, 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert final_status(done) == "success", done.stdout
-    quote = next(e for e in events(done) if e.get("event") == "Quote")["quote"]
+    quote = next(e for e in json_events(done) if e.get("event") == "Quote")["quote"]
     out = int(quote["details"]["currencyOut"]["amount"])
     mint = usdc_mint(world, ECLIPSE)
     assert quote["details"]["currencyOut"]["currency"]["address"] == mint

@@ -50,13 +50,7 @@ RECENT_BLOCKHASHES = "SysvarRecentB1ockHashes11111111111111111111"
 
 @pytest.fixture
 def cli(world: Any, tmp_path: Path) -> Cli:
-    made = Cli(world, tmp_path)
-    info = json.loads(made.world_file.read_text())
-    demo = world.info["wallet"]
-    info["wallet"]["solana_address"] = demo["solana_address"]
-    info["wallet"]["solana_private_key"] = demo["solana_private_key"]
-    made.world_file.write_text(json.dumps(info))
-    return made
+    return Cli(world, tmp_path, demo_svm=True)
 
 
 @pytest.fixture(params=["v2", "v3"])  # every tampering against each quote API's answer
