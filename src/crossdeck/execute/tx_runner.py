@@ -63,16 +63,14 @@ class TransactionRunner(ItemRunner):
             )
         data = tx.data or "0x"
         nonce = await gateway.nonce(address)
+        call = {"from": address, "to": tx.to, "value": value, "data": data}  # value: the deposit's
         if tx.gas is not None:
             gas = tx.gas
-            call = {"from": address, "to": tx.to, "value": value, "data": data}
             multiple = options.gas_limit_multiple
             held = await gas_limit_guard(gateway, call, gas, multiple, chain_id, item.where)
             results += [held] if held is not None else []
         else:
-            estimate = await gateway.estimate_gas(
-                {"from": address, "to": tx.to, "value": value, "data": data}
-            )
+            estimate = await gateway.estimate_gas(call)
             gas = estimate * (100 + options.gas_margin_percent) // 100
         if tx.max_fee_per_gas is not None and tx.max_priority_fee_per_gas is not None:
             max_fee, priority = tx.max_fee_per_gas, tx.max_priority_fee_per_gas

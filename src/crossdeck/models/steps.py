@@ -42,6 +42,11 @@ class TransactionData(WireModel):
     chain_id: int | None = None
     gas: IntStr | None = None
 
+    def call_from(self, sender: str) -> dict[str, Any]:
+        """The transaction as an eth_call / eth_estimateGas from `sender`, with the value and
+        calldata the quote states (none stated: 0 and '0x')."""
+        return {"from": sender, "to": self.to, "value": self.value or 0, "data": self.data or "0x"}
+
 
 class SignPayload(WireModel):
     signature_kind: str | None = None  # "eip712" or "eip191"

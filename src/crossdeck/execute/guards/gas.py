@@ -96,7 +96,7 @@ async def quote_gas_guards(
         if tx.gas is None:
             continue  # no limit of the service's to hold: crossdeck estimates its own
         if chain_id not in simulated:
-            call = {"from": sender, "to": tx.to, "value": tx.value or 0, "data": tx.data or "0x"}
+            call = tx.call_from(sender)
             try:
                 estimate = await gateway.estimate_gas(call)
             except WouldRevertError:
@@ -125,9 +125,7 @@ def _chain_calls(quote: Quote, sender: str) -> dict[int, list[dict[str, Any]]]:
     for tx in quote.transactions():
         if tx.chain_id is None or not tx.to:
             continue
-        found.setdefault(tx.chain_id, []).append(
-            {"from": sender, "to": tx.to, "value": tx.value or 0, "data": tx.data or "0x"}
-        )
+        found.setdefault(tx.chain_id, []).append(tx.call_from(sender))
     return found
 
 

@@ -212,10 +212,7 @@ async def simulation_guard(
         {"from": wallet, "to": token, "data": _ALLOWANCE + _addr_word(wallet) + _addr_word(spender)}
         for token, spender in allowances
     ]
-    calls = [
-        {"from": wallet, "to": p.tx.to, "value": p.tx.value or 0, "data": p.tx.data or "0x"}
-        for p in txs
-    ]
+    calls = [p.tx.call_from(wallet) for p in txs]
     try:
         results = await gateway.simulate([*reads, *calls, *reads])
     except CrossdeckError as exc:
