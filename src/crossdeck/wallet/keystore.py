@@ -352,10 +352,7 @@ def store_solana_key(profile: str, keypair: Secret) -> str:
     beside the EVM key; returns its address."""
     from crossdeck.wallet.solana import address_of
 
-    address = address_of(keypair)
-    _set(profile, SOLANA_KEY, keypair.get_secret_value())
-    _set(profile, SOLANA_ADDRESS, address)
-    return address
+    return _store_family_key(profile, Family.SOLANA, keypair, address_of(keypair))
 
 
 def load_solana_key(profile: str) -> Secret | None:
@@ -366,21 +363,12 @@ def load_solana_address(profile: str) -> str | None:
     return load_family_address(profile, Family.SOLANA)
 
 
-def remove_solana_key(profile: str) -> bool:
-    removed = _delete(profile, SOLANA_KEY)
-    _delete(profile, SOLANA_ADDRESS)
-    return removed
-
-
 def store_bitcoin_key(profile: str, wif: Secret) -> str:
     """Store a Bitcoin key (WIF, checked by `wallet.bitcoin.address_of`) beside the EVM key;
     returns its P2WPKH address."""
     from crossdeck.wallet.bitcoin import address_of
 
-    address = address_of(wif)
-    _set(profile, BITCOIN_KEY, wif.get_secret_value())
-    _set(profile, BITCOIN_ADDRESS, address)
-    return address
+    return _store_family_key(profile, Family.BITCOIN, wif, address_of(wif))
 
 
 def load_bitcoin_key(profile: str) -> Secret | None:
@@ -389,6 +377,14 @@ def load_bitcoin_key(profile: str) -> Secret | None:
 
 def load_bitcoin_address(profile: str) -> str | None:
     return load_family_address(profile, Family.BITCOIN)
+
+
+def _store_family_key(profile: str, family: Family, key: Secret, address: str) -> str:
+    """Store `family`'s key and its address beside it (read without the key); the address."""
+    key_entry, address_entry = FAMILY_ENTRIES[family]
+    _set(profile, key_entry, key.get_secret_value())
+    _set(profile, address_entry, address)
+    return address
 
 
 def load_family_key(profile: str, family: Family) -> Secret | None:
@@ -400,12 +396,6 @@ def load_family_key(profile: str, family: Family) -> Secret | None:
 def load_family_address(profile: str, family: Family) -> str | None:
     """The address stored beside `family`'s key (no key needed to show it)."""
     return _get(profile, FAMILY_ENTRIES[family][1]) or None
-
-
-def remove_bitcoin_key(profile: str) -> bool:
-    removed = _delete(profile, BITCOIN_KEY)
-    _delete(profile, BITCOIN_ADDRESS)
-    return removed
 
 
 def store_api_key(profile: str, api_key: str | Secret) -> None:
