@@ -360,13 +360,7 @@ class SolanaRunner(PolledRunner[SolanaSent]):
         return await sent.gateway.signature_status(sent.txid) is not None
 
     async def _resend_words(self, item: Item, sent: SolanaSent) -> str:
-        if await sent.gateway.block_height() > sent.valid_height:
-            self.journal.record(*item.key, "expired")
-            raise ExecutionError(
-                f"Solana transaction {sent.txid} never landed and its blockhash has "
-                "expired: it can never land, and nothing was taken",
-                hint="ask for a new quote",
-            )
+        await self._end_if_expired(item, sent)
         return (
             f"Solana transaction {sent.txid} has not landed: sending the same signed "
             "bytes again (same signature)"
@@ -382,15 +376,20 @@ class SolanaRunner(PolledRunner[SolanaSent]):
             )
         if status is not None and status.landed:
             return Landed(status.slot or 0)
-        if status is None and await sent.gateway.block_height() > sent.valid_height:
-            # it can never land now: the run ended (resume and the app no longer offer it)
+        if status is None:
+            await self._end_if_expired(item, sent)
+        return Waiting()
+
+    async def _end_if_expired(self, item: Item, sent: SolanaSent) -> None:
+        """Unlanded past its blockhash's last valid block height, it can never land: the run
+        ends, journalled `expired` (resume and the app no longer offer it)."""
+        if await sent.gateway.block_height() > sent.valid_height:
             self.journal.record(*item.key, "expired")
             raise ExecutionError(
                 f"Solana transaction {sent.txid} expired unlanded (its blockhash is past "
                 "its last valid block height): nothing was taken",
                 hint="ask for a new quote",
             )
-        return Waiting()
 
     async def _landed(self, sent: SolanaSent) -> None:
         await announce(self.shop.parts.service.index_solana_transaction(sent.txid, sent.chain_id))
