@@ -188,15 +188,21 @@ def _listening(port: int) -> bool:
 
 
 async def test_watch_with_webhooks_receives_them(
-    status_world: World, maker: RequestMaker, env: Path
+    status_world: World, maker: RequestMaker, env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     world = status_world
+    # polling stands in at its own pace; here it is slow, so the webhooks are what tell (at
+    # 0.1 s a loaded machine's poll could learn 'success' before its webhook arrived)
+    monkeypatch.setenv("CROSSDECK_TRACKING__POLL_INTERVAL_SECONDS", "30")
+    monkeypatch.setenv("CROSSDECK_TRACKING__POLL_INTERVAL_CAP_SECONDS", "60")
     port = free_port()
     world.set_webhook(world.api_key, f"http://127.0.0.1:{port}/webhooks/crossdeck")
     (rid,) = maker.make(1)
     try:
         running = asyncio.create_task(watch("--json", "--webhooks", str(port), rid))
         await wait_until(lambda: _listening(port), "the receiver to listen")
+        # the watch's first read is done (else it could read the request already ended)
+        await wait_until(lambda: stored_status(env, rid) is not None, "the watch's first read")
         advance(world, rid, "pending", in_tx=tx(8453))
         advance(world, rid, "submitted", out_tx=tx(999))
         advance(world, rid, "success")
