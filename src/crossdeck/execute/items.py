@@ -4,9 +4,10 @@
     (or, resumed: whatever was journalled as signed or sent is found or sent again as is)
 
 `ItemRunner.run` is that order, once; a runner per kind (`execute.tx_runner`,
-`execute.signature_runner`, `execute.venue_runner`) says only what differs: how the item is
-checked and described (`prepare`), how it is signed (`sign`), how it is sent (`send`) and how
-an item journalled as signed is finished (`finish`). `Workshop` is what they share: the
+`execute.signature_runner`, `execute.venue_runner`, and the Solana and Bitcoin runners through
+`execute.polled_runner`, which sends and follows for both) says only what differs: how the item
+is checked and described (`prepare`), how it is signed (`sign`), how it is sent (`send`) and
+how an item journalled as signed is finished (`finish`). `Workshop` is what they share: the
 collaborators, the run's options, the /chains answer and the guards.
 """
 
