@@ -17,9 +17,8 @@ from typing import Any
 import httpx
 
 from crossdeck.base.secret import Secret
-from crossdeck.base.tls import client_context
-from crossdeck.models.urls import url_where
 from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
+from crossdeck.wallet.node_http import NodeHttp
 from crossdeck.wallet.signers import Family, SignerSource
 
 BIP84_PATH = "m/84'/0'/0'/0/0"  # the first receive address of the first BIP-84 account
@@ -128,22 +127,17 @@ class TxState:
     block_height: int | None = None
 
 
-class EsploraGateway:
+class EsploraGateway(NodeHttp):
     """An Esplora-style HTTP API: UTXOs, fee estimates, broadcast, transaction status."""
 
     chain_id = 8253038
 
     def __init__(self, url: str, *, timeout: float = 20, retries: int = RETRIES) -> None:
+        super().__init__(url, timeout=timeout, retries=retries)
         self.url = url.rstrip("/")
-        self._where = url_where(url)  # an API URL may hold a key
-        self._http = httpx.AsyncClient(timeout=timeout, verify=client_context(url))
-        self._retries = max(0, retries)
 
     def __repr__(self) -> str:
         return f"EsploraGateway({self._where})"
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
 
     def _unreachable(self, why: str) -> RpcUnreachableError:
         return RpcUnreachableError(

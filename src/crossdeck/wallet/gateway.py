@@ -20,10 +20,8 @@ import httpx
 
 from crossdeck.base.errors import InputError
 from crossdeck.base.keccak import keccak256
-from crossdeck.base.tls import client_context
 from crossdeck.models.addresses import to_checksum_address
 from crossdeck.models.units import tx_int
-from crossdeck.models.urls import url_where
 from crossdeck.wallet.errors import (
     ChainMismatchError,
     ReceiptTimeoutError,
@@ -33,6 +31,7 @@ from crossdeck.wallet.errors import (
     TransactionRevertedError,
     WouldRevertError,
 )
+from crossdeck.wallet.node_http import NodeHttp
 from crossdeck.wallet.rpc_post import error_message, post_rpc, read_reply
 
 T = TypeVar("T")
@@ -131,18 +130,15 @@ def _tx_hash(value: Any) -> str:
     raise InputError(f"a transaction hash is 0x + 64 hex characters, got {value!r}")
 
 
-class EvmGateway:
+class EvmGateway(NodeHttp):
     """JSON-RPC access to one chain whose id must be `expected_chain_id`."""
 
     def __init__(
         self, rpc_url: str, expected_chain_id: int, *, timeout: float = 20, retries: int = 2
     ) -> None:
+        super().__init__(rpc_url, timeout=timeout, retries=retries)
         self.rpc_url = rpc_url
         self.expected_chain_id = expected_chain_id
-        # Only scheme, host and port in messages: RPC URLs often carry an API key.
-        self._where = url_where(rpc_url)
-        self._http = httpx.AsyncClient(timeout=timeout, verify=client_context(rpc_url))
-        self._retries = max(0, retries)
         self._ids = itertools.count(1)
         self._chain_verified = False
 
@@ -154,10 +150,6 @@ class EvmGateway:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
-
-    async def aclose(self) -> None:
-        """Close the HTTP connections."""
-        await self._http.aclose()
 
     def _unreachable(self, why: str) -> RpcUnreachableError:
         return RpcUnreachableError(

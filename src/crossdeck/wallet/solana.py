@@ -18,14 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from crossdeck.base.secret import Secret
-from crossdeck.base.tls import client_context
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.base58 import b58decode, b58encode
-from crossdeck.models.urls import url_where
 from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
+from crossdeck.wallet.node_http import NodeHttp
 from crossdeck.wallet.rpc_post import error_message, post_rpc, read_reply
 from crossdeck.wallet.signers import Family, SignerSource
 
@@ -114,7 +111,7 @@ class SignatureStatus:
         return self.confirmation in ("confirmed", "finalized")
 
 
-class SolanaGateway:
+class SolanaGateway(NodeHttp):
     """An SVM chain's JSON-RPC: blockhash, lookup tables, simulation, send, signature statuses."""
 
     def __init__(
@@ -125,18 +122,13 @@ class SolanaGateway:
         timeout: float = 20,
         retries: int = 2,
     ) -> None:
+        super().__init__(rpc_url, timeout=timeout, retries=retries)
         self.rpc_url = rpc_url
         self.chain_id = chain_id
-        self._where = url_where(rpc_url)  # an RPC URL may hold an API key
-        self._http = httpx.AsyncClient(timeout=timeout, verify=client_context(rpc_url))
-        self._retries = max(0, retries)
         self._ids = itertools.count(1)
 
     def __repr__(self) -> str:
         return f"SolanaGateway({self.chain_id}, {self._where})"
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
 
     def _unreachable(self, why: str) -> RpcUnreachableError:
         return RpcUnreachableError(
