@@ -15,7 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
-from test_bitcoin_cli import BitcoinCli, bridge, events
+from execute_support import json_events
+from test_bitcoin_cli import BitcoinCli, bridge
 
 
 @pytest.fixture
@@ -50,7 +51,7 @@ async def test_a_dropped_deposit_is_reported_kept_and_never_sent_twice(
         "--amount-human", "0.001", "--recipient", cli.address,
     )  # fmt: skip
     assert done.returncode != 0
-    lines = events(done)
+    lines = json_events(done)
     [sent] = [e for e in lines if e.get("event") == "TxSent"]  # broadcast once
     txid = sent["hash"]
     failed = lines[-1]
