@@ -1,9 +1,11 @@
 """Signing with a local private key: transactions, EIP-712 typed data and EIP-191 messages.
 
-Typed data and messages are hashed by `typed_data` and signed with libsecp256k1 (coincurve):
+Transactions are encoded by `tx_encoding` (RLP; EIP-1559, EIP-2930 and EIP-155 legacy), typed
+data and messages hashed by `typed_data`, and all of them signed with libsecp256k1 (coincurve):
 RFC 6979 nonces and low-s signatures, byte for byte what eth-account gives (its eth-keys uses
-the same library). eth-account, whose import costs about 0.1 s, is loaded only to sign a
-transaction, so a venue withdrawal never loads it (issue 15).
+the same library). Nothing here imports eth-account, eth-keys, eth-utils or rlp: their import
+cost a bridge about 0.2 s only to sign its one transaction (issue 37 point 7), and a venue
+withdrawal never needed them (issue 15).
 
 The key lives only inside a `Secret` and the key objects built from it; nothing here prints,
 logs or returns it.
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from coincurve import PrivateKey, PublicKey
 
@@ -21,25 +23,11 @@ from crossdeck.base.errors import InputError
 from crossdeck.base.keccak import keccak256
 from crossdeck.base.secret import Secret
 from crossdeck.models.addresses import to_checksum_address
-from crossdeck.models.units import tx_int
 from crossdeck.wallet.errors import InvalidKeyError
+from crossdeck.wallet.tx_encoding import unsigned_transaction
 from crossdeck.wallet.typed_data import eip191_digest, full_typed_data, typed_data_digest
 
-if TYPE_CHECKING:
-    from eth_account.signers.local import LocalAccount
-
 _HEX32 = re.compile(r"0x[0-9a-fA-F]{64}")
-
-_INT_TX_FIELDS = (
-    "value",
-    "gas",
-    "nonce",
-    "chainId",
-    "maxFeePerGas",
-    "maxPriorityFeePerGas",
-    "gasPrice",
-    "type",
-)
 
 
 @dataclass(frozen=True)
@@ -75,6 +63,13 @@ def normalise_private_key(key: str | Secret) -> Secret:
     return Secret("0x" + body.lower())
 
 
+def _checksum_or_none(address: Any) -> str | None:
+    try:
+        return to_checksum_address(address)
+    except ValueError:  # not an address at all: no wallet's
+        return None
+
+
 def _eip191_digest(message: str) -> bytes:
     if _HEX32.fullmatch(message):
         return eip191_digest(bytes.fromhex(message[2:]))
@@ -89,13 +84,12 @@ def _address_of(public_key: PublicKey) -> str:
 class Signer:
     """Signs with one private key. `repr` shows the address only."""
 
-    __slots__ = ("_account", "_address", "_key", "_private")
+    __slots__ = ("_address", "_key", "_private")
 
     def __init__(self, private_key: Secret) -> None:
         self._key = normalise_private_key(private_key)
         self._private = PrivateKey(bytes.fromhex(self._key.get_secret_value()[2:]))
         self._address = _address_of(self._private.public_key)
-        self._account: LocalAccount | None = None  # eth-account's, built to sign a transaction
 
     def __repr__(self) -> str:
         return f"Signer(address={self.address}, private_key=Secret('**********'))"
@@ -110,14 +104,6 @@ class Signer:
         signature = self._private.sign_recoverable(digest, hasher=None)
         return signature[:64] + bytes([signature[64] + 27])
 
-    def _transaction_account(self) -> LocalAccount:
-        if self._account is None:
-            from eth_account import Account
-
-            # eth-account's from_key is a combomethod, which its type hints leave untyped
-            self._account = Account.from_key(self._key.get_secret_value())
-        return self._account
-
     def sign_transaction(self, tx: dict[str, Any]) -> SignedTransaction:
         """Sign a transaction dict (EIP-1559 when it has maxFeePerGas).
 
@@ -126,24 +112,21 @@ class Signer:
         """
         fields = dict(tx)
         sender = fields.pop("from", None)
-        if sender is not None and to_checksum_address(sender) != self.address:
+        if sender is not None and _checksum_or_none(sender) != self.address:
             raise InputError(
                 f"the transaction is from {sender}, but the wallet is {self.address}",
                 hint="quote again with this wallet as the sender",
             )
         if "chainId" not in fields:
             raise InputError("the transaction has no chainId; refusing to sign a replayable tx")
-        for name in _INT_TX_FIELDS:
-            if name in fields:
-                fields[name] = tx_int(name, fields[name])
-        if fields.get("to"):
-            fields["to"] = to_checksum_address(fields["to"])
-        fields.setdefault("data", "0x")
-        try:
-            signed = self._transaction_account().sign_transaction(fields)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"cannot sign the transaction: {exc}") from None
-        return SignedTransaction(raw=bytes(signed.raw_transaction), hash="0x" + signed.hash.hex())
+        unsigned = unsigned_transaction(fields)
+        signature = self._private.sign_recoverable(unsigned.signing_hash(), hasher=None)
+        raw = unsigned.signed(
+            recovery_id=signature[64],
+            r=int.from_bytes(signature[:32], "big"),
+            s=int.from_bytes(signature[32:64], "big"),
+        )
+        return SignedTransaction(raw=raw, hash="0x" + keccak256(raw).hex())
 
     def sign_typed_data(self, typed_data: dict[str, Any]) -> bytes:
         """Sign an EIP-712 message; returns the 65-byte r || s || v signature (v 27/28)."""
