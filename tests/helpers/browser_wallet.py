@@ -39,7 +39,7 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
-from helpers.loopback import context
+from crossdeck.base.tls import client_context
 
 CHROMIUM = os.environ.get("CROSSDECK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -142,7 +142,7 @@ class InjectedWallet:
         return "0x" + Account.sign_message(signable, key).signature.hex()
 
     async def rpc_call(self, method: str, *params: Any) -> Any:
-        async with httpx.AsyncClient(verify=context(self.rpc[self.chain_id])) as client:
+        async with httpx.AsyncClient(verify=client_context(self.rpc[self.chain_id])) as client:
             answer = await client.post(
                 self.rpc[self.chain_id],
                 json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)},
