@@ -75,10 +75,9 @@ def venue_user(hand: Hand, amount: str) -> object:
 
 def test_venue_withdrawal_to_8453(flow: Flow) -> None:
     hand = flow.hand
-    # the demo wallet sends once first, so it has paid its own first-send fee whatever ran
-    # before in this world: the send that creates the user then carries none, and the user's
-    # own first send (the withdrawal) owes it
-    hand.venue_send(hand.wallet, hand.fresh_account().address, "1")
+    # the demo wallet's send creates the user and pays its activation (69e280c): the user's
+    # own first send, the withdrawal, owes no fee (an account a deposit created owes it:
+    # tests/venue/test_venue_against_sim.py)
     user = venue_user(hand, "100")
     recipient = hand.new_address()
     quote = withdraw(hand, user, 8453, 25 * 10**8, recipient=recipient)
@@ -107,8 +106,8 @@ def test_venue_withdrawal_to_8453(flow: Flow) -> None:
     assert final["status"] == "success"
     out = int(quote["details"]["currencyOut"]["amount"])
     assert hand.rpc[8453].erc20_balance(hand.usdc[8453], recipient) == out
-    # 25 sent plus the venue's 1 USDC fee on the account's first outbound send
-    assert hand.withdrawable(user.address) == Decimal("74")
+    # exactly the 25 sent: the account was activated by the send that created it
+    assert hand.withdrawable(user.address) == Decimal("75")
     assert flow.hooks.wait_for(rid, "success") == ["pending", "submitted", "success"]
     [entry] = hand.history(id=rid)
     [in_tx] = entry["data"]["inTxs"]
