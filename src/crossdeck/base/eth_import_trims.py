@@ -1,8 +1,8 @@
 """What eth-account's import loads that a signature does not need, left out (issue 15).
 
-Signing a transaction costs eth-account's whole import (typed data and personal messages no
-longer load it: crossdeck.wallet.typed_data), and two parts of it serve nothing crossdeck signs
-or hashes:
+crossdeck's own signatures no longer load eth-account (transactions: crossdeck.wallet.tx_encoding,
+typed data and personal messages: crossdeck.wallet.typed_data). What still imports it (a keystore
+import, the world's chains) is spared two parts that serve nothing crossdeck signs or hashes:
 
 - eth-account imports eth-keyfile (keystore JSON files) for `Account.encrypt` / `decrypt`, and
   eth-keyfile imports pycryptodome's AES, scrypt and cffi's C parser. crossdeck reads a keystore
@@ -15,7 +15,7 @@ or hashes:
   with eth-tester's py-evm extra on CPython, is one C extension. `prefer_c_keccak` names it in
   `ETH_HASH_BACKEND`, eth-hash's own switch, unless the user set that switch.
 
-Together about 40 ms of every process that signs a transaction (`python -X importtime`).
+Together about 40 ms of every process that imports eth-account (`python -X importtime`).
 `apply` runs both; it is called from `crossdeck/__init__.py`, so it precedes any import of
 eth-account by crossdeck.
 """
