@@ -9,8 +9,6 @@ USDC (read from the venue's /info and the chain's RPC) moved by the amount."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,9 +16,8 @@ from eth_account import Account
 from eth_account.messages import encode_typed_data
 from world_truth import BASE, World
 
-from helpers.served_world import CROSSDECK, isolated_env, page_url, world_served
+from helpers.served_world import run_with_test_wallet, world_served
 
-TEST_WALLET = Path(__file__).parents[1] / "helpers" / "browser_wallet.py"
 AMOUNT = 25  # USDC
 pytestmark = pytest.mark.timeout(400)
 
@@ -35,33 +32,18 @@ def test_the_demo_wallet_signs_a_venue_withdrawal_in_headless_chromium(tmp_path:
             world.erc20(BASE, usdc, wallet),
         )
 
-        crossdeck = subprocess.Popen(
-            [
-                CROSSDECK, "--world", str(world_file), "--browser", "--browser-disable-open",
-                "bridge", "--origin-chain", "1337", "--origin-currency", "perps:USDC",
-                "--destination-chain", str(BASE), "--destination-currency", "USDC",
-                "--amount-human", str(AMOUNT), "--yes", "--json",
-            ],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=isolated_env(tmp_path),
+        run = run_with_test_wallet(
+            tmp_path, world_file,
+            "bridge", "--origin-chain", "1337", "--origin-currency", "perps:USDC",
+            "--destination-chain", str(BASE), "--destination-currency", "USDC",
+            "--amount-human", str(AMOUNT), "--yes", "--json",
         )  # fmt: skip
-        try:
-            seen: list[str] = []
-            url = page_url(crossdeck, seen)
-            tried = subprocess.run(
-                [sys.executable, str(TEST_WALLET), "--world", str(world_file), "--json", url],
-                capture_output=True, text=True, timeout=300, env=isolated_env(tmp_path),
-            )  # fmt: skip
-            out, err = crossdeck.communicate(timeout=120)
-        finally:
-            if crossdeck.poll() is None:
-                crossdeck.kill()
-                crossdeck.wait()
         moved = world_moved(world, wallet, usdc, perps_before, usdc_before)
 
+    tried = run.wallet
     assert tried.returncode == 0, tried.stdout + tried.stderr
-    assert crossdeck.returncode == 0, "".join(seen) + err
-    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert run.code == 0, run.said
+    events = [json.loads(line) for line in run.out.splitlines() if line.startswith("{")]
     assert events[-1]["event"] == "Finished" and events[-1]["status"] == "success", events[-1]
     [quote] = [e for e in events if e["event"] == "Quote"]
     assert quote["signer"]["kind"] == "browser" and quote["signer"]["address"] == wallet
@@ -77,7 +59,8 @@ def test_the_demo_wallet_signs_a_venue_withdrawal_in_headless_chromium(tmp_path:
     assert len([e for e in events if e["event"] == "Signed"]) == len(typed)
     assert [e for e in events if e["event"] in ("Posted", "VenueSubmitted")]
     assert "the page says crossdeck's run is over" in tried.stdout
-    assert url.rsplit("/", 1)[1] not in tried.stdout  # the page's token stays on crossdeck's side
+    # the page's token stays on crossdeck's side
+    assert run.url.rsplit("/", 1)[1] not in tried.stdout
 
     # the world moved the money: out of the venue's perps book, into Base's USDC
     assert moved

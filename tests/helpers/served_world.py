@@ -11,10 +11,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 CROSSDECK = Path(sys.executable).with_name("crossdeck")
+TEST_WALLET = Path(__file__).with_name("browser_wallet.py")
 
 
 def isolated_env(home: Path) -> dict[str, str]:
@@ -61,3 +63,39 @@ def page_url(process: subprocess.Popen[str], seen: list[str]) -> str:
         seen.append(line)
         if "browser wallet: open " in line:
             return line.split("browser wallet: open ", 1)[1].split()[0]
+
+
+@dataclass(frozen=True)
+class BrowserRun:
+    """A `crossdeck --world W --browser --browser-disable-open ...` run whose page the headless
+    test wallet answered."""
+
+    wallet: subprocess.CompletedProcess[str]  # the test wallet's run (its --json answers)
+    code: int  # crossdeck's exit code
+    out: str  # crossdeck's stdout
+    said: str  # crossdeck's stderr, the page URL's line included
+    url: str  # the page's URL, its token in the last part
+
+
+def run_with_test_wallet(home: Path, world_file: Path, *args: str) -> BrowserRun:
+    """Run crossdeck with `args` on the browser signer against the served `world_file`, and
+    answer its page with tests/helpers/browser_wallet.py (headless Chromium, the world's demo
+    wallet), as docs/browser-wallet-demo.md says."""
+    crossdeck = subprocess.Popen(
+        [CROSSDECK, "--world", str(world_file), "--browser", "--browser-disable-open", *args],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=isolated_env(home),
+    )  # fmt: skip
+    try:
+        seen: list[str] = []
+        url = page_url(crossdeck, seen)
+        tried = subprocess.run(
+            [sys.executable, str(TEST_WALLET), "--world", str(world_file), "--json", url],
+            capture_output=True, text=True, timeout=300, env=isolated_env(home),
+        )  # fmt: skip
+        out, err = crossdeck.communicate(timeout=120)
+    finally:
+        if crossdeck.poll() is None:
+            crossdeck.kill()
+            crossdeck.wait()
+    return BrowserRun(tried, crossdeck.returncode, out, "".join(seen) + err, url)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 import urllib.request
 from decimal import Decimal
 from pathlib import Path
@@ -17,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from helpers.served_world import CROSSDECK, isolated_env, page_url, world_served
+from helpers.served_world import run_with_test_wallet, world_served
 
-TEST_WALLET = Path(__file__).parents[1] / "helpers" / "browser_wallet.py"
 BASE = 8453
 pytestmark = pytest.mark.timeout(400)
 
@@ -47,28 +45,12 @@ def withdraw_in_browser(
     with world_served(home) as (world_file, info):
         wallet, venue = info["wallet"]["address"], info["venue_url"]
         before = perps_withdrawable(venue, wallet)
-        crossdeck = subprocess.Popen(
-            [
-                CROSSDECK, "--world", str(world_file), "--browser", "--browser-disable-open",
-                "venue", "withdraw", "--to-chain", str(BASE), *withdraw, "--yes", "--json",
-            ],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=isolated_env(home),
+        run = run_with_test_wallet(
+            home, world_file,
+            "venue", "withdraw", "--to-chain", str(BASE), *withdraw, "--yes", "--json",
         )  # fmt: skip
-        try:
-            seen: list[str] = []
-            url = page_url(crossdeck, seen)
-            tried = subprocess.run(
-                [sys.executable, str(TEST_WALLET), "--world", str(world_file), "--json", url],
-                capture_output=True, text=True, timeout=300, env=isolated_env(home),
-            )  # fmt: skip
-            out, err = crossdeck.communicate(timeout=120)
-        finally:
-            if crossdeck.poll() is None:
-                crossdeck.kill()
-                crossdeck.wait()
         after = perps_withdrawable(venue, wallet)
-    return tried, crossdeck.returncode, out, "".join(seen) + err, wallet, before, after
+    return run.wallet, run.code, run.out, run.said, wallet, before, after
 
 
 def test_a_browser_wallet_withdraws_its_max_from_the_venue(tmp_path: Path) -> None:
