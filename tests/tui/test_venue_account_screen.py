@@ -253,7 +253,7 @@ async def test_a_signer_switch_shows_the_new_wallets_book_never_the_last_ones(
     """Issue 35 point 1 on the Venue screen: with wallet A it shows A's venue book (as the
     world's venue answers it); switched in Settings to B, nothing of A's stays under B's name
     and B's book is shown; switched back, A's again."""
-    from tui_support import pick
+    from tui_support import pick, watch_read_only
 
     a, app = _trader_app(world, tui_dir, 30)
     b = Account.create().address
@@ -277,13 +277,7 @@ async def test_a_signer_switch_shows_the_new_wallets_book_never_the_last_ones(
         await wait_until(pilot, lambda: shows_book_of(a.address), what="A's venue book")
         assert _world_book(world, a.address) == ("30 USDC", "0 USDC")
 
-        await pilot.press("f6")
-        await wait_until(pilot, lambda: "Signer" in screen_text(app), what="Settings")
-        await pick(pilot, "#signer-select", "read-only")
-        field = app.screen.query_one("#signer-value", Input)
-        field.value = b
-        field.focus()
-        await pilot.press("enter")
+        await watch_read_only(pilot, b)
         await wait_until(pilot, lambda: f"{b[:6]}…{b[-4:]}" in app.sub_title, what="B named")
         # from the turn the title bar names B, nothing of A's is on the Venue screen: its pane
         # says it reads B (or shows B's book already), its data and transfer form are not A's
@@ -382,7 +376,7 @@ async def test_a_withdrawal_pays_the_current_wallet_after_a_signer_switch(
     whichever wallet is current: after switching to a read-only address in Settings, the Quote
     options never say "send to" the previous wallet and the request pays the new one; a
     recipient the user typed stays as typed through the switch."""
-    from tui_support import pick
+    from tui_support import watch_read_only
 
     a, app = _trader_app(world, tui_dir, 12)
     b = Account.create().address
@@ -392,13 +386,7 @@ async def test_a_withdrawal_pays_the_current_wallet_after_a_signer_switch(
         return " ".join(str(app.quote_screen.query_one("#options-line").render()).split())
 
     async def switch_to(address: str) -> None:
-        await pilot.press("f6")
-        await wait_until(pilot, lambda: "Signer" in screen_text(app), what="Settings")
-        await pick(pilot, "#signer-select", "read-only")
-        field = app.screen.query_one("#signer-value", Input)
-        field.value = address
-        field.focus()
-        await pilot.press("enter")
+        await watch_read_only(pilot, address)
         await wait_until(pilot, lambda: app.services.wallet_address == address, what="switch")
         await pilot.press("f2")
         await wait_until(pilot, lambda: app.current_mode == "quote", what="the quote screen")

@@ -245,3 +245,15 @@ async def pick(pilot: Pilot[Any], selector: str, typed: str) -> None:
     await wait_until(
         pilot, lambda: not isinstance(app.screen, PickerList), what=f"{selector}'s list to close"
     )
+
+
+async def watch_read_only(pilot: Pilot[Any], address: str) -> None:
+    """In Settings (F6), switch the signer to a read-only `address` as a trader does (the
+    picker, the address, Enter); the caller waits for what it expects of the switch."""
+    await pilot.press("f6")
+    await wait_until(pilot, lambda: "Signer" in screen_text(pilot.app), what="Settings")
+    await pick(pilot, "#signer-select", "read-only")
+    field = pilot.app.screen.query_one("#signer-value", Input)
+    field.value = address
+    field.focus()
+    await pilot.press("enter")
