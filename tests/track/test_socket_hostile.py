@@ -142,6 +142,17 @@ async def socket_live(tracker: StatusTracker) -> None:
     await wait_until(lambda: tracker.feed_status().socket == "live", "the socket live")
 
 
+async def follow_over_live_socket(fake: Fake) -> StatusTracker:
+    """Follow RID with the socket live from the start (no first read) until it ends; the
+    tracker, closed, keeps what it learned."""
+    tracker = tracker_on(fake, [])
+    async with tracker:
+        await socket_live(tracker)
+        tracker.track(RID, poll_now=False)
+        await asyncio.wait_for(tracker.wait_done(), 10)
+    return tracker
+
+
 def said(problems: list[Problem], words: str) -> int:
     return sum(words in p.message for p in problems)
 
@@ -222,11 +233,7 @@ async def test_a_confirmed_final_status_ends_the_request_with_the_socket_as_its_
         await hold_open(ws)
 
     fake.behaviour = honest
-    tracker = tracker_on(fake, [])
-    async with tracker:
-        await socket_live(tracker)
-        tracker.track(RID, poll_now=False)
-        await asyncio.wait_for(tracker.wait_done(), 10)
+    tracker = await follow_over_live_socket(fake)
     latest = tracker.latest(RID)
     assert latest is not None and latest.final and latest.source.value == "socket"
     assert fake.reads == 1
@@ -253,11 +260,7 @@ async def test_no_read_while_a_subscription_awaits_its_acknowledgement(fake: Fak
         await hold_open(ws)
 
     fake.behaviour = slow_ack
-    tracker = tracker_on(fake, [])
-    async with tracker:
-        await socket_live(tracker)
-        tracker.track(RID, poll_now=False)
-        await asyncio.wait_for(tracker.wait_done(), 10)
+    tracker = await follow_over_live_socket(fake)
     assert acked.is_set()
     latest = tracker.latest(RID)
     assert latest is not None and latest.final and latest.source.value == "socket"
