@@ -168,11 +168,7 @@ def _kind(fields: dict[str, Any]) -> int:
 def _to_bytes(to: Any) -> bytes:
     if to in (None, "", b""):
         return b""  # a contract creation
-    if isinstance(to, bytes | bytearray) and len(to) == 20:
-        return bytes(to)
-    if isinstance(to, str) and _EVM_ADDRESS.fullmatch(to):
-        return bytes.fromhex(to[2:])
-    raise InputError(f"transaction field to is not an address: {to!r}")
+    return _address_bytes(to, "transaction field to")
 
 
 def _data_bytes(data: Any) -> bytes:
@@ -205,18 +201,20 @@ def _access_list(entries: Any) -> list[RlpItem]:
         address, keys = entry["address"], entry["storageKeys"]
         if not isinstance(keys, list | tuple):
             raise InputError(f"accessList storageKeys is not a list: {keys!r}")
-        encoded.append([_address_bytes(address), [_storage_key(key) for key in keys]])
+        encoded.append(
+            [_address_bytes(address, "accessList address"), [_storage_key(k) for k in keys]]
+        )
     return encoded
 
 
-def _address_bytes(address: Any) -> bytes:
-    """An access list's address: 0x + 40 hex digits in any case (eth-account checks no
-    checksum there) or 20 bytes."""
+def _address_bytes(address: Any, what: str) -> bytes:
+    """`to` or an access list's address (`what`, for the refusal): 0x + 40 hex digits in any
+    case (no checksum checked, as eth-account's signing took them) or 20 bytes."""
     if isinstance(address, bytes | bytearray) and len(address) == 20:
         return bytes(address)
     if isinstance(address, str) and _EVM_ADDRESS.fullmatch(address):
         return bytes.fromhex(address[2:])
-    raise InputError(f"accessList address is not an address: {address!r}")
+    raise InputError(f"{what} is not an address: {address!r}")
 
 
 def _storage_key(key: Any) -> bytes:
