@@ -295,7 +295,13 @@ async def test_the_account_mode_note_never_pushes_usd_off_at_any_size(
                 pilot, lambda size=size: screen._wide == (size[0] >= 100), what="the new layout"
             )
             await _settle(pilot)
-            lines = screen_text(app).splitlines()
+            # the table's rows are laid out on an idle turn after render_rows: a loaded machine
+            # can draw the header before them, so the frame read is the first with the note
+            lines = await wait_until(
+                pilot,
+                lambda: "note: Venue (1337)" in (text := screen_text(app)) and text.splitlines(),
+                what="the note row on screen",
+            )
             header = next(line for line in lines if "asset / chain" in line)
             at = next(n for n, line in enumerate(lines) if "note: Venue (1337)" in line)
             folded = [line.rstrip(" │▇▁") for line in lines[at : at + 2]]
