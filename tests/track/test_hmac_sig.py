@@ -83,7 +83,8 @@ def test_malformed_or_wrong_headers(
     assert verdict.reason is reason, verdict
 
 
-@pytest.mark.parametrize("key", [API_KEY, "ключ-é", ""])
+# a key of one SHA-256 block (64 bytes) is used as it is, a longer one is hashed first (RFC 2104)
+@pytest.mark.parametrize("key", [API_KEY, "ключ-é", "", "k" * 64, "k" * 65, "ключ" * 40])
 @pytest.mark.parametrize("body", [BODY, b"", bytes(range(256)) * 4])
 def test_a_signing_key_signs_as_sign_does_and_again_the_same(key: str, body: bytes) -> None:
     signing_key = SigningKey(Secret(key))
