@@ -68,10 +68,12 @@ from crossdeck.track.tracked import (
     TrackerStats,
 )
 from crossdeck.track.updates import (
+    FINAL_STATUSES,
     Source,
     StatusUpdate,
     Verdict,
     compare,
+    known_status,
     normalise_request_id,
 )
 
@@ -514,13 +516,13 @@ class StatusTracker(PollLoop):
             req.latest = replace(req.latest, updated_at_ms=update.updated_at_ms)
             return verdict
         previous = req.latest
-        status = parse_status(update.status)
+        status = known_status(update.status)
         if status is RequestStatus.FAILURE:
             if previous is None or str(previous.status) != str(update.status):
                 req.failure_since = now
         else:
             req.failure_since = None
-        final = status is not None and status.is_final
+        final = status in FINAL_STATUSES
         req.changed_at = now
         # read from the service, an update says so already (a copy costs a third of a webhook)
         self._accept(req, update if update.final is final else update.with_final(final))

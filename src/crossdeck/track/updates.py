@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -28,6 +29,15 @@ from crossdeck.models.status import RequestStatus, StatusV3, parse_status
 from crossdeck.models.webhook import WebhookEvent
 
 _REQUEST_ID = re.compile(r"^0x[0-9a-fA-F]{64}$")
+
+known_status: Callable[[RequestStatus | str], RequestStatus | None] = {
+    status.value: status for status in RequestStatus
+}.get
+"""The status as an enum member, or None when this client does not know it: `parse_status`
+as one dict lookup (a member finds itself: a StrEnum hashes and compares as its text), for the
+merge, which asks it of every update; `parse_status` goes through the enum's constructor."""
+FINAL_STATUSES: frozenset[RequestStatus | None] = frozenset(s for s in RequestStatus if s.is_final)
+"""`status in FINAL_STATUSES`: `known_status(...)` of it is final (None is not)."""
 
 
 class Source(StrEnum):
@@ -194,7 +204,7 @@ class StatusUpdate:
         data = event.data
         if data is None or not data.request_id or data.status is None:
             raise ValueError("the webhook event has no data.requestId or data.status")
-        known = data.known_status
+        known = known_status(data.status)
         return cls(
             request_id=data.request_id.lower(),
             status=known or data.status,
@@ -208,7 +218,7 @@ class StatusUpdate:
             details=data.details,
             origin_chain_id=data.origin_chain_id,
             destination_chain_id=data.destination_chain_id,
-            final=known is not None and known.is_final,
+            final=known in FINAL_STATUSES,
         )
 
     @classmethod
