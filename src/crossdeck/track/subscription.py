@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable
 
 from crossdeck.track.updates import StatusUpdate
 
 
-class _End:
-    pass
-
-
-_END = _End()
-
-
 class Subscription:
     """An async iterator of `StatusUpdate`s, registered as soon as it is created (so nothing
-    emitted between creating it and the first `__anext__` is missed)."""
+    emitted between creating it and the first `__anext__` is missed).
+
+    Its updates wait in a deque, and a reader that finds none waits on a future of its own,
+    which the next push or the end resolves. This is `asyncio.Queue`'s job with less of its
+    bookkeeping (no putters, no task counting): the tracker pushes every accepted update of a
+    webhook inside the receiver's handler, and a queue's put and get were a visible part of a
+    delivery's cost. A reader that finds updates waiting takes them without suspending."""
 
     def __init__(
         self,
@@ -34,7 +34,9 @@ class Subscription:
         self._registry = registry
         self._wants = wants
         self._ends_when = ends_when
-        self._queue: asyncio.Queue[StatusUpdate | _End] = asyncio.Queue()
+        self._items: deque[StatusUpdate] = deque()
+        self._waiters: list[asyncio.Future[None]] = []
+        """Readers waiting for an update (one, as a rule); each push or the end wakes them."""
         self._closed = False
         registry.add(self)
         if closed:
@@ -44,27 +46,43 @@ class Subscription:
 
     def _push(self, update: StatusUpdate) -> None:
         if not self._closed and self._wants(update):
-            self._queue.put_nowait(update)
+            self._items.append(update)
+            if self._waiters:
+                self._wake()
+
+    def _wake(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     def _check_end(self) -> None:
         if self._ends_when is not None and self._ends_when():
             self._close()
 
     def _close(self) -> None:
+        """No more updates join; what is waiting is still read, then the iteration ends."""
         if not self._closed:
             self._closed = True
-            self._queue.put_nowait(_END)
+            self._wake()
             self._registry.discard(self)
 
     def __aiter__(self) -> Subscription:
         return self
 
     async def __anext__(self) -> StatusUpdate:
-        item = await self._queue.get()
-        if isinstance(item, _End):
-            self._queue.put_nowait(item)
-            raise StopAsyncIteration
-        return item
+        items = self._items
+        while not items:
+            if self._closed:
+                raise StopAsyncIteration
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            finally:
+                if self._waiters and waiter in self._waiters:  # cancelled while waiting
+                    self._waiters.remove(waiter)
+        return items.popleft()
 
     async def aclose(self) -> None:
         self._close()
