@@ -349,11 +349,15 @@ class WebhookReceiver:
 
     async def _read_body(self, request: web.BaseRequest) -> bytes | web.Response:
         """The whole body, or the answer to give (or that nobody will read) when it fails."""
+        content = request.content
         try:
-            if request.content.is_eof():
-                # The body came with the headers (nearly always): nothing to wait for, so no
-                # deadline to arm and cancel.
-                return await request.read()
+            if content.is_eof():
+                # The body came with the headers (nearly always): it is all in the buffer, so
+                # it is taken from there, with no deadline to arm and no read loop.
+                body = content.read_nowait()
+                if len(body) > self.max_body_bytes:  # what read() checks (a chunked body)
+                    raise web.HTTPRequestEntityTooLarge(self.max_body_bytes, len(body))
+                return body
             async with asyncio.timeout(self.read_timeout):
                 return await request.read()
         except TimeoutError:
