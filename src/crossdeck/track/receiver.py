@@ -320,9 +320,7 @@ class WebhookReceiver:
             response = _reply(405, "method_not_allowed", "deliveries are POSTed")
             response.headers["Allow"] = "POST"
             return response
-        return await self._handle(request)
-
-    async def _handle(self, request: web.BaseRequest) -> web.Response:
+        # the delivery is handled here, not in a coroutine of its own: one frame less each
         try:
             return await self._handle_delivery(request)
         except web.HTTPRequestEntityTooLarge:
