@@ -153,6 +153,7 @@ class WireModel(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
+        defer_build=True,
         alias_generator=to_camel,
         validate_by_name=True,
         validate_by_alias=True,
