@@ -95,9 +95,9 @@ def test_help_and_version_import_no_command_module(flag) -> None:
         "from crossdeck.cli import main\n"
         f"assert CliRunner().invoke(main, [{flag!r}]).exit_code == 0\n"
         "heavy = ('pydantic', 'httpx', 'eth_account', 'asyncio')\n"
-        # crossdeck puts an empty stand-in for httpx's own CLI in sys.modules (no file, nothing
-        # imported): it is not httpx
-        "stand_in = {'httpx._main'}\n"
+        # crossdeck puts stand-ins for httpx's own CLI and pydantic's plugin loader in
+        # sys.modules (no file, nothing imported): they are not httpx or pydantic
+        "stand_in = {'httpx._main', 'pydantic.plugin._loader'}\n"
         "print(sorted(m for m in sys.modules if m.startswith('crossdeck.cli.commands.') "
         "or (m.split('.')[0] in heavy and m not in stand_in)))\n"
     )

@@ -20,7 +20,9 @@ from crossdeck.tui.themes import load_all_themes
 themes = load_all_themes()
 secrets = read_secrets(settings)
 print(sorted(themes.themes), themes.warnings, secrets.api_key is not None)
-print(sorted(m for m in sys.modules if m == "pydantic" or m.startswith("pydantic.")))
+# (crossdeck's stand-in for pydantic's plugin loader has no file: nothing of pydantic is loaded)
+named = [m for m in sys.modules if m == "pydantic" or m.startswith("pydantic.")]
+print(sorted(m for m in named if getattr(sys.modules[m], "__file__", None)))
 """
 
 

@@ -4,7 +4,10 @@ import os
 import sys
 import types
 
-from crossdeck.base import eth_import_trims, start_gc
+from crossdeck.base import dataclass_code, eth_import_trims, start_gc
+
+# the code dataclasses generate is compiled once, not at every start (dataclass_code says why)
+dataclass_code.apply()
 
 # no cyclic collection while the process starts (start_gc says why)
 start_gc.hold_collector_during_start()
@@ -24,6 +27,14 @@ if "httpx" not in sys.modules:
 # first model is built. crossdeck uses none, and no plugin should see what a wallet validates;
 # a user who set the switch keeps their choice.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+# With every plugin off, pydantic still imports its plugin loader, and with it importlib.metadata
+# (email, zipfile, csv: about 25 ms) only to read the switch. The stand-in answers what the loader
+# would (no plugins) without that import; a user who turned plugins back on gets the real one.
+if os.environ["PYDANTIC_DISABLE_PLUGINS"] in ("__all__", "1", "true"):
+    if "pydantic.plugin._loader" not in sys.modules:
+        _loader = types.ModuleType("pydantic.plugin._loader", "no pydantic plugins (crossdeck)")
+        _loader.__dict__["get_plugins"] = lambda: ()
+        sys.modules["pydantic.plugin._loader"] = _loader
 
 # eth-account is imported without the parts no signature needs (eth_import_trims says which)
 eth_import_trims.apply()

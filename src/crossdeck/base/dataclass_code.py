@@ -1,0 +1,86 @@
+"""The code `dataclasses` generates, compiled once per machine and kept beside crossdeck's bytecode.
+
+Python 3.11 writes each dataclass's `__init__`, `__repr__`, `__eq__`, `__hash__` and the frozen
+`__setattr__`/`__delattr__` as source text and compiles it with `exec` every time the class is
+defined: about 0.2 ms a method, 1.6 ms for a frozen dataclass of eight fields on the 2-core
+machine the benchmarks run on. A `crossdeck bridge` defines some 150 of them before its first
+request (its events, settings, guards, runners, and the libraries' own), a fifth of its CPU
+(py-spy, bench/status_socket_bench.py), and the app as many again.
+
+`apply` gives the `dataclasses` module its own `exec` (a module global is found before the
+builtin): source text it has compiled before is executed from the code object compiled then,
+keyed by the whole text, so a hit runs exactly what compiling that text would give. The code
+objects are written, as Python writes a module's bytecode, to crossdeck's `__pycache__`
+(marshal, per interpreter: `dataclass_code.cpython-311.marshal`), read at the next start, and
+never written when bytecode is not (`PYTHONDONTWRITEBYTECODE`, `-B`) or the directory is not
+writable. A file that does not read is ignored and written again whole.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import marshal
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+_FILE = Path(__file__).resolve().parent / "__pycache__" / (
+    f"dataclass_code.{sys.implementation.cache_tag}.marshal"
+)
+_MOST = 20_000  # entries; past that the cache starts over (texts no longer seen stay out)
+
+
+class _CodeCache:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.codes: dict[str, Any] = {}
+        self.added = 0
+
+    def load(self) -> None:
+        try:
+            codes = marshal.loads(self.path.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            return  # none yet, or unreadable: compiled again and written whole
+        if isinstance(codes, dict):
+            self.codes = codes
+
+    def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
+        if isinstance(source, str):
+            code = self.codes.get(source)
+            if code is None:
+                # as `exec` of the text in `dataclasses` compiles it: no future flags there
+                code = compile(source, "<string>", "exec", dont_inherit=True)
+                self.codes[source] = code
+                self.added += 1
+            source = code
+        builtins.exec(source, globals, locals)
+
+    def save(self) -> None:
+        if not self.added or sys.dont_write_bytecode:
+            return
+        codes = self.codes if len(self.codes) <= _MOST else {}
+        try:
+            self.path.parent.mkdir(exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".dataclass_code")
+            with os.fdopen(handle, "wb") as out:
+                out.write(marshal.dumps(codes))
+            os.replace(temporary, self.path)  # whole or not at all, whoever writes last
+        except OSError:
+            return  # a read-only install compiles at each start, as before
+
+
+def apply() -> None:
+    """Give `dataclasses` the cached `exec` (before any dataclass is defined, so from
+    `crossdeck/__init__.py`); where its generated code is not compiled by `exec` (another
+    Python), nothing changes."""
+    import dataclasses
+
+    if "exec" in vars(dataclasses) or not hasattr(dataclasses, "_create_fn"):
+        return  # applied already, or a `dataclasses` this was not written against
+    cache = _CodeCache(_FILE)
+    cache.load()
+    dataclasses.exec = cache.exec  # type: ignore[attr-defined]
+    atexit.register(cache.save)
