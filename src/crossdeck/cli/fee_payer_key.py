@@ -36,8 +36,6 @@ def fee_payer_key(
 ) -> Secret | None:
     """The fee payer's keypair when the run needs one; InputError (exit 3) naming the option
     when it is missing, unreadable, or not the key of the address `--deposit-fee-payer` names."""
-    from crossdeck.wallet.solana import address_of, read_keypair
-
     if path is None:
         if from_solana and wallet and named and named != wallet:
             raise InputError(
@@ -49,6 +47,8 @@ def fee_payer_key(
     if not from_solana:
         raise InputError(f"{OPTION} applies to SVM origins only (Solana, 792703809, or another "
                          "chain /chains lists with vmType svm)")  # fmt: skip
+    from crossdeck.wallet.solana import address_of, read_keypair
+
     try:
         keypair = read_keypair(_read(path))
     except InvalidKeyError as exc:

@@ -23,12 +23,12 @@ carrying the error's words and exit code (bugs, i.e. non-crossdeck exceptions, s
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+import importlib
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from crossdeck.base.errors import CrossdeckError, InputError
-from crossdeck.execute.bitcoin_runner import BitcoinRunner
 from crossdeck.execute.children_at_end import pays_a_deposit_address, settled_children
 from crossdeck.execute.events import (
     Finished,
@@ -52,10 +52,6 @@ from crossdeck.execute.items import (
 )
 from crossdeck.execute.journal import Journal
 from crossdeck.execute.run_record import check_deposit_amount, failed, resumable_run
-from crossdeck.execute.signature_runner import SignatureRunner
-from crossdeck.execute.solana_runner import SolanaRunner
-from crossdeck.execute.tx_runner import TransactionRunner
-from crossdeck.execute.venue_runner import VenueRunner
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest
 
 if TYPE_CHECKING:
@@ -83,13 +79,7 @@ class Executor:
         if isinstance(chain_id, bool) or chain_id <= 0:
             raise InputError(f"signing chain id must be a positive integer, not {chain_id}")
         self._shop = Workshop(parts, parts.follower, confirm, options)
-        self._runners: dict[str, ItemRunner] = {
-            "transaction": TransactionRunner(self._shop),
-            "signature": SignatureRunner(self._shop),
-            "venue_deposit": VenueRunner(self._shop),
-            "solana": SolanaRunner(self._shop),
-            "bitcoin": BitcoinRunner(self._shop),
-        }
+        self._runners = _Runners(self._shop)
 
     # -- the collaborators, by name ----------------------------------------------------------
 
@@ -107,12 +97,12 @@ class Executor:
 
     def signer_for(self, quote: Quote) -> SignerSource:
         """Who signs `quote`: the Solana key for a Solana deposit, else the EVM signer."""
-        solana = self._shop.parts.solana
-        if solana is not None and self._shop.wallet_for(quote) == solana.signer.address:
-            return solana.signer.source
-        bitcoin = self._shop.parts.bitcoin
-        if bitcoin is not None and self._shop.wallet_for(quote) == bitcoin.signer.address:
-            return bitcoin.signer.source
+        wallet = self._shop.wallet_for(quote)
+        if wallet == self.signer.address:
+            return self.signer.source  # (the other keys are not even read for an EVM quote)
+        for parts in (self._shop.parts.solana, self._shop.parts.bitcoin):
+            if parts is not None and wallet == parts.signer.address:
+                return parts.signer.source
         return self.signer.source
 
     @property
@@ -336,3 +326,35 @@ class Executor:
 
 def _step_ids(quote: Quote) -> tuple[str, ...]:
     return tuple(str(step.id) for step in quote.steps)
+
+
+# each kind's runner, by module: a run imports only the runners of the kinds it holds (an EVM
+# run never loads the PSBT decoder or the Solana ledger)
+_RUNNER_MODULES = {
+    "transaction": ("crossdeck.execute.tx_runner", "TransactionRunner"),
+    "signature": ("crossdeck.execute.signature_runner", "SignatureRunner"),
+    "venue_deposit": ("crossdeck.execute.venue_runner", "VenueRunner"),
+    "solana": ("crossdeck.execute.solana_runner", "SolanaRunner"),
+    "bitcoin": ("crossdeck.execute.bitcoin_runner", "BitcoinRunner"),
+}
+
+
+class _Runners(Mapping[str, ItemRunner]):
+    """The runner of each item kind, made (and its module imported) on first use."""
+
+    def __init__(self, shop: Workshop) -> None:
+        self._shop = shop
+        self._made: dict[str, ItemRunner] = {}
+
+    def __getitem__(self, kind: str) -> ItemRunner:
+        runner = self._made.get(kind)
+        if runner is None:
+            module, name = _RUNNER_MODULES[kind]  # KeyError: no runner for that kind
+            runner = self._made[kind] = getattr(importlib.import_module(module), name)(self._shop)
+        return runner
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_RUNNER_MODULES)
+
+    def __len__(self) -> int:
+        return len(_RUNNER_MODULES)

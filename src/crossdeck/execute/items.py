@@ -171,7 +171,7 @@ class Workshop:
             self.spot_meta = await spot_meta_for(quote, self.parts.venue)
         if self.chains is None and quote.steps:
             try:
-                self.chains = await self.parts.service.chains()
+                self.chains = await self.parts.service.recent_chains()
             except CrossdeckError:
                 return None
         adopt = getattr(self.parts.gateways, "adopt", None)  # a GatewayPool's, not a test's
@@ -215,12 +215,10 @@ class Workshop:
             return venue_results
         chain_id = payment_chain(quote, self.chains).chain_id
         solana = self.parts.solana
-        if (
-            self.parts.bitcoin is not None
-            and self.wallet_for(quote) == self.parts.bitcoin.signer.address
-        ):
-            return []  # the PSBT spends named UTXOs: the runner holds them to the node's
-        if self.wallet_for(quote) != address:
+        wallet = self.wallet_for(quote)
+        if wallet != address:  # (an EVM quote never reads the other families' keys)
+            if self.parts.bitcoin is not None and wallet == self.parts.bitcoin.signer.address:
+                return []  # the PSBT spends named UTXOs: the runner holds them to the node's
             # an SVM payment, on its chain's RPC (the simulation right before signing is the
             # exact check)
             svm = solana.gateway(chain_id) if solana is not None and chain_id is not None else None

@@ -11,6 +11,7 @@ that spend the wallet's own P2WPKH outputs, and only with SIGHASH_ALL.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ import httpx
 from crossdeck.base.secret import Secret
 from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
 from crossdeck.wallet.node_http import NodeHttp
-from crossdeck.wallet.signers import Family, SignerSource
+from crossdeck.wallet.signers import Family, SignerKind, SignerSource
 
 BIP84_PATH = "m/84'/0'/0'/0/0"  # the first receive address of the first BIP-84 account
 SIGHASH_ALL = 1
@@ -74,19 +75,25 @@ class BitcoinKeySigner:
     family: Family = "bitcoin"
 
     def __init__(self, wif: Secret, kind: str = "keyring") -> None:
-        self._key = _private_key(wif)
-        self._source = SignerSource("world" if kind == "world" else "keyring", address_of(wif))
+        # read on first use: every run is handed the profile's Bitcoin key, and a run that
+        # pays no PSBT never loads embit for it
+        self._wif = wif
+        self._kind: SignerKind = "world" if kind == "world" else "keyring"
 
     def __repr__(self) -> str:
         return f"BitcoinKeySigner(address={self.address})"
 
-    @property
-    def address(self) -> str:
-        return self._source.address or ""
+    @functools.cached_property
+    def _key(self) -> Any:
+        return _private_key(self._wif)
 
     @property
+    def address(self) -> str:
+        return self.source.address or ""
+
+    @functools.cached_property
     def source(self) -> SignerSource:
-        return self._source
+        return SignerSource(self._kind, address_of(self._wif))
 
     def script(self) -> bytes:
         from embit.script import p2wpkh

@@ -12,6 +12,7 @@ either and checks that the public half belongs to the secret half.
 from __future__ import annotations
 
 import base64
+import functools
 import itertools
 import json
 from collections.abc import Mapping
@@ -24,7 +25,7 @@ from crossdeck.models.base58 import b58decode, b58encode
 from crossdeck.wallet.errors import InvalidKeyError, RpcError, RpcUnreachableError
 from crossdeck.wallet.node_http import NodeHttp
 from crossdeck.wallet.rpc_post import error_message, post_rpc, read_reply
-from crossdeck.wallet.signers import Family, SignerSource
+from crossdeck.wallet.signers import Family, SignerKind, SignerSource
 
 
 def read_keypair(text: str) -> Secret:
@@ -74,23 +75,27 @@ class SolanaKeySigner:
     family: Family = "solana"
 
     def __init__(self, keypair: Secret, kind: str = "keyring") -> None:
-        from solders.keypair import Keypair
-
-        self._keypair = Keypair.from_base58_string(keypair.get_secret_value())
-        self._source = SignerSource(
-            "world" if kind == "world" else "keyring", str(self._keypair.pubkey())
-        )
+        # read on first use: every run is handed the profile's Solana key, and an EVM run
+        # never loads solders (~20 ms) for it
+        self._secret = keypair
+        self._kind: SignerKind = "world" if kind == "world" else "keyring"
 
     def __repr__(self) -> str:
         return f"SolanaKeySigner(address={self.address})"
+
+    @functools.cached_property
+    def _keypair(self) -> Any:
+        from solders.keypair import Keypair
+
+        return Keypair.from_base58_string(self._secret.get_secret_value())
 
     @property
     def address(self) -> str:
         return str(self._keypair.pubkey())
 
-    @property
+    @functools.cached_property
     def source(self) -> SignerSource:
-        return self._source
+        return SignerSource(self._kind, self.address)
 
     def keypair(self) -> Any:
         """The `solders` keypair, for signing a message built right before (never stored)."""
