@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Self, TypeAlias, TypeVar
@@ -79,6 +80,9 @@ T = TypeVar("T")
 _HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 MAX_PAGE_LIMIT = 50
+# a /chains answer changes with the service's deploys, not within a run: what one run reads
+# again (the guards, the links at its end) is the answer its quote read, this long after
+CHAINS_REUSED_SECONDS = 300.0
 
 # Which requests may be sent again after a failure. Reads, quotes and index hints have no effect
 # on the service, so any transient failure (network, timeout, 429, 503, transient error codes, an
@@ -132,6 +136,7 @@ class ServiceClient:
         self.deprecations: dict[str, Deprecation] = {}
         self._natives: dict[int, dict[str, Any] | None] = {}  # /chains' native, by chain
         self._chains_seen: ChainsResponse | None = None  # the last /chains answer read
+        self._chains_read_at = 0.0  # when (time.monotonic)
         self.retry = retry or RetryPolicy()
         # why request listings go to /requests/v2 (None while v3 serves them)
         self.listing_fallback: str | None = None
@@ -227,7 +232,7 @@ class ServiceClient:
             try:
                 # the command's own /chains answer when it read one (symbols, guards), so a
                 # quote costs no second read of it
-                chains = self._chains_seen or await self.chains()
+                chains = await self.recent_chains()
                 chain = chains.by_id(found[0])
             except ServiceError as exc:  # the line is then shown without its symbol
                 log.info("no /chains for the origin gas currency: %s", exc)
@@ -361,9 +366,17 @@ class ServiceClient:
         from crossdeck.models.chains import ChainsResponse
 
         answer = await self._read("GET", "/chains", ChainsResponse)
-        self._chains_seen = answer
+        self._chains_seen, self._chains_read_at = answer, time.monotonic()
         remember_vm_types(answer.vm_types())  # a chain's family, for what asks by id alone
         return answer
+
+    async def recent_chains(self, within: float = CHAINS_REUSED_SECONDS) -> ChainsResponse:
+        """The /chains answer this client read in the last `within` seconds, else a new read:
+        one run (its quote, guards and the links at its end) reads it once."""
+        seen = self._chains_seen
+        if seen is not None and time.monotonic() - self._chains_read_at <= within:
+            return seen
+        return await self.chains()
 
     async def token_price(self, chain_id: int, address: str) -> Decimal:
         """GET /currencies/token/price: the USD price of one currency, exactly as the answer

@@ -34,7 +34,7 @@ async def read_came_back(service: ServiceClient, request_id: str) -> CameBack | 
     if record is None:
         return None
     try:
-        links: ExplorerLinks | None = ExplorerLinks(await service.chains())
+        links: ExplorerLinks | None = ExplorerLinks(await service.recent_chains())
     except CrossdeckError as exc:  # the amounts still read; the hashes go without links
         log.warning("/chains could not be read for explorer links: %s", exc)
         links = None
