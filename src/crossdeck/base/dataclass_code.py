@@ -40,12 +40,14 @@ class _CodeCache:
         self.added = 0
 
     def load(self) -> None:
+        self.codes = self._read()
+
+    def _read(self) -> dict[str, Any]:
         try:
             codes = marshal.loads(self.path.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
-            return  # none yet, or unreadable: compiled again and written whole
-        if isinstance(codes, dict):
-            self.codes = codes
+            return {}  # none yet, or unreadable: compiled again and written whole
+        return codes if isinstance(codes, dict) else {}
 
     def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
         if isinstance(source, str):
@@ -61,7 +63,9 @@ class _CodeCache:
     def save(self) -> None:
         if not self.added or sys.dont_write_bytecode:
             return
-        codes = self.codes if len(self.codes) <= _MOST else {}
+        # what other processes wrote since this one started is kept (theirs, then ours)
+        codes = {**self._read(), **self.codes}
+        codes = codes if len(codes) <= _MOST else self.codes
         try:
             self.path.parent.mkdir(exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".dataclass_code")

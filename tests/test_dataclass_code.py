@@ -1,0 +1,111 @@
+"""The code dataclasses generate, compiled once and read back (crossdeck.base.dataclass_code):
+a class defined from the cache behaves as one compiled from its text, the file is written only
+when bytecode is, and a file that does not read is compiled over."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import crossdeck  # noqa: F401  (applies the cache to this process's dataclasses)
+from crossdeck.base.dataclass_code import _CodeCache
+
+_DEFINE = """
+import dataclasses
+from dataclasses import dataclass, field
+
+@dataclass(frozen=True)
+class Fill:
+    chain_id: int
+    hashes: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list, hash=False)
+"""
+
+
+def _define(cache: _CodeCache) -> type:
+    namespace: dict[str, object] = {"__name__": "defined_here"}
+    sys.modules["defined_here"] = type(sys)("defined_here")  # dataclasses looks its module up
+    real = vars(dataclasses).get("exec")
+    dataclasses.exec = cache.exec  # type: ignore[attr-defined]
+    try:
+        exec(_DEFINE, namespace)
+    finally:
+        dataclasses.exec = real  # type: ignore[attr-defined]
+        del sys.modules["defined_here"]
+    fill = namespace["Fill"]
+    assert isinstance(fill, type)
+    return fill
+
+
+def test_this_process_defines_dataclasses_through_the_cache() -> None:
+    assert getattr(dataclasses.exec, "__self__", None).__class__ is _CodeCache  # type: ignore[attr-defined]
+
+
+def test_a_class_from_the_cache_is_the_class_compiled_from_its_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "codes.marshal"
+    first = _CodeCache(path)
+    compiled = _define(first)
+    assert first.added >= 4  # __init__, __repr__, __eq__, __hash__, __setattr__, __delattr__
+    first.save()
+    assert path.is_file()
+
+    second = _CodeCache(path)
+    second.load()
+    cached = _define(second)
+    assert second.added == 0  # every method came from the file
+    for cls in (compiled, cached):
+        one = cls(8453, ("0xab",))
+        assert one == cls(8453, ("0xab",)) and one != cls(999)
+        assert repr(one) == "Fill(chain_id=8453, hashes=('0xab',), notes=[])"
+        assert hash(one) == hash(cls(8453, ("0xab",)))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            one.chain_id = 1
+        assert cls(1).notes is not cls(1).notes  # the default factory, called per instance
+
+
+def test_nothing_is_written_when_bytecode_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    cache = _CodeCache(tmp_path / "codes.marshal")
+    _define(cache)
+    cache.save()
+    assert not (tmp_path / "codes.marshal").exists()
+
+
+def test_a_file_that_does_not_read_is_compiled_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "codes.marshal"
+    path.write_bytes(b"\x00not marshal at all")
+    cache = _CodeCache(path)
+    cache.load()
+    assert cache.codes == {}
+    assert _define(cache)(1).chain_id == 1
+    cache.save()
+    again = _CodeCache(path)
+    again.load()
+    assert len(again.codes) == cache.added
+
+
+def test_a_new_process_reads_its_dataclasses_from_the_file(tmp_path: Path) -> None:
+    """Two starts of a process importing crossdeck: the second compiles nothing of what the
+    first wrote (the real file beside crossdeck's bytecode)."""
+    code = (
+        "import sys, dataclasses, crossdeck.execute.events\n"
+        "print(dataclasses.exec.__self__.added)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+    second = subprocess.run(
+        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+    )
+    assert second.stdout.strip() == "0"
