@@ -27,9 +27,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-_FILE = Path(__file__).resolve().parent / "__pycache__" / (
-    f"dataclass_code.{sys.implementation.cache_tag}.marshal"
-)
+_NAME = f"dataclass_code.{sys.implementation.cache_tag}.marshal"
+_FILE = Path(__file__).resolve().parent / "__pycache__" / _NAME
 _MOST = 20_000  # entries; past that the cache starts over (texts no longer seen stay out)
 
 

@@ -5,9 +5,11 @@ signed bytes (never signed twice)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from crossdeck.base.concurrently import answer
 from crossdeck.execute import describe, wallet_sent
 from crossdeck.execute.announce import INDEX_TIMEOUT_SECONDS as INDEX_TIMEOUT_SECONDS  # tests use
 from crossdeck.execute.announce import announce
@@ -18,7 +20,7 @@ from crossdeck.execute.guards import GuardResult, refused, require, rpc_chain_gu
 from crossdeck.execute.guards.chain import chain_guards
 from crossdeck.execute.guards.gas import gas_limit_guard
 from crossdeck.execute.guards.simulation import NAME as SIMULATED
-from crossdeck.execute.items import Item, ItemRunner, Prepared
+from crossdeck.execute.items import Item, ItemRunner, Prepared, RunOptions
 from crossdeck.execute.journal import ItemRecord
 from crossdeck.wallet.errors import ChainMismatchError, TransactionRevertedError
 
@@ -45,14 +47,29 @@ class TransactionRunner(ItemRunner):
         chain_id = tx.chain_id
         address = self.shop.parts.signer.address
         results = self.shop.item_guards(item)
-        results.append(await _rpc_guard(gateway, chain_id, item.where))
-        require(results)
-
         run, options = item.run, self.shop.options
         value = tx.value or 0
         deposit_address = _deposit_address_terms(item, tx)
         if deposit_address is not None and run.deposit_amount is not None:
             value = run.deposit_amount
+        data = tx.data or "0x"
+        call = {"from": address, "to": tx.to, "value": value, "data": data}  # value: the deposit's
+        # the chain's id, the nonce, the gas and the fees are read at once (one round trip, not
+        # four); nothing read is believed, nor any read's error said, before the guards and
+        # the chain id have passed, as when they were read one by one
+        chain_read, nonce_read, gas_read, fees_read = await asyncio.gather(
+            _rpc_guard(gateway, chain_id, item.where),
+            gateway.nonce(address),
+            _gas(gateway, tx, call, options, item.where),
+            _fees(gateway, tx),
+            return_exceptions=True,
+        )
+        results.append(answer(chain_read))
+        require(results)
+        nonce = answer(nonce_read)
+        gas, held = answer(gas_read)
+        max_fee, priority = answer(fees_read)
+        if deposit_address is not None and run.deposit_amount is not None:
             results.append(
                 GuardResult(
                     "deposit-amount",
@@ -61,21 +78,7 @@ class TransactionRunner(ItemRunner):
                     item.where,
                 )
             )
-        data = tx.data or "0x"
-        nonce = await gateway.nonce(address)
-        call = {"from": address, "to": tx.to, "value": value, "data": data}  # value: the deposit's
-        if tx.gas is not None:
-            gas = tx.gas
-            multiple = options.gas_limit_multiple
-            held = await gas_limit_guard(gateway, call, gas, multiple, chain_id, item.where)
-            results += [held] if held is not None else []
-        else:
-            estimate = await gateway.estimate_gas(call)
-            gas = estimate * (100 + options.gas_margin_percent) // 100
-        if tx.max_fee_per_gas is not None and tx.max_priority_fee_per_gas is not None:
-            max_fee, priority = tx.max_fee_per_gas, tx.max_priority_fee_per_gas
-        else:
-            max_fee, priority = await gateway.fee_params()
+        results += [held] if held is not None else []
         unsigned: dict[str, Any] = {
             "chainId": chain_id,
             "nonce": nonce,
@@ -243,6 +246,26 @@ class TransactionRunner(ItemRunner):
         if item.step.id != "approve":
             await announce(self.shop.parts.service.index_transaction(tx_hash, chain_id))
             self.shop.acted(item.run)
+
+
+async def _gas(
+    gateway: EvmGateway, tx: TransactionData, call: dict[str, Any], options: RunOptions, where: str
+) -> tuple[int, GuardResult | None]:
+    """The gas limit: the quote's, held to the node's estimate now (the guard's result, or None
+    when the node says the call reverts: the dry run refuses it); else the estimate plus the
+    margin."""
+    if tx.gas is not None:
+        multiple, chain_id = options.gas_limit_multiple, gateway.expected_chain_id
+        return tx.gas, await gas_limit_guard(gateway, call, tx.gas, multiple, chain_id, where)
+    estimate = await gateway.estimate_gas(call)
+    return estimate * (100 + options.gas_margin_percent) // 100, None
+
+
+async def _fees(gateway: EvmGateway, tx: TransactionData) -> tuple[int, int]:
+    """The quote's EIP-1559 fees when it names both, else the node's."""
+    if tx.max_fee_per_gas is not None and tx.max_priority_fee_per_gas is not None:
+        return tx.max_fee_per_gas, tx.max_priority_fee_per_gas
+    return await gateway.fee_params()
 
 
 async def _rpc_guard(gateway: EvmGateway, chain_id: int, where: str) -> GuardResult:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from crossdeck.base.concurrently import answer
 from crossdeck.base.errors import InputError
 from crossdeck.base.keccak import keccak256
 from crossdeck.models.addresses import to_checksum_address
@@ -278,11 +279,16 @@ class EvmGateway(NodeHttp):
         """EIP-1559 `(max_fee_per_gas, max_priority_fee_per_gas)`: twice the latest base fee
         plus the node's suggested tip, so the fee survives several full blocks."""
         await self._ensure_chain()
-        block = await self._read("eth_getBlockByNumber", dict, "latest", False)
+        block_read, priority_read = await asyncio.gather(  # one round trip, not two
+            self._read("eth_getBlockByNumber", dict, "latest", False),
+            self._read("eth_maxPriorityFeePerGas", _quantity),
+            return_exceptions=True,
+        )
+        block = answer(block_read)
         if block.get("baseFeePerGas") is None:
             raise RpcError(f"chain {self.expected_chain_id} has no EIP-1559 base fee")
         base_fee = self._parse("eth_getBlockByNumber", _quantity, block["baseFeePerGas"])
-        priority = await self._read("eth_maxPriorityFeePerGas", _quantity)
+        priority = answer(priority_read)
         return base_fee * 2 + priority, priority
 
     async def send_raw(self, raw: bytes) -> str:
