@@ -329,6 +329,7 @@ ALLOWED = (
     "crossdeck.base.errors",
     "crossdeck.history",
     "crossdeck.base.secret",  # the one secret type (an API key filter)
+    "crossdeck.base.lazy_names",  # the package's names loaded on first use
 )
 
 

@@ -46,11 +46,10 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crossdeck.base.secret import Secret
 from crossdeck.models.status import RequestStatus, parse_status
-from crossdeck.models.webhook import WebhookEvent
 from crossdeck.track.budget import RateBudget
 from crossdeck.track.policy import PollPolicy
 from crossdeck.track.polling import PollLoop
@@ -76,6 +75,11 @@ from crossdeck.track.updates import (
     known_status,
     normalise_request_id,
 )
+
+if TYPE_CHECKING:
+    # the webhook's model and the history records it holds: a run without webhooks never
+    # loads them
+    from crossdeck.models.webhook import WebhookEvent
 
 __all__ = [
     "STORE_FLUSH_ROWS",

@@ -22,11 +22,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crossdeck.base.errors import InputError
 from crossdeck.models.status import RequestStatus, StatusV3, parse_status
-from crossdeck.models.webhook import WebhookEvent
+
+if TYPE_CHECKING:
+    # the webhook's model and the history records it holds: a run without webhooks never
+    # loads them
+    from crossdeck.models.webhook import WebhookEvent
 
 _REQUEST_ID = re.compile(r"^0x[0-9a-fA-F]{64}$")
 
