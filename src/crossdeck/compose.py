@@ -441,3 +441,24 @@ def executor(
         service_name=settings.service.name,
     )
     return Executor(parts, confirm=confirm, options=options)
+
+
+# what a run imports after its quote (the executor, its EVM runner, the status tracker and its
+# socket, the venue client, the final record's reader), in the order a run needs them
+RUN_MODULES = (
+    "crossdeck.execute.executor",
+    "crossdeck.track.tracker",
+    "crossdeck.venue.client",
+    "crossdeck.execute.tx_runner",
+    "crossdeck.execute.came_back_at_end",
+    "crossdeck.history.came_back",
+)
+
+
+def load_run_modules() -> None:
+    """Import RUN_MODULES (from a thread while the quote is awaited: the imports take the CPU
+    the wait leaves idle). Only time is at stake: a module not loaded here loads when used."""
+    import importlib
+
+    for name in RUN_MODULES:
+        importlib.import_module(name)

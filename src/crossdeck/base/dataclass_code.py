@@ -23,7 +23,6 @@ import builtins
 import marshal
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +64,8 @@ class _CodeCache:
         # what other processes wrote since this one started is kept (theirs, then ours)
         codes = {**self._read(), **self.codes}
         codes = codes if len(codes) <= _MOST else self.codes
+        import tempfile  # (only when there is something to write: ~30 ms with shutil)
+
         try:
             self.path.parent.mkdir(exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".dataclass_code")

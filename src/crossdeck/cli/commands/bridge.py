@@ -204,13 +204,18 @@ async def _quote_and_run(
 ) -> tuple[ExitCode, set[str]]:
     """Quote, show, confirm and run once: the exit code, and the guards that refused the run
     before anything was signed (empty when none did)."""
+    from crossdeck import compose
     from crossdeck.cli.commands.service import quote_with, render_quote
     from crossdeck.cli.support import deprecation_notices, service_client
 
     # one service client for the quote and the run (one key read, one connection)
     service = service_client(settings)
     try:
-        quote, request, asked = await quote_with(service, typed)
+        # the run's modules load while the service works out the quote (a thread: the event
+        # loop sends the request and waits; most of a bridge's CPU is imports)
+        (quote, request, asked), _ = await asyncio.gather(
+            quote_with(service, typed), asyncio.to_thread(compose.load_run_modules)
+        )
         notices = deprecation_notices(service, settings)  # stderr, once a day
         confirm = _confirm_added_steps(quote, yes)
         executor = _executor(
