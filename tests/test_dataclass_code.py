@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import crossdeck  # noqa: F401  (applies the cache to this process's dataclasses)
-from crossdeck.base.dataclass_code import _CodeCache
+from crossdeck.base.dataclass_code import _CodeCache, _Shelves
 
 _DEFINE = """
 import dataclasses
@@ -42,7 +42,7 @@ def _define(cache: _CodeCache) -> type:
 
 
 def test_this_process_defines_dataclasses_through_the_cache() -> None:
-    assert getattr(dataclasses.exec, "__self__", None).__class__ is _CodeCache  # type: ignore[attr-defined]
+    assert getattr(dataclasses.exec, "__self__", None).__class__ is _Shelves  # type: ignore[attr-defined]
 
 
 def test_a_class_from_the_cache_is_the_class_compiled_from_its_text(

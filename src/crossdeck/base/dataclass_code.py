@@ -11,7 +11,8 @@ request (its events, settings, guards, runners, and the libraries' own), a fifth
 builtin): source text it has compiled before is executed from the code object compiled then,
 keyed by the whole text, so a hit runs exactly what compiling that text would give. The code
 objects are written, as Python writes a module's bytecode, to crossdeck's `__pycache__`
-(marshal, per interpreter: `dataclass_code.cpython-311.marshal`), read at the next start, and
+(marshal, per interpreter and per package defining the classes:
+`dataclass_code.cpython-311.crossdeck.marshal`), read when that package's first dataclass is, and
 never written when bytecode is not (`PYTHONDONTWRITEBYTECODE`, `-B`) or the directory is not
 writable. A file that does not read is ignored and written again whole.
 """
@@ -26,19 +27,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
-_NAME = f"dataclass_code.{sys.implementation.cache_tag}.marshal"
-_FILE = Path(__file__).resolve().parent / "__pycache__" / _NAME
-_MOST = 20_000  # entries; past that the cache starts over (texts no longer seen stay out)
+_DIRECTORY = Path(__file__).resolve().parent / "__pycache__"
+_MOST = 20_000  # entries a file; past that it starts over (texts no longer seen stay out)
 
 
 class _CodeCache:
+    """One file's code objects, read when first asked for."""
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self.codes: dict[str, Any] = {}
         self.added = 0
+        self.loaded = False
 
     def load(self) -> None:
-        self.codes = self._read()
+        self.codes, self.loaded = {**self._read(), **self.codes}, True
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -48,6 +51,8 @@ class _CodeCache:
         return codes if isinstance(codes, dict) else {}
 
     def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
+        if not self.loaded:
+            self.load()
         if isinstance(source, str):
             code = self.codes.get(source)
             if code is None:
@@ -76,6 +81,35 @@ class _CodeCache:
             return  # a read-only install compiles at each start, as before
 
 
+class _Shelves:
+    """A file per top-level package whose dataclasses are defined (`crossdeck`, `textual`,
+    `httpx`, ...): a process reads the code of the packages it loads, not of every one any
+    crossdeck process ever ran (`--help` defines none and reads nothing)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.caches: dict[str, _CodeCache] = {}
+
+    @property
+    def added(self) -> int:
+        return sum(cache.added for cache in self.caches.values())
+
+    def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
+        name = globals.get("__name__") if isinstance(globals, dict) else None
+        package = name.partition(".")[0] if isinstance(name, str) else ""
+        package = package if package.isidentifier() else "_"
+        cache = self.caches.get(package)
+        if cache is None:
+            tag = sys.implementation.cache_tag
+            path = self.directory / f"dataclass_code.{tag}.{package}.marshal"
+            cache = self.caches[package] = _CodeCache(path)
+        cache.exec(source, globals, locals)
+
+    def save(self) -> None:
+        for cache in self.caches.values():
+            cache.save()
+
+
 def apply() -> None:
     """Give `dataclasses` the cached `exec` (before any dataclass is defined, so from
     `crossdeck/__init__.py`); where its generated code is not compiled by `exec` (another
@@ -84,7 +118,6 @@ def apply() -> None:
 
     if "exec" in vars(dataclasses) or not hasattr(dataclasses, "_create_fn"):
         return  # applied already, or a `dataclasses` this was not written against
-    cache = _CodeCache(_FILE)
-    cache.load()
-    dataclasses.exec = cache.exec  # type: ignore[attr-defined]
-    atexit.register(cache.save)
+    shelves = _Shelves(_DIRECTORY)
+    dataclasses.exec = shelves.exec  # type: ignore[attr-defined]
+    atexit.register(shelves.save)
