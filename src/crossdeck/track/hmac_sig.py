@@ -18,7 +18,6 @@ Choices the spec leaves open, made here once:
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import re
 import time
@@ -34,9 +33,6 @@ SIGNATURE_HEX_LENGTH = 64  # SHA-256 is 32 bytes
 _MAX_TIMESTAMP_DIGITS = 15
 _LOWER_HEX = re.compile(r"[0-9a-f]*")
 _ANY_HEX = frozenset("0123456789abcdefABCDEF")
-_SHA256_BLOCK = 64
-_IPAD = bytes(x ^ 0x36 for x in range(256))
-_OPAD = bytes(x ^ 0x5C for x in range(256))
 
 
 class Reason(StrEnum):
@@ -93,35 +89,26 @@ def sign(api_key: ApiKey, timestamp: str | int, body: bytes) -> str:
 
 
 class SigningKey:
-    """An API key keyed into HMAC-SHA256 once, for whoever checks many deliveries with one key
-    (the receiver). HMAC (RFC 2104) is SHA-256 of the key padded and XORed with `opad`, then of
-    the inner hash: SHA-256 of the key XORed with `ipad`, then the message. Both key blocks are
-    hashed here once; each message continues copies of the two states, as `hmac.HMAC.copy`
-    does, without its Python wrapper around every step: about 1.5 µs a delivery in a loop,
-    against 3.9 for the keyed `hmac.HMAC` copy and 3 for `hmac.digest` (which keys itself on
-    every call). A test holds it to `hmac` for keys shorter and longer than a block.
-    The repr shows no key."""
+    """An API key keyed into HMAC-SHA256 once: each message is signed on a copy of it, so the
+    key is not prepared again and OpenSSL's one-shot HMAC (which looks the algorithm up on every
+    call) is not used; about 1.3 µs a delivery against 2 in a loop, more in a busy process.
+    For whoever checks many deliveries with one key (the receiver). The repr shows no key."""
 
-    __slots__ = ("_inner", "_outer")
+    __slots__ = ("_keyed",)
 
     def __init__(self, api_key: ApiKey) -> None:
-        key = _key_bytes(api_key)
-        if len(key) > _SHA256_BLOCK:  # RFC 2104: a longer key is hashed first
-            key = hashlib.sha256(key).digest()
-        key = key.ljust(_SHA256_BLOCK, b"\0")
-        self._inner = hashlib.sha256(key.translate(_IPAD))
-        self._outer = hashlib.sha256(key.translate(_OPAD))
+        self._keyed = hmac.new(_key_bytes(api_key), digestmod="sha256")
 
     def __repr__(self) -> str:
         return "SigningKey(...)"
 
     def sign(self, timestamp: str, body: bytes) -> str:
         """What `sign` returns for this key: the same bytes are covered (`signed_message`)."""
-        inner = self._inner.copy()
-        inner.update(signed_message(timestamp, body))
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        return outer.hexdigest()
+        mac = self._keyed.copy()
+        mac.update(timestamp.encode("utf-8"))
+        mac.update(b".")
+        mac.update(body)
+        return mac.hexdigest()
 
 
 def signature_headers(
