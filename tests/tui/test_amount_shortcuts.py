@@ -80,11 +80,19 @@ async def test_native_max_keeps_gas_and_fractions_fill_the_amount(
         await wait_until(
             pilot, lambda: shown_balance() == f"balance {exact}", what="the exact balance"
         )
-        # and drawn whole, on the line the keys are on and the one below (not cut to 'balance')
-        lines = screen_text(app).splitlines()
-        row = next(i for i, line in enumerate(lines) if " balance " in line and "Max" in line)
-        drawn = " ".join(lines[row : row + 3])
-        assert all(part in drawn for part in exact.split()), (exact, drawn)
+        # and drawn whole, on the line the keys are on and the one below (not cut to
+        # 'balance'): the frame after the widget's new text is laid out, so it is waited for
+
+        def drawn() -> str:
+            lines = screen_text(app).splitlines()
+            row = next(i for i, ln in enumerate(lines) if " balance " in ln and "Max" in ln)
+            return " ".join(lines[row : row + 3])
+
+        await wait_until(
+            pilot,
+            lambda: all(part in drawn() for part in exact.split()),
+            what=f"{exact} drawn whole beside the keys",
+        )
         max_note = " ".join(screen_text(app).split())
         assert f"Max {exact_units_text(spendable.most, eth)}: keeps" in max_note
         assert f"({spendable.detail})" in max_note  # every digit: how Max was reckoned too
