@@ -13,7 +13,7 @@ import httpx
 import pytest
 from test_solana_app import _execute
 from textual.widgets import Input, Static
-from tui_support import chains_loaded, make_app, screen_text, wait_until
+from tui_support import chains_loaded, make_app, screen_text, settled_text, wait_until
 
 from crossdeck.execute import events as ev
 from crossdeck.models import NATIVE_ADDRESS, VENUE_CHAIN_ID
@@ -69,8 +69,8 @@ async def test_native_max_keeps_gas_and_fractions_fill_the_amount(
         assert _how_max_was_reckoned(app) == spendable.detail
         eth = Unit("ETH", spendable.decimals)
         # as a wallet shows them (the one display function), every digit one key away
-        assert f"balance {amount_text(held, eth)}" in screen_text(app)
-        assert f"Max {amount_text(spendable.most, eth)}: keeps" in screen_text(app)
+        assert f"balance {amount_text(held, eth)}" in (await settled_text(pilot))
+        assert f"Max {amount_text(spendable.most, eth)}: keeps" in (await settled_text(pilot))
         await pilot.press("ctrl+b")
 
         def shown_balance() -> str:  # every digit may wrap onto a second line: read the widget
@@ -93,9 +93,18 @@ async def test_native_max_keeps_gas_and_fractions_fill_the_amount(
             lambda: all(part in drawn() for part in exact.split()),
             what=f"{exact} drawn whole beside the keys",
         )
-        max_note = " ".join(screen_text(app).split())
-        assert f"Max {exact_units_text(spendable.most, eth)}: keeps" in max_note
-        assert f"({spendable.detail})" in max_note  # every digit: how Max was reckoned too
+        # every digit of Max and of how it was reckoned, for the balance read now: the form
+        # reads it again as blocks come (the gas price moves), so it is the form's own reading;
+        # the note's widget is read (it wraps where its digits fall, beside the other pane)
+
+        def max_note_matches() -> bool:
+            now = _shortcuts(app).spendable
+            widget = screen.query_one("#amount-max-note", Static)
+            note = " ".join(str(widget.content).split())
+            most = f"Max {exact_units_text(now.most, eth)}: keeps"
+            return most in note and f"({now.detail})" in note
+
+        await wait_until(pilot, max_note_matches, what="Max and its reckoning, every digit")
         await pilot.press("ctrl+b")
         await wait_until(
             pilot,
@@ -103,6 +112,7 @@ async def test_native_max_keeps_gas_and_fractions_fill_the_amount(
             what="the rounded balance again",
         )
         await pilot.click("#amount-max")
+        spendable = _shortcuts(app).spendable  # what the keys fill from (read again as above)
         amount = screen.query_one("#amount", Input)
         assert amount.value == spendable.text(spendable.most)
         await pilot.click("#amount-50")
@@ -160,7 +170,9 @@ async def test_another_wallet_clears_the_balance_at_once(world: Any, tui_dir: Pa
             venue=app.services.venue,
         )
         assert shortcuts.spendable is None  # the first wallet's balance is gone at once
-        assert f"balance {amount_text(mine.held, Unit('ETH', 18))}" not in screen_text(app)
+        assert f"balance {amount_text(mine.held, Unit('ETH', 18))}" not in (
+            await settled_text(pilot)
+        )
         theirs = await _read(pilot, other)
         assert theirs.wallet == other[0] and theirs.held == 0 and theirs.most == 0
 
@@ -181,8 +193,8 @@ async def test_a_token_balance_reads_with_thousands_separated(world: Any, tui_di
             held = await gateway.erc20_balance(usdc.address, world.wallet_address)
         assert spendable.held == spendable.most == held >= 1000 * 10**usdc.decimals
         said = f"balance {amount_text(held, Unit('USDC', usdc.decimals))}"
-        assert "," in said and said in screen_text(app)
-        assert f"balance {held // 10**usdc.decimals} USDC" not in screen_text(app)
+        assert "," in said and said in (await settled_text(pilot))
+        assert f"balance {held // 10**usdc.decimals} USDC" not in (await settled_text(pilot))
 
 
 def _get(url: str) -> Any:
@@ -224,7 +236,7 @@ async def test_solana_origin_shows_sol_and_spl_balances_and_max_keeps_fee_and_re
         assert spendable.held == held > 0
         assert spendable.held - spendable.most == LAMPORTS_PER_SIGNATURE + rent
         unit = Unit("SOL", spendable.decimals)
-        text = screen_text(app)
+        text = await settled_text(pilot)
         assert f"balance {amount_text(held, unit)}" in text
         assert f"Max {amount_text(spendable.most, unit)}: keeps" in text
         assert "rent-exempt" in _how_max_was_reckoned(app)
@@ -240,7 +252,9 @@ async def test_solana_origin_shows_sol_and_spl_balances_and_max_keeps_fee_and_re
             int(a["account"]["data"]["parsed"]["info"]["tokenAmount"]["amount"]) for a in accounts
         )
         assert token.held == token.most == spl > 0
-        assert f"balance {amount_text(spl, Unit('USDC', token.decimals))}" in screen_text(app)
+        assert f"balance {amount_text(spl, Unit('USDC', token.decimals))}" in (
+            await settled_text(pilot)
+        )
 
 
 @pytest.fixture
@@ -269,7 +283,7 @@ async def test_bitcoin_origin_max_keeps_the_fee_at_the_fastest_rate(
         vbytes = DEPOSIT_FRAME_VBYTES + P2WPKH_INPUT_VBYTES * len(utxos)
         assert spendable.held - spendable.most == math.ceil(fastest * vbytes)
         unit = Unit("BTC", spendable.decimals)
-        text = screen_text(app)
+        text = await settled_text(pilot)
         assert f"balance {amount_text(spendable.held, unit)}" in text
         assert f"Max {amount_text(spendable.most, unit)}: keeps" in text
         assert "sat/vB" in _how_max_was_reckoned(app)

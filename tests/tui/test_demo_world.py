@@ -16,7 +16,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from textual.widgets import DataTable, Input
-from tui_support import chains_loaded, screen_text, wait_until
+from tui_support import chains_loaded, screen_text, settled_text, wait_until
 
 from crossdeck.cli import main
 from crossdeck.config import load_settings
@@ -129,7 +129,7 @@ async def _look_again(pilot: Any, seen: dict[str, Any]) -> None:
     await pilot.pause(0.5)
     # the service's refusal as the app words it ("does not know ID (404)"); a bare "404" can be
     # part of a hash or an exact amount the Live status rows now show
-    text = screen_text(app)
+    text = await settled_text(pilot)
     assert "(404)" not in text and "does not know" not in text and "NOT_FOUND" not in text
     settings = seen["settings"]
     seen["balance"] = _withdrawable(settings.venue.url, settings.world.wallet_address)

@@ -24,6 +24,7 @@ from tui_support import (
     pick,
     quote_and_execute,
     screen_text,
+    settled_text,
     wait_until,
     world_settings,
 )
@@ -96,7 +97,7 @@ async def test_evm_to_venue_deposit_from_the_venue_form(world: Any, tui_dir: Pat
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end", within=60)
         outcome = execute.outcome
         assert isinstance(outcome, ev.Finished) and outcome.status == "success", outcome
-        text = screen_text(app)
+        text = await settled_text(pilot)
         # what came back, from the final record: amounts in units and USD, fees in words
         assert "SUCCESS" in text and "failReason" not in text
         assert outcome.came_back is not None and outcome.came_back.sent == "25 USDC, $25.00"
@@ -122,7 +123,7 @@ async def test_venue_withdrawal_confirms_both_signatures(world: Any, tui_dir: Pa
         await pilot.press("f3")
         await wait_until(pilot, lambda: "USDC from perps" in screen_text(app), what="venue")
         # the first-send fee is named on the withdrawal form itself (no longer a notification)
-        assert "first-send fee" in " ".join(screen_text(app).split())
+        assert "first-send fee" in " ".join((await settled_text(pilot)).split())
         app.screen.query_one("#wd-amount", Input).value = "10"
         await pilot.press("ctrl+y")
         await wait_until(
@@ -149,7 +150,9 @@ async def test_venue_withdrawal_confirms_both_signatures(world: Any, tui_dir: Pa
         assert isinstance(execute.outcome, ev.Finished) and execute.outcome.status == "success"
         kinds = [type(e).__name__ for e in execute.events]
         assert kinds.index("Posted") < kinds.index("VenueSubmitted") < kinds.index("Finished")
-        assert "posted /authorize" in screen_text(app) or "posted" in screen_text(app)
+        assert "posted /authorize" in (await settled_text(pilot)) or "posted" in (
+            await settled_text(pilot)
+        )
     # 10, plus the venue's ~1 USDC fee when this was the account's first outbound send
     assert Decimal(10) <= before - _withdrawable(world) <= Decimal(11)
 
@@ -167,13 +170,15 @@ async def test_guard_refusal_is_shown_and_nothing_is_signed(world: Any, tui_dir:
         outcome = execute.outcome
         assert isinstance(outcome, ev.Failed) and outcome.error_type == "GuardRefused"
         assert [f.name for f in outcome.failures] == ["rpc-chain-id"]
-        text = screen_text(app)
+        text = await settled_text(pilot)
         assert "REFUSED" in text and "✗ rpc-chain-id" in text
         assert not any(isinstance(e, ev.Signed | ev.TxSent) for e in execute.events)
         assert ("Refused before signing", "error") in [(t, s) for t, _, s in notifications(app)]
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.quote_screen, what="back to the quote")
-        assert app.quote_screen.quote is None and "refused before signing" in screen_text(app)
+        assert app.quote_screen.quote is None and "refused before signing" in (
+            await settled_text(pilot)
+        )
 
 
 async def test_declining_a_signature_stops_the_run(world: Any, tui_dir: Path) -> None:
@@ -186,7 +191,7 @@ async def test_declining_a_signature_stops_the_run(world: Any, tui_dir: Path) ->
         await wait_until(pilot, lambda: execute.outcome is not None, what="the end")
         assert isinstance(execute.outcome, ev.Failed) and execute.outcome.error_type == "Declined"
         assert not any(isinstance(e, ev.TxSent) for e in execute.events)
-        text = screen_text(app)  # the user's choice, not a failure
+        text = await settled_text(pilot)  # the user's choice, not a failure
         assert "DECLINED" in text and "nothing was sent" in text and "FAILED" not in text
 
 
@@ -206,7 +211,7 @@ async def test_a_failed_then_refunded_request_shows_its_fail_reason(
         outcome = execute.outcome
         assert isinstance(outcome, ev.Finished) and outcome.status == "refund", outcome
         assert outcome.fail_reason == "SLIPPAGE"
-        text = screen_text(app)
+        text = await settled_text(pilot)
         assert "REFUND" in text and "slippage allowed" in text and "[SLIPPAGE]" in text
         # what came back, in words: how much of what, on which chain, to whom, with the tx
         refund = outcome.refund

@@ -15,7 +15,7 @@ from tui_support import (
     chains_loaded,
     deposit_by_executor,
     make_app,
-    screen_text,
+    settled_text,
     wait_until,
     world_settings,
 )
@@ -67,7 +67,9 @@ async def test_history_lists_the_request_and_t_follows_it_live(
             finished_request[:8] in row[0]
         )
         assert row[1] == "success" and row[3] == "8453->1337"
-        assert "1 request(s)" in screen_text(app) and "that is all" in screen_text(app)
+        assert "1 request(s)" in (await settled_text(pilot)) and "that is all" in (
+            await settled_text(pilot)
+        )
         table.focus()
         await pilot.press("t")
         await pilot.press("f5")
@@ -79,7 +81,7 @@ async def test_history_lists_the_request_and_t_follows_it_live(
         )
         assert tracked.status == "success"
         assert tracked.timeline[-1].source.value == "poll"
-        text = screen_text(app)
+        text = await settled_text(pilot)
         assert "success (final)" in text and "poll" in text
 
 
@@ -170,7 +172,7 @@ async def test_live_rows_show_what_was_sent_and_received(
         )
         narrow = [str(c) for c in table.get_row(finished_request)]
         assert narrow[2:] == row[2:4]
-        assert row[2] in screen_text(app) and row[3] in screen_text(app)
+        assert row[2] in (await settled_text(pilot)) and row[3] in (await settled_text(pilot))
 
 
 async def test_webhooks_reach_live_status_with_their_source(
@@ -238,7 +240,7 @@ async def test_webhooks_reach_live_status_with_their_source(
             assert any(str(e.source) == "webhook" for e in changes), changes
             await pilot.press("ctrl+l")
             await wait_until(pilot, lambda: app.current_mode == "live", what="Live status")
-            assert "webhook" in screen_text(app)
-            assert f"webhooks: {url}" in screen_text(app)
+            assert "webhook" in (await settled_text(pilot))
+            assert f"webhooks: {url}" in (await settled_text(pilot))
         finally:
             await asyncio.to_thread(own_world.set_webhook, own_world.api_key, "http://127.0.0.1:9/")

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from textual.widgets import Checkbox, DataTable, Input
-from tui_support import make_app, screen_text, wait_until
+from tui_support import make_app, settled_text, wait_until
 
 from crossdeck.history.feed import PAGE_SIZE, WINDOW_PAGES, WINDOW_ROWS
 from crossdeck.tui.screens.export_path import ExportPathScreen
@@ -134,7 +134,7 @@ async def test_filters_are_labelled_and_fold_away_at_80x24(
         await pilot.press("slash")
         user = screen.query_one("#history-filter-user", Input)
         await wait_until(pilot, lambda: app.focused is user and bar.region.height, what="open")
-        text = screen_text(app)
+        text = await settled_text(pilot)
         # each filter named beside its field, so a filled one still says what it holds
         for label in ("user", "from chain", "to chain", "tx hash", "since", "until"):
             assert label in text, label
@@ -516,7 +516,6 @@ async def test_new_requests_are_counted_on_top_and_changed_statuses_update_in_pl
 async def test_my_api_key_filters_by_the_profiles_key_without_showing_it(
     seeded: tuple[Any, list[Any]], tui_dir: Path
 ) -> None:
-    from tui_support import screen_text
 
     from crossdeck.tui.services import Secrets
 
@@ -527,7 +526,7 @@ async def test_my_api_key_filters_by_the_profiles_key_without_showing_it(
         assert 0 < len(own) < len(seeding.expected(seeds, where=_mine(world)))
         await wait_until(pilot, lambda: _ids(app) == own[:PAGE_SIZE], what="the key's requests")
         assert "apiKey=<set>" in str(screen.query_one("#history-status").render())
-        assert world.api_key not in screen_text(app)
+        assert world.api_key not in (await settled_text(pilot))
         assert world.api_key not in repr(screen.query_in_use)
 
     # a profile without an API key: refused at the checkbox, nothing sent

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_support import FROZEN_NOW, make_app, screen_text, wait_until, world_settings
+from tui_support import FROZEN_NOW, make_app, screen_text, settled_text, wait_until, world_settings
 
 from crossdeck.config import TrackingSettings
 from crossdeck.track.updates import Source, StatusUpdate
@@ -82,14 +82,14 @@ async def test_the_rows_are_the_chains_and_an_unreachable_one_says_where(
     app = _app(folio_world, tui_dir, rpc=rpc)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await _read(pilot)
-        text = screen_text(app)
+        text = await settled_text(pilot)
         assert "Total $" in text and "4 of 5 chains read · 1 unreachable" in text
         assert "HyperEVM (999)" in text and f"unreachable at {DEAD_RPC}" in text
         # Base and the venue still render (ETH is on Base and the world's Eclipse: opened)
         screen.expanded = {"ETH"}
         screen.render_rows()
         await _settle(pilot)
-        assert "Base (8453)" in screen_text(app)
+        assert "Base (8453)" in (await settled_text(pilot))
         assert "unreachable:999" in screen.rows
 
 
@@ -224,7 +224,7 @@ async def test_prices_that_do_not_come_leave_the_rows_read_with_no_price(
     try:
         async with app.run_test(size=(120, 36)) as pilot:
             screen = await _read(pilot)
-            text = screen_text(app)
+            text = await settled_text(pilot)
             assert "could not be read" not in text
             held = screen.portfolio.holdings
             assert held and all(h.price_usd is None for h in held)

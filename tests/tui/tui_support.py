@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,6 +52,22 @@ def screen_text(app: App[Any]) -> str:
     """What the terminal shows now, as plain text lines."""
     strips = app.screen._compositor.render_strips()
     return "\n".join(strip.text.rstrip() for strip in strips)
+
+
+async def settled_text(pilot: Pilot[Any], *, within: float = 5.0) -> str:
+    """`screen_text` once the frame has stopped changing: two reads a pause apart that agree.
+    What a test waited for (an outcome, a reading, a widget's text) is drawn on a later turn
+    (a DataTable lays out its new rows on an idle turn), and a loaded machine can show the frame
+    before it: a single read right after the wait is not yet the screen the user sees."""
+    app = pilot.app
+    end = time.monotonic() + within
+    seen = screen_text(app)
+    while True:
+        await pilot.pause()
+        now = screen_text(app)
+        if now == seen or time.monotonic() > end:
+            return now
+        seen = now
 
 
 async def wait_until(
