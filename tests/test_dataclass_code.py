@@ -109,3 +109,37 @@ def test_a_new_process_reads_its_dataclasses_from_the_file(tmp_path: Path) -> No
         [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
     )
     assert second.stdout.strip() == "0"
+
+
+def test_annotations_compile_through_the_typing_shelf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`typing.ForwardRef` compiles annotations written as text through the cache: the same
+    code as `compile` gives, a text that is not an expression refused as before, and a second
+    process reads what the first wrote."""
+    import typing
+
+    assert getattr(typing.compile, "__self__", None).__class__ is _Shelves  # type: ignore[attr-defined]
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    shelves = _Shelves(tmp_path)
+    code = shelves.compile("dict[str, list[int]]", "<string>", "eval")
+    assert eval(code) == dict[str, list[int]]
+    assert shelves.compile("dict[str, list[int]]", "<string>", "eval") is code
+    assert shelves.added == 1
+    with pytest.raises(SyntaxError):
+        shelves.compile("1 +", "<string>", "eval")
+    assert shelves.added == 1  # what does not compile is not kept
+    # any other call is `compile`'s own
+    assert eval(shelves.compile("2 * 3", "elsewhere.py", "eval")) == 6
+    assert shelves.added == 1
+    shelves.save()
+    again = _Shelves(tmp_path)
+    assert again.compile("dict[str, list[int]]", "<string>", "eval") is not None
+    assert again.added == 0
+    with pytest.raises(SyntaxError, match="Forward reference must be an expression"):
+        typing.ForwardRef("1 +")
+    assert typing.get_type_hints(_Annotated, localns={"Path": Path}) == {"where": list[Path]}
+
+
+class _Annotated:
+    where: list[Path]

@@ -15,6 +15,12 @@ objects are written, as Python writes a module's bytecode, to crossdeck's `__pyc
 `dataclass_code.cpython-311.crossdeck.marshal`), read when that package's first dataclass is, and
 never written when bytecode is not (`PYTHONDONTWRITEBYTECODE`, `-B`) or the directory is not
 writable. A file that does not read is ignored and written again whole.
+
+`typing` does the same to every annotation written as text: `ForwardRef` compiles it when it is
+made, and with `from __future__ import annotations` every annotation is text. pydantic makes one
+per field of every model it defines, and pydantic-core's schema types (TypedDicts) one per key:
+some 1,000 compilations before a bridge's first request. `apply` gives `typing` the same kind of
+`compile`, its code objects in a shelf of their own (`dataclass_code.cpython-311.typing.marshal`).
 """
 
 from __future__ import annotations
@@ -50,17 +56,22 @@ class _CodeCache:
             return {}  # none yet, or unreadable: compiled again and written whole
         return codes if isinstance(codes, dict) else {}
 
-    def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
+    def code(self, source: str, mode: str) -> Any:
+        """The code object of `source` compiled in `mode`, from the file or compiled now (a
+        text that does not compile raises as `compile` does, and is not kept)."""
         if not self.loaded:
             self.load()
+        code = self.codes.get(source)
+        if code is None:
+            # as the callers' own `compile` would: no future flags of this module
+            code = compile(source, "<string>", mode, dont_inherit=True)
+            self.codes[source] = code
+            self.added += 1
+        return code
+
+    def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
         if isinstance(source, str):
-            code = self.codes.get(source)
-            if code is None:
-                # as `exec` of the text in `dataclasses` compiles it: no future flags there
-                code = compile(source, "<string>", "exec", dont_inherit=True)
-                self.codes[source] = code
-                self.added += 1
-            source = code
+            source = self.code(source, "exec")
         builtins.exec(source, globals, locals)
 
     def save(self) -> None:
@@ -83,8 +94,9 @@ class _CodeCache:
 
 class _Shelves:
     """A file per top-level package whose dataclasses are defined (`crossdeck`, `textual`,
-    `httpx`, ...): a process reads the code of the packages it loads, not of every one any
-    crossdeck process ever ran (`--help` defines none and reads nothing)."""
+    `httpx`, ...), and one for annotations (`typing`): a process reads the code of the packages
+    it loads, not of every one any crossdeck process ever ran (`--help` defines none and reads
+    nothing)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -94,16 +106,31 @@ class _Shelves:
     def added(self) -> int:
         return sum(cache.added for cache in self.caches.values())
 
-    def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
-        name = globals.get("__name__") if isinstance(globals, dict) else None
-        package = name.partition(".")[0] if isinstance(name, str) else ""
-        package = package if package.isidentifier() else "_"
+    def shelf(self, package: str) -> _CodeCache:
         cache = self.caches.get(package)
         if cache is None:
             tag = sys.implementation.cache_tag
             path = self.directory / f"dataclass_code.{tag}.{package}.marshal"
             cache = self.caches[package] = _CodeCache(path)
-        cache.exec(source, globals, locals)
+        return cache
+
+    def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
+        name = globals.get("__name__") if isinstance(globals, dict) else None
+        package = name.partition(".")[0] if isinstance(name, str) else ""
+        self.shelf(package if package.isidentifier() else "_").exec(source, globals, locals)
+
+    def compile(self, source: Any, filename: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
+        """`compile` as `typing.ForwardRef` calls it (a text, '<string>', 'eval'): from the
+        `typing` shelf, whoever's annotation it is (the text is the whole key); any other call
+        is passed on unchanged."""
+        if (
+            isinstance(source, str)
+            and filename == "<string>"
+            and mode == "eval"
+            and not (args or kwargs)
+        ):
+            return self.shelf("typing").code(source, "eval")
+        return builtins.compile(source, filename, mode, *args, **kwargs)
 
     def save(self) -> None:
         for cache in self.caches.values():
@@ -111,13 +138,20 @@ class _Shelves:
 
 
 def apply() -> None:
-    """Give `dataclasses` the cached `exec` (before any dataclass is defined, so from
-    `crossdeck/__init__.py`); where its generated code is not compiled by `exec` (another
-    Python), nothing changes."""
+    """Give `dataclasses` the cached `exec` and `typing` the cached `compile` (before any
+    dataclass or model is defined, so from `crossdeck/__init__.py`); either module is left as
+    it is where it does not compile the way this was written against (another Python), or
+    when it has its own already (applied before)."""
     import dataclasses
+    import typing
 
-    if "exec" in vars(dataclasses) or not hasattr(dataclasses, "_create_fn"):
-        return  # applied already, or a `dataclasses` this was not written against
     shelves = _Shelves(_DIRECTORY)
-    dataclasses.exec = shelves.exec  # type: ignore[attr-defined]
-    atexit.register(shelves.save)
+    applied = False
+    if "exec" not in vars(dataclasses) and hasattr(dataclasses, "_create_fn"):
+        dataclasses.exec = shelves.exec  # type: ignore[attr-defined]
+        applied = True
+    if "compile" not in vars(typing) and hasattr(typing, "ForwardRef"):
+        typing.compile = shelves.compile  # type: ignore[attr-defined]
+        applied = True
+    if applied:
+        atexit.register(shelves.save)
