@@ -299,7 +299,13 @@ def gateways(settings: Settings) -> GatewayPool:
     # pool is never asked for: the executor asks it only for the chains /chains says are EVM):
     # an SVM chain's RPC is the SVM gateway's (`solana_parts`), Bitcoin's API the Bitcoin
     # gateway's (`bitcoin_parts`)
-    return GatewayPool({k: v for k, v in settings.rpc.items() if family_of(k) is Family.EVM})
+    evm = {k: v for k, v in settings.rpc.items() if family_of(k) is Family.EVM}
+    return GatewayPool(evm, reuse_reads_for=READS_REUSED_FOR)
+
+
+READS_REUSED_FOR = 1.0
+"""Seconds a run's gateways give a balance or gas estimate once more (`EvmGateway`): the checks
+before the first signature and that signature's own, milliseconds apart, ask the node once."""
 
 
 def solana_parts(settings: Settings, *, fee_payer: Secret | None = None) -> SolanaParts | None:

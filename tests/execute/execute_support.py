@@ -80,11 +80,12 @@ class Kit:
     def make_executor(self, **overrides: Any) -> Executor:
         """An executor for this wallet; `overrides`: `confirm`, `rpc` (chain id -> URL; else
         the world's), `follower` (else a tracker of the kit's `tracking` policy, or
-        `tracking=`), and any `RunOptions` field."""
+        `tracking=`), `reuse_reads_for` (the gateways'), and any `RunOptions` field."""
         confirm = overrides.pop("confirm", self.confirm)
         rpc = overrides.pop("rpc", self.world.rpc)
         policy = overrides.pop("tracking", self.tracking)
         follower = overrides.pop("follower", None)
+        reuse_reads_for = overrides.pop("reuse_reads_for", 0.0)
         if follower is None:
             follower = StatusTracker(self.service, policy=policy, budget=RateBudget(50, burst=10))
             self._trackers.append(follower)
@@ -98,7 +99,7 @@ class Kit:
             self.service,
             self.venue,
             KeySigner(self.signer),
-            GatewayPool(dict(rpc)),
+            GatewayPool(dict(rpc), reuse_reads_for=reuse_reads_for),
             self.journal,
             follower=follower,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import AsyncIterator
 from typing import Any
@@ -236,3 +237,54 @@ async def test_bad_inputs_are_input_errors(gateway: EvmGateway) -> None:
         await gateway.get_receipt("0xabc")
     with pytest.raises(InputError, match="value must be an integer"):
         await gateway.estimate_gas({"to": DEV_ADDRESS, "value": "1.5"})
+
+
+async def test_a_reading_is_given_once_more_while_fresh_then_read_again(anvil: Anvil) -> None:
+    """`reuse_reads_for`: the next ask of the very same balance or estimate gets the reading
+    without a node read, once; a later ask, a stale reading, or a transaction sent in between
+    reads the node again."""
+    payer = Signer(Secret(DEV_KEYS[2]))
+    recipient = Signer(new_private_key()).address
+    async with (
+        EvmGateway(anvil.url, anvil.chain_id, reuse_reads_for=30) as reusing,
+        EvmGateway(anvil.url, anvil.chain_id) as plain,
+    ):
+        asked: list[str] = []
+        real_rpc = reusing._rpc
+
+        async def counted(method: str, *params: Any) -> Any:
+            asked.append(method)
+            return await real_rpc(method, *params)
+
+        reusing._rpc = counted  # type: ignore[method-assign]  (a spy: every call still goes out)
+        before = await reusing.balance(recipient)
+        # the balance moves behind the gateway's back (another gateway sends)
+        await plain.wait_receipt(await send(plain, payer, {"to": recipient, "value": 5}), poll=0.05)
+        assert await reusing.balance(recipient) == before  # given once more, not read
+        assert await reusing.balance(recipient) == before + 5  # then read again
+        assert asked.count("eth_getBalance") == 2
+
+        call = {"from": payer.address, "to": recipient, "value": 1, "data": "0x"}
+        estimate = await reusing.estimate_gas(call)
+        assert await reusing.estimate_gas({**call, "value": "1"}) == estimate  # the same call
+        assert asked.count("eth_estimateGas") == 1
+        assert await reusing.estimate_gas({**call, "value": 2}) == estimate  # another: read
+        assert asked.count("eth_estimateGas") == 2
+
+        # a transaction sent through it forgets what it kept
+        reads = asked.count("eth_getBalance")
+        held = await reusing.balance(payer.address)  # read, and kept
+        await reusing.wait_receipt(await send(reusing, payer, {"to": recipient, "value": 7}))
+        assert await reusing.balance(payer.address) < held  # read again: the send forgot it
+        assert asked.count("eth_getBalance") == reads + 2
+
+    async with EvmGateway(anvil.url, anvil.chain_id, reuse_reads_for=0.05) as brief:
+        first = await brief.balance(recipient)
+        await plain_send(anvil, payer, recipient, 3)
+        await asyncio.sleep(0.1)  # older than the gateway keeps a reading for
+        assert await brief.balance(recipient) == first + 3
+
+
+async def plain_send(anvil: Anvil, payer: Signer, to: str, value: int) -> None:
+    async with EvmGateway(anvil.url, anvil.chain_id) as gw:
+        await gw.wait_receipt(await send(gw, payer, {"to": to, "value": value}), poll=0.05)

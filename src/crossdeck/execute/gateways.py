@@ -55,7 +55,11 @@ class GatewayPool:
     """`rpc` maps chain id -> RPC URL, or is a factory returning a gateway (None: no RPC).
     `adopt` adds /chains' RPC of each chain the mapping has none for (`from_chains`)."""
 
-    def __init__(self, rpc: Mapping[int, str] | GatewayFactory) -> None:
+    def __init__(
+        self, rpc: Mapping[int, str] | GatewayFactory, *, reuse_reads_for: float = 0.0
+    ) -> None:
+        """`reuse_reads_for`: the gateways' own (`EvmGateway`); not for a factory's."""
+        self._reuse_reads_for = reuse_reads_for
         self._urls = {int(k): v for k, v in rpc.items()} if isinstance(rpc, Mapping) else None
         self._factory = None if isinstance(rpc, Mapping) else rpc
         self._made: dict[int, EvmGateway] = {}
@@ -104,7 +108,7 @@ class GatewayPool:
                 return None
             from crossdeck.wallet.gateway import EvmGateway
 
-            gateway = EvmGateway(url, chain_id)
+            gateway = EvmGateway(url, chain_id, reuse_reads_for=self._reuse_reads_for)
         else:
             assert self._factory is not None
             gateway = self._factory(chain_id)

@@ -13,6 +13,7 @@ collaborators, the run's options, the /chains answer and the guards.
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from crossdeck.base.concurrently import answer
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.crash import crash_point
 from crossdeck.execute.errors import Declined, ExecutionError
@@ -226,9 +228,14 @@ class Workshop:
                 return []
             return await solana_funds_guard(quote, solana.signer.address, svm)
         gateway = self.parts.gateways.get(chain_id) if chain_id is not None else None
-        results = await funds_guard(quote, address, chain_id, gateway)
         gas_multiple = self.options.gas_limit_multiple
-        return results + await quote_gas_guards(quote, address, self.parts.gateways, gas_multiple)
+        # both read the node and neither reads what the other does: at once
+        funds, gas = await asyncio.gather(
+            funds_guard(quote, address, chain_id, gateway),
+            quote_gas_guards(quote, address, self.parts.gateways, gas_multiple),
+            return_exceptions=True,
+        )
+        return answer(funds) + answer(gas)
 
     async def simulation_guards(
         self, quote: Quote, start: tuple[int, int] = (0, 0)

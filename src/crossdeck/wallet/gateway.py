@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -135,13 +136,27 @@ class EvmGateway(NodeHttp):
     """JSON-RPC access to one chain whose id must be `expected_chain_id`."""
 
     def __init__(
-        self, rpc_url: str, expected_chain_id: int, *, timeout: float = 20, retries: int = 2
+        self,
+        rpc_url: str,
+        expected_chain_id: int,
+        *,
+        timeout: float = 20,
+        retries: int = 2,
+        reuse_reads_for: float = 0.0,
     ) -> None:
+        """`reuse_reads_for`: seconds within which a balance or gas estimate this gateway read
+        is given once more, to the next ask of the very same, instead of asking the node again
+        (0, the default: never). A run's checks before its first signature and that
+        signature's own checks ask the same two things a few milliseconds apart, nothing sent
+        between; one node read serves both. Sending a transaction, or reading a receipt (a
+        wallet that sends its own), forgets every reading kept."""
         super().__init__(rpc_url, timeout=timeout, retries=retries)
         self.rpc_url = rpc_url
         self.expected_chain_id = expected_chain_id
         self._ids = itertools.count(1)
         self._chain_verified = False
+        self._reuse_for = reuse_reads_for
+        self._kept: dict[tuple[str, str], tuple[float, int]] = {}
 
     def __repr__(self) -> str:
         return f"EvmGateway({self._where}, chain {self.expected_chain_id})"
@@ -212,6 +227,18 @@ class EvmGateway(NodeHttp):
                 hint=f"is rpc.{self.expected_chain_id} a JSON-RPC endpoint?",
             ) from None
 
+    def _recall(self, key: tuple[str, str]) -> int | None:
+        """A reading kept by `_keep` (once: it is forgotten as it is given), while fresh."""
+        kept = self._kept.pop(key, None)
+        if kept is None or time.monotonic() - kept[0] > self._reuse_for:
+            return None
+        return kept[1]
+
+    def _keep(self, key: tuple[str, str], value: int) -> int:
+        if self._reuse_for > 0:
+            self._kept[key] = (time.monotonic(), value)
+        return value
+
     async def _ensure_chain(self) -> None:
         if not self._chain_verified:
             await self.chain_id()
@@ -261,8 +288,13 @@ class EvmGateway(NodeHttp):
 
     async def estimate_gas(self, tx: Mapping[str, Any]) -> int:
         """Gas the node expects `tx` to use; `WouldRevertError` when it would revert."""
+        params = self._call_params(tx)
+        key = ("eth_estimateGas", repr(sorted(params.items())))
+        recalled = self._recall(key)
+        if recalled is not None:
+            return recalled
         await self._ensure_chain()
-        return await self._read("eth_estimateGas", _quantity, self._call_params(tx))
+        return self._keep(key, await self._read("eth_estimateGas", _quantity, params))
 
     async def call(
         self, tx: Mapping[str, Any], block: str = "latest", *, chain_checked: bool = False
@@ -297,6 +329,7 @@ class EvmGateway(NodeHttp):
         A node that already has it (a retried send) is not an error: the hash is the same.
         """
         await self._ensure_chain()
+        self._kept.clear()  # what it spends and the state it leaves are the chain's news
         own_hash = _hex(keccak256(raw))
         try:
             sent = await self._read("eth_sendRawTransaction", _tx_hash, _hex(raw))
@@ -327,6 +360,7 @@ class EvmGateway(NodeHttp):
         """The receipt, or None while the transaction is not mined."""
         tx_hash = _tx_hash(tx_hash)
         await self._ensure_chain()
+        self._kept.clear()  # a transaction was sent, perhaps by a wallet that sends its own
         raw = await self._rpc("eth_getTransactionReceipt", tx_hash)
         if raw is None:
             return None
@@ -367,9 +401,13 @@ class EvmGateway(NodeHttp):
 
     async def balance(self, address: str) -> int:
         """Native balance in wei."""
-        await self._ensure_chain()
         who = _address("address", address)
-        return await self._read("eth_getBalance", _quantity, who, "latest")
+        recalled = self._recall(("eth_getBalance", who.lower()))
+        if recalled is not None:
+            return recalled
+        await self._ensure_chain()
+        read = await self._read("eth_getBalance", _quantity, who, "latest")
+        return self._keep(("eth_getBalance", who.lower()), read)
 
     async def _erc20_uint(self, token: str, selector: str, *addresses: str) -> int:
         args = "".join(_address("address", a)[2:].lower().rjust(64, "0") for a in addresses)

@@ -8,9 +8,11 @@ with `eth_call` at the latest block: one that would revert is refused with its r
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 from typing import Any
 
+from crossdeck.base.concurrently import answer
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.guards.base import (
     GuardResult,
@@ -64,9 +66,20 @@ async def chain_guards(
     """`tx`: the unsigned transaction (chainId, to, value, data, gas, maxFeePerGas,
     maxPriorityFeePerGas)."""
     chain_id = int(tx["chainId"])
+    token_need = _token_need(quote, tx)
+    # the node is asked everything at once (one round trip, not four); each answer is taken,
+    # and each error said, in the order they were asked one by one before
+    reads: tuple[Any, ...] = await asyncio.gather(
+        gateway.fee_params(),
+        gateway.balance(sender),
+        _token_held(gateway, token_need, sender),
+        _simulate(gateway, tx, sender, chain_id, where),
+        return_exceptions=True,
+    )
+    fees_read, balance_read, token_read, simulated = reads
     results: list[GuardResult] = []
     try:
-        suggested_max, tip = await gateway.fee_params()
+        suggested_max, tip = answer(fees_read)
     except CrossdeckError as exc:
         return [_fail("fee-market", f"the fee market of chain {chain_id} cannot be read: {exc}")]
     # fee_params suggests twice the base fee plus the tip; the bound is on base fee plus tip
@@ -98,7 +111,7 @@ async def chain_guards(
         )
     value = int(tx.get("value") or 0)
     try:
-        have = await gateway.balance(sender)
+        have = answer(balance_read)
     except CrossdeckError as exc:
         return [*results, _fail("balance", f"the wallet's balance cannot be read: {exc}", where)]
     if have < value + worst:
@@ -115,10 +128,9 @@ async def chain_guards(
         results.append(
             _ok("balance", f"the wallet holds {_native(have)}, enough for value and gas", where)
         )
-    token_need = _token_need(quote, tx)
     if token_need is not None:
         token, amount = token_need
-        held = await gateway.erc20_balance(token, sender)
+        held = answer(token_read) or 0
         if held < amount:
             results.append(
                 _fail(
@@ -130,8 +142,13 @@ async def chain_guards(
             )
         else:
             results.append(_ok("balance", f"the wallet holds {held} of {short(token)}", where))
-    results.append(await _simulate(gateway, tx, sender, chain_id, where))
+    results.append(answer(simulated))
     return results
+
+
+async def _token_held(gateway: Any, need: tuple[str, int] | None, sender: str) -> int | None:
+    """The wallet's balance of the token the payment needs (None when it needs none)."""
+    return None if need is None else int(await gateway.erc20_balance(need[0], sender))
 
 
 def _token_need(quote: Quote, tx: dict[str, Any]) -> tuple[str, int] | None:

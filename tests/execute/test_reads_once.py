@@ -1,0 +1,54 @@
+"""A run's checks before its first signature and that signature's own checks ask the node once
+for what both need (the wallet's balance, the gas estimate), when the run's gateways reuse a
+reading for a moment as the command line's do (`compose.READS_REUSED_FOR`): every check is
+still made, each with the node's answer, and what was sent is the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from execute_support import ETH, NATIVE, Kit, fund, new_address, of_type
+
+from crossdeck import compose
+from crossdeck.execute import Finished, GuardsChecked
+
+
+async def test_the_checks_before_and_at_the_first_signature_read_the_node_once(
+    py_kit: Kit,
+) -> None:
+    kit = py_kit
+    await kit.executor.aclose()
+    kit.executor = kit.make_executor(reuse_reads_for=compose.READS_REUSED_FOR)
+    await fund(kit.world, kit.address, native={8453: ETH})
+    quote, request = await kit.quote(
+        origin_chain_id=8453,
+        destination_chain_id=999,
+        origin_currency=NATIVE,
+        destination_currency=NATIVE,
+        amount=str(ETH // 100),
+        recipient=new_address(),
+    )
+    gateway = kit.executor.gateways.get(8453)
+    assert gateway is not None
+    asked: list[str] = []
+    real_rpc = gateway._rpc
+
+    async def counted(method: str, *params: Any) -> Any:
+        asked.append(method)
+        return await real_rpc(method, *params)
+
+    gateway._rpc = counted  # type: ignore[method-assign]  (a spy: every call still goes out)
+    events = await kit.run(quote, request=request)
+
+    [finished] = of_type(events, Finished)
+    assert finished.status == "success"
+    before_sending = asked[: asked.index("eth_sendRawTransaction")]
+    assert before_sending.count("eth_estimateGas") == 1
+    assert before_sending.count("eth_getBalance") == 1
+    # both checks were made at both moments, on the one reading each
+    [checked] = of_type(events, GuardsChecked)
+    before = {r.name for r in checked.results if r.ok}
+    assert {"funds", "gas-limit"} <= before
+    [signed] = kit.asked
+    at_signature = {g.name for g in signed.guards if g.ok}
+    assert {"gas-limit", "balance", "simulation", "fee-market"} <= at_signature
