@@ -4,10 +4,10 @@ import os
 import sys
 import types
 
-from crossdeck.base import dataclass_code, eth_import_trims, start_gc
+from crossdeck.base import code_cache, eth_import_trims, start_gc
 
-# the code dataclasses generate is compiled once, not at every start (dataclass_code says why)
-dataclass_code.apply()
+# the code dataclasses generate is compiled once, not at every start (code_cache says why)
+code_cache.apply()
 
 # no cyclic collection while the process starts (start_gc says why)
 start_gc.hold_collector_during_start()

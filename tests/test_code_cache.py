@@ -1,4 +1,4 @@
-"""The code dataclasses generate, compiled once and read back (crossdeck.base.dataclass_code):
+"""The code dataclasses generate, compiled once and read back (crossdeck.base.code_cache):
 a class defined from the cache behaves as one compiled from its text, the file is written only
 when bytecode is, and a file that does not read is compiled over."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import crossdeck  # noqa: F401  (applies the cache to this process's dataclasses)
-from crossdeck.base.dataclass_code import _CodeCache, _Shelves
+from crossdeck.base.code_cache import _CodeCache, _Shelves
 
 _DEFINE = """
 import dataclasses
@@ -143,3 +143,50 @@ def test_annotations_compile_through_the_typing_shelf(
 
 class _Annotated:
     where: list[Path]
+
+
+def test_patterns_compile_through_their_shelf(tmp_path: Path) -> None:
+    """`re`'s compiler takes what it hands the engine from the shelf for a pattern compiled
+    before: the same matches, groups, names and flags, text and bytes apart, in a new process
+    as in this one; a pattern that does not compile is refused as before and not kept."""
+    import re
+
+    assert re._compiler.compile.__module__ == "crossdeck.base.code_cache"  # type: ignore[attr-defined]
+    probe = (
+        "import re, sys, crossdeck\n"
+        "from crossdeck.base import code_cache\n"
+        "code_cache._DIRECTORY = __import__('pathlib').Path(sys.argv[1])\n"
+        "re.purge()\n"
+        "shelves = code_cache._Shelves(code_cache._DIRECTORY)\n"
+        "import re._compiler as c\n"
+        "c._sre = c._sre._sre  # undo this process's own wrapping, then wrap into tmp\n"
+        "c.compile = code_cache._patterns(shelves, c)\n"
+        "text = re.compile(r'(?P<amount>\\d+(?:\\.\\d+)?) (?P<unit>[A-Z]{2,5})', re.I)\n"
+        "raw = re.compile(rb'(?P<amount>\\d+) (?P<unit>[A-Z]{2,5})')\n"
+        "m, b = text.match('0.5 eth'), raw.match(b'12 USDC')\n"
+        "print(m.groupdict(), text.groups, text.flags, b.groupdict(), raw.flags)\n"
+        "try:\n"
+        "    re.compile('(unclosed')\n"
+        "except re.error as e:\n"
+        "    print('refused', e.pos)\n"
+        "shelves.save()\n"
+        "print(shelves.added)\n"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", probe, str(tmp_path)],
+            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},  # bytecode written
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.splitlines()
+        for _ in range(2)
+    ]
+    first, second = runs
+    assert first[0] == second[0]
+    assert first[0].startswith("{'amount': '0.5', 'unit': 'eth'} 2 34 ")
+    assert "b'12'" in first[0] and first[1] == second[1] == "refused 0"
+    assert int(first[2]) >= 2  # both patterns kept...
+    assert second[2] == "0"  # ...and read back: nothing compiled the second time
+    assert list(tmp_path.glob("code_cache.*.re-*.marshal"))
+    assert not list(tmp_path.glob(".code_cache*"))  # no half-written file left
