@@ -31,6 +31,18 @@ from pydantic.alias_generators import to_camel
 _INT_TEXT = re.compile(r"^-?[0-9]+$")
 
 
+def new_list() -> list[Any]:
+    """A new empty list, for `Field(default_factory=new_list)`. pydantic reads each factory's
+    signature as it defines the model, and `list`'s own is parsed from its text every time
+    (~1 ms each, a tenth of what a bridge's models took to define); a function's is not."""
+    return []
+
+
+def new_dict() -> dict[str, Any]:
+    """A new empty dict, for `Field(default_factory=new_dict)` (see `new_list`)."""
+    return {}
+
+
 class WireInt(int):
     """An int that remembers its wire form (a digit string, or a JSON number), so that a quote
     written back out carries `"gas": "21064"` or `"gas": 21064` exactly as the service sent it."""

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from crossdeck.models.addresses import Family, family_of
-from crossdeck.models.base import WireModel
+from crossdeck.models.base import WireModel, new_list
 from crossdeck.models.constants import (  # re-exported: the chains' own constants
     NATIVE_ADDRESS as NATIVE_ADDRESS,
 )
@@ -138,7 +138,7 @@ class ChainInfo(WireModel):
 
 
 class ChainsResponse(WireModel):
-    chains: list[ChainInfo] = Field(default_factory=list)
+    chains: list[ChainInfo] = Field(default_factory=new_list)
 
     def by_id(self, chain_id: int) -> ChainInfo | None:
         return next((c for c in self.chains if c.id == chain_id), None)

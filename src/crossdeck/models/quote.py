@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field
 
 from crossdeck.models.amounts import CurrencyAmount
-from crossdeck.models.base import IntStr, LenientWireModel, WireModel
+from crossdeck.models.base import IntStr, LenientWireModel, WireModel, new_list
 from crossdeck.models.steps import Step, TransactionData
 
 
@@ -135,7 +135,7 @@ class Protocol(WireModel):
 
 
 class Quote(WireModel):
-    steps: list[Step] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=new_list)
     fees: Fees | None = None
     fee_sponsorship: FeeSponsorship | None = None
     details: Details | None = None

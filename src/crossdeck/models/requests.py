@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from crossdeck.models.base import IntStr, IsoDateTime, LenientWireModel
+from crossdeck.models.base import IntStr, IsoDateTime, LenientWireModel, new_list
 from crossdeck.models.status import StatusReading, StatusValue
 
 
@@ -99,7 +99,7 @@ class RequestRecord(StatusReading, LenientWireModel):
 
 
 class RequestsPage(LenientWireModel):
-    requests: list[RequestRecord] = Field(default_factory=list)
+    requests: list[RequestRecord] = Field(default_factory=new_list)
     continuation: str | None = None
 
     @property

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import Field, ValidationError
 
 from crossdeck.models.amounts import CurrencyAmount
-from crossdeck.models.base import IsoDateTime, WireModel
+from crossdeck.models.base import IsoDateTime, WireModel, new_list
 from crossdeck.models.status import StatusReading, StatusValue
 
 
@@ -137,7 +137,7 @@ class RequestRecordV3(StatusReading, WireModel):
 
 
 class RequestsPageV3(WireModel):
-    requests: list[RequestRecordV3] = Field(default_factory=list)
+    requests: list[RequestRecordV3] = Field(default_factory=new_list)
     continuation: str | None = None
     total: int | None = None  # only with includeTotal=true
 

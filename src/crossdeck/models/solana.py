@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from pydantic import Field
 
-from crossdeck.models.base import WireModel
+from crossdeck.models.base import WireModel, new_list
 from crossdeck.models.base58 import b58decode, b58encode
 
 SYSTEM_PROGRAM = "11111111111111111111111111111111"
@@ -64,7 +64,7 @@ class SolanaAccountMeta(WireModel):
 
 class SolanaInstruction(WireModel):
     program_id: str
-    keys: list[SolanaAccountMeta] = Field(default_factory=list)
+    keys: list[SolanaAccountMeta] = Field(default_factory=new_list)
     data: str = ""
 
     def data_bytes(self) -> bytes:
@@ -77,8 +77,8 @@ class SolanaInstruction(WireModel):
 class SolanaTransactionData(WireModel):
     """A Solana item: instructions to put in one v0 message, and the lookup tables it uses."""
 
-    instructions: list[SolanaInstruction] = Field(default_factory=list)
-    address_lookup_table_addresses: list[str] = Field(default_factory=list)
+    instructions: list[SolanaInstruction] = Field(default_factory=new_list)
+    address_lookup_table_addresses: list[str] = Field(default_factory=new_list)
 
     def signers(self) -> list[str]:
         """Every key an instruction marks as a signer, in first-seen order."""

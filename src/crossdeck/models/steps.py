@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import Discriminator, Field, Tag
 
 from crossdeck.base.errors import CrossdeckError
-from crossdeck.models.base import IntStr, WireModel
+from crossdeck.models.base import IntStr, WireModel, new_dict, new_list
 from crossdeck.models.bitcoin import BitcoinPsbtData
 from crossdeck.models.solana import SolanaTransactionData
 
@@ -83,7 +83,7 @@ class SendAssetAction(WireModel):
     of its keys carries the venue's brand (e.g. `venueChain`); typed accessors read the rest."""
 
     type: str | None = None
-    parameters: dict[str, Any] = Field(default_factory=dict)
+    parameters: dict[str, Any] = Field(default_factory=new_dict)
 
     def _text(self, key: str) -> str | None:
         value = self.parameters.get(key)
@@ -263,4 +263,4 @@ class Step(WireModel):
     # deposit-address quotes: the address the transfer goes to ("" on the other steps); the
     # quote's paymentDetails.depository stays the depository contract behind it
     deposit_address: str | None = None
-    items: list[StepItem] = Field(default_factory=list)
+    items: list[StepItem] = Field(default_factory=new_list)

@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BeforeValidator, Field, PlainSerializer, field_validator
 
-from crossdeck.models.base import WireModel
+from crossdeck.models.base import WireModel, new_list
 from crossdeck.models.display import Unit
 
 # The venue's USDC, defined here once for the client's every layer (the venue client, its fee
@@ -99,7 +99,7 @@ class SpotMeta(WireModel):
     """Answer to `{"type": "spotMeta"}`."""
 
     tokens: list[SpotToken]
-    universe: list[SpotPair] = Field(default_factory=list)
+    universe: list[SpotPair] = Field(default_factory=new_list)
 
     def token_by_id(self, token_id: str) -> SpotToken | None:
         wanted = token_id.lower()
@@ -127,7 +127,7 @@ class ClearinghouseState(WireModel):
 
     margin_summary: MarginSummary | None = None
     cross_margin_summary: MarginSummary | None = None
-    asset_positions: list[dict[str, Any]] = Field(default_factory=list)
+    asset_positions: list[dict[str, Any]] = Field(default_factory=new_list)
     withdrawable: VenueDecimal
     time: int | None = None
 
@@ -148,7 +148,7 @@ class SpotBalance(WireModel):
 class SpotClearinghouseState(WireModel):
     """Answer to `{"type": "spotClearinghouseState", "user": ...}`."""
 
-    balances: list[SpotBalance] = Field(default_factory=list)
+    balances: list[SpotBalance] = Field(default_factory=new_list)
 
     def balance_of(self, coin: str) -> SpotBalance | None:
         """By coin name without regard to case, the exact spelling first (see token_by_name)."""

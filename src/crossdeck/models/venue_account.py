@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field
 
-from crossdeck.models.base import WireModel
+from crossdeck.models.base import WireModel, new_dict
 from crossdeck.models.venue import ClearinghouseState, SpotClearinghouseState, VenueDecimal
 
 UNIFIED_MODES = frozenset({"unifiedAccount", "portfolioMargin"})
@@ -88,7 +88,7 @@ class LedgerUpdate(WireModel):
 
     time: int
     hash: str | None = None
-    delta: dict[str, Any] = Field(default_factory=dict)
+    delta: dict[str, Any] = Field(default_factory=new_dict)
 
     def sent_out_by(self, user: str) -> bool:
         """Whether this update is a send that left `user`'s account for another account (a
