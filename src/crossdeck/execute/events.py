@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from crossdeck.base.exitcodes import ExitCode
 from crossdeck.execute.describe import Line, label_width
 from crossdeck.execute.guards import GuardResult
 from crossdeck.execute.refund import RefundPaid
-from crossdeck.history.came_back import CameBack
 from crossdeck.models.addresses import SOLANA_CHAIN_ID
 from crossdeck.models.status import is_final
+
+if TYPE_CHECKING:
+    # (loaded by the run's end, `execute.came_back_at_end`: not before the first signature)
+    from crossdeck.history.came_back import CameBack
 
 SignKind = Literal["transaction", "typed_data", "message", "venue_action"]
 

@@ -51,10 +51,10 @@ from crossdeck.execute.guards.simulation import simulated_chain, simulation_guar
 from crossdeck.execute.guards.venue_words import spot_meta_for
 from crossdeck.execute.journal import ItemRecord, Journal
 from crossdeck.models import ChainsResponse, Quote, QuoteRequest, StatusV3, Step, StepItem
-from crossdeck.models.venue import SpotMeta
 
 if TYPE_CHECKING:
     from crossdeck.api.client import ServiceClient
+    from crossdeck.models.venue import SpotMeta
     from crossdeck.venue.client import VenueClient
     from crossdeck.wallet.bitcoin import BitcoinParts
     from crossdeck.wallet.signers import EvmSigner

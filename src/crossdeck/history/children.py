@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from crossdeck.api.client import ServiceClient
-from crossdeck.history.pager import walk_pages
 from crossdeck.history.summary import HistoryRow, summarize, wire_value
 from crossdeck.models import RequestsQuery
 
@@ -52,6 +51,8 @@ async def child_requests(
     seen = {request_id.lower()}
     pages = 0
     truncated = False
+    from crossdeck.history.pager import walk_pages  # (a deposit address's end only)
+
     async for page in walk_pages(client, query, max_pages=MAX_CHILD_PAGES):
         pages += 1
         for record in page.requests:

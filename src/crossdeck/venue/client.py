@@ -12,7 +12,7 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -20,18 +20,6 @@ from pydantic import BaseModel, ValidationError
 from crossdeck.base.errors import InputError
 from crossdeck.base.tls import client_context
 from crossdeck.models.errors import error_summary
-from crossdeck.models.venue import (
-    ClearinghouseState,
-    SpotClearinghouseState,
-    SpotMeta,
-    VenueSignature,
-)
-from crossdeck.models.venue_account import (
-    LedgerUpdate,
-    PreTransferCheck,
-    SubAccount,
-    VaultEquity,
-)
 from crossdeck.retry import NoAnswer, Resend, ResendRules, RetryEngine, RetryPolicy, Route
 from crossdeck.venue.errors import (
     VenueConnectionError,
@@ -39,6 +27,22 @@ from crossdeck.venue.errors import (
     VenueError,
     VenueMalformedResponseError,
 )
+
+if TYPE_CHECKING:
+    # (each loaded by the first method that reads one: a bridge that never asks the venue
+    # loads none of them, ~11 ms)
+    from crossdeck.models.venue import (
+        ClearinghouseState,
+        SpotClearinghouseState,
+        SpotMeta,
+        VenueSignature,
+    )
+    from crossdeck.models.venue_account import (
+        LedgerUpdate,
+        PreTransferCheck,
+        SubAccount,
+        VaultEquity,
+    )
 
 log = logging.getLogger(__name__)
 
@@ -120,12 +124,16 @@ class VenueClient:
             ) from exc
 
     async def spot_meta(self) -> SpotMeta:
+        from crossdeck.models.venue import SpotMeta
+
         return await self._info_model({"type": "spotMeta"}, SpotMeta)
 
     async def clearinghouse_state(self, user: str, dex: str | None = None) -> ClearinghouseState:
         body: dict[str, Any] = {"type": "clearinghouseState", "user": _check_user(user)}
         if dex is not None:
             body["dex"] = dex
+        from crossdeck.models.venue import ClearinghouseState
+
         return await self._info_model(body, ClearinghouseState)
 
     async def dex_states(self, user: str, dexes: list[str]) -> dict[str, ClearinghouseState]:
@@ -135,6 +143,8 @@ class VenueClient:
 
     async def spot_clearinghouse_state(self, user: str) -> SpotClearinghouseState:
         body = {"type": "spotClearinghouseState", "user": _check_user(user)}
+        from crossdeck.models.venue import SpotClearinghouseState
+
         return await self._info_model(body, SpotClearinghouseState)
 
     async def user_abstraction(self, user: str) -> str:
@@ -151,10 +161,14 @@ class VenueClient:
     async def sub_accounts(self, user: str) -> list[SubAccount]:
         """The account's sub accounts; none when the venue answers null."""
         data = await self.info({"type": "subAccounts", "user": _check_user(user)})
+        from crossdeck.models.venue_account import SubAccount
+
         return self._list_of(data, SubAccount, "subAccounts")
 
     async def vault_equities(self, user: str) -> list[VaultEquity]:
         data = await self.info({"type": "userVaultEquities", "user": _check_user(user)})
+        from crossdeck.models.venue_account import VaultEquity
+
         return self._list_of(data, VaultEquity, "userVaultEquities")
 
     async def pre_transfer_check(self, destination: str, source: str) -> PreTransferCheck:
@@ -165,11 +179,15 @@ class VenueClient:
             "user": _check_user(destination),
             "source": _check_user(source),
         }
+        from crossdeck.models.venue_account import PreTransferCheck
+
         return await self._info_model(body, PreTransferCheck)
 
     async def ledger_updates(self, user: str, start_ms: int = 0) -> list[LedgerUpdate]:
         body = {"type": "userNonFundingLedgerUpdates", "user": _check_user(user)}
         data = await self.info({**body, "startTime": start_ms})
+        from crossdeck.models.venue_account import LedgerUpdate
+
         return self._list_of(data, LedgerUpdate, "userNonFundingLedgerUpdates")
 
     @staticmethod

@@ -4,6 +4,7 @@ and against /chains. `check_quote` / `check_item` are the entry points (see the 
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from crossdeck.execute.guards.addresses import address_checksum_guard
 from crossdeck.execute.guards.base import (
@@ -45,7 +46,9 @@ from crossdeck.models import (
     QuoteRequest,
 )
 from crossdeck.models.text import short
-from crossdeck.models.venue import SpotMeta
+
+if TYPE_CHECKING:
+    from crossdeck.models.venue import SpotMeta
 
 # -- whole-quote guards -------------------------------------------------------------------
 

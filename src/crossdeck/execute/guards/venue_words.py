@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.execute.guards.base import NONCE_MAPPING, GuardResult, _fail, _ok, _same_address
 from crossdeck.models import Quote, SignPayload, VenueDepositData
-from crossdeck.models.venue import SpotMeta
 from crossdeck.venue.currencies import describe_venue_currency, place_label, venue_place
 from crossdeck.venue.errors import VenueDataError
 
 if TYPE_CHECKING:
+    from crossdeck.models.venue import SpotMeta
     from crossdeck.venue.client import VenueClient
 
 NONCE_MAPPING_VERSION = "2"
