@@ -30,13 +30,18 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
 
 
 def _signed_or_paid(quote: Quote) -> Iterator[tuple[str, str]]:
-    for step in quote.steps:
-        if step.deposit_address is not None:
-            yield f"step '{step.id}' depositAddress", step.deposit_address
-        for index, item in enumerate(step.items):
-            yield from _strings(item.to_wire().get("data"), f"step '{step.id}' item {index} data")
-    if quote.payment_details is not None:
-        yield from _strings(quote.payment_details.to_wire(), "paymentDetails")
+    # read from the quote's JSON form, made once (the items' and the payment's own would each
+    # build a serializer of their own first)
+    wire = quote.to_wire()
+    for step in wire.get("steps") or ():
+        step_id = step.get("id")
+        if step.get("depositAddress") is not None:
+            yield f"step '{step_id}' depositAddress", step["depositAddress"]
+        for index, item in enumerate(step.get("items") or ()):
+            yield from _strings(item.get("data"), f"step '{step_id}' item {index} data")
+    payment = ((wire.get("protocol") or {}).get("v2") or {}).get("paymentDetails")
+    if payment is not None:
+        yield from _strings(payment, "paymentDetails")
 
 
 def address_checksum_guard(quote: Quote) -> GuardResult:
