@@ -35,8 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-import platformdirs
-
 from crossdeck.base.errors import CrossdeckError
 from crossdeck.base.exitcodes import ExitCode
 from crossdeck.base.json_depth import MAX_NESTING, nests_too_deep
@@ -82,6 +80,8 @@ _BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
 
 
 def _default_data_dir() -> Path:
+    import platformdirs  # (with tempfile and shutil, ~7 ms: only where the settings name none)
+
     return platformdirs.user_data_path(APP_NAME)
 
 
@@ -333,6 +333,8 @@ def config_file_path() -> Path:
     configured = os.environ.get(ENV_CONFIG)
     if configured:
         return Path(configured).expanduser()
+    import platformdirs
+
     return platformdirs.user_config_path(APP_NAME) / "config.toml"
 
 
