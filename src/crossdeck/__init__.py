@@ -4,7 +4,7 @@ import os
 import sys
 import types
 
-from crossdeck.base import code_cache, eth_import_trims, start_gc
+from crossdeck.base import code_cache, eth_import_trims, lazy_module, start_gc
 
 # the code dataclasses generate is compiled once, not at every start (code_cache says why)
 code_cache.apply()
@@ -35,6 +35,11 @@ if os.environ["PYDANTIC_DISABLE_PLUGINS"] in ("__all__", "1", "true"):
         _loader = types.ModuleType("pydantic.plugin._loader", "no pydantic plugins (crossdeck)")
         _loader.__dict__["get_plugins"] = lambda: ()
         sys.modules["pydantic.plugin._loader"] = _loader
+
+# websockets imports importlib.metadata (email, zipfile, csv: ~8 ms) only to read a version it
+# also keeps as a constant. Until something uses one of its names, a stand-in holds its place;
+# the first use loads the real module, as importing it would have (`lazy_module`).
+lazy_module.stand_in("importlib.metadata")
 
 # eth-account is imported without the parts no signature needs (eth_import_trims says which)
 eth_import_trims.apply()
