@@ -481,6 +481,8 @@ def read_world_file(path: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class _WorldWallet:
+    """The demo world's wallet, as its world file names it."""
+
     address: str
     private_key: Secret
     solana_address: str | None = None
@@ -491,6 +493,8 @@ class _WorldWallet:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class _WorldFile:
+    """What a demo world's file says: its URLs, names, chains and wallet."""
+
     service_url: str
     service_name: str | None = None
     venue_url: str

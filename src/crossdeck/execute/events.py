@@ -68,6 +68,8 @@ class SignRequest:
 
 @dataclass(frozen=True)
 class Event:
+    """One step of a run, as the CLI and the app show it (`to_json` for `--json`)."""
+
     def to_json(self) -> dict[str, Any]:
         data = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
         return {"event": type(self).__name__, **data}
@@ -75,6 +77,8 @@ class Event:
 
 @dataclass(frozen=True)
 class RunStarted(Event):
+    """The run's checks passed; its steps begin."""
+
     request_id: str
     wallet: str
     steps: tuple[str, ...]
@@ -83,6 +87,8 @@ class RunStarted(Event):
 
 @dataclass(frozen=True)
 class GuardsChecked(Event):
+    """Every check made before the first signature, with its verdict."""
+
     results: tuple[GuardResult, ...]
 
     @property
@@ -92,6 +98,8 @@ class GuardsChecked(Event):
 
 @dataclass(frozen=True)
 class StepStarted(Event):
+    """A step's item begins."""
+
     step_id: str | None
     step_index: int
     item_index: int
@@ -116,6 +124,8 @@ class AwaitingSignature(Event):
 
 @dataclass(frozen=True)
 class Signed(Event):
+    """An item was signed."""
+
     step_id: str | None
     item_index: int
     kind: SignKind
@@ -134,6 +144,8 @@ def is_svm_signature(text: str) -> bool:
 
 @dataclass(frozen=True)
 class TxSent(Event):
+    """A transaction was broadcast."""
+
     hash: str
     chain_id: int
     nonce: int
@@ -149,6 +161,8 @@ class TxSent(Event):
 
 @dataclass(frozen=True)
 class TxConfirmed(Event):
+    """A transaction was mined and succeeded."""
+
     hash: str
     chain_id: int
     block_number: int
@@ -177,6 +191,8 @@ class Posted(Event):
 
 @dataclass(frozen=True)
 class VenueSubmitted(Event):
+    """A venue action was submitted."""
+
     nonce: int
     step_id: str | None = None
     item_index: int = 0
@@ -200,6 +216,8 @@ class Note(Event):
 
 @dataclass(frozen=True)
 class StatusChanged(Event):
+    """The request's status moved, and where the news came from."""
+
     status: str
     in_tx_hashes: tuple[str, ...] = ()
     tx_hashes: tuple[str, ...] = ()

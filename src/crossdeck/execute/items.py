@@ -84,6 +84,8 @@ class Collaborators:
 
 @dataclass(frozen=True)
 class RunOptions:
+    """How a run checks and signs (the settings an executor is made with)."""
+
     signing_chain_id: int = 1
     """Goes into the authorize domain and body (4.4 override) and the SendAsset domain and
     signatureChainId."""

@@ -82,6 +82,8 @@ CREATE TABLE IF NOT EXISTS items (
 
 @dataclass(frozen=True)
 class RunRecord:
+    """A journalled run: its request, wallet, quote, options and state."""
+
     request_id: str
     wallet: str
     quote: dict[str, Any]
@@ -121,6 +123,8 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class ItemRecord:
+    """A journalled step item: what was signed or sent for it, and its state."""
+
     request_id: str
     step_index: int
     item_index: int

@@ -21,6 +21,8 @@ MAX_CHILD_PAGES = 4
 
 @dataclass(frozen=True)
 class Children:
+    """The requests a deposit address's request spawned, as history rows."""
+
     parent_id: str
     rows: list[HistoryRow]
     truncated: bool = False

@@ -24,6 +24,8 @@ _ADDRESS_PLACEHOLDERS = ("{ADDRESS}", "{address}")
 
 @dataclass(frozen=True)
 class TxLink:
+    """A request's transaction, with its explorer link when the chain has one."""
+
     direction: Literal["in", "out"]
     chain_id: int | None
     hash: str

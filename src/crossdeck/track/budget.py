@@ -29,6 +29,8 @@ DEFAULT_RETRY_AFTER = 1.0
 
 @dataclass
 class BudgetStats:
+    """What the rate budget let through, and what the service refused."""
+
     granted: int = 0
     """Requests let through."""
     rate_limited: int = 0

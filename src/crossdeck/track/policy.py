@@ -56,6 +56,8 @@ about 1.5x apart from here, so a short start costs two or three polls more per a
 
 @dataclass(frozen=True)
 class PollPolicy:
+    """How often a request's status is read, and for how long."""
+
     fast: float = 1.0
     """Interval right after a change (and the shortest one)."""
     ramp: float = 0.5

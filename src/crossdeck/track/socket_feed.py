@@ -76,6 +76,8 @@ class SocketSink(Protocol):
 
 @dataclass(frozen=True)
 class SocketLimits:
+    """The status socket's timeouts and limits."""
+
     ready_timeout: float = 5.0
     """Seconds from the connection to the ready message."""
     ack_timeout: float = 5.0

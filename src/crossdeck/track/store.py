@@ -61,6 +61,8 @@ _UPSERT = (
 
 @dataclass(frozen=True)
 class StoredRequest:
+    """A followed request as the status store keeps it."""
+
     request_id: str
     added_at: float
     """Unix seconds."""

@@ -45,6 +45,8 @@ class Problem:
 
 @dataclass
 class TrackerStats:
+    """What a status tracker did: polls, webhooks and socket messages taken."""
+
     polls: int = 0
     """Status requests sent."""
     poll_errors: int = 0
@@ -64,6 +66,8 @@ class TrackerStats:
 
 @dataclass
 class RequestState:
+    """What the tracker knows of one request it follows."""
+
     request_id: str
     changed_at: float
     latest: StatusUpdate | None = None

@@ -103,6 +103,8 @@ def _hashes(values: list[str] | None) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class StatusUpdate:
+    """One status of one request, from a poll, a webhook or the socket."""
+
     request_id: str
     status: RequestStatus | str
     updated_at_ms: int | None

@@ -35,6 +35,8 @@ VenueCurrencyKind = Literal["perps", "spot", "hip3"]
 
 @dataclass(frozen=True)
 class VenueCurrency:
+    """A currency of the venue: its kind, name, token id, book and address."""
+
     kind: VenueCurrencyKind
     name: str
     token_id: str

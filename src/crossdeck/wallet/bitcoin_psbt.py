@@ -14,6 +14,8 @@ class PsbtError(ValueError):
 
 @dataclass(frozen=True)
 class PsbtInput:
+    """One input of a PSBT: the output it spends and what that holds."""
+
     txid: str
     vout: int
     value: int | None  # None: the PSBT does not say what the previous output holds
@@ -24,6 +26,8 @@ class PsbtInput:
 
 @dataclass(frozen=True)
 class PsbtOutput:
+    """One output of a PSBT: its value and where it pays."""
+
     index: int
     value: int
     script: bytes
@@ -37,6 +41,8 @@ class PsbtOutput:
 
 @dataclass(frozen=True)
 class DecodedPsbt:
+    """A PSBT read whole: its inputs, outputs, version and locktime."""
+
     inputs: tuple[PsbtInput, ...]
     outputs: tuple[PsbtOutput, ...]
     version: int

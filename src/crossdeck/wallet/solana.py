@@ -107,6 +107,8 @@ class SolanaKeySigner:
 
 @dataclass(frozen=True)
 class SignatureStatus:
+    """A Solana signature's status as the node reports it."""
+
     slot: int | None
     confirmation: str | None  # processed, confirmed, finalized
     err: Any

@@ -49,6 +49,8 @@ class Line:
 
 @dataclass(frozen=True)
 class Section:
+    """A titled group of lines (the quote's fees, a step, ...)."""
+
     title: str
     lines: tuple[Line, ...]
 

@@ -47,6 +47,8 @@ _FOREIGN_ITEM_KEYS = {
 
 @dataclass(frozen=True)
 class GuardResult:
+    """One check's verdict: its name, whether it passed, and why, in words."""
+
     name: str
     ok: bool
     message: str

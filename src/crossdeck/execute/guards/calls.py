@@ -26,6 +26,8 @@ _WORD = 32
 
 @dataclass(frozen=True)
 class OrderCall:
+    """A call the order makes on the destination chain (to, value, calldata)."""
+
     to: str  # lower-case
     value: int
     data: str  # 0x + lower-case hex

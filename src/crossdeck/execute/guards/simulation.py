@@ -57,6 +57,8 @@ class _Unreadable(ValueError):
 
 @dataclass(frozen=True)
 class PendingTx:
+    """A transaction of the quote not sent yet, where it sits in the steps."""
+
     step_index: int
     item_index: int
     step_id: str

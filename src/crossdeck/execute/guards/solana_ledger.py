@@ -87,6 +87,8 @@ class _Own:
 
 @dataclass
 class Ledger:
+    """Every lamport and token unit a Solana transaction takes from the wallet, counted."""
+
     wallet: str
     fee_payer: str
     charges: list[Charge] = field(default_factory=list)
