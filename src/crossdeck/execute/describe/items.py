@@ -3,10 +3,11 @@ module, by the item's kind), an item of an unknown kind said to be refused."""
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from crossdeck.execute.describe import bitcoin, evm, solana, typed_data, venue
 from crossdeck.execute.describe.currencies import Currencies
 from crossdeck.execute.describe.lines import Line, Section
 from crossdeck.models import Step, StepItem
@@ -14,17 +15,21 @@ from crossdeck.models import Step, StepItem
 if TYPE_CHECKING:
     from crossdeck.execute.describe.family import ItemDescriber
 
-# every family's describer module; a new family adds its module here
-FAMILIES = (evm, typed_data, venue, solana, bitcoin)
+# every family's describer module (`crossdeck.execute.describe.<name>`); a new family adds its
+# module here. They are imported when a quote's steps are first described: a run that only
+# signs (`bridge --yes --json`) loads none of the other families' code.
+FAMILIES = ("evm", "typed_data", "venue", "solana", "bitcoin")
 
-_BY_KIND: dict[str, ItemDescriber] = {
-    kind: describer for family in FAMILIES for kind, describer in family.ITEMS.items()
-}
+
+@functools.cache
+def _by_kind() -> dict[str, ItemDescriber]:
+    modules = [importlib.import_module(f"crossdeck.execute.describe.{name}") for name in FAMILIES]
+    return {kind: describer for family in modules for kind, describer in family.ITEMS.items()}
 
 
 def item_lines(item: StepItem, currencies: Currencies, *, full: bool = True) -> list[Line]:
     """What executing one step item does, before it is prepared for signing."""
-    describer = _BY_KIND.get(item.kind_of_data)
+    describer = _by_kind().get(item.kind_of_data)
     if describer is None:
         lines = [Line("unknown", "an item of a kind crossdeck does not know (it is refused)")]
     else:

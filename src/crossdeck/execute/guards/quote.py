@@ -17,7 +17,6 @@ from crossdeck.execute.guards.base import (
     _where,
     payment_chain,
 )
-from crossdeck.execute.guards.bitcoin import bitcoin_guards
 from crossdeck.execute.guards.endpoints import endpoint_guards
 from crossdeck.execute.guards.kinds import kind_guard
 from crossdeck.execute.guards.messages import message_guards
@@ -27,7 +26,6 @@ from crossdeck.execute.guards.payment import (
 )
 from crossdeck.execute.guards.request import request_guards
 from crossdeck.execute.guards.signatures import signature_guards
-from crossdeck.execute.guards.solana import solana_guards, svm_chain
 from crossdeck.execute.guards.steps import steps_guard
 from crossdeck.execute.guards.transaction import transaction_guards
 from crossdeck.execute.guards.typed import venue_fields
@@ -195,12 +193,17 @@ def item_guards(
             *signature_guards(quote, signature, where, wallet, paid, chains, service_name, request),
         ]
     if kind == "solana":
+        # (each family's guards load with its first item: an EVM quote loads neither)
+        from crossdeck.execute.guards.solana import solana_guards, svm_chain
+
         chain = svm_chain(quote, chains, request)
         return [
             kind_result,
             *solana_guards(quote, item.as_solana(), where, wallet, request, chain=chain),
         ]
     if kind == "bitcoin":
+        from crossdeck.execute.guards.bitcoin import bitcoin_guards
+
         bitcoin = item.as_bitcoin()
         return [kind_result, *bitcoin_guards(quote, step, bitcoin, where, wallet, request)]
     venue = item.as_venue_deposit()
