@@ -70,20 +70,26 @@ def main() -> int:
         anchor = Path(tmp) / "anchor_cli.py"
         anchor.write_text(ANCHOR % {"names": names})
         # run the anchor as a module so Python caches its bytecode, as crossdeck's is
-        anchor_argv = [sys.executable, "-c", f"import sys; sys.path.insert(0, {tmp!r}); "
-                       "import anchor_cli; anchor_cli.main()"]
+        anchor_argv = [
+            sys.executable,
+            "-c",
+            f"import sys; sys.path.insert(0, {tmp!r}); import anchor_cli; anchor_cli.main()",
+        ]
         print(f"runs: {args.runs} each, interleaved; anchor: bare click app, {len(names)} commands")
         for flag in ("--help", "--version"):
             _timed([*anchor_argv, flag])  # warm caches (files, bytecode)
             _timed([CROSSDECK, flag])
-            pairs = [(_timed([*anchor_argv, flag]), _timed([CROSSDECK, flag]))
-                     for _ in range(args.runs)]
+            pairs = [
+                (_timed([*anchor_argv, flag]), _timed([CROSSDECK, flag])) for _ in range(args.runs)
+            ]
             base = statistics.median(a for a, _ in pairs)
             ours = statistics.median(c for _, c in pairs)
             ratio = ours / base
             worst = max(worst, ratio)
-            print(f"crossdeck {flag:9}  anchor {base:.3f} s  crossdeck {ours:.3f} s  "
-                  f"ratio {ratio:.2f}x (goal <= {GOAL}x)")
+            print(
+                f"crossdeck {flag:9}  anchor {base:.3f} s  crossdeck {ours:.3f} s  "
+                f"ratio {ratio:.2f}x (goal <= {GOAL}x)"
+            )
     return 0 if worst <= GOAL else 1
 
 

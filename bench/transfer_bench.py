@@ -181,15 +181,19 @@ def main() -> int:
             mine_cpu = statistics.median(t.cpu for t in ours)
             if flow == "withdraw":
                 # the world's configured delays are zero at --speed 0: all of it is the client's
-                print(f"  {flow:8}  crossdeck {mine:.3f} s (CPU {mine_cpu:.3f} s), client "
-                      f"overhead {mine:.3f} s (goal <= {OVERHEAD_GOAL_S} s)")
+                print(
+                    f"  {flow:8}  crossdeck {mine:.3f} s (CPU {mine_cpu:.3f} s), client "
+                    f"overhead {mine:.3f} s (goal <= {OVERHEAD_GOAL_S} s)"
+                )
                 met = met and mine <= OVERHEAD_GOAL_S
             if anchors:
                 base = statistics.median(t.wall for t in anchors)
                 base_cpu = statistics.median(t.cpu for t in anchors)
-                print(f"  {flow:8}  anchor {base:.3f} s (CPU {base_cpu:.3f} s)  crossdeck "
-                      f"{mine:.3f} s (CPU {mine_cpu:.3f} s)  ratio {mine / base:.2f}x "
-                      f"(goal <= {RATIO_GOAL}x)")
+                print(
+                    f"  {flow:8}  anchor {base:.3f} s (CPU {base_cpu:.3f} s)  crossdeck "
+                    f"{mine:.3f} s (CPU {mine_cpu:.3f} s)  ratio {mine / base:.2f}x "
+                    f"(goal <= {RATIO_GOAL}x)"
+                )
                 met = met and (flow == "withdraw" or mine / base <= RATIO_GOAL)
             elif flow != "withdraw":
                 print(f"  {flow:8}  crossdeck {mine:.3f} s (CPU {mine_cpu:.3f} s, no anchor)")

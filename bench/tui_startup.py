@@ -60,7 +60,9 @@ def report(marks):
     print(json.dumps(marks), flush=True)
 """
 
-ANCHOR = REPORT + r"""
+ANCHOR = (
+    REPORT
+    + r"""
 import sys, time
 start_mark = float(sys.argv[1])
 from textual.app import App
@@ -83,10 +85,13 @@ class OneWidget(App):
 OneWidget().run(headless=True, size=(120, 36))
 report(marks)
 """
+)
 
 # crossdeck as a user starts it, `crossdeck --world FILE` (the CLI's entry point, which opens the
 # app), with two hooks: the app runs headless at 120x36, and its first frame is marked.
-CROSSDECK = REPORT + r"""
+CROSSDECK = (
+    REPORT
+    + r"""
 import sys, time
 start_mark = float(sys.argv[1])
 from crossdeck.tui.app import CrossdeckApp
@@ -146,12 +151,15 @@ except SystemExit as done:
         raise
 report(marks)
 """
+)
 
 
 # The floor: the Quote screen's widgets (the same textual classes, ids, classes and nesting, read
 # from crossdeck's first frame) with crossdeck's stylesheet, in a bare textual app with no
 # crossdeck code. What crossdeck cannot go below without drawing fewer or cheaper widgets.
-FLOOR = REPORT + r"""
+FLOOR = (
+    REPORT
+    + r"""
 import importlib, json, sys, time
 start_mark = float(sys.argv[1])
 from textual.app import App
@@ -194,6 +202,7 @@ class FloorApp(App):
 FloorApp().run(headless=True, size=(120, 36))
 report(marks)
 """
+)
 
 
 def _env(config: Path, no_bytecode: bool) -> dict[str, str]:
@@ -224,8 +233,10 @@ def _child(code: str, args: list[str], env: dict[str, str]) -> dict:
 
 def _line(what: str, anchor: float, ours: float, unit: str) -> float:
     ratio = ours / anchor
-    print(f"  {what:12} anchor {anchor:7.3f} {unit}  crossdeck {ours:7.3f} {unit}  "
-          f"ratio {ratio:.2f}x (goal <= {GOAL}x)")
+    print(
+        f"  {what:12} anchor {anchor:7.3f} {unit}  crossdeck {ours:7.3f} {unit}  "
+        f"ratio {ratio:.2f}x (goal <= {GOAL}x)"
+    )
     return ratio
 
 
@@ -261,18 +272,22 @@ def main() -> int:
         return statistics.median(r[key] for r in runs)
 
     cache = "no bytecode cache" if args.no_bytecode else "bytecode cached"
-    print(f"runs: {args.runs} each, interleaved; 120x36 headless; {cache}; "
-          "anchor: a one-widget Textual app")
+    print(
+        f"runs: {args.runs} each, interleaved; 120x36 headless; {cache}; "
+        "anchor: a one-widget Textual app"
+    )
     worst = max(
         _line("first frame", med(anchors, "first_frame_s"), med(ours, "first_frame_s"), "s"),
         _line("peak RSS", med(anchors, "peak_rss_mb"), med(ours, "peak_rss_mb"), "MB"),
     )
     floor_frame, floor_rss = med(floors, "first_frame_s"), med(floors, "peak_rss_mb")
     anchor_frame, anchor_rss = med(anchors, "first_frame_s"), med(anchors, "peak_rss_mb")
-    print(f"  floor: the Quote screen's widgets ({med(floors, 'widgets'):.0f}; crossdeck's: "
-          f"{med(ours, 'widgets'):.0f}) and stylesheet in a bare textual app: first frame "
-          f"{floor_frame:.3f} s ({floor_frame / anchor_frame:.2f}x), peak RSS "
-          f"{floor_rss:.1f} MB ({floor_rss / anchor_rss:.2f}x)")
+    print(
+        f"  floor: the Quote screen's widgets ({med(floors, 'widgets'):.0f}; crossdeck's: "
+        f"{med(ours, 'widgets'):.0f}) and stylesheet in a bare textual app: first frame "
+        f"{floor_frame:.3f} s ({floor_frame / anchor_frame:.2f}x), peak RSS "
+        f"{floor_rss:.1f} MB ({floor_rss / anchor_rss:.2f}x)"
+    )
     pickers = statistics.median(r["chains_s"] - r["first_frame_s"] for r in ours)
     print(f"  pickers filled {pickers:.3f} s after the first frame (goal <= {PICKERS_GOAL_S} s)")
     heavy = sorted({m for r in ours for m in r["heavy_at_first_frame"]})

@@ -306,7 +306,7 @@ def test_a_symbol_without_the_service_is_a_network_error(home: Home) -> None:
 
 
 @pytest.mark.parametrize("depth", [65, 1_000, 50_000])
-@pytest.mark.parametrize("bracket", ["[", "{\"a\":"])
+@pytest.mark.parametrize("bracket", ["[", '{"a":'])
 def test_deeply_nested_extra_is_refused(home: Home, depth: int, bracket: str) -> None:
     result = home.invoke("quote", *QUOTE, "--extra", "x=" + bracket * depth)
     refused(result, INVALID_INPUT, "nests deeper than 64 levels")

@@ -51,4 +51,3 @@ def test_only_tui_imports_textual() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "0", "a package other than tui imported textual"
-

@@ -35,9 +35,7 @@ def amount(chain_id: int, address: str, symbol: str, decimals: int, value: str, 
 
 
 def send_asset_types(venue: str = "Venue", chain_field: str = "venueChain") -> dict[str, Any]:
-    return {
-        f"{venue}Transaction:SendAsset": send_asset_fields(chain_field)
-    }
+    return {f"{venue}Transaction:SendAsset": send_asset_fields(chain_field)}
 
 
 def send_asset_action(chain_field: str = "venueChain", amount_text: str = "10") -> dict[str, Any]:
@@ -98,9 +96,7 @@ def venue_withdrawal_quote() -> dict[str, Any]:
                                     "chainId": 1,
                                     "verifyingContract": ZERO,
                                 },
-                                "types": {
-                                    "NonceMapping": nonce_mapping_fields()
-                                },
+                                "types": {"NonceMapping": nonce_mapping_fields()},
                                 "value": {
                                     "chainId": "venue",
                                     "wallet": USER,

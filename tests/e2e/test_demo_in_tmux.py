@@ -87,9 +87,7 @@ def demo_in_tmux(tmp_path: Path, columns: int, lines: int) -> Iterator[Tmux]:
     assert shutil.which("tmux"), "no tmux: `./scripts/bootstrap.sh --tools` installs it (apt)"
     assert CROSSDECK.exists(), f"{CROSSDECK} is not installed in this venv"
     config = tmp_path / "config.toml"
-    config.write_text(
-        f'data_dir = "{tmp_path / "data"}"\n[track]\npoll_interval_seconds = 0.3\n'
-    )
+    config.write_text(f'data_dir = "{tmp_path / "data"}"\n[track]\npoll_interval_seconds = 0.3\n')
     socket = f"crossdeck-e2e-{uuid.uuid4().hex[:8]}"
     tmux = Tmux(socket, "demo")
     env = {

@@ -363,9 +363,7 @@ def test_a_status_endpoint_that_stays_broken_ends_in_exit_10_naming_watch_and_re
     asyncio.run(fund(cli.world, cli.address, native={8453: ETH}))
     cli.world.faults.inject("malformed", 10_000, path="/intents/status")
     try:
-        result = cli.invoke(
-            *_native_bridge("--timeout", "1"), CROSSDECK_SERVICE__MAX_RETRIES="0"
-        )
+        result = cli.invoke(*_native_bridge("--timeout", "1"), CROSSDECK_SERVICE__MAX_RETRIES="0")
     finally:
         cli.world.faults.clear()
     assert result.exit_code == 10, result.output

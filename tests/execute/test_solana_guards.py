@@ -235,8 +235,10 @@ def test_what_cannot_be_read_is_named() -> None:
         ((DEPOSIT_NATIVE + b"\0" * 8).hex(), "48 bytes"),
         ("63000000", "instruction 99 is not one crossdeck reads"),
     ):
-        program = SYSTEM_PROGRAM if said.startswith("instruction") else (
-            "99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2"
+        program = (
+            SYSTEM_PROGRAM
+            if said.startswith("instruction")
+            else ("99vQwtBwYtrqqD9YSXbdum3KBdxPAVxYTaQ3cfnJSrN2")
         )
         with pytest.raises(Undecodable, match=said):
             decode(SolanaInstruction(program_id=program, keys=[], data=data))

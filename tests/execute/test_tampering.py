@@ -266,9 +266,7 @@ def _pays_usdc_instead(wire: dict[str, Any]) -> None:
     units = int(deposit["value"])
     data = deposit["data"]
     depositor, order_id = data[10:74], data[74:138]
-    deposit["data"] = (
-        SELECTORS["depositErc20"] + depositor + _word(usdc) + _word(units) + order_id
-    )
+    deposit["data"] = SELECTORS["depositErc20"] + depositor + _word(usdc) + _word(units) + order_id
     deposit["value"] = "0"
     wire["protocol"]["v2"]["paymentDetails"]["currency"] = usdc
     wire["details"]["currencyIn"]["currency"]["address"] = usdc

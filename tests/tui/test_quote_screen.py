@@ -446,8 +446,10 @@ async def test_options_are_composed_on_demand_and_read_without_colour(
         # busy chain) takes one line: wrapped, it pushed the Options line out of 80x24
         note = await wait_until(
             pilot,
-            lambda: screen.query_one("#amount-max-note").display
-            and screen.query_one("#amount-max-note"),
+            lambda: (
+                screen.query_one("#amount-max-note").display
+                and screen.query_one("#amount-max-note")
+            ),
             what="the Max note",
         )
         await pilot.pause()

@@ -132,9 +132,9 @@ def test_the_world_quotes_a_psbt_of_the_wallets_utxos_and_fills_after_the_block(
     # miss a short 'pending' (mempool sighting to block) on an idle machine
     changes: list[str] = []
     unsubscribe = world.state.subscribe(
-        lambda change: changes.append(str(change.record.status))
-        if change.record.id == request_id
-        else None
+        lambda change: (
+            changes.append(str(change.record.status)) if change.record.id == request_id else None
+        )
     )
     sent = httpx.post(f"{esplora}/tx", content=tx.serialize().hex())
     assert sent.status_code == 200, sent.text

@@ -359,8 +359,7 @@ class VenueScreen(CopiesAndLinks, ModeScreen):
         self.query_one("#wd-amount", Input).value = format_usdc(most)
         fee = account.first_send_fee
         self.notify(
-            f"{usdc_text(most)}: all of {book} less the first-send fee "
-            f"{usdc_text(fee)}"
+            f"{usdc_text(most)}: all of {book} less the first-send fee {usdc_text(fee)}"
             if fee
             else f"{usdc_text(most)}: all of {book}",
             title="Max",
