@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 import time
 from collections import Counter
@@ -51,6 +52,7 @@ from aiohttp.abc import AbstractStreamWriter
 from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
+from multidict import CIMultiDictProxy
 
 from crossdeck.base.secret import Secret
 from crossdeck.models.webhook import WebhookEvent
@@ -65,6 +67,7 @@ from crossdeck.track.hmac_sig import (
 )
 from crossdeck.track.log_limit import LimitedLog, RepeatFilter
 from crossdeck.track.payload import PayloadError, delivery_key, parse_event
+from crossdeck.track.receiver_fast import Answer, FastDeliveryServer
 from crossdeck.track.replay_window import ReplayWindow
 
 log = logging.getLogger(__name__)
@@ -119,21 +122,25 @@ def _as_bytes(value: str | Secret) -> bytes:
     return value.encode("utf-8", "surrogateescape")
 
 
-def _reply(status: int, result: str, message: str = "") -> web.Response:
+def _reply(status: int, result: str, message: str = "", **headers: str) -> Answer:
     body: dict[str, Any] = {"status": result} if status < 300 else {"error": result}
     if message:
         body["message"] = message
-    return web.json_response(body, status=status)
+    return Answer(status, json.dumps(body).encode(), tuple(headers.items()))
 
 
-# The two answers of nearly every delivery, encoded once (json_response costs more per call
-# than the signature check).
-_ACCEPTED: Final = b'{"status":"accepted"}'
-_DUPLICATE: Final = b'{"status":"duplicate"}'
+# The two answers of nearly every delivery, made once.
+_ACCEPTED: Final = Answer(200, b'{"status":"accepted"}')
+_DUPLICATE: Final = Answer(200, b'{"status":"duplicate"}')
 
 
-def _ok(body: bytes) -> web.Response:
-    return web.Response(body=body, content_type="application/json")
+def _response(answer: Answer) -> web.Response:
+    return web.Response(
+        body=answer.body,
+        status=answer.status,
+        headers=answer.headers or None,
+        content_type="application/json",
+    )
 
 
 class WebhookReceiver:
@@ -200,7 +207,8 @@ class WebhookReceiver:
         logging.getLogger("asyncio").addFilter(_ACCEPT_FLOOD_FILTER)  # once: filters are a set
         # aiohttp's low-level server, not an Application and its router: one path and one
         # method need no router, and its per-request work cost ~14 µs of a delivery's ~200.
-        server = web.Server(
+        server = FastDeliveryServer(
+            self,
             self._route,
             request_factory=self._make_request,
             access_log=None,
@@ -315,31 +323,48 @@ class WebhookReceiver:
         """What a router did: deliveries are POSTs to `path`; anything else is not one (not
         counted or logged as a refused delivery)."""
         if request.path != self.path:
-            return _reply(404, "not_found", "no webhook endpoint at this path")
+            return _response(_reply(404, "not_found", "no webhook endpoint at this path"))
         if request.method != "POST":
-            response = _reply(405, "method_not_allowed", "deliveries are POSTed")
-            response.headers["Allow"] = "POST"
-            return response
+            return _response(
+                _reply(405, "method_not_allowed", "deliveries are POSTed", Allow="POST")
+            )
         # the delivery is handled here, not in a coroutine of its own: one frame less each
         try:
             return await self._handle_delivery(request)
         except web.HTTPRequestEntityTooLarge:
-            return self._reject(request, 413, "too_large", f"body over {self.max_body_bytes} bytes")
+            return _response(self._too_large(request.remote))
         except Exception:
-            # Never echo the request or the key: the traceback names only our own code.
-            log.exception("webhook delivery from %s failed", request.remote)
-            return self._reject(request, 500, "internal_error")
+            return _response(self._failed(request.remote))
+
+    def answer_now(
+        self, headers: CIMultiDictProxy[str], payload: StreamReader, peer: str | None
+    ) -> Answer:
+        """The fast path's delivery (`crossdeck.track.receiver_fast`): a POST to `path` whose
+        whole body, within the limit, came with its head."""
+        try:
+            refusal = self._refuse_head(headers, None, peer)
+            if refusal is not None:
+                return refusal
+            return self._answer_delivery(headers, payload.read_nowait(), peer)
+        except Exception:
+            return self._failed(peer)
+
+    def _failed(self, peer: str | None) -> Answer:
+        # Never echo the request or the key: the traceback names only our own code.
+        log.exception("webhook delivery from %s failed", peer)
+        return self._reject(peer, 500, "internal_error")
+
+    def _too_large(self, peer: str | None) -> Answer:
+        return self._reject(peer, 413, "too_large", f"body over {self.max_body_bytes} bytes")
 
     def _reject(
-        self, request: web.BaseRequest, status: int, reason: str, message: str = ""
-    ) -> web.Response:
+        self, peer: str | None, status: int, reason: str, message: str = "", **headers: str
+    ) -> Answer:
         self.stats.rejected[reason] += 1
         # Parts of a message can come from the body: keep logs and answers short.
         message = message if len(message) <= 200 else message[:197] + "..."
-        self._log.warning(
-            "rejected webhook from %s: %d %s %s", request.remote, status, reason, message
-        )
-        return _reply(status, reason, message)
+        self._log.warning("rejected webhook from %s: %d %s %s", peer, status, reason, message)
+        return _reply(status, reason, message, **headers)
 
     def _connection_refused(self, peer: str, why: str) -> None:
         self.stats.connections_refused += 1
@@ -359,8 +384,13 @@ class WebhookReceiver:
             async with asyncio.timeout(self.read_timeout):
                 return await request.read()
         except TimeoutError:
-            response = self._reject(
-                request, 408, "read_timeout", f"body not complete within {self.read_timeout:g} s"
+            response = _response(
+                self._reject(
+                    request.remote,
+                    408,
+                    "read_timeout",
+                    f"body not complete within {self.read_timeout:g} s",
+                )
             )
             response.force_close()
             return response
@@ -370,32 +400,45 @@ class WebhookReceiver:
             self._log.info(
                 "webhook sender %s went away mid-body (%s)", request.remote, type(exc).__name__
             )
-            return _reply(400, "incomplete_body")
+            return _response(_reply(400, "incomplete_body"))
 
-    def _missing_required_header(self, request: web.BaseRequest) -> str | None:
+    def _missing_required_header(self, headers: CIMultiDictProxy[str]) -> str | None:
         failed: str | None = None
         # Every configured header is compared, so the timing does not tell which one failed.
         for name, expected in self._required:
-            values = request.headers.getall(name, [])
+            values = headers.getall(name, [])
             got = _as_bytes(values[0]) if len(values) == 1 else b""
             if not hmac.compare_digest(got, expected) and failed is None:
                 failed = name
         return failed
 
-    async def _handle_delivery(self, request: web.BaseRequest) -> web.Response:
-        length = request.content_length
+    def _refuse_head(
+        self, headers: CIMultiDictProxy[str], length: int | None, peer: str | None
+    ) -> Answer | None:
+        """The refusal a delivery's head already earns, before its body is read."""
         if length is not None and length > self.max_body_bytes:
-            return self._reject(request, 413, "too_large", f"body over {self.max_body_bytes} bytes")
-        missing = self._missing_required_header(request) if self._required else None
+            return self._too_large(peer)
+        missing = self._missing_required_header(headers) if self._required else None
         if missing is not None:
-            return self._reject(request, 401, "bad_custom_header", f"{missing} missing or wrong")
-        headers = request.headers
+            return self._reject(peer, 401, "bad_custom_header", f"{missing} missing or wrong")
         for name in (TIMESTAMP_HEADER, SIGNATURE_HEADER):
             if len(headers.getall(name, ())) > 1:
-                return self._reject(request, 401, "repeated_header", f"{name} given twice")
+                return self._reject(peer, 401, "repeated_header", f"{name} given twice")
+        return None
+
+    async def _handle_delivery(self, request: web.BaseRequest) -> web.Response:
+        refusal = self._refuse_head(request.headers, request.content_length, request.remote)
+        if refusal is not None:
+            return _response(refusal)
         body = await self._read_body(request)
         if isinstance(body, web.Response):
             return body
+        return _response(self._answer_delivery(request.headers, body, request.remote))
+
+    def _answer_delivery(
+        self, headers: CIMultiDictProxy[str], body: bytes, peer: str | None
+    ) -> Answer:
+        """Checks a whole delivery and passes it on; both paths answer what this returns."""
         verdict = verify(
             self._signing_key,
             headers.get(TIMESTAMP_HEADER),
@@ -404,24 +447,24 @@ class WebhookReceiver:
             tolerance=self.tolerance_seconds,
         )
         if not verdict.ok:
-            return self._reject(request, 401, verdict.reason.value, verdict.detail)
+            return self._reject(peer, 401, verdict.reason.value, verdict.detail)
         try:
             event = parse_event(body)
         except PayloadError as exc:
-            return self._reject(request, 400, "bad_payload", str(exc))
+            return self._reject(peer, 400, "bad_payload", str(exc))
         key = delivery_key(event)
         signed_at = verdict.timestamp or 0  # always set on an ok verdict
         now = time.time()
         if self._recent.seen(key, signed_at, now):
             self.stats.duplicates += 1
-            return _ok(_DUPLICATE)
+            return _DUPLICATE
         # Neither refusal below remembers the change: the sender's retry must get in later.
         sink = self._sink
         if sink is None and self._queue.qsize() >= self._queue_size:
-            return self._busy(request, "queue_full", "consumer is behind, retry later")
+            return self._busy(peer, "queue_full", "consumer is behind, retry later")
         if self._recent.full(now):
             return self._busy(
-                request, "replay_memory_full", "too many status changes in the replay window"
+                peer, "replay_memory_full", "too many status changes in the replay window"
             )
         received = ReceivedEvent(
             event=event, received_at=now, delivery_key=key, signed_at=signed_at, raw=body
@@ -432,9 +475,7 @@ class WebhookReceiver:
             sink(received)  # if it raises: answered 500, and not remembered for the retry
         self._recent.add(key, signed_at)
         self.stats.accepted += 1
-        return _ok(_ACCEPTED)
+        return _ACCEPTED
 
-    def _busy(self, request: web.BaseRequest, reason: str, message: str) -> web.Response:
-        response = self._reject(request, 503, reason, message)
-        response.headers["Retry-After"] = "1"
-        return response
+    def _busy(self, peer: str | None, reason: str, message: str) -> Answer:
+        return self._reject(peer, 503, reason, message, **{"Retry-After": "1"})
