@@ -16,7 +16,7 @@ deadlines, lingering reads and error answers. Both paths decide with the same co
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.utils import formatdate
 from http import HTTPStatus
 from typing import Any, Protocol
@@ -37,6 +37,19 @@ class Answer:
     status: int
     body: bytes
     headers: tuple[tuple[str, str], ...] = ()
+    head: bytes = field(init=False, repr=False, compare=False)
+    """The HTTP/1.1 status line and headers but `Date`, encoded once: the two answers of
+    nearly every delivery are made once, so their encoding (2.8 µs in a loop) is not paid
+    per delivery."""
+
+    def __post_init__(self) -> None:
+        lines = [
+            f"HTTP/1.1 {self.status} {HTTPStatus(self.status).phrase}\r\n"
+            "Content-Type: application/json\r\n"
+            f"Content-Length: {len(self.body)}\r\n"
+        ]
+        lines.extend(f"{name}: {value}\r\n" for name, value in self.headers)
+        object.__setattr__(self, "head", "".join(lines).encode("ascii"))
 
 
 class Deliveries(Protocol):
@@ -66,13 +79,7 @@ def _date_header() -> bytes:
 
 def encode_answer(answer: Answer) -> bytes:
     """The whole HTTP/1.1 response for `answer`, kept alive."""
-    head = [
-        f"HTTP/1.1 {answer.status} {HTTPStatus(answer.status).phrase}\r\n"
-        "Content-Type: application/json\r\n"
-        f"Content-Length: {len(answer.body)}\r\n"
-    ]
-    head.extend(f"{name}: {value}\r\n" for name, value in answer.headers)
-    return "".join(head).encode("ascii") + _date_header() + b"\r\n" + answer.body
+    return b"".join((answer.head, _date_header(), b"\r\n", answer.body))
 
 
 class FastDeliveryHandler(RequestHandler):
