@@ -5,12 +5,11 @@ still made, each with the node's answer, and what was sent is the same."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from execute_support import ETH, NATIVE, Kit, fund, new_address, of_type
 
 from crossdeck import compose
 from crossdeck.execute import Finished, GuardsChecked
+from helpers.rpc_spy import methods_asked
 
 
 async def test_the_checks_before_and_at_the_first_signature_read_the_node_once(
@@ -30,14 +29,7 @@ async def test_the_checks_before_and_at_the_first_signature_read_the_node_once(
     )
     gateway = kit.executor.gateways.get(8453)
     assert gateway is not None
-    asked: list[str] = []
-    real_rpc = gateway._rpc
-
-    async def counted(method: str, *params: Any) -> Any:
-        asked.append(method)
-        return await real_rpc(method, *params)
-
-    gateway._rpc = counted  # type: ignore[method-assign]  (a spy: every call still goes out)
+    asked = methods_asked(gateway)
     events = await kit.run(quote, request=request)
 
     [finished] = of_type(events, Finished)

@@ -25,6 +25,7 @@ from crossdeck.wallet.errors import (
 from crossdeck.wallet.gateway import EvmGateway, Receipt
 from crossdeck.wallet.signer import Signer, new_private_key
 from helpers.keys import DEV_KEYS
+from helpers.rpc_spy import methods_asked
 
 DEV_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 # Init code that deploys the runtime PUSH1 0 PUSH1 0 REVERT: every call to it reverts.
@@ -249,14 +250,7 @@ async def test_a_reading_is_given_once_more_while_fresh_then_read_again(anvil: A
         EvmGateway(anvil.url, anvil.chain_id, reuse_reads_for=30) as reusing,
         EvmGateway(anvil.url, anvil.chain_id) as plain,
     ):
-        asked: list[str] = []
-        real_rpc = reusing._rpc
-
-        async def counted(method: str, *params: Any) -> Any:
-            asked.append(method)
-            return await real_rpc(method, *params)
-
-        reusing._rpc = counted  # type: ignore[method-assign]  (a spy: every call still goes out)
+        asked = methods_asked(reusing)
         before = await reusing.balance(recipient)
         # the balance moves behind the gateway's back (another gateway sends)
         await plain.wait_receipt(await send(plain, payer, {"to": recipient, "value": 5}), poll=0.05)
