@@ -158,6 +158,20 @@ class Kit:
         return state.withdrawable
 
 
+async def native_quote(kit: Kit) -> tuple[Quote, QuoteRequest]:
+    """The kit's wallet funded with 2 ETH on 8453 and a quote for 0.01 of it to 999 (native to
+    native, to a fresh recipient)."""
+    await fund(kit.world, kit.address, native={8453: 2 * ETH})
+    return await kit.quote(
+        origin_chain_id=8453,
+        destination_chain_id=999,
+        origin_currency=NATIVE,
+        destination_currency=NATIVE,
+        amount=str(ETH // 100),
+        recipient=new_address(),
+    )
+
+
 def finished(events: list[Event]) -> Finished:
     last = events[-1]
     assert isinstance(last, Finished), f"run did not finish: {last.to_json()}"

@@ -5,7 +5,7 @@ still made, each with the node's answer, and what was sent is the same."""
 
 from __future__ import annotations
 
-from execute_support import ETH, NATIVE, Kit, fund, new_address, of_type
+from execute_support import Kit, native_quote, of_type
 
 from crossdeck import compose
 from crossdeck.execute import Finished, GuardsChecked
@@ -18,15 +18,7 @@ async def test_the_checks_before_and_at_the_first_signature_read_the_node_once(
     kit = py_kit
     await kit.executor.aclose()
     kit.executor = kit.make_executor(reuse_reads_for=compose.READS_REUSED_FOR)
-    await fund(kit.world, kit.address, native={8453: ETH})
-    quote, request = await kit.quote(
-        origin_chain_id=8453,
-        destination_chain_id=999,
-        origin_currency=NATIVE,
-        destination_currency=NATIVE,
-        amount=str(ETH // 100),
-        recipient=new_address(),
-    )
+    quote, request = await native_quote(kit)
     gateway = kit.executor.gateways.get(8453)
     assert gateway is not None
     asked = methods_asked(gateway)

@@ -5,10 +5,9 @@ reaches success (reconnected, or polled meanwhile), each status shown once."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import httpx
-from execute_support import ETH, FAST, NATIVE, Kit, finished, fund, new_address, of_type
+from execute_support import FAST, Kit, finished, native_quote, of_type
 
 from crossdeck.api import ServiceClient
 from crossdeck.execute import StatusChanged, TxConfirmed
@@ -48,25 +47,13 @@ async def _socket_tracker(kit: Kit, reads: Reads) -> tuple[StatusTracker, Servic
     return tracker, client
 
 
-async def _native_quote(kit: Kit) -> Any:
-    await fund(kit.world, kit.address, native={8453: 2 * ETH})
-    return await kit.quote(
-        origin_chain_id=8453,
-        destination_chain_id=999,
-        origin_currency=NATIVE,
-        destination_currency=NATIVE,
-        amount=str(ETH // 100),
-        recipient=new_address(),
-    )
-
-
 async def test_a_bridge_learns_success_from_the_socket_with_one_confirming_read(
     py_kit: Kit,
 ) -> None:
     reads = Reads()
     tracker, client = await _socket_tracker(py_kit, reads)
     try:
-        quote, request = await _native_quote(py_kit)
+        quote, request = await native_quote(py_kit)
         executor = py_kit.make_executor(follower=tracker)
         events = [event async for event in executor.run(quote, request=request)]
         await executor.aclose()
@@ -90,7 +77,7 @@ async def test_sockets_dropped_mid_bridge_still_reach_success_each_status_once(
     assert feed is not None
     events = []
     try:
-        quote, request = await _native_quote(py_kit)
+        quote, request = await native_quote(py_kit)
         executor = py_kit.make_executor(follower=tracker)
         async for event in executor.run(quote, request=request):
             events.append(event)
