@@ -69,9 +69,7 @@ def public_world(request: pytest.FixtureRequest, start_world: Any) -> Iterator[A
         yield world
 
 
-@pytest.fixture(
-    scope="module", params=["py-evm", pytest.param("anvil", marks=pytest.mark.anvil)]
-)
+@pytest.fixture(scope="module", params=["py-evm", pytest.param("anvil", marks=pytest.mark.anvil)])
 def paced_public_world(request: pytest.FixtureRequest, start_world: Any) -> Iterator[Any]:
     with start_world(request.param, brand="public", speed=SOCKET_WORLD_SPEED) as world:
         yield world

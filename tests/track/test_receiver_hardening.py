@@ -200,11 +200,11 @@ _LIMIT = 256 * 1024
 def _pathological_bodies() -> dict[str, bytes]:
     escapes = b'\\"' * (_LIMIT // 2)
     return {
-        "48 KB of \\\"": b'\\"' * 24_576,
-        "the limit of \\\"": escapes,
-        "brackets then \\\" to the limit": b"[" * 100 + escapes[: _LIMIT - 100],
-        "an open string of \\\" to the limit": b'["' + escapes[: _LIMIT - 2],
-        "the limit of \"[": b'"[' * (_LIMIT // 2),
+        '48 KB of \\"': b'\\"' * 24_576,
+        'the limit of \\"': escapes,
+        'brackets then \\" to the limit': b"[" * 100 + escapes[: _LIMIT - 100],
+        'an open string of \\" to the limit': b'["' + escapes[: _LIMIT - 2],
+        'the limit of "[': b'"[' * (_LIMIT // 2),
     }
 
 
