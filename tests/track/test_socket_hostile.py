@@ -325,3 +325,40 @@ async def test_the_key_goes_in_the_url_and_nowhere_else(fake: Fake) -> None:
     feed = tracker.use_socket("ws://127.0.0.1:9/ws", api_key=key)
     assert "k-secret-1" not in repr(feed)
     await client.aclose()
+
+
+async def test_a_change_made_before_the_subscription_is_acknowledged_is_read_after_it(
+    fake: Fake,
+) -> None:
+    """The socket pushes only what changes after a subscription (the world's reading; the
+    public service does not say): a request the client acted on before the acknowledgement is
+    read once when it comes, or a change made in between would wait for the slow
+    reconciliation."""
+    subscribed, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_ack(ws: web.WebSocketResponse, f: Fake) -> None:
+        await ws.send_json({"type": "connection", "status": "ready", "data": {"id": "t1"}})
+        msg = await ws.receive_json(timeout=5)
+        subscribed.set()
+        await release.wait()
+        await ws.send_json(
+            {"type": "subscribe", "status": "success",
+             "data": {"event": "request.status.updated", "filters": msg["filters"]}}
+        )  # fmt: skip
+        await hold_open(ws)  # and never pushes the change made before the acknowledgement
+
+    fake.behaviour = slow_ack
+    tracker = tracker_on(fake, [])
+    async with tracker:
+        await socket_live(tracker)
+        tracker.track(RID, poll_now=False)
+        await asyncio.wait_for(subscribed.wait(), 5)
+        tracker.nudge(RID)  # the deposit was sent: its read comes at once
+        await wait_until(lambda: tracker.latest(RID) is not None, "the nudge's read")
+        assert fake.reads == 1 and not tracker.is_final(RID)
+        fake.status, fake.updated_at = "success", fake.updated_at + 50  # filled meanwhile
+        release.set()
+        await asyncio.wait_for(tracker.wait_done(), 3)  # the ack timeout is 5 s, the reconcile 600
+    latest = tracker.latest(RID)
+    assert latest is not None and latest.final and str(latest.status) == "success"
+    assert fake.reads == 2
