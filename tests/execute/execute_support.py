@@ -158,18 +158,27 @@ class Kit:
         return state.withdrawable
 
 
-async def native_quote(kit: Kit) -> tuple[Quote, QuoteRequest]:
-    """The kit's wallet funded with 2 ETH on 8453 and a quote for 0.01 of it to 999 (native to
-    native, to a fresh recipient)."""
-    await fund(kit.world, kit.address, native={8453: 2 * ETH})
+async def quote_native(
+    kit: Kit, amount: int, recipient: str | None = None, **extra: Any
+) -> tuple[Quote, QuoteRequest]:
+    """A quote for `amount` wei of 8453's native coin to 999's native coin, paid to `recipient`
+    (a fresh address unless given), with any other request field in `extra`."""
     return await kit.quote(
         origin_chain_id=8453,
         destination_chain_id=999,
         origin_currency=NATIVE,
         destination_currency=NATIVE,
-        amount=str(ETH // 100),
-        recipient=new_address(),
+        amount=str(amount),
+        recipient=recipient or new_address(),
+        **extra,
     )
+
+
+async def native_quote(kit: Kit) -> tuple[Quote, QuoteRequest]:
+    """The kit's wallet funded with 2 ETH on 8453 and a quote for 0.01 of it to 999 (native to
+    native, to a fresh recipient)."""
+    await fund(kit.world, kit.address, native={8453: 2 * ETH})
+    return await quote_native(kit, ETH // 100)
 
 
 def finished(events: list[Event]) -> Finished:

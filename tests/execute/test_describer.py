@@ -20,6 +20,7 @@ from execute_support import (
     fund,
     new_address,
     of_type,
+    quote_native,
     usdc_address,
 )
 
@@ -275,14 +276,7 @@ async def test_world_native_deposit_and_withdrawal_read_in_units(py_kit: Kit) ->
     kit = py_kit
     world = kit.world
     await fund(world, kit.address, native={8453: 2 * ETH}, venue_perps=100 * VENUE_UNIT)
-    quote, request = await kit.quote(
-        origin_chain_id=8453,
-        destination_chain_id=999,
-        origin_currency=NATIVE,
-        destination_currency=NATIVE,
-        amount=str(ETH // 2),
-        recipient=new_address(),
-    )
+    quote, request = await quote_native(kit, ETH // 2)
     kit.answer = False
     [asked] = of_type(await kit.run(quote, request=request), AwaitingConfirmation)
     call = _by_label(list(asked.what.lines))["call"].value

@@ -8,7 +8,6 @@ from decimal import Decimal
 
 from execute_support import (
     ETH,
-    NATIVE,
     PERPS_USDC,
     USDC,
     VENUE_UNIT,
@@ -18,6 +17,7 @@ from execute_support import (
     gas_paid,
     new_address,
     of_type,
+    quote_native,
     usdc_address,
     webhook_tracker,
 )
@@ -48,14 +48,7 @@ async def test_native_evm_to_evm(kit: Kit) -> None:
     world = kit.world
     await fund(world, kit.address, native={8453: 2 * ETH})
     recipient = new_address()
-    quote, request = await kit.quote(
-        origin_chain_id=8453,
-        destination_chain_id=999,
-        origin_currency=NATIVE,
-        destination_currency=NATIVE,
-        amount=str(ETH // 2),
-        recipient=recipient,
-    )
+    quote, request = await quote_native(kit, ETH // 2, recipient)
     before = await kit.native(8453, kit.address)
     events = await kit.run(quote, request=request)
 
@@ -159,13 +152,10 @@ async def test_deposit_address_strict_exact_under_over_and_open(kit: Kit) -> Non
 
     async def pay(strict: bool, paid: int | None) -> tuple[str, str, int, object]:
         recipient, refund_to = new_address(), new_address()
-        quote, request = await kit.quote(
-            origin_chain_id=8453,
-            destination_chain_id=999,
-            origin_currency=NATIVE,
-            destination_currency=NATIVE,
-            amount=str(quoted),
-            recipient=recipient,
+        quote, request = await quote_native(
+            kit,
+            quoted,
+            recipient,
             refund_to=refund_to,
             use_deposit_address=True,
             strict=strict,
@@ -243,13 +233,10 @@ async def test_fee_sponsorship(kit: Kit) -> None:
     world = kit.world
     await fund(world, kit.address, native={8453: ETH})
     recipient = new_address()
-    quote, request = await kit.quote(
-        origin_chain_id=8453,
-        destination_chain_id=999,
-        origin_currency=NATIVE,
-        destination_currency=NATIVE,
-        amount=str(ETH // 10),
-        recipient=recipient,
+    quote, request = await quote_native(
+        kit,
+        ETH // 10,
+        recipient,
         subsidize_fees=True,
         sponsored_fee_components=["execution"],
     )
@@ -273,15 +260,8 @@ async def test_failure_then_refund(kit: Kit) -> None:
     world = kit.world
     await fund(world, kit.address, native={8453: ETH})
     recipient, refund_to = new_address(), new_address()
-    quote, request = await kit.quote(
-        origin_chain_id=8453,
-        destination_chain_id=999,
-        origin_currency=NATIVE,
-        destination_currency=NATIVE,
-        amount=str(ETH // 4),
-        recipient=recipient,
-        refund_to=refund_to,
-        referrer="demo:fail",
+    quote, request = await quote_native(
+        kit, ETH // 4, recipient, refund_to=refund_to, referrer="demo:fail"
     )
     events = await kit.run(quote, request=request)
 

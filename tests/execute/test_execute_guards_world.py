@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from execute_support import (
     ETH,
-    NATIVE,
     PERPS_USDC,
     USDC,
     VENUE_UNIT,
     Kit,
     fund,
     new_address,
+    quote_native,
     usdc_address,
 )
 
@@ -44,15 +44,7 @@ def sign_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 async def native_quote(kit: Kit, **extra: Any):
-    return await kit.quote(
-        origin_chain_id=8453,
-        destination_chain_id=999,
-        origin_currency=NATIVE,
-        destination_currency=NATIVE,
-        amount=str(ETH // 10),
-        recipient=new_address(),
-        **extra,
-    )
+    return await quote_native(kit, ETH // 10, **extra)
 
 
 async def usdc_quote(kit: Kit):

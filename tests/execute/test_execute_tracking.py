@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from execute_support import ETH, NATIVE, Kit, finished, fund, new_address
+from execute_support import ETH, NATIVE, Kit, finished, fund, new_address, quote_native
 
 from crossdeck.api import NO_RETRY, ServiceClient
 from crossdeck.execute import TrackingTimeout
@@ -187,14 +187,7 @@ async def test_run_times_out_while_the_service_is_down(slow_status: Any, make_ki
     kit.executor = kit.make_executor()
     try:
         await fund(slow_status, kit.address, native={8453: ETH})
-        quote, request = await kit.quote(
-            origin_chain_id=8453,
-            destination_chain_id=999,
-            origin_currency=NATIVE,
-            destination_currency=NATIVE,
-            amount=str(ETH // 10),
-            recipient=new_address(),
-        )
+        quote, request = await quote_native(kit, ETH // 10)
         events = await kit.run(quote, request=request)
         last = events[-1]
         assert last.to_json()["event"] == "Failed" and last.exit_code == 10

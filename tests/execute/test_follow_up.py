@@ -54,21 +54,14 @@ def test_the_settings_policy_follows_up_within_a_quarter_second() -> None:
 async def test_a_run_tells_the_service_about_its_deposit(world, make_kit) -> None:
     """POST /transactions/index with the deposit's hash once it is mined (the approval, were
     there one, is not a deposit)."""
-    from execute_support import ETH, NATIVE, finished, fund, new_address
+    from execute_support import ETH, finished, fund, quote_native
 
     from crossdeck.execute.events import TxSent
 
     kit = make_kit(world)
     try:
         await fund(world, kit.address, native={8453: ETH})
-        quote, request = await kit.quote(
-            origin_chain_id=8453,
-            destination_chain_id=999,
-            origin_currency=NATIVE,
-            destination_currency=NATIVE,
-            amount=str(ETH // 10),
-            recipient=new_address(),
-        )
+        quote, request = await quote_native(kit, ETH // 10)
         events = await kit.run(quote, request=request)
     finally:
         await kit.aclose()
@@ -81,19 +74,12 @@ async def test_a_run_tells_the_service_about_its_deposit(world, make_kit) -> Non
 async def test_a_failing_index_call_does_not_stop_the_run(world, make_kit, fault) -> None:
     """The index call is best-effort: a bad answer is ignored, a slow one is given up after
     INDEX_TIMEOUT_SECONDS, and the run reaches success either way."""
-    from execute_support import ETH, NATIVE, finished, fund, new_address
+    from execute_support import ETH, finished, fund, quote_native
 
     kit = make_kit(world)
     try:
         await fund(world, kit.address, native={8453: ETH})
-        quote, request = await kit.quote(
-            origin_chain_id=8453,
-            destination_chain_id=999,
-            origin_currency=NATIVE,
-            destination_currency=NATIVE,
-            amount=str(ETH // 10),
-            recipient=new_address(),
-        )
+        quote, request = await quote_native(kit, ETH // 10)
         world.faults.inject(fault, 1, path="/transactions/index", delay=INDEX_TIMEOUT_SECONDS + 2)
         events = await kit.run(quote, request=request)
     finally:
